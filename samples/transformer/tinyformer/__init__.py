@@ -1,0 +1,4 @@
+"""tinyformer: a small decoder-only transformer split across modules, for profiling."""
+from .model import TinyFormer
+
+__all__ = ["TinyFormer"]
