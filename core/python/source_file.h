@@ -1,0 +1,89 @@
+// SourceFile: an immutable snapshot of one Python file — text, line index, tree-sitter tree
+// and (built on first use) its Module. Shared between threads as shared_ptr<const SourceFile>;
+// every const member is safe to call concurrently (the tree is never mutated after creation).
+//
+// Text handling: a UTF-8 BOM is excluded from parsing (tree-sitter's included range starts
+// after it) but every offset, here and in the Module, refers to the full text including it.
+// CRLF and tabs are parsed as Python does. Broken Python never fails: the tree holds ERROR
+// nodes and the Module is built around them.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/python/model.h"
+#include "core/python/text_edit.h"
+#include "core/python/ts_handles.h"
+#include "core/support/cancel.h"
+#include "core/support/line_index.h"
+#include "core/support/result.h"
+
+namespace kl::python {
+
+class SourceFile;
+using SourceFilePtr = std::shared_ptr<const SourceFile>;
+
+class SourceFile {
+ public:
+  /// Parses `text` from scratch. Errors: Error::Cancelled when `cancel` fires during the parse;
+  /// Error::Internal when the grammar cannot be loaded (ABI mismatch). Never fails on bad
+  /// Python.
+  static Result<SourceFilePtr> parse(std::string text, const CancellationToken& cancel = {});
+
+  /// A new snapshot with `edit` applied (byte range in THIS text). Incremental: edits a copy of
+  /// this tree (ts_tree_edit with byte offsets and row/column points) and reparses with it.
+  /// This snapshot is unchanged. Error::Invalid when the range is out of bounds or
+  /// start > end; Error::Cancelled as for parse().
+  Result<SourceFilePtr> edit(const TextEdit& edit, const CancellationToken& cancel = {}) const;
+  /// Applies `edits` in order; each range refers to the text produced by the previous edits
+  /// (LSP didChange semantics). One reparse at the end. An empty list returns a copy.
+  Result<SourceFilePtr> edit(const std::vector<TextEdit>& edits,
+                             const CancellationToken& cancel = {}) const;
+
+  const std::string& text() const { return text_; }
+  const LineIndex& lines() const { return lines_; }
+  bool hasBom() const { return bom_; }
+  /// 3 when the text starts with a UTF-8 BOM, else 0: where the Python source starts.
+  uint32_t sourceStart() const { return bom_ ? 3u : 0u; }
+
+  TSNode root() const { return tree_.root(); }
+  const Tree& tree() const { return tree_; }
+  /// The tree contains an ERROR or MISSING node.
+  bool hasErrors() const { return ts_node_has_error(root()); }
+
+  /// The source model, built on first call (thread-safe) and cached.
+  const Module& model() const;
+
+  /// Debug s-expression of the whole tree: every node (named and anonymous) with its type,
+  /// field name, byte range and start/end points, MISSING marks. Two trees print equal iff
+  /// they are structurally identical, positions included (the property test relies on it).
+  std::string sexp() const;
+
+  SourceFile(const SourceFile&) = delete;
+  SourceFile& operator=(const SourceFile&) = delete;
+
+ private:
+  struct Private {};
+
+ public:
+  SourceFile(Private, std::string text, Tree tree);
+
+ private:
+  static Result<SourceFilePtr> parseImpl(std::string text, const Tree* old,
+                                         const CancellationToken& cancel);
+
+  std::string text_;
+  LineIndex lines_;
+  bool bom_ = false;
+  Tree tree_;
+  mutable std::once_flag modelOnce_;
+  mutable std::unique_ptr<Module> model_;
+};
+
+/// Builds the Module of `root` (a tree of `text`); what SourceFile::model() calls.
+Module buildModule(TSNode root, std::string_view text, const LineIndex& lines);
+
+}  // namespace kl::python
