@@ -1,0 +1,154 @@
+// Attribution: every GPU op -> the API call that launched it -> every range open on the
+// launching thread around that call (DESIGN.md §5). Pure function of a ProfileModel.
+//
+// Rules (exactly):
+//  1. op -> launch call: same correlationId AND same process (GpuOp::process == the call's
+//     thread's process). Never by correlation id alone (ids are per process). Kineto: never
+//     via "External id". CUDA graphs: node kernels carry the correlation id of their
+//     cudaGraphLaunch, so they land on the graph launch and inherit its ranges.
+//  2. launch call -> ranges: ranges of the counted kinds on the SAME thread as the call (the
+//     range's START thread) with range.start <= call.start and call.end <= range.end. The GPU
+//     execution time plays no part (a range that closed before its kernels ran still owns
+//     them). A start/end range that ended on another thread still belongs to its start
+//     thread (nsys' own reports drop such ranges; we keep them — see Options).
+//  3. stack = all such ranges ordered outermost -> innermost by (start asc, end desc, index);
+//     innermost = the latest start.
+// Algorithm: per thread, ranges and launch calls sorted by start and swept together with a
+// stack of open ranges, O((N + M) log(N + M)); no range x launch loops, no SQL.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/profile/model.h"
+#include "core/support/cancel.h"
+#include "core/support/result.h"
+
+namespace kl::attribution {
+
+using profile::kNone;
+using profile::StrId;
+
+enum class Unattributed : uint8_t {
+  None,           // attributed: has a launch call and at least one counted range
+  NoLaunchCall,   // no API call with its (process, correlationId) in the capture window
+  OutsideRanges,  // launched, but by a call outside every counted range on its thread
+};
+const char* unattributedName(Unattributed u);  // "", "no_launch_call", "outside_ranges"
+
+struct Options {
+  // Which range kinds count for containment.
+  bool nvtxPushPop = true;
+  bool nvtxStartEnd = true;
+  bool userAnnotation = true;   // Kineto record_function ranges
+  bool cpuOp = false;           // Kineto ATen ops (off: they would become the innermost range)
+  /// Start/end ranges whose end was recorded on another thread (kept by default, see rule 2).
+  bool crossThreadStartEnd = true;
+  /// Only ranges whose text starts with this prefix count (e.g. "kl:"); empty = all.
+  std::string namePrefix;
+  /// Only ranges in this NVTX domain count; empty = all domains.
+  std::string domain;
+  /// Kineto: link launches to python_function frames (innermost frame containing the call).
+  bool pythonFrames = true;
+  CancellationToken cancel;
+};
+
+/// Attribution of one GPU op (index-aligned with ProfileModel::gpuOps).
+struct OpAttribution {
+  uint32_t launch = kNone;      // index into apiCalls
+  uint32_t stackBegin = 0;      // into Attribution::stackPool
+  uint32_t stackSize = 0;       // 0 when unattributed
+  uint32_t pyFrame = kNone;     // Kineto: innermost python_function frame around the launch
+  Unattributed reason = Unattributed::NoLaunchCall;
+};
+
+/// Statistics of one range invocation (index-aligned with ProfileModel::ranges; ranges of
+/// kinds not counted stay zero with counted == false).
+struct RangeStats {
+  uint32_t ops = 0;             // GPU ops whose stack contains the range (inclusive)
+  uint32_t exclusiveOps = 0;    // ... whose innermost range it is
+  uint32_t launches = 0;        // distinct launch calls contained (inclusive)
+  uint32_t distinctKernels = 0; // distinct kernel names (GpuOp::name) among inclusive kernels
+  int64_t inclusiveGpuNs = 0;   // sum of durations of inclusive ops (not a union of intervals)
+  int64_t exclusiveGpuNs = 0;   // sum of durations of ops whose innermost range it is
+  int64_t gpuStart = 0, gpuEnd = 0;  // envelope of inclusive ops (projection); 0,0 when none
+  uint32_t kernelSetBegin = 0;  // this invocation's distinct kernel names, sorted by StrId,
+  uint32_t kernelSetSize = 0;   //   in Attribution::kernelSetPool
+  uint32_t parent = kNone;      // tightest enclosing counted range on the same thread
+  uint32_t depth = 0;           // 0 = outermost
+  bool counted = false;         // range passed Options (kind, prefix, domain)
+};
+
+/// Statistics aggregated per range text (all counted invocations with the same text).
+struct NameStats {
+  StrId name = profile::kEmptyStr;
+  uint32_t invocations = 0;
+  uint64_t ops = 0;             // ops with this name anywhere in their stack (counted once per op)
+  uint64_t launches = 0;        // distinct launch calls, counted once per call
+  uint32_t distinctKernels = 0; // across all invocations
+  int64_t inclusiveGpuNs = 0;   // each op counted once even if the name nests in itself
+  int64_t exclusiveGpuNs = 0;   // ops whose innermost range has this name
+  uint32_t minKernelsPerInvocation = 0;  // distinct kernels per invocation: min / max
+  uint32_t maxKernelsPerInvocation = 0;
+  uint32_t distinctKernelSets = 0;       // number of different per-invocation kernel sets
+};
+
+class Attribution {
+ public:
+  const std::vector<OpAttribution>& ops() const { return ops_; }
+  const OpAttribution& op(uint32_t i) const { return ops_[i]; }
+  /// Range indices of op i's stack, outermost -> innermost (empty when unattributed).
+  std::span<const uint32_t> stack(uint32_t i) const {
+    const auto& a = ops_[i];
+    return {stackPool_.data() + a.stackBegin, a.stackSize};
+  }
+  /// Innermost range of op i, or kNone.
+  uint32_t innermost(uint32_t i) const {
+    const auto& a = ops_[i];
+    return a.stackSize ? stackPool_[a.stackBegin + a.stackSize - 1] : kNone;
+  }
+  const std::vector<RangeStats>& ranges() const { return ranges_; }
+  /// Kernel names (StrId, sorted) launched inside range invocation r (inclusive).
+  std::span<const StrId> kernelSet(uint32_t r) const {
+    const auto& s = ranges_[r];
+    return {kernelSetPool_.data() + s.kernelSetBegin, s.kernelSetSize};
+  }
+  /// Per range text, sorted by inclusive GPU time (descending), then name.
+  const std::vector<NameStats>& names() const { return names_; }
+  /// Range texts joined outermost -> innermost with `sep` (the export's nvtx_path).
+  std::string path(const profile::ProfileModel& m, uint32_t op, std::string_view sep = " > ") const;
+
+  uint32_t attributedCount() const { return counts_[0]; }
+  uint32_t noLaunchCount() const { return counts_[1]; }
+  uint32_t outsideRangesCount() const { return counts_[2]; }
+
+ private:
+  friend Result<Attribution> attribute(const profile::ProfileModel&, const Options&);
+  std::vector<OpAttribution> ops_;
+  std::vector<uint32_t> stackPool_;
+  std::vector<RangeStats> ranges_;
+  std::vector<StrId> kernelSetPool_;
+  std::vector<NameStats> names_;
+  uint32_t counts_[3] = {0, 0, 0};
+};
+
+/// Runs attribution. Fails only when cancelled.
+Result<Attribution> attribute(const profile::ProfileModel& model, const Options& opts = {});
+
+/// Index of the launch call of every op by (process, correlationId), kNone where absent.
+/// Exposed for analyses that need only the launch link (e.g. launch overhead).
+std::vector<uint32_t> linkLaunches(const profile::ProfileModel& model);
+
+/// Source location of a GPU op through its innermost Python frame (Kineto).
+struct SourceLocation {
+  std::string_view file;
+  int32_t line = 0;
+  std::string_view function;
+  bool known() const { return !file.empty() && line > 0; }
+};
+SourceLocation sourceOf(const profile::ProfileModel& m, const Attribution& a, uint32_t op);
+
+}  // namespace kl::attribution
