@@ -89,3 +89,15 @@ std::string_view ProfileModel::shortName(const GpuOp& op) const {
 }
 
 }  // namespace kl::profile
+
+namespace kl::profile {
+const char* gpuOpKindName(GpuOpKind k) {
+  switch (k) {
+    case GpuOpKind::Kernel: return "kernel";
+    case GpuOpKind::Memcpy: return "memcpy";
+    case GpuOpKind::Memset: return "memset";
+    case GpuOpKind::Graph: return "graph";
+  }
+  return "unknown";
+}
+}  // namespace kl::profile

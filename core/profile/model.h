@@ -109,15 +109,20 @@ struct Gpu {
 
 // ---- GPU work --------------------------------------------------------------------------------
 
-enum class GpuOpKind : uint8_t { Kernel, Memcpy, Memset };
+/// Graph = a graph-level trace row (nsys CUPTI_ACTIVITY_KIND_GRAPH_TRACE, "Graph" trace mode):
+/// one interval for a whole cudaGraphLaunch, individual kernels not visible; detail = kNone.
+enum class GpuOpKind : uint8_t { Kernel, Memcpy, Memset, Graph };
+const char* gpuOpKindName(GpuOpKind k);  // "kernel", "memcpy", "memset", "graph"
 
 /// One kernel / memcpy / memset execution on a GPU.
 struct GpuOp {
   int64_t start = 0, end = 0;      // GPU execution interval, ns
   int64_t correlationId = -1;      // -1 = none; unique only per (process, id)
-  StrId name = kEmptyStr;          // display name: kernels = demangled (else short); copies "Memcpy HtoD"
+  StrId name = kEmptyStr;          // kernels: demangled (else short) name; memcpy "[CUDA memcpy HtoD]";
+                                   // memset "[CUDA memset]"; graph "[CUDA graph <graphId>]"
   uint32_t process = kNone;        // launching process (nsys: the GPU row's globalPid)
-  uint32_t detail = kNone;         // index into kernels / memcpys / memsets by kind
+  uint32_t detail = kNone;         // index into kernels / memcpys / memsets by kind (kNone for Graph)
+  int64_t graphId = -1;            // CUDA graph id for graph nodes and Graph rows, else -1
   int32_t deviceId = -1;
   int32_t rank = 0;
   uint32_t contextId = 0;
@@ -136,8 +141,7 @@ struct KernelDetail {
   int32_t registersPerThread = 0;
   int32_t staticSharedMemory = 0;   // bytes per block
   int32_t dynamicSharedMemory = 0;  // bytes per block
-  int64_t graphId = -1;             // CUDA graph id, -1 = not from a graph (or unknown)
-  int64_t graphNodeId = -1;         // -1 = none
+  int64_t graphNodeId = -1;         // CUDA graph node id, -1 = none (graph id: GpuOp::graphId)
 };
 
 /// Memory kinds follow ENUM_CUDA_MEM_KIND (0 pageable, 1 pinned, 2 device, 3 array, 4 managed ...).
