@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages a make target needs, idempotently.
-# usage: scripts/install-deps.sh GROUP...   (groups: build, fuzz, browser)
+# usage: scripts/install-deps.sh GROUP...   (groups: build, fuzz, browser, probe, nsys)
 # Quiet when everything is present; runs `apt-get update` only when something must be installed.
 set -euo pipefail
 
@@ -8,7 +8,20 @@ declare -A GROUPS_PKGS=(
   [build]="g++ cmake ninja-build pkg-config make nodejs npm sqlite3 libsqlite3-dev libtree-sitter-dev nlohmann-json3-dev libasio-dev doctest-dev libgit2-dev zlib1g-dev python3 ccache"
   [fuzz]="clang libclang-rt-14-dev"
   [browser]="chromium"
+  [probe]="python3-torch"
+  [nsys]="nsight-systems-target nsight-systems libnvtoolsext1"
 )
+# Packages from Debian's non-free component; their deps (nvidia-support, glx-*) are in contrib.
+# Both are added in a separate sources file, only when needed.
+NONFREE=" nsight-systems-target nsight-systems libnvtoolsext1 "
+as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; elif command -v sudo >/dev/null 2>&1; then sudo "$@"; else echo "install-deps: need root or sudo for: $*" >&2; return 1; fi; }
+# Debian's nsight-systems 2022.4 installs QdstrmImporter under /usr/lib/nsight-systems/host-linux-x64 but
+# nsys looks in /usr/lib/x86_64-linux-gnu/nsight-systems/host-linux-x64 (docs/probe.md): link it, once.
+nsys_importer_fix() {
+  local d=/usr/lib/x86_64-linux-gnu/nsight-systems
+  [[ -x /usr/lib/nsight-systems/host-linux-x64/QdstrmImporter && -d $d && ! -e $d/host-linux-x64 ]] || return 0
+  as_root ln -sfn ../../nsight-systems/host-linux-x64 "$d/host-linux-x64"
+}
 
 want=()
 for g in "$@"; do
@@ -28,7 +41,7 @@ for p in "${want[@]}"; do
     missing+=("$p")
   fi
 done
-[[ ${#missing[@]} -eq 0 ]] && exit 0
+[[ ${#missing[@]} -eq 0 ]] && { nsys_importer_fix; exit 0; }
 
 SUDO=""
 if [[ $(id -u) -ne 0 ]]; then
@@ -37,5 +50,15 @@ if [[ $(id -u) -ne 0 ]]; then
 fi
 echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
+for p in "${missing[@]}"; do
+  if [[ "$NONFREE" == *" $p "* && ! -e /etc/apt/sources.list.d/kernlens-nonfree.sources ]] &&
+     ! apt-cache policy "$p" 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+    printf '%s\n' 'Types: deb' 'URIs: http://deb.debian.org/debian' 'Suites: bookworm bookworm-updates' \
+      'Components: contrib non-free' 'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' |
+      $SUDO tee /etc/apt/sources.list.d/kernlens-nonfree.sources >/dev/null
+    break
+  fi
+done
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+nsys_importer_fix
