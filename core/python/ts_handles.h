@@ -69,6 +69,20 @@ class QueryCursor {
   std::unique_ptr<TSQueryCursor, detail::QueryCursorDeleter> p_;
 };
 
+/// Owns a TSTreeCursor (a by-value struct holding a heap stack).
+class TreeCursor {
+ public:
+  explicit TreeCursor(TSNode root) : c_(ts_tree_cursor_new(root)) {}
+  ~TreeCursor() { ts_tree_cursor_delete(&c_); }
+  TreeCursor(const TreeCursor&) = delete;
+  TreeCursor& operator=(const TreeCursor&) = delete;
+  TSTreeCursor* get() { return &c_; }
+  TSNode node() const { return ts_tree_cursor_current_node(&c_); }
+
+ private:
+  TSTreeCursor c_;
+};
+
 /// The Python grammar after checking that this tree-sitter runtime can load it (ABI in
 /// [TREE_SITTER_MIN_COMPATIBLE_LANGUAGE_VERSION, TREE_SITTER_LANGUAGE_VERSION]); an Error
 /// naming both versions otherwise. Checked once, thread-safe.

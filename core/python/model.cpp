@@ -1,0 +1,77 @@
+#include "core/python/model.h"
+
+#include <algorithm>
+
+namespace kl::python {
+
+int32_t Module::statementAt(uint32_t offset) const {
+  // Statements are in pre-order and nest or are disjoint: the last one starting at or before
+  // `offset` is the innermost candidate; its ancestors are the others.
+  auto it = std::upper_bound(statements.begin(), statements.end(), offset,
+                             [](uint32_t off, const Statement& s) { return off < s.bytes.start; });
+  if (it == statements.begin()) return kNone;
+  int32_t s = static_cast<int32_t>(it - statements.begin()) - 1;
+  while (s != kNone && !statements[s].bytes.contains(offset)) s = statements[s].parent;
+  return s;
+}
+
+int32_t Module::statementAtLine(uint32_t line) const {
+  auto it = std::upper_bound(statements.begin(), statements.end(), line,
+                             [](uint32_t l, const Statement& s) { return l < s.lines.first; });
+  if (it == statements.begin()) return kNone;
+  int32_t s = static_cast<int32_t>(it - statements.begin()) - 1;
+  while (s != kNone && !statements[s].lines.contains(line)) s = statements[s].parent;
+  if (s == kNone) return kNone;
+  // Several statements on the line (`a; b`): the first of them.
+  const std::vector<int32_t>& sib = blocks[statements[s].parentBlock].statements;
+  auto pos = std::lower_bound(sib.begin(), sib.end(), s);
+  while (pos != sib.begin() && statements[*(pos - 1)].lines.contains(line)) --pos;
+  return pos != sib.end() ? *pos : s;
+}
+
+int32_t Module::functionAt(uint32_t offset) const {
+  int32_t s = statementAt(offset);
+  if (s == kNone) return kNone;
+  const Statement& st = statements[s];
+  if (st.definesFunction != kNone && functions[st.definesFunction].bytes.contains(offset))
+    return st.definesFunction;
+  return st.function;
+}
+
+int32_t Module::findFunction(std::string_view qualName) const {
+  for (size_t i = 0; i < functions.size(); ++i)
+    if (functions[i].qualName == qualName) return static_cast<int32_t>(i);
+  return kNone;
+}
+
+int32_t Module::findClass(std::string_view qualName) const {
+  for (size_t i = 0; i < classes.size(); ++i)
+    if (classes[i].qualName == qualName) return static_cast<int32_t>(i);
+  return kNone;
+}
+
+std::span<const ByteRange> Module::multilineStringsIn(ByteRange r) const {
+  auto first = std::upper_bound(multilineStrings.begin(), multilineStrings.end(), r.start,
+                                [](uint32_t s, const ByteRange& m) { return s < m.end; });
+  auto last = first;
+  while (last != multilineStrings.end() && last->start < r.end) ++last;
+  return {first, last};
+}
+
+bool Module::insideMultilineString(uint32_t offset) const {
+  auto it = std::upper_bound(multilineStrings.begin(), multilineStrings.end(), offset,
+                             [](uint32_t off, const ByteRange& m) { return off < m.end; });
+  return it != multilineStrings.end() && it->start < offset && offset < it->end;
+}
+
+std::string Module::resolve(std::string_view dotted) const {
+  size_t dot = dotted.find('.');
+  std::string_view head = dotted.substr(0, dot);
+  // The last binding of the name wins (imports are not scoped here).
+  for (auto it = imports.rbegin(); it != imports.rend(); ++it)
+    if (it->local == head)
+      return it->target + (dot == std::string_view::npos ? std::string() : std::string(dotted.substr(dot)));
+  return std::string(dotted);
+}
+
+}  // namespace kl::python

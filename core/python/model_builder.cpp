@@ -1,0 +1,760 @@
+// buildModule: one walk over the statement structure (definitions, blocks, clauses), then the
+// queries of grammars/queries/{calls,imports,nvtx,strings}.scm for the expression-level facts.
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+#include "core/python/query.h"
+#include "core/python/source_file.h"
+
+namespace kl::python {
+
+namespace {
+
+enum class Cat : uint8_t {
+  Other, Simple, Compound, Decorated, FunctionDef, ClassDef, Block, Clause, Error, Comment
+};
+
+/// Category of every grammar symbol, by node type name (aliases included), built once.
+Cat categoryOf(TSNode n) {
+  static const std::vector<Cat> table = [] {
+    std::vector<Cat> t;
+    auto lang = pythonLanguage();
+    if (!lang) return t;
+    static const std::map<std::string, Cat, std::less<>> byName = {
+        {"expression_statement", Cat::Simple}, {"return_statement", Cat::Simple},
+        {"pass_statement", Cat::Simple}, {"import_statement", Cat::Simple},
+        {"import_from_statement", Cat::Simple}, {"future_import_statement", Cat::Simple},
+        {"assert_statement", Cat::Simple}, {"delete_statement", Cat::Simple},
+        {"raise_statement", Cat::Simple}, {"break_statement", Cat::Simple},
+        {"continue_statement", Cat::Simple}, {"global_statement", Cat::Simple},
+        {"nonlocal_statement", Cat::Simple}, {"exec_statement", Cat::Simple},
+        {"print_statement", Cat::Simple}, {"type_alias_statement", Cat::Simple},
+        {"if_statement", Cat::Compound}, {"for_statement", Cat::Compound},
+        {"while_statement", Cat::Compound}, {"try_statement", Cat::Compound},
+        {"with_statement", Cat::Compound}, {"match_statement", Cat::Compound},
+        {"decorated_definition", Cat::Decorated}, {"function_definition", Cat::FunctionDef},
+        {"class_definition", Cat::ClassDef}, {"block", Cat::Block},
+        {"elif_clause", Cat::Clause}, {"else_clause", Cat::Clause},
+        {"except_clause", Cat::Clause}, {"except_group_clause", Cat::Clause},
+        {"finally_clause", Cat::Clause}, {"case_clause", Cat::Clause},
+        {"comment", Cat::Comment}};
+    uint32_t count = ts_language_symbol_count(*lang);
+    t.assign(count, Cat::Other);
+    for (uint32_t s = 0; s < count; ++s) {
+      if (ts_language_symbol_type(*lang, static_cast<TSSymbol>(s)) != TSSymbolTypeRegular) continue;
+      auto it = byName.find(std::string_view(ts_language_symbol_name(*lang, static_cast<TSSymbol>(s))));
+      if (it != byName.end()) t[s] = it->second;
+    }
+    return t;
+  }();
+  TSSymbol s = ts_node_symbol(n);
+  if (s == static_cast<TSSymbol>(-1)) return Cat::Error;  // ts_builtin_sym_error
+  return s < table.size() ? table[s] : Cat::Other;
+}
+
+bool isStatementCat(Cat c) {
+  return c == Cat::Simple || c == Cat::Compound || c == Cat::Decorated || c == Cat::FunctionDef ||
+         c == Cat::ClassDef;
+}
+
+bool typeIs(TSNode n, const char* type) { return std::strcmp(ts_node_type(n), type) == 0; }
+
+ByteRange rangeOf(TSNode n) { return {ts_node_start_byte(n), ts_node_end_byte(n)}; }
+
+std::string_view leadingWhitespace(std::string_view line) {
+  size_t i = 0;
+  while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\f')) ++i;
+  return line.substr(0, i);
+}
+
+/// Context of the statements of one block.
+struct Ctx {
+  int32_t fn = kNone;     // innermost enclosing function
+  int32_t klass = kNone;  // class whose body holds the block (not through a def)
+  std::string prefix;     // qualified-name prefix for definitions here ("C.", "f.<locals>.")
+};
+
+class Builder {
+ public:
+  Builder(std::string_view text, const LineIndex& lines) : text_(text), lines_(lines) {}
+
+  Module build(TSNode root) {
+    m_.bom = text_.size() >= 3 && text_.substr(0, 3) == "\xEF\xBB\xBF";
+    Block mod;
+    mod.clause = "module";
+    m_.blocks.push_back(std::move(mod));
+    Ctx top;
+    fillBlock(0, root, top);
+    finishBlock(0, m_.bom ? 3 : 0);
+    inferIndentation();
+    detectLineEnding();
+    collectErrors(root);
+    collectStrings(root);
+    collectImports(root);
+    collectCalls(root);
+    collectNvtx(root);
+    return std::move(m_);
+  }
+
+ private:
+  uint32_t line(uint32_t off) const { return lines_.toLineCol(off).line; }
+  LineSpan span(ByteRange r) const {
+    return {line(r.start), line(r.end > r.start ? r.end - 1 : r.start)};
+  }
+  std::string_view textOf(ByteRange r) const { return text_.substr(r.start, r.end - r.start); }
+  std::string_view lineIndent(uint32_t ln) const {
+    uint32_t s = lines_.lineStart(ln);
+    return leadingWhitespace(text_.substr(s, lines_.lineEnd(ln, text_) - s));
+  }
+
+  /// Adds the statements among `container`'s children to block `b`. ERROR children are
+  /// flattened: statements recovered inside them join the block.
+  void fillBlock(int32_t b, TSNode container, const Ctx& ctx) {
+    int32_t prevStmt = kNone;
+    bool semicolonSincePrev = false;
+    uint32_t n = ts_node_child_count(container);
+    for (uint32_t i = 0; i < n; ++i) {
+      TSNode c = ts_node_child(container, i);
+      Cat cat = categoryOf(c);
+      if (isStatementCat(cat)) {
+        int32_t s = addStatement(c, b, ctx);
+        if (prevStmt != kNone && semicolonSincePrev) {
+          m_.statements[prevStmt].joinedBySemicolon = true;
+          m_.statements[s].joinedBySemicolon = true;
+        }
+        prevStmt = s;
+        semicolonSincePrev = false;
+      } else if (cat == Cat::Error) {
+        fillBlock(b, c, ctx);
+        prevStmt = kNone;
+      } else if (!ts_node_is_named(c) && typeIs(c, ";")) {
+        semicolonSincePrev = true;
+      }
+    }
+  }
+
+  int32_t addStatement(TSNode node, int32_t b, const Ctx& ctx) {
+    int32_t idx = static_cast<int32_t>(m_.statements.size());
+    {
+      Statement s;
+      s.kind = ts_node_type(node);
+      s.bytes = rangeOf(node);
+      s.parent = m_.blocks[b].owner;
+      s.parentBlock = b;
+      s.function = ctx.fn;
+      s.klass = ctx.klass;
+      s.hasError = ts_node_has_error(node);
+      s.futureImport = s.kind == "future_import_statement";
+      m_.statements.push_back(std::move(s));
+    }
+    m_.blocks[b].statements.push_back(idx);
+    Cat cat = categoryOf(node);
+    TSNode def = node;
+    if (cat == Cat::Decorated) {
+      TSNode d = ts_node_child_by_field_name(node, "definition", 10);
+      if (!ts_node_is_null(d)) {
+        def = d;
+        cat = categoryOf(d);
+        m_.statements[idx].kind = ts_node_type(d);
+        m_.statements[idx].decorated = true;
+      }
+    }
+    Statement& st = m_.statements[idx];
+    st.compound = cat != Cat::Simple;
+    if (cat == Cat::FunctionDef) {
+      addFunction(idx, node, def, ctx);
+    } else if (cat == Cat::ClassDef) {
+      addClass(idx, node, def, ctx);
+    } else if (cat == Cat::Compound) {
+      addClauses(idx, node, ctx);
+    } else if (cat == Cat::Decorated) {
+      // A decorated_definition without a definition (broken code): decorators only.
+    }
+    // Exact extent: through the last statement of the last body (tree-sitter extends a block
+    // over trailing comments, even dedented ones).
+    Statement& s = m_.statements[idx];
+    if (!s.blocks.empty()) {
+      const Block& last = m_.blocks[s.blocks.back()];
+      s.bytes.end = last.bytes.end;
+    }
+    s.lines = span(s.bytes);
+    return idx;
+  }
+
+  std::vector<Decorator> decoratorsOf(TSNode outer) {
+    std::vector<Decorator> out;
+    if (!typeIs(outer, "decorated_definition")) return out;
+    uint32_t n = ts_node_named_child_count(outer);
+    for (uint32_t i = 0; i < n; ++i) {
+      TSNode c = ts_node_named_child(outer, i);
+      if (!typeIs(c, "decorator")) continue;
+      Decorator d;
+      d.bytes = rangeOf(c);
+      d.line = line(d.bytes.start);
+      TSNode e = ts_node_named_child(c, 0);
+      d.text = ts_node_is_null(e) ? std::string() : std::string(textOf(rangeOf(e)));
+      out.push_back(std::move(d));
+    }
+    return out;
+  }
+
+  void addFunction(int32_t stmt, TSNode outer, TSNode def, const Ctx& ctx) {
+    int32_t fi = static_cast<int32_t>(m_.functions.size());
+    m_.statements[stmt].definesFunction = fi;
+    {
+      Function f;
+      TSNode name = ts_node_child_by_field_name(def, "name", 4);
+      if (!ts_node_is_null(name)) {
+        f.nameBytes = rangeOf(name);
+        f.name = std::string(textOf(f.nameBytes));
+      }
+      f.qualName = ctx.prefix + f.name;
+      TSNode first = ts_node_child(def, 0);
+      f.isAsync = !ts_node_is_null(first) && typeIs(first, "async");
+      f.klass = ctx.klass;
+      f.isMethod = ctx.klass != kNone;
+      f.parent = ctx.fn;
+      f.statement = stmt;
+      f.decorators = decoratorsOf(outer);
+      f.defLine = line(ts_node_start_byte(def));
+      m_.functions.push_back(std::move(f));
+    }
+    Ctx inner;
+    inner.fn = fi;
+    inner.klass = kNone;
+    inner.prefix = m_.functions[fi].qualName + ".<locals>.";
+    TSNode body = ts_node_child_by_field_name(def, "body", 4);
+    int32_t b = kNone;
+    if (!ts_node_is_null(body)) b = addBlock(stmt, def, def, body, inner);
+    Function& f = m_.functions[fi];
+    f.body = b;
+    f.bytes = {ts_node_start_byte(outer), b != kNone ? m_.blocks[b].bytes.end : ts_node_end_byte(def)};
+    f.lines = span(f.bytes);
+    if (b != kNone) {
+      f.oneLine = m_.blocks[b].sameLine;
+      f.docstring = markDocstring(b);
+    }
+  }
+
+  void addClass(int32_t stmt, TSNode outer, TSNode def, const Ctx& ctx) {
+    int32_t ci = static_cast<int32_t>(m_.classes.size());
+    m_.statements[stmt].definesClass = ci;
+    {
+      Class c;
+      TSNode name = ts_node_child_by_field_name(def, "name", 4);
+      if (!ts_node_is_null(name)) {
+        c.nameBytes = rangeOf(name);
+        c.name = std::string(textOf(c.nameBytes));
+      }
+      c.qualName = ctx.prefix + c.name;
+      c.klass = ctx.klass;
+      c.parent = ctx.fn;
+      c.statement = stmt;
+      c.decorators = decoratorsOf(outer);
+      c.classLine = line(ts_node_start_byte(def));
+      m_.classes.push_back(std::move(c));
+    }
+    Ctx inner;
+    inner.fn = ctx.fn;
+    inner.klass = ci;
+    inner.prefix = m_.classes[ci].qualName + ".";
+    TSNode body = ts_node_child_by_field_name(def, "body", 4);
+    int32_t b = kNone;
+    if (!ts_node_is_null(body)) b = addBlock(stmt, def, def, body, inner);
+    Class& c = m_.classes[ci];
+    c.body = b;
+    c.bytes = {ts_node_start_byte(outer), b != kNone ? m_.blocks[b].bytes.end : ts_node_end_byte(def)};
+    c.lines = span(c.bytes);
+    if (b != kNone) c.docstring = markDocstring(b);
+  }
+
+  /// Bodies and clauses of if/for/while/try/with/match, in source order.
+  void addClauses(int32_t stmt, TSNode node, const Ctx& ctx) {
+    bool isMatch = typeIs(node, "match_statement");
+    uint32_t n = ts_node_child_count(node);
+    for (uint32_t i = 0; i < n; ++i) {
+      TSNode c = ts_node_child(node, i);
+      Cat cat = categoryOf(c);
+      if (cat == Cat::Block) {
+        if (isMatch) {
+          uint32_t k = ts_node_named_child_count(c);
+          for (uint32_t j = 0; j < k; ++j) {
+            TSNode cc = ts_node_named_child(c, j);
+            if (!typeIs(cc, "case_clause")) continue;
+            TSNode cb = ts_node_child_by_field_name(cc, "consequence", 11);
+            if (!ts_node_is_null(cb)) addBlock(stmt, cc, cc, cb, ctx);
+          }
+        } else {
+          addBlock(stmt, node, node, c, ctx);
+        }
+      } else if (cat == Cat::Clause) {
+        uint32_t k = ts_node_child_count(c);
+        for (uint32_t j = 0; j < k; ++j) {
+          TSNode cb = ts_node_child(c, j);
+          if (categoryOf(cb) == Cat::Block) addBlock(stmt, c, c, cb, ctx);
+        }
+      }
+    }
+  }
+
+  /// Adds the body `blockNode` of clause `clause` (header from `headerStart`'s start to the ':'
+  /// before the block) as a block of statement `owner`, and fills it.
+  int32_t addBlock(int32_t owner, TSNode clause, TSNode headerStart, TSNode blockNode,
+                   const Ctx& ctx) {
+    int32_t b = static_cast<int32_t>(m_.blocks.size());
+    {
+      Block blk;
+      blk.clause = ts_node_type(clause);
+      blk.owner = owner;
+      uint32_t hs = ts_node_start_byte(headerStart);
+      uint32_t bs = ts_node_start_byte(blockNode);
+      uint32_t he = bs;
+      // The ':' ending the header: the last ':' token of the clause before the block.
+      uint32_t n = ts_node_child_count(clause);
+      for (uint32_t i = 0; i < n; ++i) {
+        TSNode c = ts_node_child(clause, i);
+        if (ts_node_start_byte(c) >= bs) break;
+        if (!ts_node_is_named(c) && typeIs(c, ":")) he = ts_node_end_byte(c);
+      }
+      if (he > bs) he = bs;
+      blk.header = {hs, he};
+      blk.headerLine = line(hs);
+      m_.blocks.push_back(std::move(blk));
+    }
+    m_.statements[owner].blocks.push_back(b);
+    fillBlock(b, blockNode, ctx);
+    finishBlock(b, m_.blocks[b].header.end);
+    return b;
+  }
+
+  /// Extent, lines, sameLine and (for blocks on their own lines) indentation of block `b`.
+  void finishBlock(int32_t b, uint32_t emptyAt) {
+    Block& blk = m_.blocks[b];
+    if (blk.statements.empty()) {
+      blk.bytes = {emptyAt, emptyAt};
+    } else {
+      blk.bytes = {m_.statements[blk.statements.front()].bytes.start,
+                   m_.statements[blk.statements.back()].bytes.end};
+    }
+    blk.lines = span(blk.bytes);
+    if (b == 0) return;
+    uint32_t colonLine = line(blk.header.end > blk.header.start ? blk.header.end - 1 : blk.header.start);
+    if (blk.statements.empty()) {
+      blk.sameLine = false;
+      return;  // indent filled after inference
+    }
+    blk.sameLine = blk.lines.first == colonLine;
+    if (blk.sameLine) {
+      for (int32_t s : blk.statements) m_.statements[s].oneLineBody = true;
+      return;
+    }
+    uint32_t ls = lines_.lineStart(blk.lines.first);
+    blk.indent = std::string(leadingWhitespace(text_.substr(ls, blk.bytes.start - ls)));
+  }
+
+  /// Marks the first statement of block `b` as a docstring when it is a lone string literal.
+  int32_t markDocstring(int32_t b) {
+    const Block& blk = m_.blocks[b];
+    if (blk.statements.empty()) return kNone;
+    Statement& s = m_.statements[blk.statements.front()];
+    if (s.kind != "expression_statement" || s.joinedBySemicolon) return kNone;
+    std::string_view t = textOf(s.bytes);
+    // A string (or implicit concatenation) statement: starts with an optional prefix and a quote,
+    // and is not an f-string. The tree confirms below.
+    size_t q = t.find_first_of("'\"");
+    if (q == std::string_view::npos || q > 2) return kNone;
+    for (size_t i = 0; i < q; ++i)
+      if (t[i] == 'f' || t[i] == 'F' || t[i] == 'b' || t[i] == 'B') return kNone;
+    docstringCandidates_.push_back(blk.statements.front());
+    return blk.statements.front();
+  }
+
+  void inferIndentation() {
+    std::map<uint32_t, uint32_t> spaceVotes;
+    uint32_t tabVotes = 0;
+    for (size_t b = 1; b < m_.blocks.size(); ++b) {
+      const Block& blk = m_.blocks[b];
+      if (blk.sameLine || blk.statements.empty()) continue;
+      const Statement& owner = m_.statements[blk.owner];
+      std::string_view outer = lineIndent(blk.headerLine);
+      (void)owner;
+      std::string_view inner = blk.indent;
+      if (inner.size() <= outer.size() || inner.substr(0, outer.size()) != outer) continue;
+      std::string_view delta = inner.substr(outer.size());
+      if (delta.find_first_not_of('\t') == std::string_view::npos) ++tabVotes;
+      else if (delta.find_first_not_of(' ') == std::string_view::npos)
+        ++spaceVotes[static_cast<uint32_t>(delta.size())];
+    }
+    uint32_t bestWidth = 4, bestCount = 0, spaceTotal = 0;
+    for (auto [w, c] : spaceVotes) {
+      spaceTotal += c;
+      if (c > bestCount) { bestWidth = w; bestCount = c; }
+    }
+    if (tabVotes > spaceTotal) {
+      m_.indentation = {true, 1, true};
+    } else if (spaceTotal > 0) {
+      m_.indentation = {false, bestWidth, true};
+    }
+    std::string unit = m_.indentation.unit();
+    for (size_t b = 1; b < m_.blocks.size(); ++b) {
+      Block& blk = m_.blocks[b];
+      if (blk.sameLine || blk.statements.empty())
+        blk.indent = std::string(lineIndent(blk.headerLine)) + unit;
+    }
+  }
+
+  void detectLineEnding() {
+    size_t crlf = 0, lf = 0;
+    for (size_t i = text_.find('\n'); i != std::string_view::npos; i = text_.find('\n', i + 1)) {
+      if (i > 0 && text_[i - 1] == '\r') ++crlf;
+      else ++lf;
+    }
+    m_.lineEnding = crlf > lf ? LineEnding::CRLF : LineEnding::LF;
+  }
+
+  void collectErrors(TSNode root) {
+    if (!ts_node_has_error(root)) return;
+    TreeCursor cur(root);
+    TSTreeCursor* c = cur.get();
+    for (;;) {
+      TSNode n = ts_tree_cursor_current_node(c);
+      bool descend = false;
+      if (ts_node_is_missing(n) || categoryOf(n) == Cat::Error) {
+        m_.errors.push_back(rangeOf(n));
+      } else if (ts_node_has_error(n)) {
+        descend = true;
+      }
+      if (descend && ts_tree_cursor_goto_first_child(c)) continue;
+      while (!ts_tree_cursor_goto_next_sibling(c))
+        if (!ts_tree_cursor_goto_parent(c)) return;
+    }
+  }
+
+  void collectStrings(TSNode root) {
+    auto q = Query::embedded("strings");
+    if (!q) return;
+    const Query& query = **q;
+    QueryCursor cur;
+    std::vector<ByteRange> all;
+    for (const Match& mt : query.matches(root, text_, cur))
+      for (const Capture& c : mt.captures) all.push_back(rangeOf(c.node));
+    std::sort(all.begin(), all.end(), [](ByteRange a, ByteRange b) {
+      return a.start != b.start ? a.start < b.start : a.end > b.end;
+    });
+    uint32_t coveredTo = 0;
+    bool any = false;
+    for (ByteRange r : all) {
+      if (any && r.start < coveredTo) continue;  // nested in an outer string
+      any = true;
+      coveredTo = r.end;
+      if (textOf(r).find('\n') != std::string_view::npos) m_.multilineStrings.push_back(r);
+    }
+    // Statement flags and docstrings confirmed by the tree: a docstring must be a string node.
+    for (Statement& s : m_.statements)
+      s.containsMultilineString = !m_.multilineStringsIn(s.bytes).empty();
+    for (int32_t d : docstringCandidates_) {
+      ByteRange r = m_.statements[d].bytes;
+      bool isString = false;
+      auto it = std::lower_bound(all.begin(), all.end(), r.start,
+                                 [](ByteRange a, uint32_t s) { return a.start < s; });
+      if (it != all.end() && it->start == r.start) isString = true;
+      if (isString) m_.statements[d].docstring = true;
+      else unmarkDocstring(d);
+    }
+    if (!m_.blocks[0].statements.empty()) {
+      int32_t first = m_.blocks[0].statements.front();
+      // The module docstring: same rule, checked the same way.
+      Statement& s = m_.statements[first];
+      if (s.kind == "expression_statement" && !s.joinedBySemicolon) {
+        auto it = std::lower_bound(all.begin(), all.end(), s.bytes.start,
+                                   [](ByteRange a, uint32_t st) { return a.start < st; });
+        std::string_view t = textOf(s.bytes);
+        size_t q0 = t.find_first_of("'\"");
+        bool plain = q0 != std::string_view::npos && q0 <= 2 &&
+                     t.substr(0, q0).find_first_of("fFbB") == std::string_view::npos;
+        if (plain && it != all.end() && it->start == s.bytes.start) s.docstring = true;
+      }
+    }
+  }
+
+  void unmarkDocstring(int32_t stmt) {
+    for (Function& f : m_.functions)
+      if (f.docstring == stmt) f.docstring = kNone;
+    for (Class& c : m_.classes)
+      if (c.docstring == stmt) c.docstring = kNone;
+  }
+
+  void collectImports(TSNode root) {
+    auto q = Query::embedded("imports");
+    if (!q) return;
+    const Query& query = **q;
+    int32_t cStmt = query.captureIndex("import"), cModule = query.captureIndex("import.module"),
+            cFrom = query.captureIndex("import.from"), cName = query.captureIndex("import.name"),
+            cAlias = query.captureIndex("import.alias"), cItem = query.captureIndex("import.item");
+    QueryCursor cur;
+    for (const Match& mt : query.matches(root, text_, cur)) {
+      auto get = [&](int32_t idx) { return idx < 0 ? TSNode{} : mt.get(static_cast<uint32_t>(idx)); };
+      TSNode stmt = get(cStmt), module = get(cModule), from = get(cFrom), name = get(cName),
+             alias = get(cAlias), item = get(cItem);
+      ImportBinding ib;
+      if (!ts_node_is_null(module)) {
+        std::string path = compactDotted(rangeOf(module));
+        ib.target = ts_node_is_null(alias) ? path.substr(0, path.find('.')) : path;
+        ib.local = ts_node_is_null(alias) ? ib.target : std::string(textOf(rangeOf(alias)));
+        ib.bytes = rangeOf(ts_node_is_null(item) ? module : item);
+      } else if (!ts_node_is_null(from) && !ts_node_is_null(name)) {
+        std::string base = compactDotted(rangeOf(from));
+        std::string nm = compactDotted(rangeOf(name));
+        ib.target = base.empty() || base.back() == '.' ? base + nm : base + "." + nm;
+        ib.local = ts_node_is_null(alias) ? nm : std::string(textOf(rangeOf(alias)));
+        ib.bytes = rangeOf(ts_node_is_null(item) ? name : item);
+      } else {
+        continue;
+      }
+      if (ib.local.empty()) continue;
+      ib.statement = ts_node_is_null(stmt) ? kNone : m_.statementAt(ts_node_start_byte(stmt));
+      m_.imports.push_back(std::move(ib));
+    }
+    std::sort(m_.imports.begin(), m_.imports.end(),
+              [](const ImportBinding& a, const ImportBinding& b) { return a.bytes.start < b.bytes.start; });
+  }
+
+  /// Source text with whitespace, comments-free continuations and backslashes removed.
+  std::string compactDotted(ByteRange r) const {
+    std::string out;
+    for (char ch : textOf(r))
+      if (ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r' && ch != '\\' && ch != '\f') out += ch;
+    return out;
+  }
+
+  void collectCalls(TSNode root) {
+    auto q = Query::embedded("calls");
+    if (!q) return;
+    const Query& query = **q;
+    int32_t cCall = query.captureIndex("call"), cCallee = query.captureIndex("call.callee");
+    if (cCall < 0 || cCallee < 0) return;
+    QueryCursor cur;
+    for (const Match& mt : query.matches(root, text_, cur)) {
+      TSNode call = mt.get(static_cast<uint32_t>(cCall)), callee = mt.get(static_cast<uint32_t>(cCallee));
+      if (ts_node_is_null(call) || ts_node_is_null(callee)) continue;
+      CallSite cs;
+      cs.bytes = rangeOf(call);
+      cs.calleeBytes = rangeOf(callee);
+      cs.callee = std::string(textOf(cs.calleeBytes));
+      cs.line = line(cs.bytes.start);
+      cs.lastLine = span(cs.bytes).last;
+      cs.statement = m_.statementAt(cs.bytes.start);
+      cs.function = cs.statement == kNone ? kNone : m_.statements[cs.statement].function;
+      m_.calls.push_back(std::move(cs));
+    }
+    std::stable_sort(m_.calls.begin(), m_.calls.end(), [](const CallSite& a, const CallSite& b) {
+      return a.bytes.start != b.bytes.start ? a.bytes.start < b.bytes.start : a.bytes.end > b.bytes.end;
+    });
+  }
+
+  /// The name argument of an NVTX call: first positional argument, else msg= / message=.
+  TSNode nameArgument(TSNode call) const {
+    TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
+    if (ts_node_is_null(args) || !typeIs(args, "argument_list")) return TSNode{};
+    uint32_t n = ts_node_named_child_count(args);
+    TSNode keyword{};
+    for (uint32_t i = 0; i < n; ++i) {
+      TSNode a = ts_node_named_child(args, i);
+      if (typeIs(a, "comment")) continue;
+      if (typeIs(a, "keyword_argument")) {
+        TSNode k = ts_node_child_by_field_name(a, "name", 4);
+        std::string_view kn = ts_node_is_null(k) ? std::string_view{} : textOf(rangeOf(k));
+        if (ts_node_is_null(keyword) && (kn == "msg" || kn == "message"))
+          keyword = ts_node_child_by_field_name(a, "value", 5);
+        continue;
+      }
+      if (typeIs(a, "list_splat") || typeIs(a, "dictionary_splat")) continue;
+      return a;
+    }
+    return keyword;
+  }
+
+  /// The value of a plain string literal (or an implicit concatenation of them); nullopt for
+  /// f-strings with interpolations, bytes, and anything else.
+  std::optional<std::string> literalValue(TSNode n) const {
+    if (ts_node_is_null(n)) return std::nullopt;
+    if (typeIs(n, "concatenated_string")) {
+      std::string out;
+      uint32_t k = ts_node_named_child_count(n);
+      for (uint32_t i = 0; i < k; ++i) {
+        TSNode part = ts_node_named_child(n, i);
+        if (typeIs(part, "comment")) continue;
+        auto v = literalValue(part);
+        if (!v) return std::nullopt;
+        out += *v;
+      }
+      return out;
+    }
+    if (!typeIs(n, "string") || ts_node_has_error(n)) return std::nullopt;
+    std::string out;
+    bool raw = false;
+    uint32_t k = ts_node_child_count(n);
+    for (uint32_t i = 0; i < k; ++i) {
+      TSNode c = ts_node_child(n, i);
+      if (typeIs(c, "string_start")) {
+        std::string_view p = textOf(rangeOf(c));
+        if (p.find_first_of("bB") != std::string_view::npos) return std::nullopt;
+        raw = p.find_first_of("rR") != std::string_view::npos;
+      } else if (typeIs(c, "interpolation")) {
+        return std::nullopt;
+      } else if (typeIs(c, "string_content")) {
+        std::string_view t = textOf(rangeOf(c));
+        if (raw) out += t;
+        else appendUnescaped(out, t);
+      }
+    }
+    return out;
+  }
+
+  static void appendUnescaped(std::string& out, std::string_view t) {
+    for (size_t i = 0; i < t.size(); ++i) {
+      if (t[i] != '\\' || i + 1 >= t.size()) { out += t[i]; continue; }
+      char e = t[++i];
+      switch (e) {
+        case 'n': out += '\n'; break;
+        case 't': out += '\t'; break;
+        case 'r': out += '\r'; break;
+        case '\\': out += '\\'; break;
+        case '\'': out += '\''; break;
+        case '"': out += '"'; break;
+        case '\n': break;  // line continuation inside the string
+        default: out += '\\'; out += e; break;  // kept verbatim
+      }
+    }
+  }
+
+  enum class Family { None, TorchRange, NvtxPkg };
+  static bool isRangeApi(std::string_view api) {
+    return api == "torch.cuda.nvtx.range" || api == "nvtx.annotate" || api == "nvtx.range";
+  }
+  static int pushPopKind(std::string_view api) {  // 1 push, -1 pop, 0 neither
+    if (api == "torch.cuda.nvtx.range_push" || api == "nvtx.push_range") return 1;
+    if (api == "torch.cuda.nvtx.range_pop" || api == "nvtx.pop_range") return -1;
+    return 0;
+  }
+
+  void fillName(NvtxRange& r, TSNode call) const {
+    if (ts_node_is_null(call)) return;
+    TSNode a = nameArgument(call);
+    if (ts_node_is_null(a)) return;
+    r.nameText = std::string(textOf(rangeOf(a)));
+    r.name = literalValue(a);
+    r.managed = r.name && r.name->rfind("kl:", 0) == 0;
+  }
+
+  void collectNvtx(TSNode root) {
+    auto q = Query::embedded("nvtx");
+    if (!q) return;
+    const Query& query = **q;
+    auto cap = [&](const char* n) { return query.captureIndex(n); };
+    int32_t cApi = cap("nvtx.api"), cCall = cap("nvtx.call"), cWith = cap("nvtx.with"),
+            cClause = cap("nvtx.clause"), cItem = cap("nvtx.item"), cDecorated = cap("nvtx.decorated"),
+            cDecorator = cap("nvtx.decorator"), cStatement = cap("nvtx.statement");
+    QueryCursor cur;
+    struct PushPop { int32_t stmt; bool push; std::string api; TSNode call; };
+    std::map<int32_t, std::vector<PushPop>> byBlock;  // block -> push/pop statements in order
+    for (const Match& mt : query.matches(root, text_, cur)) {
+      auto get = [&](int32_t idx) { return idx < 0 ? TSNode{} : mt.get(static_cast<uint32_t>(idx)); };
+      TSNode apiNode = get(cApi);
+      if (ts_node_is_null(apiNode)) continue;
+      std::string api = m_.resolve(compactDotted(rangeOf(apiNode)));
+      TSNode call = get(cCall);
+      if (TSNode with = get(cWith); !ts_node_is_null(with)) {
+        if (!isRangeApi(api)) continue;
+        NvtxRange r;
+        r.kind = NvtxRange::Kind::With;
+        r.api = api;
+        r.statement = m_.statementAt(ts_node_start_byte(with));
+        r.callBytes = rangeOf(call);
+        r.itemBytes = rangeOf(get(cItem));
+        r.bytes = r.statement != kNone ? m_.statements[r.statement].bytes : rangeOf(with);
+        TSNode clause = get(cClause);
+        r.withItemCount = ts_node_is_null(clause) ? 1 : countNamed(clause, "with_item");
+        fillName(r, call);
+        m_.nvtxRanges.push_back(std::move(r));
+      } else if (TSNode dec = get(cDecorated); !ts_node_is_null(dec)) {
+        if (!isRangeApi(api)) continue;
+        // The bare alternatives also match the callee inside a call decorator: keep one.
+        TSNode decorator = get(cDecorator);
+        if (ts_node_is_null(call) && !typeIs(ts_node_named_child(decorator, 0), "attribute") &&
+            !typeIs(ts_node_named_child(decorator, 0), "identifier"))
+          continue;
+        NvtxRange r;
+        r.kind = NvtxRange::Kind::Decorator;
+        r.api = api;
+        r.statement = m_.statementAt(ts_node_start_byte(dec));
+        r.function = r.statement != kNone ? m_.statements[r.statement].definesFunction : kNone;
+        r.callBytes = ts_node_is_null(call) ? ByteRange{} : rangeOf(call);
+        r.itemBytes = rangeOf(decorator);
+        r.bytes = r.statement != kNone ? m_.statements[r.statement].bytes : rangeOf(dec);
+        fillName(r, call);
+        m_.nvtxRanges.push_back(std::move(r));
+      } else if (TSNode st = get(cStatement); !ts_node_is_null(st)) {
+        int kind = pushPopKind(api);
+        if (kind == 0) continue;
+        int32_t s = m_.statementAt(ts_node_start_byte(st));
+        if (s == kNone || m_.statements[s].bytes.start != ts_node_start_byte(st)) continue;
+        byBlock[m_.statements[s].parentBlock].push_back({s, kind > 0, api, call});
+      }
+    }
+    // Push/pop pairs: within one block, each pop closes the latest open push of its family.
+    for (auto& [block, events] : byBlock) {
+      (void)block;
+      std::sort(events.begin(), events.end(),
+                [](const PushPop& a, const PushPop& b) { return a.stmt < b.stmt; });
+      std::map<bool, std::vector<size_t>> open;  // family (torch?) -> indices into nvtxRanges
+      for (const PushPop& e : events) {
+        bool torch = e.api.rfind("torch.", 0) == 0;
+        if (e.push) {
+          NvtxRange r;
+          r.kind = NvtxRange::Kind::PushPop;
+          r.api = e.api;
+          r.statement = e.stmt;
+          r.callBytes = rangeOf(e.call);
+          r.itemBytes = r.callBytes;
+          r.bytes = m_.statements[e.stmt].bytes;
+          fillName(r, e.call);
+          open[torch].push_back(m_.nvtxRanges.size());
+          m_.nvtxRanges.push_back(std::move(r));
+        } else if (!open[torch].empty()) {
+          NvtxRange& r = m_.nvtxRanges[open[torch].back()];
+          open[torch].pop_back();
+          r.popStatement = e.stmt;
+          r.bytes.end = m_.statements[e.stmt].bytes.end;
+        }
+        // An unmatched pop is not a range; it is ignored.
+      }
+    }
+    std::stable_sort(m_.nvtxRanges.begin(), m_.nvtxRanges.end(),
+                     [](const NvtxRange& a, const NvtxRange& b) {
+                       return a.bytes.start != b.bytes.start ? a.bytes.start < b.bytes.start
+                                                             : a.itemBytes.start < b.itemBytes.start;
+                     });
+  }
+
+  static uint32_t countNamed(TSNode n, const char* type) {
+    uint32_t k = ts_node_named_child_count(n), count = 0;
+    for (uint32_t i = 0; i < k; ++i)
+      if (typeIs(ts_node_named_child(n, i), type)) ++count;
+    return count;
+  }
+
+  std::string_view text_;
+  const LineIndex& lines_;
+  Module m_;
+  std::vector<int32_t> docstringCandidates_;
+};
+
+}  // namespace
+
+Module buildModule(TSNode root, std::string_view text, const LineIndex& lines) {
+  return Builder(text, lines).build(root);
+}
+
+}  // namespace kl::python
