@@ -376,9 +376,7 @@ class Builder {
     for (size_t b = 1; b < m_.blocks.size(); ++b) {
       const Block& blk = m_.blocks[b];
       if (blk.sameLine || blk.statements.empty()) continue;
-      const Statement& owner = m_.statements[blk.owner];
       std::string_view outer = lineIndent(blk.headerLine);
-      (void)owner;
       std::string_view inner = blk.indent;
       if (inner.size() <= outer.size() || inner.substr(0, outer.size()) != outer) continue;
       std::string_view delta = inner.substr(outer.size());
@@ -680,11 +678,7 @@ class Builder {
         m_.nvtxRanges.push_back(std::move(r));
       } else if (TSNode dec = get(cDecorated); !ts_node_is_null(dec)) {
         if (!isRangeApi(api)) continue;
-        // The bare alternatives also match the callee inside a call decorator: keep one.
         TSNode decorator = get(cDecorator);
-        if (ts_node_is_null(call) && !typeIs(ts_node_named_child(decorator, 0), "attribute") &&
-            !typeIs(ts_node_named_child(decorator, 0), "identifier"))
-          continue;
         NvtxRange r;
         r.kind = NvtxRange::Kind::Decorator;
         r.api = api;

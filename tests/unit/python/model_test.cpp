@@ -1,0 +1,575 @@
+// The source model on tricky Python: exact spans, lines, qualified names, blocks and flags.
+#include <doctest/doctest.h>
+
+#include "core/python/source_file.h"
+
+using namespace kl::python;
+
+namespace {
+
+SourceFilePtr parse(std::string text) {
+  auto r = SourceFile::parse(std::move(text));
+  REQUIRE(r.ok());
+  return *r;
+}
+
+/// Byte offset of the n-th (0-based) occurrence of `needle`.
+uint32_t off(const SourceFile& f, std::string_view needle, int n = 0) {
+  size_t p = f.text().find(needle);
+  while (n-- > 0 && p != std::string::npos) p = f.text().find(needle, p + 1);
+  REQUIRE_MESSAGE(p != std::string::npos, needle);
+  return static_cast<uint32_t>(p);
+}
+uint32_t endOf(const SourceFile& f, std::string_view needle, int n = 0) {
+  return off(f, needle, n) + static_cast<uint32_t>(needle.size());
+}
+std::string_view textOf(const SourceFile& f, ByteRange r) {
+  return std::string_view(f.text()).substr(r.start, r.size());
+}
+const Function& fn(const Module& m, std::string_view qual) {
+  int32_t i = m.findFunction(qual);
+  REQUIRE_MESSAGE(i != kNone, qual);
+  return m.functions[i];
+}
+
+}  // namespace
+
+TEST_CASE("decorated, async and nested functions: spans include decorators; qualnames") {
+  auto f = parse(
+      "import functools\n"                    // 0
+      "\n"                                    // 1
+      "@functools.cache\n"                    // 2
+      "@other(1,\n"                           // 3
+      "       2)\n"                           // 4
+      "async def outer(x):\n"                 // 5
+      "    \"\"\"Doc.\"\"\"\n"                // 6
+      "    def inner(y):\n"                   // 7
+      "        return y\n"                    // 8
+      "    class Local:\n"                    // 9
+      "        def m(self): return inner(1)\n"  // 10
+      "    return lambda z: z\n");            // 11
+  const Module& m = f->model();
+  REQUIRE(m.functions.size() == 3);  // the lambda is not a function here
+
+  const Function& outer = fn(m, "outer");
+  CHECK(outer.name == "outer");
+  CHECK(outer.isAsync);
+  CHECK_FALSE(outer.isMethod);
+  CHECK(outer.parent == kNone);
+  CHECK(outer.bytes.start == off(*f, "@functools"));
+  CHECK(outer.bytes.end == endOf(*f, "lambda z: z"));
+  CHECK(outer.lines == LineSpan{2, 11});
+  CHECK(outer.defLine == 5);
+  REQUIRE(outer.decorators.size() == 2);
+  CHECK(outer.decorators[0].text == "functools.cache");
+  CHECK(outer.decorators[0].line == 2);
+  CHECK(outer.decorators[1].text == "other(1,\n       2)");
+  CHECK(outer.decorators[1].bytes == ByteRange{off(*f, "@other"), endOf(*f, "2)")});
+  CHECK(textOf(*f, outer.nameBytes) == "outer");
+  REQUIRE(outer.docstring != kNone);
+  CHECK(m.statements[outer.docstring].docstring);
+  CHECK(m.statements[outer.docstring].lines == LineSpan{6, 6});
+  CHECK_FALSE(outer.oneLine);
+
+  const Block& body = m.blocks[outer.body];
+  CHECK(body.clause == "function_definition");
+  CHECK(body.headerLine == 5);
+  CHECK(textOf(*f, body.header) == "async def outer(x):");
+  CHECK(body.indent == "    ");
+  CHECK(body.lines == LineSpan{6, 11});
+  CHECK(body.statements.size() == 4);
+
+  const Statement& def = m.statements[outer.statement];
+  CHECK(def.kind == "function_definition");
+  CHECK(def.decorated);
+  CHECK(def.bytes == outer.bytes);
+  CHECK(def.definesFunction == m.findFunction("outer"));
+
+  const Function& inner = fn(m, "outer.<locals>.inner");
+  CHECK(inner.parent == m.findFunction("outer"));
+  CHECK_FALSE(inner.isMethod);
+  CHECK(inner.lines == LineSpan{7, 8});
+
+  const Function& meth = fn(m, "outer.<locals>.Local.m");
+  CHECK(meth.isMethod);
+  CHECK(meth.klass == m.findClass("outer.<locals>.Local"));
+  CHECK(meth.parent == m.findFunction("outer"));
+  CHECK(meth.oneLine);
+  CHECK(meth.lines == LineSpan{10, 10});
+  const Block& mb = m.blocks[meth.body];
+  CHECK(mb.sameLine);
+  CHECK(mb.indent == "            ");  // header indentation + one unit
+  CHECK(m.statements[mb.statements[0]].oneLineBody);
+
+  const Class& local = m.classes[m.findClass("outer.<locals>.Local")];
+  CHECK(local.parent == m.findFunction("outer"));
+  CHECK(local.lines == LineSpan{9, 10});
+}
+
+TEST_CASE("classes: nested classes, methods, decorators, docstrings") {
+  auto f = parse(
+      "class Outer(Base, metaclass=M):\n"   // 0
+      "    '''Outer doc.'''\n"              // 1
+      "    class Inner:\n"                  // 2
+      "        @staticmethod\n"             // 3
+      "        def method(): pass\n"        // 4
+      "    if FLAG:\n"                      // 5
+      "        def cond(self): ...\n"       // 6
+      "    x = 1\n");                       // 7
+  const Module& m = f->model();
+  REQUIRE(m.classes.size() == 2);
+  const Class& outer = m.classes[m.findClass("Outer")];
+  CHECK(outer.lines == LineSpan{0, 7});
+  CHECK(outer.bytes == ByteRange{0, endOf(*f, "x = 1")});
+  REQUIRE(outer.docstring != kNone);
+  CHECK(m.statements[outer.docstring].lines == LineSpan{1, 1});
+  const Class& inner = m.classes[m.findClass("Outer.Inner")];
+  CHECK(inner.klass == m.findClass("Outer"));
+  const Function& method = fn(m, "Outer.Inner.method");
+  CHECK(method.isMethod);
+  CHECK(method.lines == LineSpan{3, 4});
+  CHECK(method.decorators.at(0).text == "staticmethod");
+  // A def under an `if` in a class body is still a method.
+  const Function& cond = fn(m, "Outer.cond");
+  CHECK(cond.isMethod);
+  CHECK(cond.klass == m.findClass("Outer"));
+  CHECK(cond.docstring == kNone);  // `...` is not a docstring
+  // The class body statement x = 1 is in the class, not in a function.
+  int32_t x = m.statementAt(off(*f, "x = 1"));
+  CHECK(m.statements[x].klass == m.findClass("Outer"));
+  CHECK(m.statements[x].function == kNone);
+}
+
+TEST_CASE("compound statements: if/elif/else, try/except/else/finally, for/while else, with, match") {
+  auto f = parse(
+      "def f(x):\n"                     // 0
+      "    if x:\n"                     // 1
+      "        a()\n"                   // 2
+      "    elif (n := len(x)) > 2:\n"   // 3
+      "        b()\n"                   // 4
+      "    else:\n"                     // 5
+      "        c()\n"                   // 6
+      "    try:\n"                      // 7
+      "        d()\n"                   // 8
+      "    except ValueError as e:\n"   // 9
+      "        e1()\n"                  // 10
+      "    except OSError:\n"           // 11
+      "        e2()\n"                  // 12
+      "    else:\n"                     // 13
+      "        e3()\n"                  // 14
+      "    finally:\n"                  // 15
+      "        e4()\n"                  // 16
+      "    for i in r:\n"               // 17
+      "        g()\n"                   // 18
+      "    else:\n"                     // 19
+      "        h()\n"                   // 20
+      "    while w: k()\n"              // 21
+      "    match x:\n"                  // 22
+      "        case [1, *rest]:\n"      // 23
+      "            m1()\n"              // 24
+      "        case {'k': v} if v: m2()\n"  // 25
+      "        case _:\n"               // 26
+      "            pass\n");            // 27
+  const Module& m = f->model();
+  CHECK_FALSE(f->hasErrors());
+  const Block& body = m.blocks[fn(m, "f").body];
+  REQUIRE(body.statements.size() == 5);
+
+  const Statement& ifs = m.statements[body.statements[0]];
+  CHECK(ifs.kind == "if_statement");
+  CHECK(ifs.lines == LineSpan{1, 6});
+  REQUIRE(ifs.blocks.size() == 3);
+  CHECK(m.blocks[ifs.blocks[0]].clause == "if_statement");
+  CHECK(m.blocks[ifs.blocks[1]].clause == "elif_clause");
+  CHECK(textOf(*f, m.blocks[ifs.blocks[1]].header) == "elif (n := len(x)) > 2:");
+  CHECK(m.blocks[ifs.blocks[1]].headerLine == 3);
+  CHECK(m.blocks[ifs.blocks[2]].clause == "else_clause");
+  CHECK(m.blocks[ifs.blocks[2]].indent == "        ");
+  CHECK(m.blocks[ifs.blocks[2]].lines == LineSpan{6, 6});
+
+  const Statement& tr = m.statements[body.statements[1]];
+  CHECK(tr.kind == "try_statement");
+  REQUIRE(tr.blocks.size() == 5);
+  std::vector<std::string_view> clauses;
+  for (int32_t b : tr.blocks) clauses.push_back(m.blocks[b].clause);
+  CHECK(clauses == std::vector<std::string_view>{"try_statement", "except_clause", "except_clause",
+                                                 "else_clause", "finally_clause"});
+  CHECK(m.blocks[tr.blocks[1]].headerLine == 9);
+  CHECK(tr.lines == LineSpan{7, 16});
+
+  const Statement& fo = m.statements[body.statements[2]];
+  REQUIRE(fo.blocks.size() == 2);
+  CHECK(m.blocks[fo.blocks[1]].clause == "else_clause");
+
+  const Statement& wh = m.statements[body.statements[3]];
+  REQUIRE(wh.blocks.size() == 1);
+  CHECK(m.blocks[wh.blocks[0]].sameLine);
+  CHECK(m.statements[m.blocks[wh.blocks[0]].statements[0]].oneLineBody);
+
+  const Statement& ma = m.statements[body.statements[4]];
+  CHECK(ma.kind == "match_statement");
+  REQUIRE(ma.blocks.size() == 3);
+  CHECK(m.blocks[ma.blocks[0]].clause == "case_clause");
+  CHECK(textOf(*f, m.blocks[ma.blocks[0]].header) == "case [1, *rest]:");
+  CHECK(m.blocks[ma.blocks[1]].sameLine);
+  CHECK(m.blocks[ma.blocks[1]].indent == "            ");
+  CHECK(ma.lines == LineSpan{22, 27});
+
+  // The walrus call is a call site in the if statement (its condition), in f.
+  int32_t lenCall = -1;
+  for (size_t i = 0; i < m.calls.size(); ++i)
+    if (m.calls[i].callee == "len") lenCall = static_cast<int32_t>(i);
+  REQUIRE(lenCall >= 0);
+  CHECK(m.calls[lenCall].statement == body.statements[0]);
+  CHECK(m.calls[lenCall].function == m.findFunction("f"));
+  CHECK(m.calls[lenCall].line == 3);
+}
+
+TEST_CASE("semicolons, one-line compound statements, backslash continuations") {
+  auto f = parse(
+      "a = 1; b = 2;\n"        // 0
+      "if a: b(); c()\n"       // 1
+      "x = 1 + \\\n"           // 2
+      "    2\n"                // 3
+      "for i in r: pass\n");   // 4
+  const Module& m = f->model();
+  const Block& top = m.moduleBlock();
+  REQUIRE(top.statements.size() == 5);
+  const Statement& a = m.statements[top.statements[0]];
+  const Statement& b = m.statements[top.statements[1]];
+  CHECK(a.joinedBySemicolon);
+  CHECK(b.joinedBySemicolon);
+  CHECK(a.bytes == ByteRange{0, 5});
+  CHECK(b.bytes == ByteRange{7, 12});
+  const Statement& ifs = m.statements[top.statements[2]];
+  CHECK(ifs.lines == LineSpan{1, 1});
+  const Block& ifBody = m.blocks[ifs.blocks[0]];
+  CHECK(ifBody.sameLine);
+  REQUIRE(ifBody.statements.size() == 2);
+  for (int32_t s : ifBody.statements) {
+    CHECK(m.statements[s].oneLineBody);
+    CHECK(m.statements[s].joinedBySemicolon);
+  }
+  CHECK(ifBody.indent == "    ");
+  const Statement& x = m.statements[top.statements[3]];
+  CHECK(x.lines == LineSpan{2, 3});
+  CHECK(x.bytes == ByteRange{off(*f, "x = 1"), endOf(*f, "    2")});
+  CHECK_FALSE(x.joinedBySemicolon);
+  CHECK(m.statementAtLine(3) == top.statements[3]);
+  CHECK(m.statementAtLine(0) == top.statements[0]);  // the first of `a = 1; b = 2`
+  CHECK(m.statementAtLine(1) == ifBody.statements[0]);  // innermost, first on the line
+  CHECK(m.statementAtLine(4) == top.statements[4] + 1);    // `pass` in `for i in r: pass`
+}
+
+TEST_CASE("multi-line strings: triple-quoted, f-strings, continued strings; docstrings") {
+  auto f = parse(
+      "'''Module doc\n"          // 0
+      "spans lines.'''\n"        // 1
+      "from __future__ import annotations\n"  // 2
+      "def g():\n"               // 3
+      "    s = f\"\"\"a {x}\n"   // 4
+      "  b {y!r:>{w}}\n"         // 5
+      "c\"\"\"\n"                // 6
+      "    t = 'one line'\n"     // 7
+      "    u = 'cont\\\n"        // 8
+      "inued'\n"                 // 9
+      "    return f'{\"nested\"}'\n");  // 10
+  const Module& m = f->model();
+  REQUIRE(m.multilineStrings.size() == 3);
+  CHECK(m.multilineStrings[0] == ByteRange{0, endOf(*f, "lines.'''")});
+  CHECK(m.multilineStrings[1] == ByteRange{off(*f, "f\"\"\"a"), endOf(*f, "c\"\"\"")});
+  CHECK(m.multilineStrings[2] == ByteRange{off(*f, "'cont"), endOf(*f, "inued'")});
+  const Statement& doc = m.statements[m.moduleBlock().statements[0]];
+  CHECK(doc.docstring);
+  CHECK(doc.containsMultilineString);
+  CHECK(doc.lines == LineSpan{0, 1});
+  CHECK(m.statements[m.moduleBlock().statements[1]].futureImport);
+  int32_t s = m.statementAt(off(*f, "s = f"));
+  CHECK(m.statements[s].lines == LineSpan{4, 6});
+  CHECK(m.statements[s].containsMultilineString);
+  CHECK_FALSE(m.statements[m.statementAt(off(*f, "t = "))].containsMultilineString);
+  CHECK(m.insideMultilineString(off(*f, "  b {y")));
+  CHECK_FALSE(m.insideMultilineString(off(*f, "f\"\"\"a")));  // its first byte is outside
+  CHECK_FALSE(m.insideMultilineString(off(*f, "t = ")));
+  CHECK(m.multilineStringsIn(m.statements[s].bytes).size() == 1);
+  // The function has no docstring (its first statement is an assignment).
+  CHECK(fn(m, "g").docstring == kNone);
+  CHECK_FALSE(m.statements[m.statementAt(off(*f, "return f"))].containsMultilineString);
+}
+
+TEST_CASE("tabs: indentation unit and block indents") {
+  auto f = parse("def f(x):\n\tif x:\n\t\treturn 1\n\treturn 2\n");
+  const Module& m = f->model();
+  CHECK(m.indentation.tabs);
+  CHECK(m.indentation.inferred);
+  CHECK(m.indentation.unit() == "\t");
+  const Statement& ifs = m.statements[m.statementAt(off(*f, "if x"))];
+  CHECK(m.blocks[ifs.blocks[0]].indent == "\t\t");
+  CHECK(ifs.lines == LineSpan{1, 2});
+
+  auto two = parse("class A:\n  def f(self):\n    if x:\n      y()\n");
+  CHECK(two->model().indentation.width == 2);
+  CHECK_FALSE(two->model().indentation.tabs);
+  auto none = parse("x = 1\n");
+  CHECK_FALSE(none->model().indentation.inferred);
+  CHECK(none->model().indentation.unit() == "    ");
+}
+
+TEST_CASE("CRLF and a UTF-8 BOM: offsets refer to the full text") {
+  std::string text =
+      "\xEF\xBB\xBFimport torch\r\n"
+      "def f():\r\n"
+      "    with torch.cuda.nvtx.range(\"kl:a.py:2-3\"):\r\n"
+      "        pass\r\n";
+  auto f = parse(text);
+  const Module& m = f->model();
+  CHECK_FALSE(f->hasErrors());
+  CHECK(m.bom);
+  CHECK(f->hasBom());
+  CHECK(m.lineEnding == LineEnding::CRLF);
+  REQUIRE(m.moduleBlock().statements.size() == 2);
+  const Statement& imp = m.statements[m.moduleBlock().statements[0]];
+  CHECK(imp.bytes == ByteRange{3, 15});  // after the BOM, before "\r\n"
+  const Function& fun = fn(m, "f");
+  CHECK(fun.lines == LineSpan{1, 3});
+  CHECK(fun.bytes == ByteRange{17, static_cast<uint32_t>(text.size() - 2)});
+  CHECK(m.blocks[fun.body].indent == "    ");
+  REQUIRE(m.nvtxRanges.size() == 1);
+  CHECK(m.nvtxRanges[0].managed);
+  CHECK(m.nvtxRanges[0].name == std::string("kl:a.py:2-3"));
+  CHECK(m.nvtxRanges[0].bytes.end == text.size() - 2);
+
+  // A file that is only a BOM, or a BOM and a newline, is fine.
+  CHECK(parse("\xEF\xBB\xBF")->model().statements.empty());
+  CHECK(parse("\xEF\xBB\xBF\n")->model().bom);
+}
+
+TEST_CASE("non-ASCII identifiers and text") {
+  auto f = parse("def 函数(ä):\n    return \"😀\" + ä\nclass Ünï:\n    def ñ(self): pass\n");
+  const Module& m = f->model();
+  CHECK_FALSE(f->hasErrors());
+  const Function& g = fn(m, "函数");
+  CHECK(g.name == "函数");
+  CHECK(g.nameBytes == ByteRange{4, 10});
+  CHECK(g.lines == LineSpan{0, 1});
+  CHECK(fn(m, "Ünï.ñ").isMethod);
+}
+
+TEST_CASE("call sites: callee text, statement and function") {
+  auto f = parse(
+      "import torch.nn.functional as F\n"
+      "class Block:\n"
+      "    def forward(self, x):\n"
+      "        h = self.attn(x)\n"
+      "        h = torch.matmul(h,\n"
+      "                         self.w)\n"
+      "        return F.gelu(h)(x)\n");
+  const Module& m = f->model();
+  std::vector<std::string> callees;
+  for (const CallSite& c : m.calls) callees.push_back(c.callee);
+  CHECK(callees == std::vector<std::string>{"self.attn", "torch.matmul", "F.gelu(h)", "F.gelu"});
+  const CallSite& mm = m.calls[1];
+  CHECK(mm.line == 4);
+  CHECK(mm.lastLine == 5);
+  CHECK(mm.bytes == ByteRange{off(*f, "torch.matmul"), endOf(*f, "self.w)")});
+  CHECK(mm.calleeBytes == ByteRange{off(*f, "torch.matmul"), endOf(*f, "torch.matmul")});
+  CHECK(mm.function == m.findFunction("Block.forward"));
+  CHECK(m.statements[mm.statement].lines == LineSpan{4, 5});
+  CHECK(m.resolve("F.gelu") == "torch.nn.functional.gelu");
+}
+
+TEST_CASE("imports: every spelling binds the right name") {
+  auto f = parse(
+      "import torch\n"
+      "import torch as th\n"
+      "import torch.cuda.nvtx as tnv\n"
+      "from torch.cuda import nvtx\n"
+      "import nvtx as nv, os.path\n"
+      "from torch.cuda.nvtx import range as nrange, range_push\n"
+      "from . import sibling\n"
+      "from ..pkg.mod import thing as t\n"
+      "from x import *\n");
+  const Module& m = f->model();
+  std::vector<std::pair<std::string, std::string>> got;
+  for (const ImportBinding& b : m.imports) got.emplace_back(b.local, b.target);
+  CHECK(got == std::vector<std::pair<std::string, std::string>>{
+                   {"torch", "torch"},
+                   {"th", "torch"},
+                   {"tnv", "torch.cuda.nvtx"},
+                   {"nvtx", "torch.cuda.nvtx"},
+                   {"nv", "nvtx"},
+                   {"os", "os"},
+                   {"nrange", "torch.cuda.nvtx.range"},
+                   {"range_push", "torch.cuda.nvtx.range_push"},
+                   {"sibling", ".sibling"},
+                   {"t", "..pkg.mod.thing"}});
+  CHECK(m.imports[3].statement == m.moduleBlock().statements[3]);
+  CHECK(m.resolve("th.cuda.nvtx.range") == "torch.cuda.nvtx.range");
+  CHECK(m.resolve("nvtx.range") == "torch.cuda.nvtx.range");
+  CHECK(m.resolve("unknown.thing") == "unknown.thing");
+}
+
+TEST_CASE("existing NVTX ranges in every spelling") {
+  auto f = parse(
+      "import torch as th\n"                                   // 0
+      "import torch.cuda.nvtx as tnv\n"                        // 1
+      "import nvtx\n"                                          // 2
+      "@nvtx.annotate(\"kl:m.py:4-6\", color=\"red\")\n"       // 3
+      "def f():\n"                                             // 4
+      "    with th.cuda.nvtx.range(\"user\"), open(p) as fh:\n"  // 5
+      "        pass\n"                                         // 6
+      "    with tnv.range(msg=f\"it{i}\") as r:\n"             // 7
+      "        pass\n"                                         // 8
+      "    with nvtx.annotate(message='kl:' 'x.py:9'):\n"      // 9
+      "        pass\n"                                         // 10
+      "    th.cuda.nvtx.range_push('outer')\n"                 // 11
+      "    th.cuda.nvtx.range_push('inner')\n"                 // 12
+      "    work()\n"                                           // 13
+      "    th.cuda.nvtx.range_pop()\n"                         // 14
+      "    nvtx.push_range('pkg')\n"                           // 15
+      "    tnv.range_pop()\n"                                  // 16
+      "    nvtx.pop_range()\n"                                 // 17
+      "    with open(p): pass\n"                               // 18
+      "    with other.range('not nvtx'): pass\n"               // 19
+      "@nvtx.annotate\n"                                       // 20
+      "def g(): pass\n");                                      // 21
+  const Module& m = f->model();
+  REQUIRE(m.nvtxRanges.size() == 8);
+  const NvtxRange& deco = m.nvtxRanges[0];
+  CHECK(deco.kind == NvtxRange::Kind::Decorator);
+  CHECK(deco.api == "nvtx.annotate");
+  CHECK(deco.name == std::string("kl:m.py:4-6"));
+  CHECK(deco.managed);
+  CHECK(deco.function == m.findFunction("f"));
+  CHECK(m.statements[deco.statement].lines == LineSpan{3, 19});
+
+  const NvtxRange& w1 = m.nvtxRanges[1];
+  CHECK(w1.kind == NvtxRange::Kind::With);
+  CHECK(w1.api == "torch.cuda.nvtx.range");
+  CHECK(w1.nameText == "\"user\"");
+  CHECK(w1.name == std::string("user"));
+  CHECK_FALSE(w1.managed);
+  CHECK(w1.withItemCount == 2);
+  CHECK(w1.itemBytes == ByteRange{off(*f, "th.cuda.nvtx.range(\"user\")"), endOf(*f, "(\"user\")")});
+  CHECK(m.statements[w1.statement].lines == LineSpan{5, 6});
+
+  const NvtxRange& w2 = m.nvtxRanges[2];
+  CHECK(w2.api == "torch.cuda.nvtx.range");
+  CHECK(w2.nameText == "f\"it{i}\"");
+  CHECK_FALSE(w2.name.has_value());
+  CHECK(w2.withItemCount == 1);
+
+  const NvtxRange& w3 = m.nvtxRanges[3];
+  CHECK(w3.api == "nvtx.annotate");
+  CHECK(w3.name == std::string("kl:x.py:9"));
+  CHECK(w3.managed);
+
+  // range_push/range_pop pairs matched in order (innermost first), per API family.
+  const NvtxRange& outer = m.nvtxRanges[4];
+  const NvtxRange& inner = m.nvtxRanges[5];
+  CHECK(outer.kind == NvtxRange::Kind::PushPop);
+  CHECK(outer.name == std::string("outer"));
+  CHECK(m.statements[outer.statement].lines.first == 11);
+  CHECK(m.statements[outer.popStatement].lines.first == 16);
+  CHECK(inner.name == std::string("inner"));
+  CHECK(m.statements[inner.popStatement].lines.first == 14);
+  CHECK(outer.bytes == ByteRange{off(*f, "th.cuda.nvtx.range_push('outer')"), endOf(*f, "tnv.range_pop()")});
+  const NvtxRange& pkg = m.nvtxRanges[6];
+  CHECK(pkg.api == "nvtx.push_range");
+  CHECK(m.statements[pkg.popStatement].lines.first == 17);
+  // Bare @nvtx.annotate (no call) is a range too, with no name argument.
+  const NvtxRange& bare = m.nvtxRanges[7];
+  CHECK(bare.kind == NvtxRange::Kind::Decorator);
+  CHECK(bare.function == m.findFunction("g"));
+  CHECK(bare.nameText.empty());
+  CHECK(bare.callBytes.empty());
+  CHECK(bare.itemBytes == ByteRange{off(*f, "@nvtx.annotate\n"), endOf(*f, "@nvtx.annotate\n") - 1});
+
+  // Without `import nvtx`, torch's module has no annotate: not a range.
+  auto g = parse("from torch.cuda import nvtx\n@nvtx.annotate\ndef g(): pass\n");
+  CHECK(g->model().nvtxRanges.empty());
+}
+
+TEST_CASE("an unmatched push is reported without a pop; an unmatched pop is ignored") {
+  auto f = parse("import torch\ntorch.cuda.nvtx.range_pop()\ntorch.cuda.nvtx.range_push('a')\n");
+  const Module& m = f->model();
+  REQUIRE(m.nvtxRanges.size() == 1);
+  CHECK(m.nvtxRanges[0].popStatement == kNone);
+  CHECK(m.nvtxRanges[0].name == std::string("a"));
+}
+
+TEST_CASE("lookups: statementAt, functionAt") {
+  auto f = parse("def f():\n    @d\n    def g():\n        x = 1\n    y = 2\nz = 3\n");
+  const Module& m = f->model();
+  CHECK(m.functionAt(off(*f, "x = 1")) == m.findFunction("f.<locals>.g"));
+  CHECK(m.functionAt(off(*f, "@d")) == m.findFunction("f.<locals>.g"));
+  CHECK(m.functionAt(off(*f, "y = 2")) == m.findFunction("f"));
+  CHECK(m.functionAt(off(*f, "z = 3")) == kNone);
+  CHECK(m.statements[m.statementAt(off(*f, "x = 1") + 2)].kind == "expression_statement");
+  CHECK(m.statementAt(off(*f, "\nz")) == kNone);  // the newline after `y = 2`: between statements
+  CHECK(m.statementAt(off(*f, "y = 2") + 4) == m.statementAt(off(*f, "y = 2")));
+  CHECK(m.statements[m.statementAt(off(*f, "y = 2"))].parent == m.statementAt(off(*f, "def f")));
+  CHECK(m.statementAt(static_cast<uint32_t>(f->text().size())) == kNone);
+}
+
+TEST_CASE("trailing comments do not extend a statement") {
+  auto f = parse("def f():\n    a()\n    # inner\n# dedented\nx = 1\n");
+  const Module& m = f->model();
+  CHECK(fn(m, "f").lines == LineSpan{0, 1});
+  CHECK(m.statements[0].bytes.end == endOf(*f, "a()"));
+}
+
+TEST_CASE("broken code: the model is built around ERROR nodes, never fails") {
+  SUBCASE("half-typed def between two methods") {
+    auto f = parse(
+        "import torch\n"
+        "class A:\n"
+        "    def f(self):\n"
+        "        a()\n"
+        "    def g(self\n"
+        "\n"
+        "def k():\n"
+        "    c()\n");
+    const Module& m = f->model();
+    CHECK(f->hasErrors());
+    CHECK_FALSE(m.errors.empty());
+    CHECK(m.findFunction("A.f") != kNone);
+    CHECK(fn(m, "A.f").lines == LineSpan{2, 3});
+    CHECK(m.imports.size() == 1);
+  }
+  SUBCASE("unclosed parenthesis") {
+    auto f = parse("import torch\ndef f():\n    x = foo(1,\n    y = 2\n");
+    const Module& m = f->model();
+    CHECK(f->hasErrors());
+    CHECK(m.findFunction("f") != kNone);
+    CHECK(m.imports.size() == 1);
+  }
+  SUBCASE("missing closing parenthesis in a signature") {
+    auto f = parse("def f(:\n    a()\n    b()\n");
+    const Module& m = f->model();
+    CHECK(f->hasErrors());
+    const Function& g = fn(m, "f");
+    CHECK(m.blocks[g.body].statements.size() == 2);
+    CHECK(g.lines == LineSpan{0, 2});
+  }
+  SUBCASE("empty body at the end of the file") {
+    auto f = parse("def f():\n    x = 1\n    if x:\n");
+    const Module& m = f->model();
+    const Statement& ifs = m.statements[m.statementAt(off(*f, "if x"))];
+    REQUIRE(ifs.blocks.size() == 1);
+    const Block& b = m.blocks[ifs.blocks[0]];
+    CHECK(b.statements.empty());
+    CHECK(b.bytes == ByteRange{endOf(*f, "if x:"), endOf(*f, "if x:")});
+    CHECK(b.indent == "        ");
+  }
+  SUBCASE("garbage") {
+    for (const char* s : {"def", "(((", "'''", "class", "@", "\\", "if x:\n  y(\nelse", ")))]]}",
+                          "\x80\xff\xfe", "async", "match x:\n  case", "lambda: (yield"}) {
+      CAPTURE(s);
+      auto f = parse(s);
+      const Module& m = f->model();
+      CHECK(m.blocks.size() >= 1);
+      for (const Function& fun : m.functions) CHECK(fun.bytes.end <= f->text().size());
+    }
+  }
+}
