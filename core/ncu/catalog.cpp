@@ -1,0 +1,562 @@
+#include "core/ncu/catalog.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "core/ncu/family.h"
+#include "core/ncu/kernel_name.h"
+#include "core/ncu/metrics.h"
+#include "core/ncu/roofline.h"
+
+namespace kl::ncu {
+namespace {
+
+// Migration i (0-based) brings the ncu schema from version i to i + 1. Never edit a shipped
+// entry; append a new one.
+const char* const kMigrations[] = {
+    // v1
+    R"sql(
+CREATE TABLE ncu_imports(
+  id INTEGER PRIMARY KEY,
+  path TEXT NOT NULL,
+  content_hash TEXT NOT NULL UNIQUE,
+  format TEXT NOT NULL,
+  model TEXT,
+  run_id TEXT,
+  imported_at TEXT NOT NULL,
+  launches INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE ncu_kernels(
+  id INTEGER PRIMARY KEY,
+  norm_key TEXT NOT NULL UNIQUE,
+  name TEXT NOT NULL,
+  base_name TEXT NOT NULL,
+  family TEXT NOT NULL);
+CREATE TABLE ncu_launches(
+  id INTEGER PRIMARY KEY,
+  launch_key TEXT NOT NULL UNIQUE,
+  import_id INTEGER NOT NULL REFERENCES ncu_imports(id) ON DELETE CASCADE,
+  kernel_id INTEGER NOT NULL REFERENCES ncu_kernels(id),
+  ncu_id INTEGER,
+  process_id INTEGER,
+  device TEXT,
+  cc TEXT,
+  grid TEXT,
+  block TEXT,
+  invocations INTEGER NOT NULL DEFAULT 1,
+  duration_ns REAL,
+  total_ns REAL,
+  sm_pct REAL, mem_pct REAL, dram_pct REAL, l2_pct REAL, l1_pct REAL,
+  bound TEXT NOT NULL DEFAULT 'unknown',
+  limiter TEXT, detail TEXT,
+  flops_per_s REAL, bytes_per_s REAL, intensity REAL,
+  peak_flops_per_s REAL, peak_bytes_per_s REAL,
+  roofline_missing TEXT);
+CREATE INDEX ncu_launches_kernel ON ncu_launches(kernel_id);
+CREATE TABLE ncu_metrics(
+  launch_id INTEGER NOT NULL REFERENCES ncu_launches(id) ON DELETE CASCADE,
+  section TEXT NOT NULL,
+  body TEXT NOT NULL,
+  name TEXT NOT NULL,
+  unit TEXT NOT NULL,
+  raw_unit TEXT NOT NULL,
+  value REAL,
+  text TEXT NOT NULL,
+  min_value REAL,
+  max_value REAL,
+  PRIMARY KEY(launch_id, section, body, name)) WITHOUT ROWID;
+CREATE TABLE ncu_rules(
+  launch_id INTEGER NOT NULL REFERENCES ncu_launches(id) ON DELETE CASCADE,
+  section TEXT NOT NULL,
+  name TEXT NOT NULL,
+  type TEXT NOT NULL,
+  description TEXT NOT NULL,
+  speedup_type TEXT NOT NULL,
+  speedup REAL,
+  PRIMARY KEY(launch_id, section, name)) WITHOUT ROWID;
+)sql",
+};
+static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kCatalogSchemaVersion);
+
+#define KL_TRY(expr)                        \
+  do {                                      \
+    auto _r = (expr);                       \
+    if (!_r.ok()) return _r.error();        \
+  } while (0)
+
+Result<void> bindOpt(sql::Statement& st, int i, const std::optional<double>& v) {
+  return v ? st.bind(i, *v) : st.bindNull(i);
+}
+
+std::string nowIso() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::optional<double> optReal(const sql::Statement& st, int c) {
+  if (st.isNull(c)) return std::nullopt;
+  return st.real(c);
+}
+
+std::string launchKey(const NcuReport& rep, const NcuLaunch& l, const std::string& norm,
+                      const ImportOptions& opt, const std::string& hash, size_t index) {
+  std::string g = l.grid ? formatDim3(*l.grid) : "", b = l.block ? formatDim3(*l.block) : "";
+  std::string common = opt.runId + '\x1f' + opt.model + '\x1f';
+  switch (rep.format) {
+    case NcuFormat::NsysKernSum:
+      return "nsys\x1f" + hash + '\x1f' + std::to_string(index);
+    case NcuFormat::Summary:
+      return "summary\x1f" + common + std::to_string(l.processId) + '\x1f' + norm + '\x1f' + g +
+             '\x1f' + b + '\x1f' + l.device;
+    default:
+      return "launch\x1f" + common + std::to_string(l.processId) + '\x1f' + std::to_string(l.id) +
+             '\x1f' + norm + '\x1f' + g + '\x1f' + b + '\x1f' + l.device + '\x1f' + l.kernelTime;
+  }
+}
+
+}  // namespace
+
+std::string contentHash(std::string_view bytes) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "fnv1a64:%016llx:%zu", static_cast<unsigned long long>(h), bytes.size());
+  return buf;
+}
+
+std::filesystem::path defaultCatalogPath(const std::filesystem::path& root) {
+  return root / ".kernlens" / "kernlens.db";
+}
+
+Result<int> Catalog::schemaVersion(const sql::Database& db) {
+  if (!db.tableExists("kl_schema")) return 0;
+  auto st = db.prepare("SELECT version FROM kl_schema WHERE component = 'ncu'");
+  if (!st) return st.error();
+  auto r = st->step();
+  if (!r) return r.error();
+  return *r ? static_cast<int>(st->int64(0)) : 0;
+}
+
+Result<void> Catalog::migrate(sql::Database& db) {
+  KL_TRY(db.exec(
+      "CREATE TABLE IF NOT EXISTS kl_schema(component TEXT PRIMARY KEY, version INTEGER NOT NULL)"));
+  auto v = schemaVersion(db);
+  if (!v) return v.error();
+  if (*v > kCatalogSchemaVersion)
+    return Error::unsupported("kernel catalogue schema v" + std::to_string(*v) +
+                              " is newer than this kernlens understands (v" +
+                              std::to_string(kCatalogSchemaVersion) + "); upgrade kernlens");
+  for (int i = *v; i < kCatalogSchemaVersion; ++i) {
+    auto tx = sql::Transaction::begin(db);
+    if (!tx) return tx.error();
+    KL_TRY(db.exec(kMigrations[i]));
+    auto st = db.prepare(
+        "INSERT INTO kl_schema(component, version) VALUES('ncu', ?) "
+        "ON CONFLICT(component) DO UPDATE SET version = excluded.version");
+    if (!st) return st.error();
+    KL_TRY(st->bind(1, int64_t{i + 1}));
+    KL_TRY(st->run());
+    KL_TRY(tx->commit());
+  }
+  return {};
+}
+
+Result<Catalog> Catalog::open(const std::filesystem::path& dbPath) {
+  std::error_code ec;
+  if (dbPath.has_parent_path()) std::filesystem::create_directories(dbPath.parent_path(), ec);
+  if (ec) return Error::io(dbPath.parent_path().string() + ": cannot create directory: " + ec.message());
+  auto db = sql::Database::openReadWrite(dbPath);
+  if (!db) return db.error();
+  KL_TRY(migrate(*db));
+  return Catalog(std::move(*db));
+}
+
+Result<Catalog> Catalog::openMemory() {
+  auto db = sql::Database::openMemory();
+  if (!db) return db.error();
+  KL_TRY(db->exec("PRAGMA foreign_keys = ON"));
+  KL_TRY(migrate(*db));
+  return Catalog(std::move(*db));
+}
+
+Result<ImportSummary> Catalog::importFiles(const std::vector<std::filesystem::path>& files,
+                                           const ImportOptions& opt) {
+  ImportSummary sum;
+  std::vector<int64_t> kernelIds;
+  auto tx = sql::Transaction::begin(db_);
+  if (!tx) return tx.error();
+  for (const auto& f : files) {
+    std::ifstream in(f, std::ios::binary);
+    if (!in) return Error::io(f.string() + ": cannot open");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    ImportedFile out;
+    out.path = f;
+    KL_TRY(importOne(ss.str(), f.string(), opt, out, kernelIds));
+    sum.files.push_back(std::move(out));
+  }
+  KL_TRY(tx->commit());
+  auto rows = aggregate(&kernelIds);
+  if (!rows) return rows.error();
+  sum.kernels = std::move(*rows);
+  return sum;
+}
+
+Result<ImportSummary> Catalog::importText(std::string_view text, const std::string& sourceName,
+                                          const ImportOptions& opt) {
+  ImportSummary sum;
+  std::vector<int64_t> kernelIds;
+  auto tx = sql::Transaction::begin(db_);
+  if (!tx) return tx.error();
+  ImportedFile out;
+  out.path = sourceName;
+  KL_TRY(importOne(text, sourceName, opt, out, kernelIds));
+  sum.files.push_back(std::move(out));
+  KL_TRY(tx->commit());
+  auto rows = aggregate(&kernelIds);
+  if (!rows) return rows.error();
+  sum.kernels = std::move(*rows);
+  return sum;
+}
+
+Result<void> Catalog::importOne(std::string_view text, const std::string& sourceName,
+                                const ImportOptions& opt, ImportedFile& out,
+                                std::vector<int64_t>& kernelIds) {
+  const std::string hash = contentHash(text);
+  {
+    auto st = db_.prepare("SELECT format FROM ncu_imports WHERE content_hash = ?");
+    if (!st) return st.error();
+    KL_TRY(st->bind(1, hash));
+    auto r = st->step();
+    if (!r) return r.error();
+    if (*r) {
+      out.alreadyImported = true;
+      // Still report the file's kernels.
+      auto ks = db_.prepare(
+          "SELECT DISTINCT l.kernel_id FROM ncu_launches l JOIN ncu_imports i ON i.id = l.import_id "
+          "WHERE i.content_hash = ?");
+      if (!ks) return ks.error();
+      KL_TRY(ks->bind(1, hash));
+      while (true) {
+        auto s = ks->step();
+        if (!s) return s.error();
+        if (!*s) break;
+        kernelIds.push_back(ks->int64(0));
+      }
+      auto rep = parseNcuCsv(text, sourceName);
+      if (rep) out.format = rep->format;
+      return {};
+    }
+  }
+  auto rep = parseNcuCsv(text, sourceName);
+  if (!rep) return rep.error();
+  out.format = rep->format;
+  out.diagnostics = rep->diagnostics;
+
+  auto ins = db_.prepare(
+      "INSERT INTO ncu_imports(path, content_hash, format, model, run_id, imported_at, launches) "
+      "VALUES(?,?,?,?,?,?,?)");
+  if (!ins) return ins.error();
+  KL_TRY(ins->bind(1, sourceName));
+  KL_TRY(ins->bind(2, hash));
+  KL_TRY(ins->bind(3, formatName(rep->format)));
+  KL_TRY(opt.model.empty() ? ins->bindNull(4) : ins->bind(4, opt.model));
+  KL_TRY(opt.runId.empty() ? ins->bindNull(5) : ins->bind(5, opt.runId));
+  KL_TRY(ins->bind(6, nowIso()));
+  KL_TRY(ins->bind(7, static_cast<int64_t>(rep->launches.size())));
+  KL_TRY(ins->run());
+  const int64_t importId = db_.lastInsertRowId();
+
+  auto findKernel = db_.prepare("SELECT id FROM ncu_kernels WHERE norm_key = ?");
+  auto addKernel = db_.prepare(
+      "INSERT INTO ncu_kernels(norm_key, name, base_name, family) VALUES(?,?,?,?)");
+  auto findLaunch = db_.prepare("SELECT id FROM ncu_launches WHERE launch_key = ?");
+  auto addLaunch = db_.prepare(
+      "INSERT INTO ncu_launches(launch_key, import_id, kernel_id, ncu_id, process_id, device, cc, "
+      "grid, block, invocations) VALUES(?,?,?,?,?,?,?,?,?,?)");
+  auto addMetric = db_.prepare(
+      "INSERT OR IGNORE INTO ncu_metrics(launch_id, section, body, name, unit, raw_unit, value, "
+      "text, min_value, max_value) VALUES(?,?,?,?,?,?,?,?,?,?)");
+  auto addRule = db_.prepare(
+      "INSERT OR IGNORE INTO ncu_rules(launch_id, section, name, type, description, speedup_type, "
+      "speedup) VALUES(?,?,?,?,?,?,?)");
+  auto loadMetrics = db_.prepare(
+      "SELECT section, body, name, unit, raw_unit, value, text FROM ncu_metrics WHERE launch_id = ?");
+  auto update = db_.prepare(
+      "UPDATE ncu_launches SET duration_ns=?, total_ns=?, sm_pct=?, mem_pct=?, dram_pct=?, l2_pct=?, "
+      "l1_pct=?, bound=?, limiter=?, detail=?, flops_per_s=?, bytes_per_s=?, intensity=?, "
+      "peak_flops_per_s=?, peak_bytes_per_s=?, roofline_missing=? WHERE id=?");
+  for (auto* st : {&findKernel, &addKernel, &findLaunch, &addLaunch, &addMetric, &addRule,
+                   &loadMetrics, &update})
+    if (!*st) return st->error();
+
+  for (size_t idx = 0; idx < rep->launches.size(); ++idx) {
+    const NcuLaunch& l = rep->launches[idx];
+    const std::string norm = normalizedKey(l.kernelName);
+    // Kernel.
+    int64_t kernelId = 0;
+    KL_TRY(findKernel->reset());
+    KL_TRY(findKernel->bind(1, norm));
+    auto fk = findKernel->step();
+    if (!fk) return fk.error();
+    if (*fk) {
+      kernelId = findKernel->int64(0);
+    } else {
+      KL_TRY(addKernel->reset());
+      KL_TRY(addKernel->bind(1, norm));
+      KL_TRY(addKernel->bind(2, l.kernelName));
+      KL_TRY(addKernel->bind(3, informativeName(l.kernelName)));
+      KL_TRY(addKernel->bind(4, kernelFamily(l.kernelName)));
+      KL_TRY(addKernel->run());
+      kernelId = db_.lastInsertRowId();
+    }
+    if (std::find(kernelIds.begin(), kernelIds.end(), kernelId) == kernelIds.end())
+      kernelIds.push_back(kernelId);
+    // Launch: new, or merged into the same launch imported from another file.
+    const std::string key = launchKey(*rep, l, norm, opt, hash, idx);
+    int64_t launchId = 0;
+    KL_TRY(findLaunch->reset());
+    KL_TRY(findLaunch->bind(1, key));
+    auto fl = findLaunch->step();
+    if (!fl) return fl.error();
+    if (*fl) {
+      launchId = findLaunch->int64(0);
+      ++out.launchesMerged;
+    } else {
+      KL_TRY(addLaunch->reset());
+      KL_TRY(addLaunch->bind(1, key));
+      KL_TRY(addLaunch->bind(2, importId));
+      KL_TRY(addLaunch->bind(3, kernelId));
+      KL_TRY(l.id >= 0 ? addLaunch->bind(4, l.id) : addLaunch->bindNull(4));
+      KL_TRY(addLaunch->bind(5, l.processId));
+      KL_TRY(addLaunch->bind(6, l.device));
+      KL_TRY(addLaunch->bind(7, l.cc));
+      KL_TRY(l.grid ? addLaunch->bind(8, formatDim3(*l.grid)) : addLaunch->bindNull(8));
+      KL_TRY(l.block ? addLaunch->bind(9, formatDim3(*l.block)) : addLaunch->bindNull(9));
+      KL_TRY(addLaunch->bind(10, l.invocations));
+      KL_TRY(addLaunch->run());
+      launchId = db_.lastInsertRowId();
+      ++out.launchesAdded;
+    }
+    for (const Metric& m : l.metrics) {
+      KL_TRY(addMetric->reset());
+      KL_TRY(addMetric->bind(1, launchId));
+      KL_TRY(addMetric->bind(2, m.section));
+      KL_TRY(addMetric->bind(3, m.bodyLabel));
+      KL_TRY(addMetric->bind(4, m.name));
+      KL_TRY(addMetric->bind(5, m.unit));
+      KL_TRY(addMetric->bind(6, m.rawUnit));
+      KL_TRY(bindOpt(*addMetric, 7, m.value));
+      KL_TRY(addMetric->bind(8, m.text));
+      KL_TRY(bindOpt(*addMetric, 9, m.minimum));
+      KL_TRY(bindOpt(*addMetric, 10, m.maximum));
+      KL_TRY(addMetric->run());
+    }
+    for (const RuleResult& r : l.rules) {
+      KL_TRY(addRule->reset());
+      KL_TRY(addRule->bind(1, launchId));
+      KL_TRY(addRule->bind(2, r.section));
+      KL_TRY(addRule->bind(3, r.name));
+      KL_TRY(addRule->bind(4, r.type));
+      KL_TRY(addRule->bind(5, r.description));
+      KL_TRY(addRule->bind(6, r.speedupType));
+      KL_TRY(bindOpt(*addRule, 7, r.speedup));
+      KL_TRY(addRule->run());
+    }
+    // Recompute the derived columns from every metric the launch now has.
+    NcuLaunch merged;
+    KL_TRY(loadMetrics->reset());
+    KL_TRY(loadMetrics->bind(1, launchId));
+    while (true) {
+      auto s = loadMetrics->step();
+      if (!s) return s.error();
+      if (!*s) break;
+      Metric m;
+      m.section = std::string(loadMetrics->text(0));
+      m.bodyLabel = std::string(loadMetrics->text(1));
+      m.name = std::string(loadMetrics->text(2));
+      m.unit = std::string(loadMetrics->text(3));
+      m.rawUnit = std::string(loadMetrics->text(4));
+      m.value = optReal(*loadMetrics, 5);
+      m.text = std::string(loadMetrics->text(6));
+      merged.metrics.push_back(std::move(m));
+    }
+    KernelMetrics km = extractMetrics(merged);
+    Classification c = classify(km);
+    RooflinePoint rp = rooflinePoint(merged);
+    std::optional<double> total;
+    if (auto t = metricValue(merged, {"Total Time"}, "nsys")) total = t;
+    else if (km.durationNs) total = *km.durationNs * static_cast<double>(l.invocations);
+    KL_TRY(update->reset());
+    KL_TRY(bindOpt(*update, 1, km.durationNs));
+    KL_TRY(bindOpt(*update, 2, total));
+    KL_TRY(bindOpt(*update, 3, km.smPct));
+    KL_TRY(bindOpt(*update, 4, km.memPct));
+    KL_TRY(bindOpt(*update, 5, km.dramPct));
+    KL_TRY(bindOpt(*update, 6, km.l2Pct));
+    KL_TRY(bindOpt(*update, 7, km.l1Pct));
+    KL_TRY(update->bind(8, boundName(c.bound)));
+    KL_TRY(update->bind(9, c.limiter));
+    KL_TRY(update->bind(10, c.bound == Bound::Unknown ? c.missing : c.detail));
+    std::optional<double> fl2, bps, ai;
+    if (rp.ok) {
+      fl2 = rp.flopsPerSec;
+      bps = rp.bytesPerSec;
+      ai = rp.intensity;
+    }
+    KL_TRY(bindOpt(*update, 11, fl2));
+    KL_TRY(bindOpt(*update, 12, bps));
+    KL_TRY(bindOpt(*update, 13, ai));
+    KL_TRY(bindOpt(*update, 14, rp.peakFlopsPerSec));
+    KL_TRY(bindOpt(*update, 15, rp.peakBytesPerSec));
+    KL_TRY(update->bind(16, rp.missingText()));
+    KL_TRY(update->bind(17, launchId));
+    KL_TRY(update->run());
+  }
+  return {};
+}
+
+Result<std::vector<KernelRow>> Catalog::aggregate(const std::vector<int64_t>* only) const {
+  auto st = db_.prepare(
+      "SELECT k.id, k.name, k.base_name, k.family, l.invocations, l.duration_ns, l.total_ns, "
+      "l.sm_pct, l.mem_pct, l.bound, l.limiter, l.detail, l.intensity, l.flops_per_s, "
+      "l.bytes_per_s, l.peak_flops_per_s, l.peak_bytes_per_s, l.roofline_missing, i.model, "
+      "i.run_id FROM ncu_launches l JOIN ncu_kernels k ON k.id = l.kernel_id "
+      "JOIN ncu_imports i ON i.id = l.import_id ORDER BY k.id, l.id");
+  if (!st) return st.error();
+  struct Acc {
+    KernelRow row;
+    double smW = 0, memW = 0, smSum = 0, memSum = 0, durW = 0, durSum = 0;
+    double boundW[5] = {0, 0, 0, 0, 0};
+    std::map<int, std::pair<std::string, std::string>> lastDetail;  // bound -> (limiter, detail)
+    std::set<std::string> models, runs;
+  };
+  std::map<int64_t, Acc> acc;
+  std::vector<int64_t> order;
+  while (true) {
+    auto s = st->step();
+    if (!s) return s.error();
+    if (!*s) break;
+    int64_t kid = st->int64(0);
+    if (only && std::find(only->begin(), only->end(), kid) == only->end()) continue;
+    auto [it, fresh] = acc.try_emplace(kid);
+    Acc& a = it->second;
+    if (fresh) {
+      order.push_back(kid);
+      a.row.name = std::string(st->text(1));
+      a.row.baseName = std::string(st->text(2));
+      a.row.family = std::string(st->text(3));
+    }
+    double inv = static_cast<double>(std::max<int64_t>(1, st->int64(4)));
+    a.row.launches += st->int64(4);
+    auto dur = optReal(*st, 5), total = optReal(*st, 6), sm = optReal(*st, 7), mem = optReal(*st, 8);
+    if (total) a.row.totalNs = a.row.totalNs.value_or(0) + *total;
+    if (dur) {
+      a.durW += inv;
+      a.durSum += *dur * inv;
+    }
+    if (sm || mem) a.row.profiled += st->int64(4);
+    if (sm) {
+      a.smW += inv;
+      a.smSum += *sm * inv;
+    }
+    if (mem) {
+      a.memW += inv;
+      a.memSum += *mem * inv;
+    }
+    Bound b = parseBound(st->text(9)).value_or(Bound::Unknown);
+    if (b != Bound::Unknown) {
+      a.boundW[static_cast<int>(b)] += inv;
+      a.lastDetail[static_cast<int>(b)] = {std::string(st->text(10)), std::string(st->text(11))};
+    }
+    if (auto ai = optReal(*st, 12)) {
+      a.row.intensity = ai;
+      a.row.flopsPerSec = optReal(*st, 13);
+      a.row.bytesPerSec = optReal(*st, 14);
+      a.row.peakFlopsPerSec = optReal(*st, 15);
+      a.row.peakBytesPerSec = optReal(*st, 16);
+      a.row.rooflineMissing = std::string(st->text(17));
+    } else if (!a.row.intensity && !st->text(17).empty()) {
+      a.row.rooflineMissing = std::string(st->text(17));
+    }
+    if (!st->isNull(18)) a.models.insert(std::string(st->text(18)));
+    if (!st->isNull(19)) a.runs.insert(std::string(st->text(19)));
+  }
+  std::vector<KernelRow> rows;
+  for (int64_t kid : order) {
+    Acc& a = acc[kid];
+    if (a.smW > 0) a.row.smPct = a.smSum / a.smW;
+    if (a.memW > 0) a.row.memPct = a.memSum / a.memW;
+    if (a.durW > 0) a.row.meanNs = a.durSum / a.durW;
+    int best = -1;
+    for (int i = 0; i < 4; ++i)
+      if (a.boundW[i] > 0 && (best < 0 || a.boundW[i] > a.boundW[best])) best = i;
+    if (best >= 0) {
+      a.row.bound = static_cast<Bound>(best);
+      a.row.limiter = a.lastDetail[best].first;
+      a.row.detail = a.lastDetail[best].second;
+    }
+    a.row.models.assign(a.models.begin(), a.models.end());
+    a.row.runs.assign(a.runs.begin(), a.runs.end());
+    rows.push_back(std::move(a.row));
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const KernelRow& x, const KernelRow& y) {
+    if (x.models.size() != y.models.size()) return x.models.size() > y.models.size();
+    if (x.launches != y.launches) return x.launches > y.launches;
+    double tx = x.totalNs.value_or(0), ty = y.totalNs.value_or(0);
+    if (tx != ty) return tx > ty;
+    return x.name < y.name;
+  });
+  return rows;
+}
+
+Result<std::vector<KernelRow>> Catalog::kernels() const { return aggregate(nullptr); }
+
+Result<std::vector<GroupRow>> Catalog::groups(GroupBy by) const {
+  auto rows = aggregate(nullptr);
+  if (!rows) return rows.error();
+  std::map<std::string, GroupRow> groups;
+  std::map<std::string, std::vector<std::pair<int64_t, std::string>>> tops;
+  for (const KernelRow& k : *rows) {
+    std::vector<std::string> keys;
+    if (by == GroupBy::Family) keys = {k.family};
+    else if (by == GroupBy::Bound) keys = {std::string(boundName(k.bound))};
+    else keys = k.models.empty() ? std::vector<std::string>{"(no model)"} : k.models;
+    for (const auto& key : keys) {
+      GroupRow& g = groups[key];
+      g.key = key;
+      ++g.kernels;
+      g.launches += k.launches;
+      if (k.totalNs) g.totalNs = g.totalNs.value_or(0) + *k.totalNs;
+      ++g.byBound[static_cast<int>(k.bound)];
+      tops[key].push_back({k.launches, k.baseName});
+    }
+  }
+  std::vector<GroupRow> out;
+  for (auto& [key, g] : groups) {
+    auto& t = tops[key];
+    std::stable_sort(t.begin(), t.end(), [](auto& a, auto& b) { return a.first > b.first; });
+    for (size_t i = 0; i < t.size() && g.top.size() < 3; ++i)
+      if (std::find(g.top.begin(), g.top.end(), t[i].second) == g.top.end()) g.top.push_back(t[i].second);
+    out.push_back(std::move(g));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const GroupRow& a, const GroupRow& b) {
+    if (a.launches != b.launches) return a.launches > b.launches;
+    return a.key < b.key;
+  });
+  return out;
+}
+
+}  // namespace kl::ncu
