@@ -208,6 +208,7 @@ struct Range {
   uint32_t endThread = kNone;   // nsys endGlobalTid when it differs from the start thread
   int32_t rank = 0;
   int32_t categoryId = 0;       // raw NVTX category number (0 = none)
+  int32_t domainId = 0;         // raw NVTX domain id (0 = default; named or not)
   int32_t deviceId = -1;        // GpuUserAnnotation only
   uint32_t streamId = 0;        // GpuUserAnnotation only
   RangeKind kind = RangeKind::NvtxPushPop;
@@ -245,9 +246,11 @@ struct Metadata {
   std::vector<std::string> files;      // input files, rank order
   int32_t numRanks = 1;                // number of input files (ranks)
   std::vector<int32_t> fileRanks;      // rank of each file (trace distributedInfo, else file order)
-  /// Offset added to every time of rank r to put it on the model timeline (0 for the reference).
+  /// Per input file (index-aligned with `files`): the offset that was added to every time of
+  /// that file's rank to put it on the model timeline (0 for the reference rank).
   std::vector<int64_t> rankClockOffsetNs;
-  /// How the offsets were found ("nccl-kernel-end-median(n=..)", "none: single rank", ...).
+  /// Per input file: how its offset was found ("nccl-kernel-end-median(n=..,mad_ns=..)",
+  /// "reference rank", "none: ...").
   std::vector<std::string> rankClockMethod;
   /// Non-fatal findings while reading ("NVTX domain 1 has no eventType 75 row", ...).
   std::vector<std::string> warnings;

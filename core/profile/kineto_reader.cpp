@@ -1,0 +1,590 @@
+// Kineto / PyTorch-profiler JSON (Chrome trace format) -> ProfileModel, streamed event by event.
+//
+// Mapping (categories compared case-insensitively, so the 2021 capitalised names work too):
+//   kernel                          -> GpuOp Kernel (args: device, stream, context, correlation,
+//                                      grid, block, registers per thread, shared memory)
+//   gpu_memcpy / memcpy             -> GpuOp Memcpy (copy kind from "Memcpy HtoD (...)", bytes)
+//   gpu_memset / memset             -> GpuOp Memset
+//   cuda_runtime / cuda_driver / runtime / hip_* -> ApiCall (args.correlation)
+//   cpu_op / operator               -> Range CpuOp; a 2021 "Operator" whose name contains '#'
+//                                      (ProfilerStep#5, Optimizer.step#SGD.step) -> UserAnnotation
+//   user_annotation                 -> Range UserAnnotation
+//   gpu_user_annotation             -> Range GpuUserAnnotation (device/stream, no thread)
+//   python_function                 -> PyFrame ("file.py(123): func", Python id / parent id)
+//   2021 args["Call stack"]         -> a chain of PyFrames spanning the operator (outermost first)
+//   ph "M" process_name/thread_name -> names
+// Kernels are tied to processes through their runtime call's correlation id (GPU events carry
+// the device as pid). "External id" is never used for linking.
+#include <algorithm>
+#include <cctype>
+#include <optional>
+#include <unordered_map>
+
+#include "core/profile/json_pull.h"
+#include "core/profile/reader.h"
+#include "core/support/gzip.h"
+
+namespace kl::profile {
+
+namespace {
+
+using Tok = JsonPull::Tok;
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+/// One trace event, reduced to the fields we use.
+struct Event {
+  std::string ph, cat, name;
+  std::optional<int64_t> pid, tid;  // numeric (or digits inside a string: "stream 7")
+  std::string pidText, tidText;     // when not numeric ("Spans")
+  int64_t ts = 0, dur = 0;
+  bool hasTs = false;
+  // args
+  std::optional<int64_t> correlation, device, stream, context, pyId, pyParent, bytes, regs, smem;
+  int32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
+  std::string argName, callStack;
+  void clear() {
+    ph.clear();
+    cat.clear();
+    name.clear();
+    pid.reset();
+    tid.reset();
+    pidText.clear();
+    tidText.clear();
+    ts = dur = 0;
+    hasTs = false;
+    correlation.reset();
+    device.reset();
+    stream.reset();
+    context.reset();
+    pyId.reset();
+    pyParent.reset();
+    bytes.reset();
+    regs.reset();
+    smem.reset();
+    for (int i = 0; i < 3; ++i) grid[i] = block[i] = 0;
+    argName.clear();
+    callStack.clear();
+  }
+};
+
+/// Integer from a number token or from the digits of a string ("stream 7", "25738").
+std::optional<int64_t> intOf(Tok t, std::string_view text) {
+  int64_t v;
+  if (t == Tok::Number) {
+    if (parseInt64(text, v)) return v;
+    return std::nullopt;
+  }
+  if (t == Tok::String) {
+    size_t i = 0;
+    while (i < text.size() && !std::isdigit(static_cast<unsigned char>(text[i])) && text[i] != '-') ++i;
+    size_t j = i;
+    if (j < text.size() && text[j] == '-') ++j;
+    while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
+    if (j > i && parseInt64(text.substr(i, j - i), v)) return v;
+  }
+  return std::nullopt;
+}
+
+class KinetoReader {
+ public:
+  KinetoReader(ByteSource& src, std::string name, const ReadOptions& opts)
+      : p_(src), name_(std::move(name)), opts_(opts) {}
+
+  Result<ProfileModel> run() {
+    Tok t = p_.next();
+    if (t == Tok::Error) return fail(p_.error());
+    if (t == Tok::ArrBegin) {  // bare Chrome trace: an array of events
+      if (auto r = readEvents(); !r) return r.error();
+      if (p_.next() != Tok::End) return fail(p_.error().empty() ? "data after the trace array" : p_.error());
+      sawEvents_ = eventObjects_ > 0;
+    } else if (t == Tok::ObjBegin) {
+      while (true) {
+        t = p_.next();
+        if (t == Tok::ObjEnd) break;
+        if (t != Tok::Key) return fail(p_.error().empty() ? "malformed JSON" : p_.error());
+        std::string key(p_.text());
+        Tok v = p_.next();
+        if (v == Tok::Error) return fail(p_.error());
+        if (key == "traceEvents" && v == Tok::ArrBegin) {
+          if (auto r = readEvents(); !r) return r.error();
+          sawEvents_ = true;
+        } else if (key == "distributedInfo" && v == Tok::ObjBegin) {
+          if (auto r = readDistributed(); !r) return r.error();
+        } else if (key == "deviceProperties" && v == Tok::ArrBegin) {
+          if (auto r = readDevices(); !r) return r.error();
+        } else if (key == "schemaVersion" && (v == Tok::Number || v == Tok::String)) {
+          m_.meta.schemaVersion = std::string(p_.text());
+        } else if (key == "traceName" && v == Tok::String) {
+          traceName_ = std::string(p_.text());
+        } else if ((key == "kernlens_emulated" || key == "emulated") && v == Tok::True) {
+          m_.meta.emulated = true;
+        } else if (!p_.skip(v)) {
+          return fail(p_.error());
+        }
+      }
+      if (p_.next() != Tok::End) return fail(p_.error().empty() ? "data after the trace object" : p_.error());
+    } else {
+      return fail("JSON but not a trace (top level is not an object or array)");
+    }
+    if (!sawEvents_) return fail("JSON but not a trace (no traceEvents array)");
+    if (opts_.cancel.isCancelled()) return Error::cancelled();
+    return finish();
+  }
+
+ private:
+  Error fail(const std::string& why) const {
+    if (why == "cancelled") return Error::cancelled();
+    return Error::invalid(name_ + ": " + why);
+  }
+
+  Result<void> readDistributed() {
+    while (true) {
+      Tok t = p_.next();
+      if (t == Tok::ObjEnd) return {};
+      if (t != Tok::Key) return fail(p_.error());
+      std::string key(p_.text());
+      Tok v = p_.next();
+      if (key == "rank") {
+        if (auto r = intOf(v, p_.text())) rank_ = static_cast<int32_t>(*r);
+      }
+      if (!p_.skip(v)) return fail(p_.error());
+    }
+  }
+
+  Result<void> readDevices() {
+    while (true) {
+      Tok t = p_.next();
+      if (t == Tok::ArrEnd) return {};
+      if (t != Tok::ObjBegin) {
+        if (!p_.skip(t)) return fail(p_.error());
+        continue;
+      }
+      Gpu g;
+      while (true) {
+        Tok k = p_.next();
+        if (k == Tok::ObjEnd) break;
+        if (k != Tok::Key) return fail(p_.error());
+        std::string key(p_.text());
+        Tok v = p_.next();
+        auto num = intOf(v, p_.text());
+        if (key == "id" && num) g.deviceId = static_cast<int32_t>(*num);
+        else if (key == "name" && v == Tok::String) g.name = m_.strings.intern(p_.text());
+        else if (key == "totalGlobalMem" && num) g.memoryBytes = *num;
+        else if (key == "computeMajor" && num) g.computeMajor = static_cast<int32_t>(*num);
+        else if (key == "computeMinor" && num) g.computeMinor = static_cast<int32_t>(*num);
+        else if (key == "numSms" && num) g.smCount = static_cast<int32_t>(*num);
+        if (!p_.skip(v)) return fail(p_.error());
+      }
+      if (g.deviceId >= 0) m_.gpus.push_back(g);
+    }
+  }
+
+  Result<void> readArgs(Event& e) {
+    while (true) {
+      Tok t = p_.next();
+      if (t == Tok::ObjEnd) return {};
+      if (t != Tok::Key) return fail(p_.error());
+      std::string_view k = p_.text();
+      // Keys are compared before next() invalidates the view.
+      enum { None, Corr, Dev, Stream, Ctx, PyId, PyParent, Bytes, Regs, Smem, Grid, Block, Name, Stack } which = None;
+      if (k == "correlation") which = Corr;
+      else if (k == "device") which = Dev;
+      else if (k == "stream") which = Stream;
+      else if (k == "context") which = Ctx;
+      else if (k == "Python id") which = PyId;
+      else if (k == "Python parent id") which = PyParent;
+      else if (k == "bytes") which = Bytes;
+      else if (k == "registers per thread") which = Regs;
+      else if (k == "shared memory") which = Smem;
+      else if (k == "grid") which = Grid;
+      else if (k == "block") which = Block;
+      else if (k == "name" || k == "labels") which = Name;
+      else if (k == "Call stack") which = Stack;
+      Tok v = p_.next();
+      if (v == Tok::Error) return fail(p_.error());
+      switch (which) {
+        case Corr: e.correlation = intOf(v, p_.text()); break;
+        case Dev: e.device = intOf(v, p_.text()); break;
+        case Stream: e.stream = intOf(v, p_.text()); break;
+        case Ctx: e.context = intOf(v, p_.text()); break;
+        case PyId: e.pyId = intOf(v, p_.text()); break;
+        case PyParent: e.pyParent = intOf(v, p_.text()); break;
+        case Bytes: e.bytes = intOf(v, p_.text()); break;
+        case Regs: e.regs = intOf(v, p_.text()); break;
+        case Smem: e.smem = intOf(v, p_.text()); break;
+        case Name:
+          if (v == Tok::String && e.argName.empty()) e.argName = std::string(p_.text());
+          break;
+        case Stack:
+          if (v == Tok::String) e.callStack = std::string(p_.text());
+          break;
+        case Grid:
+        case Block:
+          if (v == Tok::ArrBegin) {
+            int32_t* dst = which == Grid ? e.grid : e.block;
+            int i = 0;
+            while (true) {
+              Tok x = p_.next();
+              if (x == Tok::ArrEnd) break;
+              if (x == Tok::Error || x == Tok::End) return fail(p_.error());
+              if (auto n = intOf(x, p_.text()); n && i < 3) dst[i] = static_cast<int32_t>(*n);
+              ++i;
+              if (!p_.skip(x)) return fail(p_.error());
+            }
+            continue;
+          }
+          break;
+        case None: break;
+      }
+      if (!p_.skip(v)) return fail(p_.error());
+    }
+  }
+
+  Result<void> readEvents() {
+    Event e;
+    for (uint64_t n = 0;; ++n) {
+      Tok t = p_.next();
+      if (t == Tok::ArrEnd) return {};
+      if (t == Tok::Error || t == Tok::End) return fail(p_.error().empty() ? "truncated traceEvents" : p_.error());
+      if ((n & 0x3FFF) == 0x3FFF && opts_.cancel.isCancelled()) return fail("cancelled");
+      if (t != Tok::ObjBegin) {
+        if (!p_.skip(t)) return fail(p_.error());
+        continue;
+      }
+      e.clear();
+      while (true) {
+        Tok k = p_.next();
+        if (k == Tok::ObjEnd) break;
+        if (k != Tok::Key) return fail(p_.error());
+        std::string_view key = p_.text();
+        enum { None, Ph, Cat, Name, Pid, Tid, Ts, Dur, Args } which = None;
+        if (key == "ph") which = Ph;
+        else if (key == "cat") which = Cat;
+        else if (key == "name") which = Name;
+        else if (key == "pid") which = Pid;
+        else if (key == "tid") which = Tid;
+        else if (key == "ts") which = Ts;
+        else if (key == "dur") which = Dur;
+        else if (key == "args") which = Args;
+        Tok v = p_.next();
+        if (v == Tok::Error) return fail(p_.error());
+        switch (which) {
+          case Ph: if (v == Tok::String) e.ph = std::string(p_.text()); break;
+          case Cat:
+            if (v == Tok::String) {
+              e.cat = lower(p_.text());
+              catRaw_ = p_.text() == "Operator";  // the 2021 capitalised category
+            }
+            break;
+          case Name: if (v == Tok::String) e.name = std::string(p_.text()); break;
+          case Pid:
+            e.pid = intOf(v, p_.text());
+            if (!e.pid && v == Tok::String) e.pidText = std::string(p_.text());
+            break;
+          case Tid:
+            e.tid = intOf(v, p_.text());
+            if (!e.tid && v == Tok::String) e.tidText = std::string(p_.text());
+            break;
+          case Ts:
+            if (v == Tok::Number) e.hasTs = parseMicrosToNs(p_.text(), e.ts);
+            break;
+          case Dur:
+            if (v == Tok::Number && !parseMicrosToNs(p_.text(), e.dur)) e.dur = 0;
+            break;
+          case Args:
+            if (v == Tok::ObjBegin) {
+              if (auto r = readArgs(e); !r) return r;
+              continue;
+            }
+            break;
+          case None: break;
+        }
+        if (!p_.skip(v)) return fail(p_.error());
+      }
+      if (!e.ph.empty()) ++eventObjects_;
+      handle(e, catRaw_);
+      catRaw_ = false;
+    }
+  }
+
+  /// CPU-side thread for (pid, tid) of the trace.
+  uint32_t thread(int64_t pid, int64_t tid) {
+    auto key = std::make_pair(pid, tid);
+    auto it = threadIdx_.find(key);
+    if (it != threadIdx_.end()) return it->second;
+    Thread th;
+    th.process = process(pid);
+    th.tid = static_cast<uint32_t>(tid) & 0xFFFFFFu;
+    th.globalTid = GlobalId::make(0, 0, static_cast<uint32_t>(pid), static_cast<uint32_t>(tid));
+    if (auto n = threadNames_.find(key); n != threadNames_.end()) th.name = n->second;
+    auto idx = static_cast<uint32_t>(m_.threads.size());
+    m_.threads.push_back(th);
+    threadIdx_.emplace(key, idx);
+    return idx;
+  }
+
+  uint32_t process(int64_t pid) {
+    auto it = procIdx_.find(pid);
+    if (it != procIdx_.end()) return it->second;
+    Process p;
+    p.pid = static_cast<uint32_t>(pid) & 0xFFFFFFu;
+    p.globalPid = GlobalId::make(0, 0, static_cast<uint32_t>(pid), 0);
+    if (auto n = procNames_.find(pid); n != procNames_.end()) p.name = n->second;
+    auto idx = static_cast<uint32_t>(m_.processes.size());
+    m_.processes.push_back(p);
+    procIdx_.emplace(pid, idx);
+    return idx;
+  }
+
+  static uint8_t copyKindOf(std::string_view name) {
+    if (name.find("HtoD") != std::string_view::npos) return 1;
+    if (name.find("DtoH") != std::string_view::npos) return 2;
+    if (name.find("DtoD") != std::string_view::npos) return 8;
+    if (name.find("HtoH") != std::string_view::npos) return 9;
+    if (name.find("PtoP") != std::string_view::npos) return 10;
+    return 0;
+  }
+
+  void handle(const Event& e, bool operator2021) {
+    if (e.ph == "M") {
+      if (!e.pid || e.argName.empty()) return;
+      if (e.name == "process_name") procNames_[*e.pid] = m_.strings.intern(e.argName);
+      else if (e.name == "thread_name" && e.tid) threadNames_[{*e.pid, *e.tid}] = m_.strings.intern(e.argName);
+      return;
+    }
+    if (e.ph != "X" || !e.hasTs) return;
+    const std::string& c = e.cat;
+    int64_t start = e.ts, end = e.ts + std::max<int64_t>(0, e.dur);
+    if (c == "kernel" || c == "gpu_memcpy" || c == "memcpy" || c == "gpu_memset" || c == "memset") {
+      GpuOp op;
+      op.start = start;
+      op.end = end;
+      op.correlationId = e.correlation.value_or(-1);
+      op.deviceId = static_cast<int32_t>(e.device ? *e.device : e.pid.value_or(-1));
+      op.streamId = static_cast<uint32_t>(e.stream ? *e.stream : e.tid.value_or(0));
+      op.contextId = static_cast<uint32_t>(e.context.value_or(0));
+      op.name = m_.strings.intern(e.name);
+      if (c == "kernel") {
+        op.kind = GpuOpKind::Kernel;
+        KernelDetail k;
+        k.demangledName = op.name;
+        for (int i = 0; i < 3; ++i) {
+          k.grid[i] = e.grid[i];
+          k.block[i] = e.block[i];
+        }
+        k.registersPerThread = static_cast<int32_t>(e.regs.value_or(0));
+        k.dynamicSharedMemory = static_cast<int32_t>(e.smem.value_or(0));  // Kineto reports one total
+        op.detail = static_cast<uint32_t>(m_.kernels.size());
+        m_.kernels.push_back(k);
+      } else if (c == "gpu_memcpy" || c == "memcpy") {
+        op.kind = GpuOpKind::Memcpy;
+        MemcpyDetail d;
+        d.bytes = e.bytes.value_or(0);
+        d.copyKind = copyKindOf(e.name);
+        op.detail = static_cast<uint32_t>(m_.memcpys.size());
+        m_.memcpys.push_back(d);
+      } else {
+        op.kind = GpuOpKind::Memset;
+        MemsetDetail d;
+        d.bytes = e.bytes.value_or(0);
+        op.detail = static_cast<uint32_t>(m_.memsets.size());
+        m_.memsets.push_back(d);
+      }
+      m_.gpuOps.push_back(op);
+      return;
+    }
+    // CPU-side events need a numeric pid and tid ("Spans"/"Traces" pseudo tracks are skipped).
+    if (!e.pid || (!e.tid && c != "gpu_user_annotation")) return;
+    if (c == "cuda_runtime" || c == "cuda_driver" || c == "runtime" || c == "driver" ||
+        c == "hip_runtime" || c == "hip_driver") {
+      ApiCall a;
+      a.start = start;
+      a.end = end;
+      a.correlationId = e.correlation.value_or(-1);
+      a.name = m_.strings.intern(e.name);
+      a.thread = thread(*e.pid, *e.tid);
+      a.level = c.find("driver") != std::string::npos ? ApiLevel::Driver : ApiLevel::Runtime;
+      auto [it, fresh] = roles_.try_emplace(a.name, ApiRole::Other);
+      if (fresh) it->second = classifyApi(e.name);
+      a.role = it->second;
+      m_.apiCalls.push_back(a);
+      return;
+    }
+    if (c == "cpu_op" || c == "operator" || c == "user_annotation" || c == "gpu_user_annotation") {
+      Range r;
+      r.start = start;
+      r.end = end;
+      r.text = m_.strings.intern(e.name);
+      if (c == "gpu_user_annotation") {
+        r.kind = RangeKind::GpuUserAnnotation;
+        r.deviceId = static_cast<int32_t>(e.device ? *e.device : e.pid.value_or(-1));
+        r.streamId = static_cast<uint32_t>(e.stream ? *e.stream : e.tid.value_or(0));
+      } else {
+        r.kind = c == "user_annotation" ? RangeKind::UserAnnotation : RangeKind::CpuOp;
+        if (operator2021 && e.name.find('#') != std::string::npos) r.kind = RangeKind::UserAnnotation;
+        r.thread = thread(*e.pid, *e.tid);
+      }
+      m_.ranges.push_back(r);
+      if (!e.callStack.empty() && r.thread != kNone) addCallStack(e.callStack, r);
+      return;
+    }
+    if (c == "python_function") {
+      PyFrame f;
+      f.start = start;
+      f.end = end;
+      f.thread = thread(*e.pid, *e.tid);
+      f.name = m_.strings.intern(e.name);
+      parseFrameName(e.name, f);
+      f.pythonId = e.pyId.value_or(-1);
+      if (e.pyParent) pendingParent_.emplace_back(static_cast<uint32_t>(m_.pyFrames.size()), *e.pyParent);
+      if (f.pythonId >= 0) pyIdx_[f.pythonId] = static_cast<uint32_t>(m_.pyFrames.size());
+      m_.pyFrames.push_back(f);
+    }
+  }
+
+  /// "path/file.py(123): func" -> file, line, function. Other names ("<built-in ...>",
+  /// "nn.Module: Linear_0") keep file empty and line 0, function = the name.
+  void parseFrameName(std::string_view s, PyFrame& f) {
+    auto close = s.find("): ");
+    auto open = close == std::string_view::npos ? std::string_view::npos : s.rfind('(', close);
+    if (open != std::string_view::npos && open > 0 && close > open + 1) {
+      int64_t line;
+      if (parseInt64(s.substr(open + 1, close - open - 1), line) && line > 0 && line < INT32_MAX) {
+        f.file = m_.strings.intern(s.substr(0, open));
+        f.line = static_cast<int32_t>(line);
+        f.function = m_.strings.intern(s.substr(close + 3));
+        return;
+      }
+    }
+    f.function = m_.strings.intern(s);
+  }
+
+  /// 2021 format: "a.py(1): f;b.py(2): g;..." innermost first -> frames spanning the operator,
+  /// outermost first, each the parent of the next.
+  void addCallStack(std::string_view stack, const Range& op) {
+    std::vector<std::string_view> parts;
+    size_t i = 0;
+    while (i <= stack.size()) {
+      size_t j = stack.find(';', i);
+      if (j == std::string_view::npos) j = stack.size();
+      if (j > i) parts.push_back(stack.substr(i, j - i));
+      i = j + 1;
+    }
+    uint32_t parent = kNone;
+    for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
+      PyFrame f;
+      f.start = op.start;
+      f.end = op.end;
+      f.thread = op.thread;
+      f.name = m_.strings.intern(*it);
+      parseFrameName(*it, f);
+      f.parent = parent;
+      parent = static_cast<uint32_t>(m_.pyFrames.size());
+      m_.pyFrames.push_back(f);
+    }
+  }
+
+  Result<ProfileModel> finish() {
+    auto& meta = m_.meta;
+    meta.format = SourceFormat::Kineto;
+    meta.toolVersion = "kineto" + (meta.schemaVersion.empty() ? std::string() : " schema " + meta.schemaVersion);
+    if (traceName_.find("emulated") != std::string::npos) meta.emulated = true;
+    meta.files.push_back(name_);
+    meta.fileRanks.push_back(rank_);
+    meta.rankClockOffsetNs.push_back(0);
+    meta.rankClockMethod.push_back("none: single file");
+    for (auto [idx, parentId] : pendingParent_)
+      if (auto it = pyIdx_.find(parentId); it != pyIdx_.end() && it->second != idx) m_.pyFrames[idx].parent = it->second;
+    // Names that arrived after the first use.
+    for (auto& [pid, idx] : procIdx_)
+      if (auto n = procNames_.find(pid); n != procNames_.end()) m_.processes[idx].name = n->second;
+    for (auto& [key, idx] : threadIdx_)
+      if (auto n = threadNames_.find(key); n != threadNames_.end()) m_.threads[idx].name = n->second;
+    // GPU ops belong to the process of their runtime call (correlation ids are per trace).
+    std::unordered_map<int64_t, uint32_t> corrProc;
+    for (const auto& a : m_.apiCalls)
+      if (a.correlationId >= 0) corrProc.emplace(a.correlationId, m_.threads[a.thread].process);
+    uint32_t mainProc = kNone;
+    {
+      std::vector<uint32_t> count(m_.processes.size(), 0);
+      for (const auto& a : m_.apiCalls) ++count[m_.threads[a.thread].process];
+      uint32_t best = 0;
+      for (uint32_t i = 0; i < count.size(); ++i)
+        if (count[i] > best) best = count[i], mainProc = i;
+      if (mainProc == kNone && !m_.processes.empty()) mainProc = 0;
+    }
+    for (auto& op : m_.gpuOps) {
+      auto it = op.correlationId >= 0 ? corrProc.find(op.correlationId) : corrProc.end();
+      if (it != corrProc.end()) op.process = it->second;
+      else {
+        if (mainProc == kNone) mainProc = process(0);
+        op.process = mainProc;
+      }
+    }
+    // GPUs seen only through their ops.
+    for (const auto& op : m_.gpuOps) {
+      if (std::none_of(m_.gpus.begin(), m_.gpus.end(), [&](const Gpu& g) { return g.deviceId == op.deviceId; })) {
+        Gpu g;
+        g.deviceId = op.deviceId;
+        m_.gpus.push_back(g);
+      }
+    }
+    std::sort(m_.gpus.begin(), m_.gpus.end(), [](const Gpu& a, const Gpu& b) { return a.deviceId < b.deviceId; });
+    // Rows carry the trace's rank (0 when the trace does not say).
+    int32_t rank = rank_ >= 0 ? rank_ : 0;
+    for (auto& p : m_.processes) p.rank = rank;
+    for (auto& g : m_.gpus) g.rank = rank;
+    for (auto& x : m_.gpuOps) x.rank = rank;
+    for (auto& x : m_.apiCalls) x.rank = rank;
+    for (auto& x : m_.ranges) x.rank = rank;
+    for (auto& x : m_.pyFrames) x.rank = rank;
+    finalizeModel(m_);
+    return std::move(m_);
+  }
+
+  JsonPull p_;
+  std::string name_;
+  const ReadOptions& opts_;
+  ProfileModel m_;
+  bool sawEvents_ = false;
+  bool catRaw_ = false;
+  uint64_t eventObjects_ = 0;
+  int32_t rank_ = -1;
+  std::string traceName_;
+  struct PairHash {
+    size_t operator()(const std::pair<int64_t, int64_t>& k) const {
+      return std::hash<int64_t>()(k.first * 1000003 ^ k.second);
+    }
+  };
+  std::unordered_map<std::pair<int64_t, int64_t>, uint32_t, PairHash> threadIdx_;
+  std::unordered_map<std::pair<int64_t, int64_t>, StrId, PairHash> threadNames_;
+  std::unordered_map<int64_t, uint32_t> procIdx_;
+  std::unordered_map<int64_t, StrId> procNames_;
+  std::unordered_map<StrId, ApiRole> roles_;
+  std::unordered_map<int64_t, uint32_t> pyIdx_;
+  std::vector<std::pair<uint32_t, int64_t>> pendingParent_;
+};
+
+}  // namespace
+
+Result<ProfileModel> readKinetoJson(const std::filesystem::path& path, const ReadOptions& opts) {
+  auto src = openMaybeGzip(path);
+  if (!src) return src.error();
+  KinetoReader reader(**src, path.string(), opts);
+  auto r = reader.run();
+  if (!r) return r.error();
+  return r;
+}
+
+Result<ProfileModel> readKinetoJsonText(std::string_view text, std::string_view name, const ReadOptions& opts) {
+  auto src = memorySource(text);
+  KinetoReader reader(*src, std::string(name), opts);
+  return reader.run();
+}
+
+}  // namespace kl::profile

@@ -1,0 +1,494 @@
+// nsys SQLite export -> ProfileModel. Every SELECT names its columns; a column missing in
+// this export's version reads as NULL; a missing table reads as empty (tables are lazy).
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+
+#include "core/profile/builder.h"
+#include "core/profile/reader.h"
+#include "core/support/gzip.h"
+#include "core/support/sqlite.h"
+
+namespace kl::profile {
+
+namespace {
+
+using sql::Database;
+using sql::Statement;
+
+/// "SELECT c1, c2, NULL, ... FROM table [where]": wanted columns that the table lacks read as
+/// NULL, so result column i is always wanted[i].
+Result<Statement> selectColumns(const Database& db, std::string_view table,
+                                std::initializer_list<std::string_view> wanted,
+                                std::string_view where = {}) {
+  auto have = db.columns(table);
+  std::string q = "SELECT ";
+  bool first = true;
+  for (auto w : wanted) {
+    if (!first) q += ", ";
+    first = false;
+    if (std::find(have.begin(), have.end(), w) != have.end()) q += sql::quoteIdent(w);
+    else q += "NULL";
+  }
+  q += " FROM ";
+  q += sql::quoteIdent(table);
+  if (!where.empty()) {
+    q += " WHERE ";
+    q += where;
+  }
+  return db.prepare(q);
+}
+
+bool hasColumn(const Database& db, std::string_view table, std::string_view col) {
+  auto cols = db.columns(table);
+  return std::find(cols.begin(), cols.end(), col) != cols.end();
+}
+
+bool icontains(std::string_view hay, std::string_view needle) {
+  auto it = std::search(hay.begin(), hay.end(), needle.begin(), needle.end(), [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+  });
+  return it != hay.end();
+}
+
+class NsysReader {
+ public:
+  NsysReader(Database& db, std::string name, const ReadOptions& opts)
+      : db_(db), name_(std::move(name)), opts_(opts), b_(m_) {}
+
+  Result<ProfileModel> run() {
+    if (!db_.tableExists("StringIds"))
+      return fail("SQLite database but not an nsys export (no StringIds table)");
+    bool meta = db_.tableExists("META_DATA_EXPORT") || db_.tableExists("EXPORT_META_DATA");
+    bool activity = db_.tableExists("CUPTI_ACTIVITY_KIND_KERNEL") ||
+                    db_.tableExists("CUPTI_ACTIVITY_KIND_RUNTIME") || db_.tableExists("NVTX_EVENTS");
+    if (!meta && !activity)
+      return fail("SQLite database but not an nsys export (no META_DATA_EXPORT/EXPORT_META_DATA "
+                  "and no activity tables)");
+    m_.meta.format = SourceFormat::Nsys;
+    m_.meta.files.push_back(name_);
+    m_.meta.fileRanks.push_back(0);
+    m_.meta.rankClockOffsetNs.push_back(0);
+    m_.meta.rankClockMethod.push_back("none: single file");
+
+    for (auto step : {&NsysReader::readMeta, &NsysReader::readStrings, &NsysReader::readNames,
+                      &NsysReader::readGpus, &NsysReader::readKernels, &NsysReader::readMemcpy,
+                      &NsysReader::readMemset, &NsysReader::readGraphTrace, &NsysReader::readApi,
+                      &NsysReader::readNvtx}) {
+      if (auto r = (this->*step)(); !r) return r.error();
+      if (opts_.cancel.isCancelled()) return Error::cancelled();
+    }
+    addMissingGpus();
+    finalizeModel(m_);
+    return std::move(m_);
+  }
+
+ private:
+  Error fail(const std::string& why) const { return Error::invalid(name_ + ": " + why); }
+  Error sqlFail(std::string_view table, const Error& e) const {
+    return Error::invalid(name_ + ": cannot read " + std::string(table) + ": " + e.message);
+  }
+
+  /// Iterates all rows of `st`, calling fn(st) per row; polls cancellation.
+  template <typename Fn>
+  Result<void> each(std::string_view table, Result<Statement>& st, Fn&& fn) {
+    if (!st) return sqlFail(table, st.error());
+    for (uint64_t n = 0;; ++n) {
+      auto r = st->step();
+      if (!r) return sqlFail(table, r.error());
+      if (!*r) return {};
+      fn(*st);
+      if ((n & 0xFFFF) == 0xFFFF && opts_.cancel.isCancelled()) return Error::cancelled();
+    }
+  }
+
+  StrId sid(const Statement& st, int col) {
+    if (st.isNull(col)) return kEmptyStr;
+    int64_t id = st.int64(col);
+    if (id >= 0 && static_cast<uint64_t>(id) < dense_.size()) {
+      StrId s = dense_[static_cast<size_t>(id)];
+      return s == kNone ? kEmptyStr : s;
+    }
+    auto it = sparse_.find(id);
+    return it == sparse_.end() ? kEmptyStr : it->second;
+  }
+  bool sidKnown(const Statement& st, int col) const {
+    if (st.isNull(col)) return false;
+    int64_t id = st.int64(col);
+    if (id >= 0 && static_cast<uint64_t>(id) < dense_.size()) return dense_[static_cast<size_t>(id)] != kNone;
+    return sparse_.count(id) != 0;
+  }
+  static int64_t i64(const Statement& st, int col, int64_t dflt = 0) {
+    return st.isNull(col) ? dflt : st.int64(col);
+  }
+
+  Result<void> readMeta() {
+    const char* table = db_.tableExists("META_DATA_EXPORT") ? "META_DATA_EXPORT"
+                        : db_.tableExists("EXPORT_META_DATA") ? "EXPORT_META_DATA" : nullptr;
+    if (!table) {
+      m_.meta.warnings.push_back("no META_DATA_EXPORT / EXPORT_META_DATA table: version unknown");
+      return {};
+    }
+    auto st = selectColumns(db_, table, {"name", "value"});
+    std::string productName;
+    auto r = each(table, st, [&](Statement& s) {
+      auto k = s.text(0);
+      if (k == "EXPORT_PRODUCT_VERSION") m_.meta.toolVersion = std::string(s.text(1));
+      else if (k == "EXPORT_SCHEMA_VERSION") m_.meta.schemaVersion = std::string(s.text(1));
+      else if (k == "EXPORT_PRODUCT_NAME") productName = std::string(s.text(1));
+    });
+    if (!r) return r;
+    m_.meta.emulated = icontains(m_.meta.toolVersion, "emulated") || icontains(productName, "emulated");
+    return {};
+  }
+
+  Result<void> readStrings() {
+    auto st = db_.prepare("SELECT id, value FROM StringIds");
+    std::vector<std::pair<int64_t, StrId>> all;
+    int64_t maxId = -1;
+    auto r = each("StringIds", st, [&](Statement& s) {
+      int64_t id = s.int64(0);
+      all.emplace_back(id, m_.strings.intern(s.text(1)));
+      maxId = std::max(maxId, id);
+    });
+    if (!r) return r;
+    if (maxId >= 0 && static_cast<uint64_t>(maxId) < 4 * all.size() + (1u << 20)) {
+      dense_.assign(static_cast<size_t>(maxId) + 1, kNone);
+      for (auto [id, s] : all)
+        if (id >= 0) dense_[static_cast<size_t>(id)] = s;
+    } else {
+      for (auto [id, s] : all) sparse_[id] = s;
+    }
+    return {};
+  }
+
+  Result<void> readNames() {
+    if (db_.tableExists("PROCESSES")) {
+      auto st = selectColumns(db_, "PROCESSES", {"globalPid", "pid", "name"});
+      auto r = each("PROCESSES", st, [&](Statement& s) {
+        if (!s.isNull(0) && !s.isNull(2)) b_.processNames[s.int64(0)] = m_.strings.intern(s.text(2));
+      });
+      if (!r) return r;
+    }
+    if (db_.tableExists("ThreadNames")) {
+      auto st = selectColumns(db_, "ThreadNames", {"globalTid", "nameId"});
+      auto r = each("ThreadNames", st, [&](Statement& s) {
+        if (!s.isNull(0)) b_.threadNames[s.int64(0)] = sid(s, 1);
+      });
+      if (!r) return r;
+    }
+    return {};
+  }
+
+  Result<void> readGpus() {
+    if (!db_.tableExists("TARGET_INFO_GPU")) return {};
+    auto st = selectColumns(db_, "TARGET_INFO_GPU",
+                            {"id", "name", "smCount", "totalMemory", "computeMajor", "computeMinor",
+                             "clockRate", "busLocation", "uuid"});
+    return each("TARGET_INFO_GPU", st, [&](Statement& s) {
+      Gpu g;
+      g.deviceId = static_cast<int32_t>(i64(s, 0, -1));
+      for (const auto& have : m_.gpus)
+        if (have.deviceId == g.deviceId) return;  // one row per device (vmId duplicates)
+      g.name = m_.strings.intern(s.text(1));
+      g.smCount = static_cast<int32_t>(i64(s, 2));
+      g.memoryBytes = i64(s, 3);
+      g.computeMajor = static_cast<int32_t>(i64(s, 4));
+      g.computeMinor = static_cast<int32_t>(i64(s, 5));
+      g.clockRateHz = i64(s, 6);
+      g.busLocation = m_.strings.intern(s.text(7));
+      g.uuid = m_.strings.intern(s.text(8));
+      m_.gpus.push_back(g);
+    });
+  }
+
+  void addMissingGpus() {
+    std::vector<int32_t> seen;
+    for (const auto& op : m_.gpuOps)
+      if (seen.empty() || seen.back() != op.deviceId) seen.push_back(op.deviceId);
+    std::sort(seen.begin(), seen.end());
+    seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
+    for (int32_t d : seen) {
+      bool known = std::any_of(m_.gpus.begin(), m_.gpus.end(), [&](const Gpu& g) { return g.deviceId == d; });
+      if (!known) {
+        Gpu g;
+        g.deviceId = d;
+        m_.gpus.push_back(g);
+      }
+    }
+    std::sort(m_.gpus.begin(), m_.gpus.end(), [](const Gpu& a, const Gpu& b) { return a.deviceId < b.deviceId; });
+  }
+
+  /// Common GPU-row columns: start, end, deviceId, contextId, streamId, correlationId, globalPid.
+  void fillCommon(GpuOp& op, const Statement& s) {
+    op.start = i64(s, 0);
+    op.end = std::max(op.start, i64(s, 1, op.start));
+    op.deviceId = static_cast<int32_t>(i64(s, 2, -1));
+    op.contextId = static_cast<uint32_t>(i64(s, 3));
+    op.streamId = static_cast<uint32_t>(i64(s, 4));
+    op.correlationId = i64(s, 5, -1);
+    op.process = b_.process(i64(s, 6));
+  }
+
+  Result<void> readKernels() {
+    const char* t = "CUPTI_ACTIVITY_KIND_KERNEL";
+    if (!db_.tableExists(t)) return {};
+    bool hasDemangled = hasColumn(db_, t, "demangledName");
+    auto st = selectColumns(db_, t,
+                            {"start", "end", "deviceId", "contextId", "streamId", "correlationId",
+                             "globalPid", hasDemangled ? "demangledName" : "name", "shortName",
+                             "mangledName", "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ",
+                             "registersPerThread", "staticSharedMemory", "dynamicSharedMemory",
+                             "graphId", "graphNodeId"});
+    return each(t, st, [&](Statement& s) {
+      GpuOp op;
+      fillCommon(op, s);
+      op.kind = GpuOpKind::Kernel;
+      KernelDetail k;
+      k.demangledName = sid(s, 7);
+      k.shortName = sid(s, 8);
+      k.mangledName = sid(s, 9);
+      for (int i = 0; i < 3; ++i) {
+        k.grid[i] = static_cast<int32_t>(i64(s, 10 + i));
+        k.block[i] = static_cast<int32_t>(i64(s, 13 + i));
+      }
+      k.registersPerThread = static_cast<int32_t>(i64(s, 16));
+      k.staticSharedMemory = static_cast<int32_t>(i64(s, 17));
+      k.dynamicSharedMemory = static_cast<int32_t>(i64(s, 18));
+      op.graphId = i64(s, 19, -1);
+      k.graphNodeId = i64(s, 20, -1);
+      op.name = k.demangledName != kEmptyStr ? k.demangledName : k.shortName;
+      op.detail = static_cast<uint32_t>(m_.kernels.size());
+      m_.kernels.push_back(k);
+      m_.gpuOps.push_back(op);
+    });
+  }
+
+  Result<void> readMemcpy() {
+    const char* t = "CUPTI_ACTIVITY_KIND_MEMCPY";
+    if (!db_.tableExists(t)) return {};
+    auto st = selectColumns(db_, t,
+                            {"start", "end", "deviceId", "contextId", "streamId", "correlationId",
+                             "globalPid", "bytes", "copyKind", "srcKind", "dstKind"});
+    StrId names[14];
+    for (uint8_t k = 0; k < 14; ++k)
+      names[k] = m_.strings.intern("[CUDA memcpy " + std::string(copyKindName(k)) + "]");
+    return each(t, st, [&](Statement& s) {
+      GpuOp op;
+      fillCommon(op, s);
+      op.kind = GpuOpKind::Memcpy;
+      MemcpyDetail d;
+      d.bytes = i64(s, 7);
+      int64_t ck = i64(s, 8);
+      d.copyKind = static_cast<uint8_t>(ck >= 0 && ck < 14 ? ck : 0);
+      d.srcKind = static_cast<uint8_t>(s.isNull(9) ? 255 : std::clamp<int64_t>(s.int64(9), 0, 255));
+      d.dstKind = static_cast<uint8_t>(s.isNull(10) ? 255 : std::clamp<int64_t>(s.int64(10), 0, 255));
+      op.name = names[d.copyKind];
+      op.detail = static_cast<uint32_t>(m_.memcpys.size());
+      m_.memcpys.push_back(d);
+      m_.gpuOps.push_back(op);
+    });
+  }
+
+  Result<void> readMemset() {
+    const char* t = "CUPTI_ACTIVITY_KIND_MEMSET";
+    if (!db_.tableExists(t)) return {};
+    auto st = selectColumns(db_, t,
+                            {"start", "end", "deviceId", "contextId", "streamId", "correlationId",
+                             "globalPid", "bytes", "value", "memKind"});
+    StrId name = m_.strings.intern("[CUDA memset]");
+    return each(t, st, [&](Statement& s) {
+      GpuOp op;
+      fillCommon(op, s);
+      op.kind = GpuOpKind::Memset;
+      MemsetDetail d;
+      d.bytes = i64(s, 7);
+      d.value = static_cast<int32_t>(i64(s, 8));
+      d.memKind = static_cast<uint8_t>(s.isNull(9) ? 255 : std::clamp<int64_t>(s.int64(9), 0, 255));
+      op.name = name;
+      op.detail = static_cast<uint32_t>(m_.memsets.size());
+      m_.memsets.push_back(d);
+      m_.gpuOps.push_back(op);
+    });
+  }
+
+  Result<void> readGraphTrace() {
+    const char* t = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE";
+    if (!db_.tableExists(t)) return {};
+    auto st = selectColumns(db_, t,
+                            {"start", "end", "deviceId", "contextId", "streamId", "correlationId",
+                             "globalPid", "graphId"});
+    return each(t, st, [&](Statement& s) {
+      GpuOp op;
+      fillCommon(op, s);
+      op.kind = GpuOpKind::Graph;
+      op.graphId = i64(s, 7, -1);
+      op.name = m_.strings.intern("[CUDA graph " + std::to_string(op.graphId) + "]");
+      m_.gpuOps.push_back(op);
+    });
+  }
+
+  Result<void> readApi() {
+    const char* t = "CUPTI_ACTIVITY_KIND_RUNTIME";
+    if (!db_.tableExists(t)) return {};
+    auto st = selectColumns(db_, t, {"start", "end", "eventClass", "globalTid", "correlationId", "nameId", "name"});
+    std::unordered_map<StrId, ApiRole> roles;
+    return each(t, st, [&](Statement& s) {
+      ApiCall c;
+      c.start = i64(s, 0);
+      c.end = std::max(c.start, i64(s, 1, c.start));
+      c.thread = b_.thread(i64(s, 3));
+      c.correlationId = i64(s, 4, -1);
+      c.name = sidKnown(s, 5) ? sid(s, 5) : m_.strings.intern(s.text(6));
+      auto nm = m_.str(c.name);
+      int64_t cls = i64(s, 2, -1);
+      c.level = (cls == 1 || (cls != 0 && nm.substr(0, 2) == "cu" && nm.substr(0, 4) != "cuda"))
+                    ? ApiLevel::Driver : ApiLevel::Runtime;
+      auto [it, fresh] = roles.try_emplace(c.name, ApiRole::Other);
+      if (fresh) it->second = classifyApi(nm);
+      c.role = it->second;
+      m_.apiCalls.push_back(c);
+    });
+  }
+
+  Result<void> readNvtx() {
+    const char* t = "NVTX_EVENTS";
+    if (!db_.tableExists(t)) return {};
+    // Pass 1: domain names (75), category names (33), thread names (39). Keys are per process
+    // (PID bits only, as NVIDIA's reports mask with 0x0000FFFFFF000000).
+    std::map<std::pair<uint32_t, int64_t>, std::pair<int64_t, StrId>> domains;   // -> (start, name)
+    std::map<std::tuple<uint32_t, int64_t, int64_t>, StrId> categories;
+    {
+      auto st = selectColumns(db_, t, {"start", "eventType", "globalTid", "domainId", "category", "text", "textId"},
+                              "eventType IN (33, 39, 75)");
+      auto r = each(t, st, [&](Statement& s) {
+        int64_t type = i64(s, 1);
+        int64_t gtid = i64(s, 2);
+        StrId text = sidKnown(s, 6) ? sid(s, 6) : m_.strings.intern(s.text(5));
+        uint32_t pid = GlobalId::pid(gtid);
+        if (type == 75) {
+          auto key = std::make_pair(pid, i64(s, 3));
+          auto it = domains.find(key);
+          if (it == domains.end() || i64(s, 0) < it->second.first) domains[key] = {i64(s, 0), text};
+        } else if (type == 33) {
+          categories[{pid, i64(s, 3), i64(s, 4)}] = text;
+        } else if (type == 39) {
+          if (!b_.threadNames.count(gtid) || b_.threadNames[gtid] == kEmptyStr) b_.threadNames[gtid] = text;
+        }
+      });
+      if (!r) return r;
+    }
+    // Pass 2: ranges and marks.
+    auto st = selectColumns(db_, t,
+                            {"start", "end", "eventType", "globalTid", "endGlobalTid", "text", "textId",
+                             "domainId", "category"},
+                            "eventType IN (34, 59, 60, 70, 71)");
+    std::map<std::pair<uint32_t, int64_t>, bool> unnamed;
+    auto r = each(t, st, [&](Statement& s) {
+      Range g;
+      int64_t type = i64(s, 2);
+      g.kind = type == 34 ? RangeKind::NvtxMark
+               : (type == 60 || type == 71) ? RangeKind::NvtxStartEnd : RangeKind::NvtxPushPop;
+      g.start = i64(s, 0);
+      if (g.kind == RangeKind::NvtxMark) {
+        g.end = g.start;
+      } else if (s.isNull(1)) {
+        g.open = true;
+        g.end = g.start;  // set to the span end in finalizeModel
+      } else {
+        g.end = std::max(g.start, s.int64(1));
+      }
+      int64_t gtid = i64(s, 3);
+      g.thread = b_.thread(gtid);
+      if (!s.isNull(4) && s.int64(4) != gtid) g.endThread = b_.thread(s.int64(4));
+      g.text = sidKnown(s, 6) ? sid(s, 6) : m_.strings.intern(s.text(5));
+      uint32_t pid = GlobalId::pid(gtid);
+      int64_t dom = i64(s, 7);
+      g.domainId = static_cast<int32_t>(dom);
+      if (dom != 0) {
+        auto it = domains.find({pid, dom});
+        if (it != domains.end()) g.domain = it->second.second;
+        else unnamed[{pid, dom}] = true;
+      }
+      int64_t cat = i64(s, 8);
+      g.categoryId = static_cast<int32_t>(cat);
+      if (cat != 0) {
+        auto it = categories.find({pid, dom, cat});
+        if (it != categories.end()) g.category = it->second;
+      }
+      m_.ranges.push_back(g);
+    });
+    if (!r) return r;
+    for (const auto& [key, _] : unnamed)
+      m_.meta.warnings.push_back("NVTX domain " + std::to_string(key.second) + " of pid " +
+                                 std::to_string(key.first) + " has no name row (eventType 75); left unnamed");
+    return {};
+  }
+
+  Database& db_;
+  std::string name_;
+  const ReadOptions& opts_;
+  ProfileModel m_;
+  detail::ModelBuilder b_;
+  std::vector<StrId> dense_;
+  std::unordered_map<int64_t, StrId> sparse_;
+};
+
+}  // namespace
+
+Result<ProfileModel> readNsysSqliteImage(std::string_view bytes, std::string_view name,
+                                         const ReadOptions& opts) {
+  std::string plain;
+  if (isGzipMagic(bytes)) {
+    auto g = gunzip(bytes);
+    if (!g) return Error::invalid(std::string(name) + ": " + g.error().message);
+    plain = std::move(*g);
+    bytes = plain;
+  }
+  if (bytes.substr(0, 16) != std::string_view("SQLite format 3\0", 16))
+    return Error::invalid(std::string(name) + ": not an SQLite database");
+  auto db = Database::openImage(bytes);
+  if (!db) return Error::invalid(std::string(name) + ": " + db.error().message);
+  NsysReader reader(*db, std::string(name), opts);
+  return reader.run();
+}
+
+Result<ProfileModel> readNsysSqlite(const std::filesystem::path& path, const ReadOptions& opts) {
+  auto src = openMaybeGzip(path);
+  if (!src) return src.error();
+  char head[16] = {};
+  size_t got = 0;
+  while (got < sizeof head) {
+    auto n = (*src)->read(head + got, sizeof head - got);
+    if (!n) return Error::invalid(n.error().message);
+    if (*n == 0) break;
+    got += *n;
+  }
+  if (got == 0) return Error::invalid(path.string() + ": empty file");
+  if (std::string_view(head, got) != std::string_view("SQLite format 3\0", 16))
+    return Error::invalid(path.string() + ": not an SQLite database");
+
+  std::string probe(2, '\0');
+  {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) return Error::notFound(path.string() + ": cannot open");
+    size_t n = std::fread(probe.data(), 1, 2, f);
+    std::fclose(f);
+    probe.resize(n);
+  }
+  if (isGzipMagic(probe)) {
+    auto bytes = readMaybeGzipFile(path);
+    if (!bytes) return bytes.error();
+    return readNsysSqliteImage(*bytes, path.string(), opts);
+  }
+  auto db = Database::openReadOnlyImmutable(path);
+  if (!db) return db.error();
+  NsysReader reader(*db, path.string(), opts);
+  return reader.run();
+}
+
+}  // namespace kl::profile

@@ -1,0 +1,338 @@
+// Format detection, multi-file (multi-rank) ingestion, rank clock alignment, finalisation.
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <numeric>
+#include <set>
+
+#include "core/profile/reader.h"
+#include "core/support/gzip.h"
+
+namespace kl::profile {
+
+namespace {
+
+bool icontains(std::string_view hay, std::string_view needle) {
+  auto it = std::search(hay.begin(), hay.end(), needle.begin(), needle.end(), [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+  });
+  return it != hay.end();
+}
+
+template <typename T>
+void sortByTime(std::vector<T>& v) {
+  std::stable_sort(v.begin(), v.end(), [](const T& a, const T& b) {
+    return a.start != b.start ? a.start < b.start : a.end > b.end;
+  });
+}
+
+bool isProfileFile(const std::filesystem::path& p) {
+  auto n = p.filename().string();
+  for (const char* ext : {".sqlite", ".sqlite.gz", ".json", ".json.gz"})
+    if (n.size() > std::strlen(ext) && n.compare(n.size() - std::strlen(ext), std::string::npos, ext) == 0) return true;
+  return false;
+}
+
+}  // namespace
+
+Result<InputFormat> detectFormat(const std::filesystem::path& path) {
+  auto src = openMaybeGzip(path);
+  if (!src) return src.error();
+  std::string head(4096, '\0');
+  size_t got = 0;
+  while (got < head.size()) {
+    auto n = (*src)->read(head.data() + got, head.size() - got);
+    if (!n) return Error::invalid(n.error().message);
+    if (*n == 0) break;
+    got += *n;
+  }
+  head.resize(got);
+  if (got == 0) return Error::invalid(path.string() + ": empty file");
+  if (head.size() >= 16 && head.compare(0, 16, std::string("SQLite format 3\0", 16)) == 0)
+    return InputFormat::NsysSqlite;
+  size_t i = 0;
+  if (head.compare(0, 3, "\xEF\xBB\xBF") == 0) i = 3;  // UTF-8 BOM
+  while (i < head.size() && std::isspace(static_cast<unsigned char>(head[i]))) ++i;
+  if (i < head.size() && (head[i] == '{' || head[i] == '[')) return InputFormat::KinetoJson;
+  if (i == head.size()) return Error::invalid(path.string() + ": empty file");
+  return InputFormat::Unknown;
+}
+
+Result<ProfileModel> readProfile(const std::filesystem::path& path, const ReadOptions& opts) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return readProfiles({path}, opts);
+  auto fmt = detectFormat(path);
+  if (!fmt) return fmt.error();
+  switch (*fmt) {
+    case InputFormat::NsysSqlite: return readNsysSqlite(path, opts);
+    case InputFormat::KinetoJson: return readKinetoJson(path, opts);
+    case InputFormat::Unknown: break;
+  }
+  return Error::invalid(path.string() + ": not an nsys SQLite export or a Kineto JSON trace");
+}
+
+Result<ProfileModel> readProfiles(const std::vector<std::filesystem::path>& paths, const ReadOptions& opts) {
+  std::vector<std::filesystem::path> files;
+  for (const auto& p : paths) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(p, ec)) {
+      std::vector<std::filesystem::path> inDir;
+      for (const auto& e : std::filesystem::directory_iterator(p, ec))
+        if (e.is_regular_file() && isProfileFile(e.path())) inDir.push_back(e.path());
+      std::sort(inDir.begin(), inDir.end());
+      if (inDir.empty()) return Error::invalid(p.string() + ": directory holds no .sqlite/.json profile");
+      files.insert(files.end(), inDir.begin(), inDir.end());
+    } else {
+      files.push_back(p);
+    }
+  }
+  if (files.empty()) return Error::invalid("no profile files given");
+  if (files.size() == 1 && paths.size() == 1 && files[0] == paths[0]) {
+    auto fmt = detectFormat(files[0]);
+    if (!fmt) return fmt.error();
+    if (*fmt == InputFormat::NsysSqlite) return readNsysSqlite(files[0], opts);
+    if (*fmt == InputFormat::KinetoJson) return readKinetoJson(files[0], opts);
+    return Error::invalid(files[0].string() + ": not an nsys SQLite export or a Kineto JSON trace");
+  }
+
+  std::vector<ProfileModel> parts;
+  for (const auto& f : files) {
+    auto fmt = detectFormat(f);
+    if (!fmt) return fmt.error();
+    Result<ProfileModel> m = Error::invalid("");
+    if (*fmt == InputFormat::NsysSqlite) m = readNsysSqlite(f, opts);
+    else if (*fmt == InputFormat::KinetoJson) m = readKinetoJson(f, opts);
+    else return Error::invalid(f.string() + ": not an nsys SQLite export or a Kineto JSON trace");
+    if (!m) return m.error();
+    parts.push_back(std::move(*m));
+  }
+  // Ranks: the traces' own ranks when every file has one and they are distinct, else file order.
+  std::vector<int32_t> ranks;
+  std::set<int32_t> distinct;
+  bool ownRanks = true;
+  for (const auto& p : parts) {
+    int32_t r = p.meta.fileRanks.empty() ? -1 : p.meta.fileRanks[0];
+    if (r < 0 || !distinct.insert(r).second) ownRanks = false;
+    ranks.push_back(r);
+  }
+  if (!ownRanks) std::iota(ranks.begin(), ranks.end(), 0);
+
+  ProfileModel out;
+  out.meta.format = parts[0].meta.format;
+  out.meta.files.clear();
+  for (size_t i = 0; i < parts.size(); ++i) appendRank(out, std::move(parts[i]), ranks[i]);
+  out.meta.numRanks = static_cast<int32_t>(parts.size());
+  if (opts.alignRanks) alignRankClocks(out);
+  finalizeModel(out);
+  return out;
+}
+
+void appendRank(ProfileModel& into, ProfileModel&& part, int32_t rank) {
+  std::vector<StrId> sm(part.strings.size());
+  for (StrId i = 0; i < part.strings.size(); ++i) sm[i] = into.strings.intern(part.strings.str(i));
+  auto S = [&](StrId s) { return s < sm.size() ? sm[s] : kEmptyStr; };
+  const auto pOff = static_cast<uint32_t>(into.processes.size());
+  const auto tOff = static_cast<uint32_t>(into.threads.size());
+  const auto kOff = static_cast<uint32_t>(into.kernels.size());
+  const auto cOff = static_cast<uint32_t>(into.memcpys.size());
+  const auto sOff = static_cast<uint32_t>(into.memsets.size());
+  const auto fOff = static_cast<uint32_t>(into.pyFrames.size());
+  auto T = [&](uint32_t t) { return t == kNone ? kNone : t + tOff; };
+
+  for (auto p : part.processes) {
+    p.rank = rank;
+    p.name = S(p.name);
+    into.processes.push_back(p);
+  }
+  for (auto t : part.threads) {
+    t.process += pOff;
+    t.name = S(t.name);
+    into.threads.push_back(t);
+  }
+  for (auto g : part.gpus) {
+    g.rank = rank;
+    g.name = S(g.name);
+    g.busLocation = S(g.busLocation);
+    g.uuid = S(g.uuid);
+    into.gpus.push_back(g);
+  }
+  for (auto k : part.kernels) {
+    k.demangledName = S(k.demangledName);
+    k.shortName = S(k.shortName);
+    k.mangledName = S(k.mangledName);
+    into.kernels.push_back(k);
+  }
+  into.memcpys.insert(into.memcpys.end(), part.memcpys.begin(), part.memcpys.end());
+  into.memsets.insert(into.memsets.end(), part.memsets.begin(), part.memsets.end());
+  into.gpuOps.reserve(into.gpuOps.size() + part.gpuOps.size());
+  for (auto op : part.gpuOps) {
+    op.rank = rank;
+    op.name = S(op.name);
+    op.process += pOff;
+    if (op.detail != kNone) {
+      switch (op.kind) {
+        case GpuOpKind::Kernel: op.detail += kOff; break;
+        case GpuOpKind::Memcpy: op.detail += cOff; break;
+        case GpuOpKind::Memset: op.detail += sOff; break;
+        case GpuOpKind::Graph: break;
+      }
+    }
+    into.gpuOps.push_back(op);
+  }
+  into.apiCalls.reserve(into.apiCalls.size() + part.apiCalls.size());
+  for (auto c : part.apiCalls) {
+    c.rank = rank;
+    c.name = S(c.name);
+    c.thread = T(c.thread);
+    into.apiCalls.push_back(c);
+  }
+  into.ranges.reserve(into.ranges.size() + part.ranges.size());
+  for (auto r : part.ranges) {
+    r.rank = rank;
+    r.text = S(r.text);
+    r.domain = S(r.domain);
+    r.category = S(r.category);
+    r.thread = T(r.thread);
+    r.endThread = T(r.endThread);
+    into.ranges.push_back(r);
+  }
+  for (auto f : part.pyFrames) {
+    f.rank = rank;
+    f.file = S(f.file);
+    f.function = S(f.function);
+    f.name = S(f.name);
+    f.thread = T(f.thread);
+    if (f.parent != kNone) f.parent += fOff;
+    into.pyFrames.push_back(f);
+  }
+  auto& m = into.meta;
+  for (const auto& f : part.meta.files) {
+    m.files.push_back(f);
+    m.fileRanks.push_back(rank);
+    m.rankClockOffsetNs.push_back(0);
+    m.rankClockMethod.push_back("none: not aligned");
+  }
+  for (const auto& w : part.meta.warnings) m.warnings.push_back("rank " + std::to_string(rank) + ": " + w);
+  if (m.toolVersion.empty()) m.toolVersion = part.meta.toolVersion;
+  if (m.schemaVersion.empty()) m.schemaVersion = part.meta.schemaVersion;
+  m.emulated = m.emulated || part.meta.emulated;
+  m.numRanks = static_cast<int32_t>(m.files.size());
+}
+
+void alignRankClocks(ProfileModel& model) {
+  auto& meta = model.meta;
+  if (meta.fileRanks.empty()) return;
+  std::set<int32_t> rankSet(meta.fileRanks.begin(), meta.fileRanks.end());
+  const int32_t ref = *rankSet.begin();
+  // rank -> collective name -> end times in start order.
+  std::map<int32_t, std::map<StrId, std::vector<int64_t>>> ends;
+  std::vector<const GpuOp*> ops;
+  for (const auto& op : model.gpuOps)
+    if (op.kind == GpuOpKind::Kernel && icontains(model.shortName(op), "nccl")) ops.push_back(&op);
+  std::stable_sort(ops.begin(), ops.end(), [](const GpuOp* a, const GpuOp* b) { return a->start < b->start; });
+  for (const auto* op : ops) {
+    StrId key = op->name;
+    if (const auto* k = model.kernel(*op); k && k->shortName != kEmptyStr) key = k->shortName;
+    ends[op->rank][key].push_back(op->end);
+  }
+  std::map<int32_t, int64_t> offset;
+  std::map<int32_t, std::string> method;
+  for (int32_t r : rankSet) {
+    if (r == ref) {
+      offset[r] = 0;
+      method[r] = "reference rank";
+      continue;
+    }
+    // Try small shifts of the occurrence index (a trace may start mid-collective) and keep the
+    // one whose differences agree best (smallest median absolute deviation).
+    int64_t bestOff = 0, bestSpread = INT64_MAX;
+    size_t bestN = 0;
+    for (int shift = -3; shift <= 3; ++shift) {
+      std::vector<int64_t> d;
+      for (const auto& [name, mine] : ends[r]) {
+        auto it = ends[ref].find(name);
+        if (it == ends[ref].end()) continue;
+        const auto& theirs = it->second;
+        for (size_t i = 0; i < mine.size(); ++i) {
+          long j = static_cast<long>(i) + shift;
+          if (j < 0 || j >= static_cast<long>(theirs.size())) continue;
+          d.push_back(theirs[static_cast<size_t>(j)] - mine[i]);
+        }
+      }
+      if (d.empty()) continue;
+      std::sort(d.begin(), d.end());
+      int64_t med = d[d.size() / 2];
+      std::vector<int64_t> dev;
+      for (auto x : d) dev.push_back(x > med ? x - med : med - x);
+      std::sort(dev.begin(), dev.end());
+      int64_t spread = dev[dev.size() / 2];
+      // Prefer more matches when the spread is equal (shift 0 first).
+      if (spread < bestSpread || (spread == bestSpread && d.size() > bestN)) {
+        bestSpread = spread;
+        bestOff = med;
+        bestN = d.size();
+      }
+    }
+    if (bestN == 0) {
+      offset[r] = 0;
+      method[r] = "none: no NCCL kernels matching the reference rank";
+    } else {
+      offset[r] = bestOff;
+      method[r] = "nccl-kernel-end-median(n=" + std::to_string(bestN) + ", mad_ns=" + std::to_string(bestSpread) + ")";
+    }
+  }
+  auto off = [&](int32_t r) { return offset.count(r) ? offset[r] : 0; };
+  for (auto& x : model.gpuOps) { auto o = off(x.rank); x.start += o; x.end += o; }
+  for (auto& x : model.apiCalls) { auto o = off(x.rank); x.start += o; x.end += o; }
+  for (auto& x : model.ranges) { auto o = off(x.rank); x.start += o; x.end += o; }
+  for (auto& x : model.pyFrames) { auto o = off(x.rank); x.start += o; x.end += o; }
+  meta.rankClockOffsetNs.assign(meta.fileRanks.size(), 0);
+  meta.rankClockMethod.assign(meta.fileRanks.size(), "");
+  for (size_t i = 0; i < meta.fileRanks.size(); ++i) {
+    meta.rankClockOffsetNs[i] = off(meta.fileRanks[i]);
+    meta.rankClockMethod[i] = method[meta.fileRanks[i]];
+  }
+}
+
+void finalizeModel(ProfileModel& m) {
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  auto span = [&](int64_t s, int64_t e) {
+    lo = std::min(lo, s);
+    hi = std::max(hi, e);
+  };
+  for (const auto& x : m.gpuOps) span(x.start, x.end);
+  for (const auto& x : m.apiCalls) span(x.start, x.end);
+  for (const auto& x : m.ranges) span(x.start, x.end);
+  for (const auto& x : m.pyFrames) span(x.start, x.end);
+  if (lo > hi) lo = hi = 0;
+  m.meta.spanStart = lo;
+  m.meta.spanEnd = hi;
+  for (auto& r : m.ranges)
+    if (r.open) r.end = std::max(r.start, hi);
+
+  sortByTime(m.gpuOps);
+  sortByTime(m.apiCalls);
+  sortByTime(m.ranges);
+  // Frames: sort through a permutation so parent links can be remapped.
+  std::vector<uint32_t> perm(m.pyFrames.size());
+  std::iota(perm.begin(), perm.end(), 0u);
+  std::stable_sort(perm.begin(), perm.end(), [&](uint32_t a, uint32_t b) {
+    const auto& x = m.pyFrames[a];
+    const auto& y = m.pyFrames[b];
+    return x.start != y.start ? x.start < y.start : x.end > y.end;
+  });
+  std::vector<uint32_t> where(perm.size());
+  for (uint32_t i = 0; i < perm.size(); ++i) where[perm[i]] = i;
+  std::vector<PyFrame> sorted;
+  sorted.reserve(perm.size());
+  for (uint32_t i : perm) {
+    PyFrame f = m.pyFrames[i];
+    if (f.parent != kNone) f.parent = f.parent < where.size() ? where[f.parent] : kNone;
+    sorted.push_back(f);
+  }
+  m.pyFrames = std::move(sorted);
+}
+
+}  // namespace kl::profile
