@@ -1,0 +1,24 @@
+"""kernlens probe: runs a user's entry command unchanged under kernlens.
+
+Pieces (one file each):
+  overlay_hook   sys.meta_path finder serving instrumented sources from an overlay directory
+  post_import    run callbacks right after a given module is imported (lazy torch patching)
+  nvtx_provider  torch.cuda.nvtx on every machine (torch's own -> ctypes libnvToolsExt -> no-op)
+  entry          run `python script.py` / `python -m mod` / `torchrun` / any command
+  session        environment contract with child processes (sitecustomize.py)
+  torch_backend  torch.profiler around the entry, Kineto JSON out
+  emulate        TorchDispatchMode observer -> emulated GPU kernels -> nsys-schema SQLite
+  kernel_table   ordered ATen op -> GPU kernel(s) table used by emulate
+  roofline       GPU models (h100, h200, a100) and kernel duration model
+  nsys_writer    nsys-schema (3.25.0 column set) SQLite writer
+
+The contract with the C++ runner is documented in docs/probe.md.
+"""
+
+__version__ = "0.1.0"
+
+# Product string written into emulated exports (META_DATA_EXPORT.EXPORT_PRODUCT_VERSION).
+# The C++ reader sets ProfileModel.metadata.emulated when this value contains "emulated".
+EMULATED_PRODUCT_VERSION = "kernlens-emulate %s (emulated)" % __version__
+
+BACKENDS = ("nsys", "torch", "emulate")

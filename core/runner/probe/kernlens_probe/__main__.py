@@ -1,0 +1,162 @@
+"""python3 -m kernlens_probe --backend nsys|torch|emulate [--overlay DIR] [--out PATH] [--gpu h100]
+                          [--workspace ROOT] [--status PATH] -- ENTRY COMMAND...
+
+Exit status: the entry program's own status (0, its sys.exit code, 1 for an uncaught exception
+with Python's traceback on stderr, 130 for KeyboardInterrupt, 143 for SIGTERM). The probe's own
+failures: 2 for bad usage / overlay / entry command (before the program runs), 3 when the program
+succeeded but its export could not be written; both print one line "kernlens-probe: error: ...".
+"""
+
+import argparse
+import json
+import os
+import signal
+import sys
+import threading
+
+from . import BACKENDS, __version__, entry, nvtx_provider, overlay_hook, roofline, session
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise _UsageError(message)
+
+
+class _UsageError(Exception):
+    pass
+
+
+def _parser():
+    p = _Parser(prog="python3 -m kernlens_probe", add_help=True,
+                description="Run an entry command under kernlens (docs/probe.md).")
+    p.add_argument("--backend", required=True, choices=BACKENDS)
+    p.add_argument("--overlay", help="overlay directory with overlay.json")
+    p.add_argument("--out", help="profile to write (emulate: nsys-schema SQLite, torch: Kineto JSON)")
+    p.add_argument("--gpu", default="h100", help="emulated GPU model: %s" % ", ".join(sorted(roofline.GPUS)))
+    p.add_argument("--workspace", help="workspace root (overrides the manifest's)")
+    p.add_argument("--status", help="write a JSON status file here at the end")
+    p.add_argument("--version", action="version", version="kernlens-probe %s" % __version__)
+    return p
+
+
+def _fail(msg, status_path=None, status=None):
+    sys.stderr.write("kernlens-probe: error: %s\n" % msg)
+    if status_path:
+        doc = dict(status or {})
+        doc["probe_error"] = msg
+        _write_status(status_path, doc)
+    return 2
+
+
+def _write_status(path, doc):
+    try:
+        tmp = path + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(doc, f, indent=1)
+        os.replace(tmp, path)
+    except OSError as e:
+        sys.stderr.write("kernlens-probe: error: cannot write status %s: %s\n" % (path, e))
+
+
+def _on_sigterm(signum, frame):
+    raise SystemExit(128 + signum)
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if "--" not in argv:
+        if any(a in ("-h", "--help", "--version") for a in argv):
+            _parser().parse_args(argv)
+            return 0
+        return _fail("missing `--` before the entry command (see --help)")
+    cut = argv.index("--")
+    try:
+        args = _parser().parse_args(argv[:cut])
+    except _UsageError as e:
+        return _fail(str(e))
+    command = argv[cut + 1:]
+    status = {"probe_version": __version__, "backend": args.backend, "pid": os.getpid(),
+              "command": command, "exit_code": None, "probe_error": None, "entry_error": None,
+              "export_error": None, "nvtx_provider": None, "outputs": [], "children": [], "summary": {}}
+    if args.backend in ("torch", "emulate") and not args.out:
+        return _fail("--out is required for --backend %s" % args.backend, args.status, status)
+    if args.backend == "emulate":
+        try:
+            roofline.gpu(args.gpu)
+        except ValueError as e:
+            return _fail(str(e), args.status, status)
+    try:
+        plan = entry.plan(command)
+    except entry.EntryError as e:
+        return _fail(str(e), args.status, status)
+    if args.out:
+        out_dir = os.path.dirname(os.path.abspath(args.out))
+        if not os.path.isdir(out_dir):
+            return _fail("output directory does not exist: %s" % out_dir, args.status, status)
+        try:
+            os.unlink(args.out + ".children")
+        except OSError:
+            pass
+
+    cfg = session.Config(args.backend, args.out, args.overlay, args.workspace, args.gpu, command)
+    session.export_env(cfg)
+    sess = session.Session(cfg, "main")
+    try:
+        sess.install()
+    except (overlay_hook.OverlayError, ValueError) as e:
+        return _fail(str(e), args.status, status)
+
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _on_sigterm)
+
+    rc = 0
+    try:
+        if plan.kind == "subprocess":
+            rc = entry.run_subprocess(plan)
+        else:
+            entry.run_in_process(plan)
+    except entry.EntryError as e:
+        sys.stderr.write("kernlens-probe: error: %s\n" % e)
+        status["entry_error"] = str(e)
+        rc = 2
+    except BaseException as e:  # the program's own failure: Python's behaviour
+        if not isinstance(e, SystemExit):
+            entry.print_exception(e)
+            status["entry_error"] = "%s: %s" % (type(e).__name__, e)
+        rc = entry.exit_code(e)
+    finally:
+        sys.stdout.flush()
+    if rc != 0:
+        sess.partial = True
+    _join_threads()
+
+    err = sess.finish()
+    status["exit_code"] = rc
+    status["nvtx_provider"] = nvtx_provider.description()
+    status["outputs"] = list(sess.outputs)
+    status["summary"] = sess.summary
+    if args.out:
+        status["children"] = session.read_child_log(cfg.out)
+    if err:
+        sys.stderr.write("kernlens-probe: error: %s\n" % err)
+        status["export_error"] = err
+        if rc == 0:
+            rc = 3
+    if args.status:
+        _write_status(args.status, status)
+    return rc
+
+
+def _join_threads():
+    """Like interpreter shutdown: wait for non-daemon threads (they may still launch work)."""
+    me = threading.current_thread()
+    for t in threading.enumerate():
+        if t is not me and not t.daemon and t is not threading.main_thread():
+            try:
+                t.join()
+            except (RuntimeError, KeyboardInterrupt):
+                pass
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,522 @@
+"""The emulate backend: real PyTorch on CPU, an emulated GPU timeline, an nsys-schema export.
+
+Every ATen op the program runs is observed by a TorchDispatchMode on the thread that runs it
+(the mode is entered on the main thread and on every thread started through `threading`).
+kernel_table turns the op into the launches a CUDA build would issue; each launch gets
+  * a CUPTI_ACTIVITY_KIND_RUNTIME row (cudaLaunchKernel_v7000 / cudaMemcpyAsync_v3020) on the
+    CALLING thread, inside the real CPU interval of the op (so NVTX ranges open around the op
+    contain it), with a per-process correlationId;
+  * a CUPTI_ACTIVITY_KIND_KERNEL / _MEMCPY row on stream 7 of device 0 whose duration comes from
+    roofline.kernel_ns and whose start is max(launch end + queue latency, previous end on the
+    stream) - a single in-order stream, like PyTorch's default stream.
+NVTX push/pop (eventType 59), start/end (60) and marks (34) come from the instrumented code through
+nvtx_provider's Tee, with real CPU timestamps (CLOCK_MONOTONIC, ns), on the calling thread.
+
+Tensors that a GPU program would keep on the host are tracked and launch nothing: outputs of
+torch.tensor(...) (aten::lift_fresh) and of ops whose tensor inputs are all such host tensors
+(e.g. the optimizer's step counters and their .item()). Ops run by torch's own profiler
+bookkeeping (record_function) are ignored.
+"""
+
+import collections
+import datetime
+import os
+import sys
+import threading
+import time
+import weakref
+
+from . import EMULATED_PRODUCT_VERSION, __version__
+from . import kernel_table, nsys_writer, nvtx_provider, roofline
+
+# torch.* factories: without device= they make host tensors in a GPU program.
+FACTORIES = ("empty", "zeros", "ones", "full", "rand", "randn", "randint", "randperm", "arange",
+             "linspace", "logspace", "eye", "empty_strided", "tensor", "as_tensor", "scalar_tensor",
+             "normal", "bernoulli")
+
+STREAM_ID = 7
+DEVICE_ID = 0
+CONTEXT_ID = 1
+API_KERNEL = "cudaLaunchKernel_v7000"
+API_MEMCPY = "cudaMemcpyAsync_v3020"
+
+
+def _os_thread_name(tid):
+    try:
+        with open("/proc/self/task/%d/comm" % tid) as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+class HostSet:
+    """Identity set of tensors a GPU program would keep on the host (weak; never calls __eq__)."""
+
+    def __init__(self):
+        self._refs = {}
+
+    def add(self, t):
+        key = id(t)
+        try:
+            self._refs[key] = weakref.ref(t, lambda _r, key=key: self._refs.pop(key, None))
+        except TypeError:
+            pass
+
+    def discard(self, t):
+        ref = self._refs.get(id(t))
+        if ref is not None and ref() is t:
+            del self._refs[id(t)]
+
+    def __contains__(self, t):
+        ref = self._refs.get(id(t))
+        return ref is not None and ref() is t
+
+
+class Emulator:
+    def __init__(self, spec, argv=(), role="main"):
+        self.spec = spec
+        self.argv = list(argv)
+        self.role = role
+        self.pid = os.getpid()
+        self.gpid = nsys_writer.global_pid(self.pid)
+        self.t_start = time.monotonic_ns()
+        self.utc_start = time.time_ns()
+        self.lock = threading.Lock()
+        self.strings = {}
+        self.threads = {}
+        self.stacks = collections.defaultdict(list)
+        self.nvtx = []
+        self.open_ranges = {}
+        self.runtime = []
+        self.kernels = []
+        self.memcpys = []
+        self.corr = 0
+        self.grid_id = 0
+        self.stream_free = 0
+        self.unmodelled = collections.Counter()
+        self.families = collections.Counter()
+        self.errors = collections.Counter()
+        self.host = HostSet()
+        self.tls = threading.local()
+        self.main_tid = threading.get_native_id() if threading.current_thread() is threading.main_thread() else None
+        self.status = "complete"
+        self._mode_cls = None
+        self._main_mode = None
+        self._orig_bootstrap = None
+
+    # ---- ids and strings ----------------------------------------------------------------------
+    def sid(self, value):
+        sid = self.strings.get(value)
+        if sid is None:
+            sid = len(self.strings) + 1
+            self.strings[value] = sid
+        return sid
+
+    def _thread(self):
+        tid = threading.get_native_id()
+        if tid not in self.threads:
+            cur = threading.current_thread()
+            name = _os_thread_name(tid) if cur is threading.main_thread() else None
+            self.threads[tid] = name or cur.name or "thread-%d" % tid
+        return tid
+
+    def gtid(self, tid):
+        return nsys_writer.global_tid(self.pid, tid)
+
+    # ---- NVTX listener (nvtx_provider.Tee) -----------------------------------------------------
+    def on_push(self, msg):
+        t = time.monotonic_ns()
+        with self.lock:
+            tid = self._thread()
+            self.stacks[tid].append((msg, t))
+
+    def on_pop(self):
+        t = time.monotonic_ns()
+        with self.lock:
+            tid = self._thread()
+            stack = self.stacks[tid]
+            if not stack:  # pop without push: NVTX ignores it, so do we
+                return
+            msg, start = stack.pop()
+            self.nvtx.append({"start": start, "end": t, "eventType": 59, "text": msg,
+                              "globalTid": self.gtid(tid), "domainId": 0})
+
+    def on_start(self, msg, rid):
+        t = time.monotonic_ns()
+        with self.lock:
+            self.open_ranges[rid] = (msg, t, self._thread())
+
+    def on_end(self, rid):
+        t = time.monotonic_ns()
+        with self.lock:
+            tid = self._thread()
+            opened = self.open_ranges.pop(rid, None)
+            if opened is None:
+                return
+            msg, start, start_tid = opened
+            self.nvtx.append({"start": start, "end": t, "eventType": 60, "rangeId": rid, "text": msg,
+                              "globalTid": self.gtid(start_tid),
+                              "endGlobalTid": self.gtid(tid) if tid != start_tid else None, "domainId": 0})
+
+    def on_mark(self, msg):
+        t = time.monotonic_ns()
+        with self.lock:
+            tid = self._thread()
+            self.nvtx.append({"start": t, "eventType": 34, "text": msg, "globalTid": self.gtid(tid),
+                              "domainId": 0})
+
+    # ---- ops -----------------------------------------------------------------------------------
+    def on_op(self, func, args, kwargs, out, t0, t1):
+        if getattr(self.tls, "suppress", 0):
+            return
+        op = kernel_table.Op(func, args, kwargs, out, self.spec, _allow_tf32())
+        if (op.name in ("lift_fresh", "lift", "lift_fresh_copy")
+                or (getattr(self.tls, "host_factory", 0) and not op.inputs)):
+            for t in op.outputs:
+                self.host.add(t)
+            return
+        if op.inputs and all(t in self.host for t in op.inputs):
+            for t in op.outputs:
+                self.host.add(t)
+            return
+        if op.name == "copy_" and len(op.inputs) >= 2:
+            dst, src = op.args[0], op.args[1]
+            if src in self.host and dst not in self.host:
+                op.copy_direction = "HtoD"
+            elif dst in self.host and src not in self.host:
+                op.copy_direction = "DtoH"
+        launches, modelled = kernel_table.launches_for(op)
+        key = "%s::%s" % (op.namespace, op.name)
+        with self.lock:
+            if not modelled:
+                self.unmodelled[key] += 1
+            if launches:
+                self.families[kernel_table.family(op.name) or "unmodelled"] += 1
+                self._emit(launches, t0, t1)
+
+    def transfer(self, tensor, direction):
+        """A host<->device copy the program would do here (Tensor.to/.cuda/.cpu, torch.tensor)."""
+        nb = tensor.numel() * tensor.element_size()
+        la = (kernel_table.memcpy(nb, kernel_table.HTOD, kernel_table.PAGEABLE, kernel_table.DEVICE)
+              if direction == "HtoD" else
+              kernel_table.memcpy(nb, kernel_table.DTOH, kernel_table.DEVICE, kernel_table.PAGEABLE))
+        t = time.monotonic_ns()
+        with self.lock:
+            self.families["copy"] += 1
+            self._emit([la], t - roofline.LAUNCH_CALL_NS, t)
+
+    def _emit(self, launches, t0, t1):
+        """Launch rows on the calling thread inside [t0, t1], GPU rows on the stream (lock held)."""
+        tid = self._thread()
+        gtid = self.gtid(tid)
+        n = len(launches)
+        step = max(1, min(roofline.LAUNCH_CALL_NS, (t1 - t0) // n))
+        for i, la in enumerate(launches):
+            start = t1 - (n - i) * step
+            end = start + step
+            self.corr += 1
+            corr = self.corr
+            self.runtime.append({"start": start, "end": end, "eventClass": 0, "globalTid": gtid,
+                                 "correlationId": corr,
+                                 "nameId": self.sid(API_MEMCPY if la.kind == "memcpy" else API_KERNEL),
+                                 "returnValue": 0})
+            dur = roofline.kernel_ns(self.spec, la)
+            gstart = max(end + roofline.QUEUE_LATENCY_NS, self.stream_free)
+            gend = gstart + dur
+            self.stream_free = gend
+            common = {"start": gstart, "end": gend, "deviceId": DEVICE_ID, "contextId": CONTEXT_ID,
+                      "streamId": STREAM_ID, "correlationId": corr, "globalPid": self.gpid}
+            if la.kind == "memcpy":
+                common.update({"bytes": int(la.bytes), "copyKind": la.copy_kind, "srcKind": la.src_kind,
+                               "dstKind": la.dst_kind, "srcDeviceId": DEVICE_ID, "dstDeviceId": DEVICE_ID,
+                               "srcContextId": CONTEXT_ID, "dstContextId": CONTEXT_ID, "copyCount": 1})
+                self.memcpys.append(common)
+                continue
+            self.grid_id += 1
+            common.update({"demangledName": self.sid(la.demangled), "shortName": self.sid(la.short),
+                           "launchType": 0, "cacheConfig": 0, "registersPerThread": la.regs,
+                           "gridX": la.grid[0], "gridY": la.grid[1], "gridZ": la.grid[2],
+                           "blockX": la.block[0], "blockY": la.block[1], "blockZ": la.block[2],
+                           "staticSharedMemory": la.smem_static, "dynamicSharedMemory": la.smem_dynamic,
+                           "localMemoryPerThread": 0, "localMemoryTotal": 0, "gridId": self.grid_id,
+                           "sharedMemoryExecuted": la.smem_static + la.smem_dynamic,
+                           "sharedMemoryLimitConfig": 0, "tensorSizeMinusOneElements": "[]"})
+            self.kernels.append(common)
+
+    def internal_error(self, err):
+        with self.lock:
+            first = not self.errors
+            self.errors["%s: %s" % (type(err).__name__, err)] += 1
+        if first:
+            sys.stderr.write("kernlens-probe: warning: emulator could not model an op (%s: %s); "
+                             "continuing\n" % (type(err).__name__, err))
+
+    # ---- activation ----------------------------------------------------------------------------
+    def activate(self):
+        """Enter the dispatch mode on this thread and on every thread started from now on."""
+        from torch.utils._python_dispatch import TorchDispatchMode
+        import torch.autograd.profiler as tap
+        emu = self
+
+        class _KernlensEmulateMode(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                kwargs = kwargs or {}
+                t0 = time.monotonic_ns()
+                out = func(*args, **kwargs)
+                t1 = time.monotonic_ns()
+                try:
+                    emu.on_op(func, args, kwargs, out, t0, t1)
+                except Exception as e:  # never break the user's program
+                    emu.internal_error(e)
+                return out
+
+        self._mode_cls = _KernlensEmulateMode
+        nvtx_provider.add_listener(self)
+        self._main_mode = _KernlensEmulateMode()
+        self._main_mode.__enter__()
+        if self.main_tid is None:
+            self.main_tid = threading.get_native_id()
+
+        orig = threading.Thread._bootstrap_inner
+        self._orig_bootstrap = orig
+
+        def _bootstrap_inner(thread):
+            mode = None
+            try:
+                mode = emu._mode_cls()
+                mode.__enter__()
+            except Exception:
+                mode = None
+            try:
+                orig(thread)
+            finally:
+                if mode is not None:
+                    try:
+                        mode.__exit__(None, None, None)
+                    except Exception:
+                        pass
+
+        threading.Thread._bootstrap_inner = _bootstrap_inner
+
+        self._patch_placement()
+
+        # torch's own profiler bookkeeping (record_function handles) is host work, not GPU work.
+        rf = tap.record_function
+        for name in ("__init__", "__enter__", "__exit__"):
+            orig_m = getattr(rf, name, None)
+            if orig_m is None or getattr(orig_m, "_kernlens", False):
+                continue
+
+            def wrapped(self_, *a, _orig=orig_m, **k):
+                emu.tls.suppress = getattr(emu.tls, "suppress", 0) + 1
+                try:
+                    return _orig(self_, *a, **k)
+                finally:
+                    emu.tls.suppress -= 1
+            wrapped._kernlens = True
+            setattr(rf, name, wrapped)
+
+    def _patch_placement(self):
+        """Where a GPU program would keep tensors: factory calls without device= make host
+        tensors; Tensor.to(<device>)/.cuda() of a host tensor is an HtoD copy (the tensor becomes a
+        device tensor); .cpu() of a device tensor is a DtoH copy. Under emulation the configured
+        device is usually "cpu", so any explicit device means "the GPU" except .cpu()."""
+        import torch
+        emu = self
+
+        def factory(orig, copies_data):
+            def wrapped(*a, **k):
+                if any(isinstance(x, torch.Tensor) for x in a):  # e.g. torch.normal(mean_tensor)
+                    return orig(*a, **k)
+                if k.get("device") is not None:
+                    out = orig(*a, **k)
+                    if copies_data and isinstance(out, torch.Tensor):
+                        emu.transfer(out, "HtoD")
+                    return out
+                emu.tls.host_factory = getattr(emu.tls, "host_factory", 0) + 1
+                try:
+                    out = orig(*a, **k)
+                finally:
+                    emu.tls.host_factory -= 1
+                if isinstance(out, torch.Tensor):
+                    emu.host.add(out)
+                return out
+            wrapped._kernlens = True
+            wrapped.__name__ = getattr(orig, "__name__", "factory")
+            wrapped.__doc__ = getattr(orig, "__doc__", None)
+            return wrapped
+
+        for name in FACTORIES:
+            orig = getattr(torch, name, None)
+            if orig is not None and not getattr(orig, "_kernlens", False):
+                setattr(torch, name, factory(orig, name in ("tensor", "as_tensor")))
+
+        def moved(self_, out, to_host):
+            if not isinstance(out, torch.Tensor):
+                return out
+            if to_host:
+                if self_ not in emu.host:
+                    emu.transfer(self_, "DtoH")
+                emu.host.add(out)
+            elif self_ in emu.host or (out is not self_ and out in emu.host):
+                emu.transfer(self_, "HtoD")
+                emu.host.discard(self_)
+                emu.host.discard(out)
+            return out
+
+        # nn.Parameter(t) is a new Python object over t's data, created outside the dispatcher.
+        param_new = torch.nn.Parameter.__new__
+        if not getattr(param_new, "_kernlens", False):
+            def parameter_new(cls, data=None, requires_grad=True):
+                p = param_new(cls, data, requires_grad)
+                if data is not None and data in emu.host:
+                    emu.host.add(p)
+                return p
+            parameter_new._kernlens = True
+            torch.nn.Parameter.__new__ = staticmethod(parameter_new)
+
+        orig_to, orig_cpu = torch.Tensor.to, torch.Tensor.cpu
+
+        def to(self_, *a, **k):
+            out = orig_to(self_, *a, **k)
+            dev = k.get("device")
+            for x in a:
+                if isinstance(x, (str, torch.device)):
+                    dev = x
+                elif isinstance(x, torch.Tensor):
+                    dev = x.device
+            if dev is None:
+                return out
+            return moved(self_, out, to_host=False)
+
+        def cuda(self_, *a, **k):
+            return moved(self_, self_, to_host=False)  # CPU builds cannot run .cuda(): stay put
+
+        def cpu(self_, *a, **k):
+            return moved(self_, orig_cpu(self_, *a, **k), to_host=True)
+
+        if not getattr(torch.Tensor.to, "_kernlens", False):
+            for fn in (to, cuda, cpu):
+                fn._kernlens = True
+            torch.Tensor.to, torch.Tensor.cuda, torch.Tensor.cpu = to, cuda, cpu
+
+    def deactivate(self):
+        if self._orig_bootstrap is not None:
+            threading.Thread._bootstrap_inner = self._orig_bootstrap
+            self._orig_bootstrap = None
+        if self._main_mode is not None:
+            try:
+                self._main_mode.__exit__(None, None, None)
+            except Exception:
+                pass
+            self._main_mode = None
+
+    # ---- export --------------------------------------------------------------------------------
+    def rows(self):
+        with self.lock:
+            stop = max([time.monotonic_ns(), self.stream_free] + [k["end"] for k in self.memcpys])
+            nvtx = list(self.nvtx)
+            # Ranges never closed (exception inside `with torch.cuda.nvtx.range`, which does not
+            # pop on error in torch <= 2.x): closed at capture end, as nsys 2022.4 does.
+            for tid, stack in self.stacks.items():
+                for msg, start in stack:
+                    nvtx.append({"start": start, "end": stop, "eventType": 59, "text": msg,
+                                 "globalTid": self.gtid(tid), "domainId": 0})
+            for rid, (msg, start, tid) in self.open_ranges.items():
+                nvtx.append({"start": start, "end": stop, "eventType": 60, "rangeId": rid, "text": msg,
+                             "globalTid": self.gtid(tid), "domainId": 0})
+            nvtx.sort(key=lambda r: (r["start"], -(r.get("end") or 0)))
+            for tid in list(self.threads):
+                self.sid(self.threads[tid])
+            threads = [{"nameId": self.strings[name], "priority": 0, "globalTid": self.gtid(tid)}
+                       for tid, name in sorted(self.threads.items())]
+            if self.main_tid is not None and self.main_tid not in self.threads:
+                name = _os_thread_name(self.main_tid) or "python3"
+                threads.insert(0, {"nameId": self.sid(name), "priority": 0,
+                                   "globalTid": self.gtid(self.main_tid)})
+            spec = self.spec
+            utc = datetime.datetime.fromtimestamp(self.utc_start / 1e9, datetime.timezone.utc)
+            local = datetime.datetime.fromtimestamp(self.utc_start / 1e9)
+            meta_export = [
+                ("EXPORT_PRODUCT_VERSION", EMULATED_PRODUCT_VERSION),
+                ("EXPORT_SCHEMA_VERSION", nsys_writer.SCHEMA_VERSION),
+                ("EXPORT_SCHEMA_VERSION_MAJOR", "3"), ("EXPORT_SCHEMA_VERSION_MINOR", "25"),
+                ("EXPORT_SCHEMA_VERSION_MICRO", "0"),
+                ("EXPORT_PLATFORM", "kernlens-emulate"),
+                ("EXPORT_TIME", datetime.datetime.now(datetime.timezone.utc).isoformat()),
+                ("KERNLENS_EMULATED", "1"),
+            ]
+            capture = [
+                ("KERNLENS_BACKEND", "emulate"), ("KERNLENS_EMULATED", "1"),
+                ("KERNLENS_PROBE_VERSION", __version__), ("KERNLENS_GPU_MODEL", spec.key),
+                ("KERNLENS_TORCH_VERSION", _torch_version()),
+                ("KERNLENS_STATUS", self.status),
+                ("KERNLENS_ROOFLINE", "eff_gemm=%g eff_simt=%g eff_memory=%g kernel_overhead_ns=%d "
+                 "kernel_floor_ns=%d queue_latency_ns=%d launch_call_ns=%d" % (
+                     roofline.EFF_GEMM, roofline.EFF_SIMT, roofline.EFF_MEMORY,
+                     roofline.KERNEL_OVERHEAD_NS, roofline.KERNEL_FLOOR_NS,
+                     roofline.QUEUE_LATENCY_NS, roofline.LAUNCH_CALL_NS)),
+                ("KERNLENS_UNMODELLED_OPS", ";".join("%s=%d" % kv for kv in sorted(self.unmodelled.items()))),
+                ("KERNLENS_EMULATOR_ERRORS", ";".join("%s x%d" % kv for kv in sorted(self.errors.items()))),
+                ("CAPTURE_EVENT_TYPE", "NvtxEvents"), ("CAPTURE_EVENT_TYPE", "Cuda"),
+            ]
+            for i, a in enumerate(self.argv):
+                capture.append(("PROCESS_0:COMMAND" if i == 0 else "PROCESS_0:ARGUMENT_%d" % (i - 1), a))
+            proc_name = os.path.basename(sys.executable or "python3")
+            gpu = {"vmId": nsys_writer.VM_ID, "id": DEVICE_ID, "name": spec.name + " (emulated)",
+                   "busLocation": "0000:00:00.0", "isDiscrete": 1, "l2CacheSize": spec.l2_bytes,
+                   "totalMemory": spec.memory_bytes, "memoryBandwidth": int(spec.bandwidth),
+                   "clockRate": spec.clock_hz, "smCount": spec.sm_count,
+                   "uuid": "GPU-00000000-0000-0000-0000-kernlens%s" % spec.key, "chipName": spec.chip,
+                   "cuDevice": 0, "threadsPerWarp": 32, "maxThreadsPerBlock": 1024, "maxBlockDimX": 1024,
+                   "maxBlockDimY": 1024, "maxBlockDimZ": 64, "maxGridDimX": 2147483647,
+                   "maxGridDimY": 65535, "maxGridDimZ": 65535, "maxRegistersPerBlock": 65536,
+                   "maxRegistersPerSm": 65536, "maxShmemPerBlock": 49152,
+                   "maxShmemPerBlockOptin": 232448 if spec.compute[0] >= 9 else 166912,
+                   "maxShmemPerSm": 233472 if spec.compute[0] >= 9 else 167936, "maxWarpsPerSm": 64,
+                   "maxBlocksPerSm": 32, "asyncEngines": 3, "constantMemory": 65536,
+                   "computeMajor": spec.compute[0], "computeMinor": spec.compute[1],
+                   "smMajor": spec.compute[0], "smMinor": spec.compute[1]}
+            return {
+                "META_DATA_EXPORT": [{"name": k, "value": v} for k, v in meta_export],
+                "META_DATA_CAPTURE": [{"name": k, "value": v} for k, v in capture],
+                "TARGET_INFO_SESSION_START_TIME": [{
+                    "utcEpochNs": self.utc_start, "utcTime": utc.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+                    "localTime": local.strftime("%Y-%m-%dT%H:%M:%S.%f"), "systemClockNs": self.t_start}],
+                "ANALYSIS_DETAILS": [{"globalVid": nsys_writer.VM_ID, "duration": stop - self.t_start,
+                                      "startTime": self.t_start, "stopTime": stop}],
+                "PROCESSES": [{"globalPid": self.gpid, "pid": self.pid, "name": proc_name}],
+                "ThreadNames": threads,
+                "TARGET_INFO_GPU": [gpu],
+                "TARGET_INFO_CUDA_DEVICE": [{"gpuId": DEVICE_ID, "cudaId": 0, "pid": self.pid,
+                                             "uuid": gpu["uuid"], "numMultiprocessors": spec.sm_count}],
+                "TARGET_INFO_CUDA_STREAM": [{"streamId": STREAM_ID, "hwId": 0, "vmId": 0,
+                                             "processId": self.pid, "contextId": CONTEXT_ID,
+                                             "priority": 0, "flag": 3}],
+                "NVTX_EVENTS": nvtx,
+                "CUPTI_ACTIVITY_KIND_RUNTIME": list(self.runtime),
+                "CUPTI_ACTIVITY_KIND_KERNEL": list(self.kernels),
+                "CUPTI_ACTIVITY_KIND_MEMCPY": list(self.memcpys),
+                "StringIds": [{"id": i, "value": v} for v, i in sorted(self.strings.items(), key=lambda kv: kv[1])],
+            }
+
+    def write(self, path):
+        nsys_writer.write(path, self.rows())
+
+    def summary(self):
+        return {"kernels": len(self.kernels), "memcpys": len(self.memcpys), "nvtx_ranges": len(self.nvtx),
+                "threads": len(self.threads), "unmodelled_ops": dict(self.unmodelled),
+                "emulator_errors": sum(self.errors.values())}
+
+
+def _allow_tf32():
+    try:
+        import torch
+        return bool(torch.backends.cuda.matmul.allow_tf32)
+    except Exception:
+        return False
+
+
+def _torch_version():
+    mod = sys.modules.get("torch")
+    return getattr(mod, "__version__", "") if mod is not None else ""

@@ -1,0 +1,775 @@
+"""The emulator's ordered ATen op -> GPU kernel table.
+
+RULES is an ordered list of (regex on the op name without namespace/overload, family, handler);
+the first rule whose regex fully matches the op's overload-packet name wins. A handler gets an Op
+(the real args/outputs of the CPU execution) and returns the Launch list a CUDA build of PyTorch
+would issue for that op on the modelled GPU: kernels (with realistic cuBLAS/cuDNN/ATen/flash names,
+grid/block and FLOPs/bytes from the REAL shapes) and memcpys. Names are realistic, not exact: the
+kernel a given cuBLAS/cuDNN version picks depends on its heuristics, which are not modelled.
+
+Ops in NO_KERNEL (views, metadata, allocation) launch nothing. Ops that match no rule get one
+generic ATen elementwise kernel and are reported as "unmodelled" in the export's metadata.
+"""
+
+import collections
+import math
+import re
+
+import torch
+
+from . import roofline
+
+Launch = collections.namedtuple("Launch", [
+    "kind",            # "kernel" | "memcpy"
+    "short", "demangled",
+    "grid", "block",   # (x, y, z)
+    "regs", "smem_static", "smem_dynamic",
+    "flops", "bytes", "dtype_class",
+    "gemm",            # (m, n, k, batch, tile_m, tile_n) for tile/wave-quantized GEMMs, else None
+    "tensor_core",     # bool: runs on tensor cores (non-GEMM path of roofline)
+    "copy_kind", "src_kind", "dst_kind",   # memcpy only (ENUM_CUDA_MEMCPY_OPER / ENUM_CUDA_MEM_KIND)
+])
+
+
+def kernel(short, demangled=None, grid=(1, 1, 1), block=(128, 1, 1), regs=32, smem_static=0,
+           smem_dynamic=0, flops=0, nbytes=0, dtype_class="fp32", gemm=None, tensor_core=False):
+    return Launch("kernel", short, demangled or short, tuple(int(max(1, g)) for g in grid),
+                  tuple(int(b) for b in block), regs, smem_static, smem_dynamic, float(flops),
+                  float(nbytes), dtype_class, gemm, tensor_core, None, None, None)
+
+
+def memcpy(nbytes, copy_kind, src_kind, dst_kind):
+    return Launch("memcpy", "memcpy", "memcpy", (1, 1, 1), (1, 1, 1), 0, 0, 0, 0.0, float(nbytes),
+                  "fp32", None, False, copy_kind, src_kind, dst_kind)
+
+
+HTOD, DTOH, DTOD = 1, 2, 8
+PAGEABLE, DEVICE = 0, 2
+
+
+class Op:
+    """One observed ATen call: name ("addmm"), overload ("default"), real args/kwargs/outputs."""
+
+    def __init__(self, func, args, kwargs, out, spec, allow_tf32=False):
+        self.name = func.overloadpacket.__name__
+        self.namespace = getattr(func, "namespace", None) or str(func).split(".")[0]
+        self.overload = getattr(func, "_overloadname", "default")
+        self.args, self.kwargs, self.out = args, kwargs or {}, out
+        self.spec = spec
+        self.allow_tf32 = allow_tf32
+        self.inputs = flat_tensors((args, self.kwargs))
+        self.outputs = flat_tensors(out)
+
+    @property
+    def first(self):
+        return self.inputs[0] if self.inputs else (self.outputs[0] if self.outputs else None)
+
+    def dtype_class(self, t=None):
+        t = t if t is not None else self.first
+        return roofline.dtype_class(t.dtype if t is not None else "float32", self.allow_tf32)
+
+
+def flat_tensors(x, acc=None):
+    acc = [] if acc is None else acc
+    if isinstance(x, torch.Tensor):
+        acc.append(x)
+    elif isinstance(x, (list, tuple)):
+        for y in x:
+            flat_tensors(y, acc)
+    elif isinstance(x, dict):
+        for y in x.values():
+            flat_tensors(y, acc)
+    return acc
+
+
+def nbytes(t):
+    return t.numel() * t.element_size()
+
+
+CTYPES = {torch.float32: "float", torch.float16: "c10::Half", torch.bfloat16: "c10::BFloat16",
+          torch.float64: "double", torch.int64: "long", torch.int32: "int", torch.int16: "short",
+          torch.int8: "signed char", torch.uint8: "unsigned char", torch.bool: "bool",
+          torch.complex64: "c10::complex<float>", torch.complex128: "c10::complex<double>"}
+
+
+def ctype(t):
+    return CTYPES.get(t.dtype, "float") if t is not None else "float"
+
+
+# ---- GEMM ------------------------------------------------------------------------------------
+
+def transposed(t):
+    """True when the last two dims are a transposed view (column-major in memory)."""
+    if t.dim() < 2:
+        return False
+    return t.stride(-1) != 1 and t.stride(-2) == 1
+
+
+def pick_tile(m, n):
+    if m >= 256 and n >= 2048:
+        return 128, 256
+    if m >= 128 and n >= 128:
+        return 128, 128
+    if n >= 128:
+        return 64, 128
+    return 64, 64
+
+
+SM90_IO = {"bf16": "bf16bf16_bf16f32_f32", "fp16": "f16f16_f16f32_f32", "fp32": "f32f32_f32f32_f32",
+           "tf32": "tf32f32_tf32f32_f32", "fp8": "e4m3e4m3_e4m3f32_f32", "fp64": "f64f64_f64f64_f64",
+           "int8": "i8i8_i8i32_f32"}
+
+
+def gemm_name(spec, cls, layout, tm, tn, batched):
+    """cuBLAS-style kernel name for the GPU model. layout: cuBLAS op letters, e.g. "tn"."""
+    if spec.gemm_style in ("sm90_xmma", "nvjet"):
+        if spec.gemm_style == "nvjet" and cls in ("bf16", "fp16", "fp8"):
+            cluster = "1x2" if tn >= 256 else "1x1"
+            coop = "coopA" if tm >= 128 else "coopB"
+            return "nvjet_tst_%dx%d_64x4_%s_h_bz_%s_%sT" % (tm, tn, cluster, coop, layout.upper())
+        tk = 64 if cls in ("bf16", "fp16", "fp8", "int8") else 32
+        wg = "2x1x1" if tn >= 256 else "1x1x1"
+        return ("sm90_xmma_gemm_%s_%s_n_tilesize%dx%dx%d_warpgroupsize%s_execute_segment_k_off_kernel__5x_cublas"
+                % (SM90_IO.get(cls, SM90_IO["fp32"]), layout, tm, tn, tk, wg))
+    if cls == "bf16":
+        return "ampere_bf16_s16816gemm_bf16_%dx%d_ldg8_f2f_stages_64x3_%s" % (tm, tn, layout)
+    if cls == "fp16":
+        return "ampere_fp16_s16816gemm_fp16_%dx%d_ldg8_f2f_stages_64x3_%s" % (tm, tn, layout)
+    if cls == "tf32":
+        return ("sm80_xmma_gemm_f32f32_tf32f32_f32_%s_n_tilesize%dx%dx32_stage3_warpsize2x2x1_tensor16x8x8"
+                "_execute_kernel__5x_cublas" % (layout, tm, tn))
+    return "ampere_sgemm_%dx%d_%s" % (min(tm, 128), min(tn, 128), layout)
+
+
+def gemm_launch(op, a, b, batch=1, extra_c=False):
+    spec = op.spec
+    m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
+    cls = op.dtype_class(a)
+    layout = ("t" if transposed(b) else "n") + ("t" if transposed(a) else "n")
+    tm, tn = pick_tile(m, n)
+    name = gemm_name(spec, cls, layout, tm, tn, batch > 1)
+    es = a.element_size()
+    moved = (m * k + k * n + m * n * (2 if extra_c else 1)) * es * batch
+    sm90 = spec.gemm_style in ("sm90_xmma", "nvjet")
+    return kernel(name, name, grid=(math.ceil(n / tn), math.ceil(m / tm), batch),
+                  block=(384 if sm90 else 256, 1, 1), regs=168 if sm90 else 232,
+                  smem_dynamic=(213 if sm90 else 98) * 1024, flops=2.0 * m * n * k * batch,
+                  nbytes=moved, dtype_class=cls, gemm=(m, n, k, batch, tm, tn),
+                  tensor_core=cls != "fp32")
+
+
+def h_mm(op):
+    a, b = op.args[0], op.args[1]
+    return [gemm_launch(op, a, b)]
+
+
+def h_addmm(op):
+    bias, a, b = op.args[0], op.args[1], op.args[2]
+    return [gemm_launch(op, a, b, extra_c=bias.dim() == 2)]
+
+
+def h_bmm(op):
+    a, b = op.args[0], op.args[1]
+    return [gemm_launch(op, a, b, batch=a.shape[0])]
+
+
+def h_baddbmm(op):
+    a, b = op.args[1], op.args[2]
+    return [gemm_launch(op, a, b, batch=a.shape[0], extra_c=True)]
+
+
+def h_gemv(op):
+    mat, vec = (op.args[1], op.args[2]) if op.name == "addmv" else (op.args[0], op.args[1])
+    t = ctype(mat)
+    name = "gemv2T_kernel_val" if transposed(mat) else "gemvNSP_kernel"
+    dem = "void %s<int, int, %s, %s, %s, 128, 16, 4, 4, false, false, cublasGemvParamsEx<int, cublasGemvTensorStridedBatched<%s const>, cublasGemvTensorStridedBatched<%s const>, cublasGemvTensorStridedBatched<%s>, %s> >(cublasGemvParamsEx<int, cublasGemvTensorStridedBatched<%s const>, cublasGemvTensorStridedBatched<%s const>, cublasGemvTensorStridedBatched<%s>, %s>)" % ((name, t, t, t) + (t,) * 8)
+    return [kernel(name, dem, grid=(math.ceil(mat.shape[0] / 128), 1, 1), block=(128, 4, 1),
+                   flops=2.0 * mat.numel(), nbytes=nbytes(mat) + nbytes(vec) * 2,
+                   dtype_class=op.dtype_class(mat))]
+
+
+def h_conv(op):
+    x, w = op.args[0], op.args[1]
+    out = op.outputs[0]
+    groups = op.args[8] if len(op.args) > 8 and isinstance(op.args[8], int) else 1
+    ksize = w.numel() // max(w.shape[0], 1)
+    flops = 2.0 * out.numel() * ksize
+    cls = op.dtype_class(x)
+    io = SM90_IO.get(cls, SM90_IO["fp32"])
+    arch = "sm90" if op.spec.gemm_style != "ampere" else "sm80"
+    name = "%s_xmma_fprop_implicit_gemm_%s_%s_nhwckrsc_nhwc_tilesize128x128x64_warpgroupsize1x1x1_g%d_execute_segment_k_off_kernel__5x_cudnn" % (arch, io, io, groups)
+    return [kernel(name, name, grid=(math.ceil(out.numel() / (128 * 128)), 1, 1), block=(384, 1, 1),
+                   regs=168, smem_dynamic=200 * 1024, flops=flops,
+                   nbytes=nbytes(x) + nbytes(w) + nbytes(out), dtype_class=cls, tensor_core=cls != "fp32")]
+
+
+def h_conv_backward(op):
+    grad, x, w = op.args[0], op.args[1], op.args[2]
+    cls = op.dtype_class(x)
+    io = SM90_IO.get(cls, SM90_IO["fp32"])
+    arch = "sm90" if op.spec.gemm_style != "ampere" else "sm80"
+    ksize = w.numel() // max(w.shape[0], 1)
+    flops = 2.0 * grad.numel() * ksize
+    mask = op.args[-1] if isinstance(op.args[-1], (list, tuple)) else (True, True, True)
+    out = []
+    for i, kind in enumerate(("dgrad", "wgrad")):
+        if i < len(mask) and mask[i]:
+            name = "%s_xmma_%s_implicit_gemm_%s_%s_nhwckrsc_nhwc_tilesize128x128x64_warpgroupsize1x1x1_g1_execute_segment_k_off_kernel__5x_cudnn" % (arch, kind, io, io)
+            out.append(kernel(name, name, grid=(math.ceil(grad.numel() / (128 * 128)), 1, 1),
+                              block=(384, 1, 1), regs=168, smem_dynamic=200 * 1024, flops=flops,
+                              nbytes=nbytes(grad) + nbytes(x) + nbytes(w), dtype_class=cls,
+                              tensor_core=cls != "fp32"))
+    if len(mask) > 2 and mask[2]:
+        out.extend(reduce_launch(op, grad, "func_wrapper_t<float, at::native::sum_functor<float, float, float>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>"))
+    return out
+
+
+# ---- attention -------------------------------------------------------------------------------
+
+def attention_shape(q, k):
+    if q.dim() == 4:
+        b, h, sq, d = q.shape
+    else:
+        b, h, sq, d = 1, q.shape[0] if q.dim() == 3 else 1, q.shape[-2], q.shape[-1]
+    return b, h, sq, k.shape[-2], d
+
+
+def h_attention_fwd(op):
+    q, k, v = op.args[0], op.args[1], op.args[2]
+    b, h, sq, sk, d = attention_shape(q, k)
+    causal = bool(op.kwargs.get("is_causal", False)) or any(
+        a is True for a in op.args[3:] if isinstance(a, bool))
+    flops = 4.0 * b * h * sq * sk * d / (2 if causal else 1)
+    moved = nbytes(q) + nbytes(k) + nbytes(v) + nbytes(q)
+    cls = op.dtype_class(q)
+    if cls in ("bf16", "fp16") and "efficient" not in op.name:
+        cut = "cutlass::bfloat16_t" if cls == "bf16" else "cutlass::half_t"
+        traits = "pytorch_flash::Flash_fwd_kernel_traits<%d, 128, 64, 4, false, false, %s, pytorch_flash::Flash_kernel_traits<%d, 128, 64, 4, %s> >" % (d, cut, d, cut)
+        dem = "void pytorch_flash::flash_fwd_kernel<%s, false, %s, false, false, true, true, false, false>(pytorch_flash::Flash_fwd_params)" % (traits, "true" if causal else "false")
+        return [kernel("flash_fwd_kernel", dem, grid=(math.ceil(sq / 128), b, h), block=(128, 1, 1),
+                       regs=255, smem_dynamic=48 * 1024, flops=flops, nbytes=moved, dtype_class=cls,
+                       tensor_core=True)]
+    name = "fmha_cutlassF_%s_aligned_64x64_rf_sm80" % ("f32" if cls in ("fp32", "tf32") else ("bf16" if cls == "bf16" else "f16"))
+    dem = "%s(PyTorchMemEffAttention::AttentionKernel<%s, cutlass::arch::Sm80, true, 64, 64, 64, true, true>::Params)" % (name, ctype(q))
+    return [kernel(name, dem, grid=(math.ceil(sq / 64), h, b), block=(32, 4, 1), regs=128,
+                   smem_dynamic=64 * 1024, flops=flops, nbytes=moved, dtype_class=cls,
+                   tensor_core=cls != "fp32")]
+
+
+def h_attention_bwd(op):
+    grad, q, k, v = op.args[0], op.args[1], op.args[2], op.args[3]
+    b, h, sq, sk, d = attention_shape(q, k)
+    flops = 10.0 * b * h * sq * sk * d
+    moved = 2 * (nbytes(q) + nbytes(k) + nbytes(v)) + 2 * nbytes(grad)
+    cls = op.dtype_class(q)
+    if cls in ("bf16", "fp16") and "efficient" not in op.name:
+        cut = "cutlass::bfloat16_t" if cls == "bf16" else "cutlass::half_t"
+        traits = "pytorch_flash::Flash_bwd_kernel_traits<%d, 64, 128, 8, 2, 4, 2, false, false, %s, pytorch_flash::Flash_kernel_traits<%d, 64, 128, 8, %s> >" % (d, cut, d, cut)
+        return [
+            kernel("flash_bwd_dot_do_o_kernel", "void pytorch_flash::flash_bwd_dot_do_o_kernel<true, %s>(pytorch_flash::Flash_bwd_params)" % traits,
+                   grid=(math.ceil(sq / 128), b, h), block=(256, 1, 1), regs=40, nbytes=2 * nbytes(grad), dtype_class=cls),
+            kernel("flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel", "void pytorch_flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<%s, false, false, false, false, false, true, false>(pytorch_flash::Flash_bwd_params)" % traits,
+                   grid=(math.ceil(sk / 128), b, h), block=(256, 1, 1), regs=255, smem_dynamic=96 * 1024,
+                   flops=flops, nbytes=moved, dtype_class=cls, tensor_core=True),
+            kernel("flash_bwd_convert_dq_kernel", "void pytorch_flash::flash_bwd_convert_dq_kernel<%s, false>(pytorch_flash::Flash_bwd_params, int)" % traits,
+                   grid=(math.ceil(sq / 128), b, h), block=(256, 1, 1), regs=32, nbytes=2 * nbytes(q), dtype_class=cls),
+        ]
+    name = "fmha_cutlassB_%s_aligned_64x64_k64_sm80" % ("f32" if cls in ("fp32", "tf32") else ("bf16" if cls == "bf16" else "f16"))
+    dem = "%s(PyTorchMemEffAttention::AttentionBackwardKernel<cutlass::arch::Sm80, %s, true, false, false, 64, 64, 64, false>::Params)" % (name, ctype(q))
+    return [kernel(name, dem, grid=(math.ceil(sk / 64), h, b), block=(128, 1, 1), regs=255,
+                   smem_dynamic=96 * 1024, flops=flops, nbytes=moved, dtype_class=cls,
+                   tensor_core=cls != "fp32")]
+
+
+# ---- elementwise / reduce / normalization ------------------------------------------------------
+
+FUNCTORS = {
+    "add": "at::native::CUDAFunctor_add<{T}>",
+    "sub": "at::native::CUDAFunctor_add<{T}>",
+    "mul": "at::native::binary_internal::MulFunctor<{T}>",
+    "div": "at::native::binary_internal::DivFunctor<{T}>",
+    "relu": "at::native::(anonymous namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, at::native::detail::ClampLimits)::{{lambda()#1}}::operator()() const::{{lambda()#7}}::operator()() const::{{lambda({T})#1}}",
+    "fill": "at::native::FillFunctor<{T}>",
+    "copy": "at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{{lambda()#2}}::operator()() const::{{lambda()#8}}::operator()() const::{{lambda({T})#1}}",
+    "gelu": "at::native::GeluCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::{{lambda()#2}}::operator()() const::{{lambda()#2}}::operator()() const::{{lambda({T})#1}}",
+    "gelu_backward": "at::native::GeluBackwardCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::{{lambda()#2}}::operator()() const::{{lambda()#2}}::operator()() const::{{lambda({T}, {T})#1}}",
+    "threshold_backward": "at::native::(anonymous namespace)::threshold_kernel_impl<{T}>(at::TensorIteratorBase&, {T}, {T})::{{lambda({T}, {T})#1}}",
+}
+
+FLOPS_PER_ELEMENT = {"gelu": 14, "gelu_backward": 20, "silu": 6, "silu_backward": 8, "sigmoid": 6,
+                     "tanh": 6, "exp": 4, "log": 4, "pow": 4, "rsqrt": 2, "sqrt": 2, "erf": 8,
+                     "softplus": 6, "addcdiv": 3, "addcmul": 3, "lerp": 3}
+
+
+def functor(op_name, t):
+    tmpl = FUNCTORS.get(op_name)
+    if tmpl is None:
+        tmpl = ("at::native::%s_kernel_cuda(at::TensorIteratorBase&)::{{lambda()#1}}::operator()() const"
+                "::{{lambda({T})#1}}" % op_name)
+    return tmpl.format(T=ctype(t))
+
+
+def elementwise_launch(op, name=None, out=None, ins=None, flops_per=None):
+    base = (name or op.name).rstrip("_")
+    ins = [t for t in (op.inputs if ins is None else ins)]
+    outs = [out] if out is not None else (op.outputs or ins[:1])
+    ref = outs[0] if outs else (ins[0] if ins else None)
+    numel = ref.numel() if ref is not None else 1
+    moved = sum(nbytes(t) for t in ins) + sum(nbytes(t) for t in outs)
+    fun = functor(base, ref)
+    arity = len(ins) + len(outs)
+    contiguous = all(t.is_contiguous() for t in ins + outs)
+    casting = len({t.dtype for t in ins + outs}) > 1
+    arr = "at::detail::Array<char*, %d>" % max(arity, 1)
+    if contiguous and not casting:
+        short = "vectorized_elementwise_kernel"
+        dem = "void at::native::vectorized_elementwise_kernel<4, %s, %s >(int, %s, %s)" % (fun, arr, fun, arr)
+    elif contiguous:
+        short = "unrolled_elementwise_kernel"
+        dem = ("void at::native::unrolled_elementwise_kernel<%s, %s, TrivialOffsetCalculator<%d, unsigned int>, "
+               "TrivialOffsetCalculator<1, unsigned int>, at::native::memory::LoadWithCast<%d>, "
+               "at::native::memory::StoreWithCast<1> >(int, %s, %s, TrivialOffsetCalculator<%d, unsigned int>, "
+               "TrivialOffsetCalculator<1, unsigned int>, at::native::memory::LoadWithCast<%d>, "
+               "at::native::memory::StoreWithCast<1>)" % (fun, arr, len(ins), len(ins), fun, arr, len(ins), len(ins)))
+    else:
+        short = "elementwise_kernel"
+        lam = "at::native::gpu_kernel_impl<%s>(at::TensorIteratorBase&, %s const&)::{lambda(int)#1}" % (fun, fun)
+        dem = "void at::native::elementwise_kernel<128, 4, %s>(int, %s)" % (lam, lam)
+    per = flops_per if flops_per is not None else FLOPS_PER_ELEMENT.get(base, 1)
+    return kernel(short, dem, grid=(math.ceil(numel / 512), 1, 1), block=(128, 1, 1), regs=26,
+                  flops=numel * per, nbytes=moved, dtype_class=op.dtype_class(ref))
+
+
+def h_elementwise(op):
+    return [elementwise_launch(op)]
+
+
+def h_fill(op):
+    out = op.outputs[0] if op.outputs else op.inputs[0]
+    return [elementwise_launch(op, name="fill", out=out, ins=[], flops_per=0)]
+
+
+REDUCERS = {
+    "sum": "func_wrapper_t<{A}, at::native::sum_functor<{T}, {A}, {T}>::operator()(at::TensorIterator&)::{{lambda({A}, {A})#1}}>",
+    "mean": "MeanOps<{T}, {A}, {A}, {T}>",
+    "amax": "func_wrapper_t<{T}, at::native::max_values_kernel_cuda_impl<{T}, {T}>(at::TensorIterator&)::{{lambda({T}, {T})#1}}>",
+    "amin": "func_wrapper_t<{T}, at::native::min_values_kernel_cuda_impl<{T}, {T}>(at::TensorIterator&)::{{lambda({T}, {T})#1}}>",
+    "max": "MaxOps<{T}>", "min": "MinOps<{T}>", "argmax": "ArgMaxOps<{T}>", "argmin": "ArgMinOps<{T}>",
+    "norm": "NormTwoOps<{T}, {A}, {A}>", "linalg_vector_norm": "NormTwoOps<{T}, {A}, {A}>",
+    "var": "WelfordOps<{T}, {A}, int, thrust::pair<{A}, {A}> >", "std": "WelfordOps<{T}, {A}, int, thrust::pair<{A}, {A}> >",
+    "var_mean": "WelfordOps<{T}, {A}, int, thrust::pair<{A}, {A}> >", "std_mean": "WelfordOps<{T}, {A}, int, thrust::pair<{A}, {A}> >",
+    "prod": "func_wrapper_t<{A}, at::native::prod_functor<{A}>>", "any": "func_wrapper_t<bool, at::native::or_kernel_cuda(at::TensorIterator&)::{{lambda(bool, bool)#1}}>",
+    "all": "func_wrapper_t<bool, at::native::and_kernel_cuda(at::TensorIterator&)::{{lambda(bool, bool)#1}}>",
+}
+
+
+def reduce_launch(op, src, reducer=None, name=None):
+    t = ctype(src)
+    acc = "float" if src.dtype in (torch.float16, torch.bfloat16, torch.float32) else t
+    tmpl = reducer or REDUCERS.get(name or op.name, REDUCERS["sum"])
+    red = tmpl.format(T=t, A=acc)
+    ro = "at::native::ReduceOp<%s, at::native::%s, unsigned int, %s, 4>" % (t, red, t)
+    out_numel = op.outputs[0].numel() if op.outputs else 1
+    return [kernel("reduce_kernel", "void at::native::reduce_kernel<512, 1, %s >(%s)" % (ro, ro),
+                   grid=(max(1, min(out_numel, 65535)), 1, 1), block=(32, 16, 1), regs=32,
+                   smem_static=16, flops=src.numel(), nbytes=nbytes(src) + sum(nbytes(o) for o in op.outputs),
+                   dtype_class=op.dtype_class(src))]
+
+
+def h_reduce(op):
+    if op.overload == "other" or (op.name in ("max", "min") and len(op.inputs) > 1):
+        return [elementwise_launch(op, name="maximum" if op.name == "max" else "minimum")]
+    return reduce_launch(op, op.inputs[0])
+
+
+def softmax_launch(op, backward):
+    src = op.args[1] if backward else op.args[0]
+    dim = op.args[2] if backward else op.args[1]
+    dim = dim % max(src.dim(), 1)
+    is_log = "log" in op.name
+    size = src.shape[dim] if src.dim() else 1
+    rows = src.numel() // max(size, 1)
+    t = ctype(src)
+    moved = nbytes(src) * (3 if backward else 2)
+    if dim != src.dim() - 1:
+        short = "cunn_SpatialSoftMax%s" % ("Backward" if backward else "Forward")
+        dem = "void (anonymous namespace)::%s<%s, float, %s, (anonymous namespace)::%s>(%s*, %s const*, unsigned int, unsigned int, unsigned int)" % (
+            short, t, t, ("LogSoftMax" if is_log else "SoftMax") + ("Backward" if backward else "Forward") + "Epilogue", t, t)
+    elif size <= 1024 and size * src.element_size() <= 4096:
+        log2 = max(0, math.ceil(math.log2(max(size, 1))))
+        short = "softmax_warp_%s" % ("backward" if backward else "forward")
+        dem = "void (anonymous namespace)::%s<%s, %s, float, %d, %s, false>(%s*, %s const*, %sint, int, int, bool const*, int, bool)" % (
+            short, t, t, log2, "true" if is_log else "false", t, t, (t + " const*, ") if backward else "", )
+    else:
+        short = "cunn_SoftMax%s" % ("Backward" if backward else "Forward")
+        epi = ("LogSoftMax" if is_log else "SoftMax") + ("Backward" if backward else "Forward") + "Epilogue"
+        dem = "void (anonymous namespace)::%s<4, %s, float, %s, (anonymous namespace)::%s>(%s*, %s const*, int)" % (short, t, t, epi, t, t)
+    return [kernel(short, dem, grid=(max(1, rows // 4), 1, 1), block=(32, 4, 1) if short.startswith("softmax_warp") else (1024, 1, 1),
+                   regs=40, flops=src.numel() * 5, nbytes=moved, dtype_class=op.dtype_class(src))]
+
+
+def h_softmax(op):
+    return softmax_launch(op, backward=False)
+
+
+def h_softmax_bwd(op):
+    return softmax_launch(op, backward=True)
+
+
+def h_layer_norm(op):
+    x = op.args[0]
+    shape = op.args[1]
+    n = int(math.prod(shape)) if shape else 1
+    m = x.numel() // max(n, 1)
+    t = ctype(x)
+    moved = 2 * nbytes(x) + 2 * n * x.element_size() + 8 * m
+    if n % 4 == 0:
+        return [kernel("vectorized_layer_norm_kernel",
+                       "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<%s, float>(int, float, %s const*, %s const*, %s const*, float*, float*, %s*)" % (t, t, t, t, t),
+                       grid=(m, 1, 1), block=(32, 4, 1), regs=40, flops=8 * x.numel(), nbytes=moved,
+                       dtype_class=op.dtype_class(x))]
+    return [kernel("RowwiseMomentsCUDAKernel", "void at::native::(anonymous namespace)::RowwiseMomentsCUDAKernel<%s, float>(long, float, %s const*, float*, float*)" % (t, t),
+                   grid=(m, 1, 1), block=(512, 1, 1), flops=3 * x.numel(), nbytes=nbytes(x), dtype_class=op.dtype_class(x)),
+            kernel("LayerNormForwardCUDAKernel", "void at::native::(anonymous namespace)::LayerNormForwardCUDAKernel<%s, float>(long, %s const*, float const*, float const*, %s const*, %s const*, %s*)" % (t, t, t, t, t),
+                   grid=(m, 1, 1), block=(256, 1, 1), flops=5 * x.numel(), nbytes=moved, dtype_class=op.dtype_class(x))]
+
+
+def h_layer_norm_bwd(op):
+    grad, x = op.args[0], op.args[1]
+    shape = op.args[2]
+    n = int(math.prod(shape)) if shape else 1
+    m = x.numel() // max(n, 1)
+    t = ctype(x)
+    out = [kernel("layer_norm_grad_input_kernel_vectorized" if n % 4 == 0 else "layer_norm_grad_input_kernel",
+                  "void at::native::(anonymous namespace)::%s<%s, float>(%s const*, %s const*, float const*, float const*, %s const*, %s*, int)" % (
+                      "layer_norm_grad_input_kernel_vectorized" if n % 4 == 0 else "layer_norm_grad_input_kernel", t, t, t, t, t),
+                  grid=(m, 1, 1), block=(32, 4, 1), regs=48, flops=10 * x.numel(),
+                  nbytes=3 * nbytes(x), dtype_class=op.dtype_class(x))]
+    mask = op.args[-1] if isinstance(op.args[-1], (list, tuple)) else (True, True, True)
+    if len(mask) > 2 and (mask[1] or mask[2]):
+        name = "GammaBetaBackwardCUDAKernel_32x32" if m <= 128 else "GammaBetaBackwardCUDAKernel"
+        out.append(kernel(name, "void at::native::(anonymous namespace)::%s<%s, float>(long, long, %s const*, %s const*, float const*, float const*, %s*, %s*)" % (name, t, t, t, t, t),
+                          grid=(math.ceil(n / 32), 1, 1), block=(32, 32 if m <= 128 else 8, 1), regs=64,
+                          flops=4 * x.numel(), nbytes=2 * nbytes(x), dtype_class=op.dtype_class(x)))
+    return out
+
+
+def h_batch_norm(op):
+    x = op.args[0]
+    t = ctype(x)
+    c = x.shape[1] if x.dim() > 1 else 1
+    training = any(a is True for a in op.args[5:6]) if len(op.args) > 5 else True
+    out = []
+    if training:
+        out.append(kernel("batch_norm_collect_statistics_kernel",
+                          "void at::native::batch_norm_collect_statistics_kernel<at::native::InvStd, %s, float, float, int>(at::GenericPackedTensorAccessor<%s const, 3, at::RestrictPtrTraits, int>, float, float, at::GenericPackedTensorAccessor<float, 1, at::RestrictPtrTraits, int>, at::GenericPackedTensorAccessor<float, 1, at::RestrictPtrTraits, int>)" % (t, t),
+                          grid=(c, 1, 1), block=(32, 16, 1), flops=3 * x.numel(), nbytes=nbytes(x), dtype_class=op.dtype_class(x)))
+    out.append(kernel("batch_norm_transform_input_kernel",
+                      "void at::native::batch_norm_transform_input_kernel<%s, float, float, false, int>(at::GenericPackedTensorAccessor<%s const, 3, at::RestrictPtrTraits, int>, at::GenericPackedTensorAccessor<%s, 3, at::RestrictPtrTraits, int>, at::GenericPackedTensorAccessor<float, 1, at::RestrictPtrTraits, int>, at::GenericPackedTensorAccessor<float, 1, at::RestrictPtrTraits, int>, at::GenericPackedTensorAccessor<float const, 1, at::RestrictPtrTraits, int>, at::GenericPackedTensorAccessor<float const, 1, at::RestrictPtrTraits, int>, float)" % (t, t, t),
+                      grid=(c, 1, 1), block=(32, 16, 1), flops=2 * x.numel(), nbytes=2 * nbytes(x), dtype_class=op.dtype_class(x)))
+    return out
+
+
+# ---- losses, embedding, dropout, random, indexing, copies ----------------------------------------
+
+def h_nll_fwd(op):
+    x = op.args[0]
+    t = ctype(x)
+    reduction = op.args[3] if len(op.args) > 3 else 1
+    if reduction == 0:
+        return [kernel("nll_loss_forward_no_reduce_cuda_kernel", "void at::native::(anonymous namespace)::nll_loss_forward_no_reduce_cuda_kernel<%s, long>(long, at::GenericPackedTensorAccessor<%s, 2, at::DefaultPtrTraits, long>, long const*, %s*, %s const*, long, long)" % (t, t, t, t),
+                       grid=(math.ceil(x.shape[0] / 256), 1, 1), block=(256, 1, 1), nbytes=nbytes(x) // max(x.shape[-1], 1) * 3, dtype_class=op.dtype_class(x))]
+    name = "nll_loss_forward_reduce_cuda_kernel_2d" if x.dim() == 2 else "nll_loss_forward_reduce_cuda_kernel_1d"
+    return [kernel(name, "void at::native::(anonymous namespace)::%s<%s, float, long>(%s*, %s*, %s const*, long const*, %s const*, bool, long, long, long, long)" % (name, t, t, t, t, t),
+                   grid=(1, 1, 1), block=(1024, 1, 1), flops=x.shape[0] if x.dim() else 1,
+                   nbytes=8 * (x.shape[0] if x.dim() else 1) * 2, dtype_class=op.dtype_class(x))]
+
+
+def h_nll_bwd(op):
+    grad_in = op.outputs[0]
+    t = ctype(grad_in)
+    name = "nll_loss_backward_reduce_cuda_kernel_2d" if grad_in.dim() == 2 else "nll_loss_backward_reduce_cuda_kernel_1d"
+    return [elementwise_launch(op, name="fill", out=grad_in, ins=[], flops_per=0),
+            kernel(name, "void at::native::(anonymous namespace)::%s<%s, long>(%s*, %s const*, long const*, %s const*, %s const*, bool, int, int, long, long)" % (name, t, t, t, t, t),
+                   grid=(1, 1, 1), block=(1024, 1, 1), nbytes=16 * (grad_in.shape[0] if grad_in.dim() else 1),
+                   dtype_class=op.dtype_class(grad_in))]
+
+
+def h_embedding(op):
+    weight, idx = op.args[0], op.args[1]
+    out = op.outputs[0]
+    t = ctype(weight)
+    n = idx.numel()
+    name = "indexSelectSmallIndex" if n <= 16 else "indexSelectLargeIndex"
+    extra = "" if n <= 16 else ", true"
+    dem = "void at::native::(anonymous namespace)::%s<%s, long, unsigned int, 2, 2, -2%s>(at::cuda::detail::TensorInfo<%s, unsigned int>, at::cuda::detail::TensorInfo<%s const, unsigned int>, at::cuda::detail::TensorInfo<long const, unsigned int>, int, int, unsigned int, unsigned int, long)" % (name, t, extra, t, t)
+    return [kernel(name, dem, grid=(min(math.ceil(out.numel() / 128), 65535), 1, 1), block=(128, 1, 1),
+                   nbytes=2 * nbytes(out) + nbytes(idx), dtype_class=op.dtype_class(weight))]
+
+
+def h_embedding_bwd(op):
+    grad, idx = op.args[0], op.args[1]
+    out = op.outputs[0]
+    t = ctype(grad)
+    if idx.numel() <= 3072:
+        return [elementwise_launch(op, name="fill", out=out, ins=[], flops_per=0),
+                kernel("embedding_backward_feature_kernel",
+                       "void at::native::(anonymous namespace)::embedding_backward_feature_kernel<%s, float, long>(long const*, %s const*, %s*, int, long, int)" % (t, t, t),
+                       grid=(math.ceil(grad.shape[-1] / 32), 1, 1), block=(32, 32, 1), regs=40,
+                       flops=grad.numel(), nbytes=2 * nbytes(grad) + nbytes(idx), dtype_class=op.dtype_class(grad))]
+    n = idx.numel()
+    return [kernel("DeviceRadixSortOnesweepKernel", "void at_cuda_detail::cub::DeviceRadixSortOnesweepKernel<at_cuda_detail::cub::DeviceRadixSortPolicy<long, long, int>::Policy800, false, long, long, int, int>(int*, int*, long*, long const*, long*, long*, long const*, int, int, int)",
+                   grid=(math.ceil(n / 2048), 1, 1), block=(384, 1, 1), nbytes=4 * nbytes(idx), dtype_class="fp32"),
+            kernel("compute_grad_weight", "void at::native::(anonymous namespace)::compute_grad_weight<%s, long>(long const*, %s const*, long const*, long, long, long const*, long const*, at::AccumulateType<%s, true>::type*, long)" % (t, t, t),
+                   grid=(math.ceil(n / 4), 1, 1), block=(128, 1, 1), flops=grad.numel(), nbytes=2 * nbytes(grad), dtype_class=op.dtype_class(grad)),
+            kernel("sum_and_scatter", "void at::native::(anonymous namespace)::sum_and_scatter<%s, long>(long const*, %s*, long, long const*, long const*, at::AccumulateType<%s, true>::type const*, long const*, long const*, long, long)" % (t, t, t),
+                   grid=(math.ceil(n / 4), 1, 1), block=(128, 1, 1), nbytes=nbytes(out), dtype_class=op.dtype_class(grad))]
+
+
+def h_dropout(op):
+    x = op.args[0]
+    t = ctype(x)
+    out = op.outputs[0]
+    return [kernel("fused_dropout_kernel_vec",
+                   "void at::native::(anonymous namespace)::fused_dropout_kernel_vec<%s, float, unsigned int, 1, 4, bool>(at::cuda::detail::TensorInfo<%s const, unsigned int>, at::cuda::detail::TensorInfo<%s, unsigned int>, at::cuda::detail::TensorInfo<bool, unsigned int>, unsigned int, float, at::PhiloxCudaState)" % (t, t, t),
+                   grid=(math.ceil(x.numel() / 1024), 1, 1), block=(256, 1, 1), regs=30, flops=4 * x.numel(),
+                   nbytes=2 * nbytes(x) + out.numel(), dtype_class=op.dtype_class(x))]
+
+
+DISTRIBUTIONS = {"normal": "normal_kernel", "randn": "normal_kernel", "uniform": "uniform_kernel",
+                 "rand": "uniform_kernel", "bernoulli": "bernoulli_kernel", "random": "random_from_to_kernel",
+                 "randint": "random_from_to_kernel", "exponential": "exponential_kernel",
+                 "geometric": "geometric_kernel", "log_normal": "log_normal_kernel", "cauchy": "cauchy_kernel",
+                 "rand_like": "uniform_kernel", "randn_like": "normal_kernel", "randint_like": "random_from_to_kernel"}
+
+
+def h_random(op):
+    out = op.outputs[0] if op.outputs else op.inputs[0]
+    t = ctype(out)
+    dist = DISTRIBUTIONS.get(op.name.rstrip("_"), "uniform_kernel")
+    lam = "at::native::templates::cuda::%s<at::CUDAGeneratorImpl*>(at::TensorIteratorBase&, at::CUDAGeneratorImpl*)::{lambda()#1}::operator()() const::{lambda(curandStatePhilox4_32_10*)#2}" % dist
+    dem = "void at::native::(anonymous namespace)::distribution_elementwise_grid_stride_kernel<%s, 4, %s, at::native::(anonymous namespace)::distribution_nullary_kernel<%s, %s, float4, at::CUDAGeneratorImpl*>(at::TensorIteratorBase&, at::CUDAGeneratorImpl*)::{lambda(int, float)#1}>(long, at::PhiloxCudaState, %s)" % (t, lam, t, t, lam)
+    return [kernel("distribution_elementwise_grid_stride_kernel", dem,
+                   grid=(min(math.ceil(out.numel() / 1024), op.spec.sm_count * 4), 1, 1), block=(256, 1, 1),
+                   regs=40, flops=10 * out.numel(), nbytes=nbytes(out), dtype_class=op.dtype_class(out))]
+
+
+def h_cat(op):
+    out = op.outputs[0]
+    t = ctype(out)
+    n_in = len(op.inputs)
+    batches = math.ceil(n_in / 64)
+    return [kernel("CatArrayBatchedCopy",
+                   "void at::native::(anonymous namespace)::CatArrayBatchedCopy<%s, unsigned int, %d, 64, 64>(%s*, at::native::(anonymous namespace)::CatArrInputTensorMetadata<%s, unsigned int, 64, 64>, at::native::(anonymous namespace)::TensorSizeStride<unsigned int, 4u>, int, unsigned int)" % (t, out.dim(), t, t),
+                   grid=(math.ceil(out.numel() / 512 / batches), n_in, 1), block=(512, 1, 1),
+                   nbytes=2 * nbytes(out), dtype_class=op.dtype_class(out))
+            for _ in range(batches)]
+
+
+def h_index(op):
+    out = op.outputs[0] if op.outputs else op.inputs[0]
+    base = op.name.rstrip("_")
+    short = {"index": "index_elementwise_kernel", "index_put": "index_put_kernel",
+             "gather": "_scatter_gather_elementwise_kernel", "scatter": "_scatter_gather_elementwise_kernel",
+             "scatter_add": "_scatter_gather_elementwise_kernel", "index_add": "indexFuncLargeIndex",
+             "index_select": "indexSelectLargeIndex", "masked_scatter": "masked_scatter_kernel",
+             "take_along_dim": "_scatter_gather_elementwise_kernel"}.get(base, "index_elementwise_kernel")
+    t = ctype(out)
+    dem = "void at::native::%s<128, 4, at::native::gpu_index_kernel<at::native::%s_kernel_impl<%s>(at::TensorIterator&, c10::ArrayRef<long>, c10::ArrayRef<long>)::{lambda(char*, char*, long)#1}>(at::TensorIteratorBase&, c10::ArrayRef<long>, c10::ArrayRef<long>, at::native::%s_kernel_impl<%s>(at::TensorIterator&, c10::ArrayRef<long>, c10::ArrayRef<long>)::{lambda(char*, char*, long)#1} const&)::{lambda(int)#1}>(long, at::native::gpu_index_kernel<at::native::%s_kernel_impl<%s>(at::TensorIterator&, c10::ArrayRef<long>, c10::ArrayRef<long>)::{lambda(char*, char*, long)#1}>(at::TensorIteratorBase&, c10::ArrayRef<long>, c10::ArrayRef<long>, at::native::%s_kernel_impl<%s>(at::TensorIterator&, c10::ArrayRef<long>, c10::ArrayRef<long>)::{lambda(char*, char*, long)#1} const&)::{lambda(int)#1})" % ((short, base, t, base, t, base, t, base, t))
+    return [kernel(short, dem, grid=(math.ceil(out.numel() / 512), 1, 1), block=(128, 1, 1),
+                   nbytes=sum(nbytes(x) for x in op.inputs) + nbytes(out), dtype_class=op.dtype_class(out))]
+
+
+def h_triu(op):
+    out = op.outputs[0]
+    t = ctype(out)
+    upper = "true" if op.name.startswith("triu") else "false"
+    return [kernel("triu_tril_kernel", "void at::native::(anonymous namespace)::triu_tril_kernel<%s, int, %s, 8, true>(at::cuda::detail::TensorInfo<%s, int>, at::cuda::detail::TensorInfo<%s const, int>, long, long)" % (t, upper, t, t),
+                   grid=(math.ceil(out.numel() / 1024), 1, 1), block=(128, 1, 1), nbytes=2 * nbytes(out),
+                   dtype_class=op.dtype_class(out))]
+
+
+def h_scan(op):
+    x = op.inputs[0]
+    t = ctype(x)
+    return [kernel("DeviceScanInitKernel", "void at_cuda_detail::cub::DeviceScanInitKernel<at_cuda_detail::cub::ScanTileState<%s, true> >(at_cuda_detail::cub::ScanTileState<%s, true>, int)" % (t, t),
+                   grid=(1, 1, 1), block=(128, 1, 1), dtype_class=op.dtype_class(x)),
+            kernel("DeviceScanKernel", "void at_cuda_detail::cub::DeviceScanKernel<at_cuda_detail::cub::DeviceScanPolicy<%s>::Policy600, %s const*, %s*, at_cuda_detail::cub::ScanTileState<%s, true>, std::plus<%s>, at_cuda_detail::cub::NullType, int>(%s const*, %s*, at_cuda_detail::cub::ScanTileState<%s, true>, int, std::plus<%s>, at_cuda_detail::cub::NullType, int)" % ((t,) * 9),
+                   grid=(math.ceil(x.numel() / 2048), 1, 1), block=(128, 1, 1), flops=x.numel(),
+                   nbytes=2 * nbytes(x), dtype_class=op.dtype_class(x))]
+
+
+def h_sort(op):
+    x = op.inputs[0]
+    t = ctype(x)
+    out = []
+    if x.shape and x.shape[-1] <= 4096 if x.dim() else True:
+        out.append(kernel("bitonicSortKVInPlace", "void at::native::bitonicSortKVInPlace<2, -1, 16, 16, %s, long, at::native::LTOp<%s, true>, unsigned int>(at::cuda::detail::TensorInfo<%s, unsigned int>, unsigned int, unsigned int, unsigned int, unsigned int, at::cuda::detail::TensorInfo<long, unsigned int>, unsigned int, at::native::LTOp<%s, true>)" % (t, t, t, t),
+                          grid=(max(1, x.numel() // max(x.shape[-1] if x.dim() else 1, 1)), 1, 1), block=(16, 16, 1),
+                          flops=x.numel() * 12, nbytes=4 * nbytes(x), dtype_class=op.dtype_class(x)))
+    else:
+        out.append(kernel("DeviceSegmentedRadixSortKernel", "void at_cuda_detail::cub::DeviceSegmentedRadixSortKernel<at_cuda_detail::cub::DeviceRadixSortPolicy<%s, long, int>::Policy800, false, true, %s, long, int*, int*, int>(%s const*, %s*, long const*, long*, int*, int*, int, int, int)" % (t, t, t, t),
+                          grid=(max(1, x.numel() // 4096), 1, 1), block=(256, 1, 1), flops=x.numel() * 20,
+                          nbytes=8 * nbytes(x), dtype_class=op.dtype_class(x)))
+    if op.name == "topk":
+        out.insert(0, kernel("gatherTopK", "void at::native::sbtopk::gatherTopK<%s, unsigned int, 2, false>(at::cuda::detail::TensorInfo<%s const, unsigned int>, unsigned int, unsigned int, bool, unsigned int, unsigned int, at::cuda::detail::TensorInfo<%s, unsigned int>, unsigned int, at::cuda::detail::TensorInfo<long, unsigned int>, unsigned int, unsigned int*)" % (t, t, t),
+                             grid=(max(1, x.numel() // max(x.shape[-1] if x.dim() else 1, 1)), 1, 1), block=(1024, 1, 1),
+                             flops=x.numel() * 4, nbytes=2 * nbytes(x), dtype_class=op.dtype_class(x)))
+    return out
+
+
+# Multi-tensor-apply: tensors per launch by list depth (ATen's depth_to_max_tensors).
+MAX_TENSORS = {1: 110, 2: 64, 3: 48, 4: 36, 5: 30}
+FOREACH_FUNCTOR = {
+    1: "UnaryOpFunctor", 2: "BinaryOpListAlphaFunctor", 3: "PointwiseOpListFunctor",
+}
+
+
+def h_foreach(op):
+    lists = [a for a in op.args if isinstance(a, (list, tuple)) and a and isinstance(a[0], torch.Tensor)]
+    inplace = op.name.endswith("_")
+    depth = max(1, min(5, len(lists) + (0 if inplace else 1)))
+    n = len(lists[0]) if lists else 1
+    ref = lists[0][0] if lists else op.first
+    t = ctype(ref)
+    base = op.name.strip("_").replace("foreach_", "").replace("fused_", "")
+    if op.name.startswith("_fused_adam"):
+        depth = min(5, max(4, len(lists)))  # param, grad, exp_avg, exp_avg_sq [, max_exp_avg_sq]
+        fn = "FusedAdamMathFunctor<%s, %d, (at::native::ADAM_MODE)%d, false>" % (t, depth, 1 if "adamw" in op.name else 0)
+        opf = ""
+    else:
+        fn = "%s<%s, %d, %d, %d>" % (FOREACH_FUNCTOR.get(len(lists), "BinaryOpScalarFunctor"), t, depth, len(lists), 0 if inplace else len(lists))
+        opf = ", std::%s<%s>" % ({"add": "plus", "sub": "minus", "mul": "multiplies", "div": "divides"}.get(base, base), t)
+    total = sum(x.numel() for l in lists for x in l) if lists else ref.numel()
+    moved = sum(nbytes(x) for l in lists for x in l) * (1 if inplace else 1.5)
+    per = MAX_TENSORS[min(depth, 5)]
+    launches = max(math.ceil(n / per), math.ceil(math.ceil(total / 65536) / 320), 1)
+    dem = "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<%d>, at::native::(anonymous namespace)::%s%s, %s>(at::native::(anonymous namespace)::TensorListMetadata<%d>, at::native::(anonymous namespace)::%s%s, %s)" % (depth, fn, opf, t, depth, fn, opf, t)
+    flops_per = 12 if "adam" in op.name else 2
+    return [kernel("multi_tensor_apply_kernel", dem, grid=(max(1, math.ceil(total / 65536 / launches)), 1, 1),
+                   block=(512, 1, 1), regs=40, flops=total * flops_per / launches, nbytes=moved / launches,
+                   dtype_class=op.dtype_class(ref)) for _ in range(launches)]
+
+
+def h_amp_update_scale(op):
+    return [kernel("amp_update_scale_cuda_kernel", "at::native::amp_update_scale_cuda_kernel(float*, int*, float const*, double, double, int)",
+                   grid=(1, 1, 1), block=(1, 1, 1), nbytes=16)]
+
+
+def h_copy(op):
+    """copy_/_to_copy/clone: cudaMemcpyAsync for same-dtype contiguous copies, else a copy kernel.
+    Host tensors (see emulate.HostTracker) become HtoD/DtoH memcpys; that decision is made by the
+    caller, which passes op.copy_direction."""
+    direction = getattr(op, "copy_direction", None)
+    out = op.outputs[0] if op.outputs else op.inputs[0]
+    src = op.args[1] if op.name == "copy_" and len(op.args) > 1 else op.inputs[0]
+    if direction == "HtoD":
+        return [memcpy(nbytes(src), HTOD, PAGEABLE, DEVICE)]
+    if direction == "DtoH":
+        return [memcpy(nbytes(src), DTOH, DEVICE, PAGEABLE)]
+    if src.dtype == out.dtype and src.is_contiguous() and out.is_contiguous():
+        return [memcpy(nbytes(src), DTOD, DEVICE, DEVICE)]
+    return [elementwise_launch(op, name="copy", out=out, ins=[src], flops_per=0)]
+
+
+def h_item(op):
+    t = op.inputs[0]
+    return [memcpy(t.element_size(), DTOH, DEVICE, PAGEABLE)]
+
+
+def h_none(op):
+    return []
+
+
+# Views, metadata and allocations: no GPU work.
+NO_KERNEL = re.compile(r"(view|_unsafe_view|_reshape_alias|reshape|view_as|t|transpose|permute|expand|"
+                       r"expand_as|squeeze|unsqueeze|select|slice|as_strided|detach|alias|lift|lift_fresh|"
+                       r"empty|empty_like|empty_strided|new_empty|new_empty_strided|split|split_with_sizes|"
+                       r"chunk|unbind|narrow|diagonal|unfold|resize_|set_|is_same_size|size|stride|"
+                       r"sym_size|sym_stride|sym_numel|sym_storage_offset|dim|numel|is_nonzero|"
+                       r"_has_compatible_shallow_copy_type|_conj|conj|_neg_view|resolve_conj|resolve_neg|"
+                       r"movedim|swapaxes|_indices|_values|indices|values|real|imag|view_as_real|"
+                       r"view_as_complex|_nested_tensor_size|contiguous|record_stream|_record_function_enter(_new)?|"
+                       r"_record_function_exit|equal|is_pinned|_pin_memory|pin_memory|requires_grad_|retain_grad|"
+                       r"_version|output_nr|_fw_primal|_make_dual|_unpack_dual)")
+
+POINTWISE = ("add|sub|rsub|mul|div|neg|abs|sign|sgn|exp|exp2|expm1|log|log2|log10|log1p|sqrt|rsqrt|pow|"
+             "square|reciprocal|relu|relu6|gelu|silu|mish|sigmoid|tanh|hardtanh|hardsigmoid|hardswish|"
+             "leaky_relu|elu|selu|celu|softplus|softshrink|hardshrink|threshold|clamp|clamp_min|clamp_max|"
+             "clip|maximum|minimum|fmax|fmin|eq|ne|lt|le|gt|ge|logical_and|logical_or|logical_not|"
+             "logical_xor|bitwise_and|bitwise_or|bitwise_not|bitwise_xor|where|masked_fill|addcmul|addcdiv|"
+             "lerp|sin|cos|tan|asin|acos|atan|atan2|sinh|cosh|erf|erfc|erfinv|floor|ceil|round|trunc|frac|"
+             "remainder|fmod|isnan|isinf|isfinite|nan_to_num|polar|heaviside|xlogy|hypot|logit|"
+             "sigmoid_backward|tanh_backward|gelu_backward|silu_backward|threshold_backward|"
+             "hardtanh_backward|leaky_relu_backward|elu_backward|softplus_backward|mish_backward|"
+             "hardswish_backward|hardsigmoid_backward|native_dropout_backward|_masked_scale|"
+             "_to_copy_backward|bitwise_left_shift|bitwise_right_shift|mse_loss_backward|"
+             "smooth_l1_loss_backward|huber_loss_backward|binary_cross_entropy_backward|"
+             "binary_cross_entropy_with_logits_backward|l1_loss_backward|_softmax_backward_data_elementwise")
+
+RULES = [
+    # (regex, family, handler) - first full match wins
+    (r"_local_scalar_dense", "copy", h_item),
+    (r"copy_|_to_copy|clone|_copy_from|_copy_from_and_resize|to_dense", "copy", h_copy),
+    (r"mm|_mm_plus_mm", "gemm", h_mm),
+    (r"addmm|_addmm_activation", "gemm", h_addmm),
+    (r"bmm", "gemm", h_bmm),
+    (r"baddbmm", "gemm", h_baddbmm),
+    (r"mv|addmv", "gemm", h_gemv),
+    (r"convolution|_convolution|cudnn_convolution|conv2d|conv1d|conv3d", "conv", h_conv),
+    (r"convolution_backward", "conv", h_conv_backward),
+    (r"_scaled_dot_product_(flash|efficient|cudnn)_attention|_scaled_dot_product_attention_forward|"
+     r"_scaled_dot_product_attention|scaled_dot_product_attention|_flash_attention_forward|"
+     r"_efficient_attention_forward", "attention", h_attention_fwd),
+    (r"_scaled_dot_product_(flash|efficient|cudnn)_attention_backward|_flash_attention_backward|"
+     r"_efficient_attention_backward", "attention", h_attention_bwd),
+    (r"_softmax|_log_softmax|softmax|log_softmax", "softmax", h_softmax),
+    (r"_softmax_backward_data|_log_softmax_backward_data", "softmax", h_softmax_bwd),
+    (r"native_layer_norm", "layernorm", h_layer_norm),
+    (r"native_layer_norm_backward", "layernorm", h_layer_norm_bwd),
+    (r"native_batch_norm|_native_batch_norm_legit|cudnn_batch_norm", "batchnorm", h_batch_norm),
+    (r"nll_loss_forward|nll_loss2d_forward", "loss", h_nll_fwd),
+    (r"nll_loss_backward|nll_loss2d_backward", "loss", h_nll_bwd),
+    (r"embedding", "embedding", h_embedding),
+    (r"embedding_dense_backward", "embedding", h_embedding_bwd),
+    (r"native_dropout|fused_dropout|_fused_dropout", "dropout", h_dropout),
+    (r"(normal|uniform|bernoulli|random|exponential|geometric|log_normal|cauchy)_?|randn|rand|randint|"
+     r"rand_like|randn_like|randint_like", "random", h_random),
+    (r"_foreach_\w+|_fused_adamw?_|_fused_sgd_|_amp_foreach_non_finite_check_and_unscale_", "optimizer", h_foreach),
+    (r"_amp_update_scale_", "optimizer", h_amp_update_scale),
+    (r"fill_|zero_|zeros|ones|full|zeros_like|ones_like|full_like|new_zeros|new_ones|new_full|"
+     r"scalar_tensor|arange|linspace|eye|_efficientzerotensor", "fill", h_fill),
+    (r"triu|tril|triu_|tril_", "elementwise", h_triu),
+    (r"sum|mean|amax|amin|max|min|argmax|argmin|prod|norm|linalg_vector_norm|var|std|var_mean|"
+     r"std_mean|any|all|logsumexp|count_nonzero|nansum|aminmax", "reduce", h_reduce),
+    (r"cumsum|cumprod|cummax|cummin|logcumsumexp", "scan", h_scan),
+    (r"sort|topk|argsort|msort", "sort", h_sort),
+    (r"cat|_cat|stack", "cat", h_cat),
+    (r"index|index_put_?|_index_put_impl_|gather|scatter_?|scatter_add_?|index_add_?|index_select|"
+     r"masked_scatter_?|take_along_dim", "index", h_index),
+    (r"(%s)_?" % POINTWISE, "elementwise", h_elementwise),
+]
+
+_COMPILED = [(re.compile(rx), fam, h) for rx, fam, h in RULES]
+
+
+def family(op_name):
+    """Family of an op name ("gemm", "elementwise", ..., "none" for no-kernel ops, None if unmodelled)."""
+    if NO_KERNEL.fullmatch(op_name):
+        return "none"
+    for rx, fam, _ in _COMPILED:
+        if rx.fullmatch(op_name):
+            return fam
+    return None
+
+
+def launches_for(op):
+    """(launches, modelled: bool) for an Op."""
+    if op.namespace in ("profiler", "prim", "prims") or NO_KERNEL.fullmatch(op.name):
+        return [], True
+    for rx, _, handler in _COMPILED:
+        if rx.fullmatch(op.name):
+            return handler(op), True
+    if not op.inputs and not op.outputs:
+        return [], False
+    return [elementwise_launch(op)], False

@@ -1,0 +1,144 @@
+"""The torch backend: torch.profiler around the entry, "kl:" ranges mirrored as record_function.
+
+Output (OUT_PATH) is a Kineto trace JSON: {"schemaVersion": 1, "traceEvents": [...], ...} with the
+managed ranges as events of cat "user_annotation". With a Kineto-enabled PyTorch the file is
+torch's own export_chrome_trace output. PyTorch builds without Kineto (Debian's CPU python3-torch
+1.13) only have the legacy autograd profiler, which records the thread that started it and writes
+a bare event list; there the probe writes the Kineto-shaped document itself from the legacy
+events (cat "user_annotation" for record_function scopes, "cpu_op" for ATen ops) and adds the
+"kl:" ranges it saw on other threads (its own NVTX observations, same clock), and says so in
+the top-level "kernlens" object.
+"""
+
+import json
+import os
+import sys
+import threading
+import time
+
+from . import __version__, nvtx_provider
+
+USER_SCOPE = 7  # at::RecordScope::USER_SCOPE (record_function)
+
+
+class TorchBackend:
+    def __init__(self):
+        self.prof = None
+        self.kineto = None
+        self.t0_ns = None
+        self.main_tid = threading.get_native_id()
+        self.tls = threading.local()
+        self.ranges = []     # (name, tid, start_ns, end_ns) of kl: ranges, all threads
+        self.lock = threading.Lock()
+        self.error = None
+
+    # nvtx_provider listener
+    def on_push(self, msg):
+        stack = self._stack()
+        rf = None
+        if msg.startswith("kl:") and self.prof is not None:
+            import torch.autograd.profiler as tap
+            try:
+                rf = tap.record_function(msg)
+                rf.__enter__()
+            except Exception:
+                rf = None
+        stack.append((msg, time.monotonic_ns(), rf))
+
+    def on_pop(self):
+        stack = self._stack()
+        if not stack:
+            return
+        msg, start, rf = stack.pop()
+        if rf is not None:
+            try:
+                rf.__exit__(None, None, None)
+            except Exception:
+                pass
+        if msg.startswith("kl:"):
+            with self.lock:
+                self.ranges.append((msg, threading.get_native_id(), start, time.monotonic_ns()))
+
+    def _stack(self):
+        s = getattr(self.tls, "stack", None)
+        if s is None:
+            s = self.tls.stack = []
+        return s
+
+    def start(self, torch):
+        from torch.profiler import ProfilerActivity, profile
+        acts = [ProfilerActivity.CPU]
+        if torch.cuda.is_available():
+            acts.append(ProfilerActivity.CUDA)
+        self.kineto = bool(torch.autograd.kineto_available())
+        self.t0_ns = time.monotonic_ns()
+        self.main_tid = threading.get_native_id()
+        self.prof = profile(activities=acts, record_shapes=True)
+        self.prof.__enter__()
+        nvtx_provider.add_listener(self)
+
+    def finish(self, path):
+        """Stops the profiler and writes the Kineto JSON to `path` (atomically)."""
+        tmp = path + ".tmp-%d" % os.getpid()
+        try:
+            if self.prof is None:
+                doc = self._document([], "torch was never imported by the program")
+                _dump(doc, tmp)
+            else:
+                self.prof.__exit__(None, None, None)
+                if self.kineto:
+                    self.prof.export_chrome_trace(tmp)
+                else:
+                    _dump(self._from_legacy(), tmp)
+            os.replace(tmp, path)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+
+    def _document(self, events, source):
+        return {"schemaVersion": 1, "displayTimeUnit": "ms", "deviceProperties": [],
+                "traceEvents": events,
+                "kernlens": {"backend": "torch", "probe_version": __version__, "source": source,
+                             "torch_version": getattr(sys.modules.get("torch"), "__version__", "")}}
+
+    def _from_legacy(self):
+        pid = os.getpid()
+        base_us = self.t0_ns / 1000.0
+        events = []
+        legacy_threads = set()
+        for i, e in enumerate(self.prof.profiler.function_events):
+            legacy_threads.add(e.thread)
+            start = e.time_range.start
+            events.append({"ph": "X", "cat": "user_annotation" if int(getattr(e, "scope", 0)) == USER_SCOPE else "cpu_op",
+                           "name": e.name, "pid": pid, "tid": e.thread, "ts": base_us + start,
+                           "dur": e.time_range.end - start,
+                           "args": {"External id": e.id, "Input Dims": list(e.input_shapes or [])}})
+        # The legacy profiler records only the thread that enabled it: name it by its native tid.
+        if len(legacy_threads) == 1:
+            only = next(iter(legacy_threads))
+            for ev in events:
+                ev["tid"] = self.main_tid if ev["tid"] == only else ev["tid"]
+            covered = {self.main_tid}
+        else:
+            covered = set()
+        with self.lock:
+            for name, tid, s, e in self.ranges:
+                if tid in covered:
+                    continue
+                events.append({"ph": "X", "cat": "user_annotation", "name": name, "pid": pid, "tid": tid,
+                               "ts": s / 1000.0, "dur": (e - s) / 1000.0,
+                               "args": {"kernlens_source": "probe NVTX observation"}})
+        threads = {ev["tid"] for ev in events} | {self.main_tid}
+        events.append({"ph": "M", "name": "process_name", "pid": pid, "tid": 0,
+                       "args": {"name": os.path.basename(sys.executable or "python3")}})
+        for tid in sorted(threads):
+            events.append({"ph": "M", "name": "thread_name", "pid": pid, "tid": tid,
+                           "args": {"name": "main" if tid == self.main_tid else "thread %d" % tid}})
+        events.sort(key=lambda ev: (ev.get("ts", 0), -ev.get("dur", 0)))
+        return self._document(events, "legacy autograd profiler (this PyTorch has no Kineto); "
+                                      "kl: ranges of other threads from the probe's NVTX observation")
+
+
+def _dump(doc, path):
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(doc, f)
