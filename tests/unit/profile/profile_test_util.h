@@ -27,6 +27,7 @@ inline std::filesystem::path plainCopy(const std::string& rel, const TempDir& di
 inline kl::sql::Database openScratch(const std::filesystem::path& p) {
   auto db = kl::sql::Database::openReadWrite(p);
   REQUIRE_MESSAGE(db.ok(), (db.ok() ? "" : db.error().message));
+  REQUIRE(db->exec("PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF").ok());
   return std::move(*db);
 }
 
