@@ -128,7 +128,7 @@ def main(argv=None):
         sys.stdout.flush()
     if rc != 0:
         sess.partial = True
-    _join_threads()
+    entry.join_threads()
 
     err = sess.finish()
     status["exit_code"] = rc
@@ -145,17 +145,6 @@ def main(argv=None):
     if args.status:
         _write_status(args.status, status)
     return rc
-
-
-def _join_threads():
-    """Like interpreter shutdown: wait for non-daemon threads (they may still launch work)."""
-    me = threading.current_thread()
-    for t in threading.enumerate():
-        if t is not me and not t.daemon and t is not threading.main_thread():
-            try:
-                t.join()
-            except (RuntimeError, KeyboardInterrupt):
-                pass
 
 
 if __name__ == "__main__":

@@ -121,8 +121,12 @@ def _new_main(filename):
     return main
 
 
-def run_in_process(p):
-    """Runs a non-subprocess plan; exceptions propagate (the caller formats them)."""
+def run_in_process(p, replace_path0=True):
+    """Runs a non-subprocess plan; exceptions propagate (the caller formats them).
+    replace_path0: sys.path[0] is the probe's own entry (python -m kernlens_probe); False when
+    called from sitecustomize, before the interpreter has added the script's directory."""
+    if not replace_path0:
+        sys.path.insert(0, "")
     if p.unbuffered:
         for stream in (sys.stdout, sys.stderr):
             try:
@@ -189,3 +193,15 @@ def exit_code(exc):
     if isinstance(exc, KeyboardInterrupt):
         return 130
     return 1
+
+
+def join_threads():
+    """Like interpreter shutdown: wait for non-daemon threads (they may still launch work)."""
+    import threading
+    me = threading.current_thread()
+    for t in threading.enumerate():
+        if t is not me and not t.daemon and t is not threading.main_thread():
+            try:
+                t.join()
+            except (RuntimeError, KeyboardInterrupt):
+                pass

@@ -173,6 +173,37 @@ def activate_child():
             sys.stderr.write("kernlens-probe: error: %s\n" % err)
     atexit.register(_at_exit)
 
+    ov = overlay_hook.installed()
+    script = sys.argv[0] if sys.argv else ""
+    if ov is not None and script not in ("", "-c", "-m", "-") and os.path.isfile(script) \
+            and ov.lookup(os.path.abspath(script)) is not None:
+        _trampoline(os.path.abspath(script))
+
+
+def _trampoline(script):
+    """The child's main script is overlaid, but CPython reads it itself after site import: run the
+    overlay text here as __main__ and end the process the way the interpreter would."""
+    from . import entry
+    rc = 0
+    try:
+        entry.run_in_process(entry.Plan("script", script, list(sys.argv)), replace_path0=False)
+    except BaseException as e:
+        if not isinstance(e, SystemExit):
+            entry.print_exception(e)
+        rc = entry.exit_code(e)
+    entry.join_threads()
+    if _child is not None:
+        _child.partial = rc != 0
+    try:
+        atexit._run_exitfuncs()
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:
+                pass
+        os._exit(rc)
+
 
 def read_child_log(out):
     path = out + ".children"

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Runs the probe's Python tests (tests/probe/*.py, unittest) with Debian's python3 + python3-torch.
+# Needs: scripts/install-deps.sh probe nsys (libnvtoolsext1 for the NVTX provider chain test).
+set -euo pipefail
+SRC="${KL_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
+PY=/usr/bin/python3
+if ! "$PY" -c "import torch" 2>/dev/null; then
+  echo "probe_unit: $PY cannot import torch (Debian python3-torch): run scripts/test-deps.sh" >&2
+  exit 1
+fi
+cd "$SRC/tests/probe"
+# KL_PROBE_DIR: the probe as installed next to the binary when the build has copied it.
+if [[ -n "${KL_BINARY_DIR:-}" && -d "$KL_BINARY_DIR/share/kernlens/probe/kernlens_probe" ]]; then
+  export KL_PROBE_DIR="$KL_BINARY_DIR/share/kernlens/probe"
+fi
+export KL_SOURCE_DIR="$SRC"
+exec "$PY" -m unittest discover -s . -p 'test_*.py' -v

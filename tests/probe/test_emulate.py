@@ -1,0 +1,236 @@
+"""The emulate backend end to end: kernels per kl: range, schema, threads, crashes, determinism."""
+
+import collections
+import json
+import os
+import sqlite3
+import unittest
+
+from probe_support import ATTRIBUTION_SQL, DATA, make_workspace, query, run_probe, tmpdir
+
+GEMM_PREFIX = "sm90_xmma_gemm_f32f32_f32f32_f32_"
+
+
+def run_emulate(test, name, entry, extra=(), gpu="h100"):
+    tmp = tmpdir(test)
+    ws, ov = make_workspace(tmp, name)
+    out = os.path.join(tmp, "out.sqlite")
+    status = os.path.join(tmp, "status.json")
+    r = run_probe(["--backend", "emulate", "--gpu", gpu, "--overlay", ov, "--out", out, "--status", status]
+                  + list(extra), entry, ws)
+    with open(status) as f:
+        doc = json.load(f)
+    return r, out, doc, ws
+
+
+def per_range(db):
+    """{range text: Counter(kernel short name)} over all launches, and the launches outside."""
+    ranges = collections.defaultdict(collections.Counter)
+    for _, name, _, text in query(db, ATTRIBUTION_SQL):
+        ranges[text][name] += 1
+    return ranges
+
+
+class EmulateMlpTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.r, cls.db, cls.status, cls.ws = run_emulate(cls, "mlp", ["python", "train.py", "--steps", "2"])
+
+    @classmethod
+    def addCleanup(cls, fn, *a):  # tmpdir() from a classmethod: clean at class teardown
+        cls._cleanups_cls = getattr(cls, "_cleanups_cls", []) + [(fn, a)]
+
+    @classmethod
+    def tearDownClass(cls):
+        for fn, a in getattr(cls, "_cleanups_cls", []):
+            fn(*a)
+
+    def test_runs_and_reports(self):
+        self.assertEqual(self.r.returncode, 0, self.r.stderr)
+        self.assertIn("final loss", self.r.stdout)
+        self.assertEqual(self.status["outputs"], [self.db])
+        self.assertEqual(self.status["summary"]["unmodelled_ops"], {})
+        self.assertEqual(self.status["summary"]["emulator_errors"], 0)
+
+    def test_gemms_elementwise_optimizer_in_the_right_ranges(self):
+        rs = per_range(self.db)
+        steps = 2
+        # Each Linear forward: exactly one GEMM per invocation ("tn": weight is a transposed view).
+        for line in ("kl:mlpmod/model.py:12-12", "kl:mlpmod/model.py:14-14"):
+            self.assertEqual(sum(rs[line].values()), steps, (line, rs[line]))
+            (name, n), = rs[line].items()
+            self.assertTrue(name.startswith(GEMM_PREFIX + "tn_n_"), name)
+        # Activation: one elementwise kernel.
+        self.assertEqual(rs["kl:mlpmod/model.py:13-13"], collections.Counter({"vectorized_elementwise_kernel": steps}))
+        # Backward (CPU autograd runs on the calling thread): 2 GEMMs per Linear, dgrad (nn) + wgrad (nt).
+        bwd = rs["kl:train.py:21-21"]
+        gemms = {k: v for k, v in bwd.items() if k.startswith(GEMM_PREFIX)}
+        self.assertEqual(sum(gemms.values()), 2 * 2 * steps, bwd)
+        self.assertEqual(sum(v for k, v in gemms.items() if "_nn_n_" in k), 2 * steps)
+        self.assertEqual(sum(v for k, v in gemms.items() if "_nt_n_" in k), 2 * steps)
+        self.assertEqual(bwd["reduce_kernel"], 2 * steps)            # bias gradients
+        self.assertGreaterEqual(bwd["vectorized_elementwise_kernel"], steps)  # relu backward
+        self.assertEqual(bwd["softmax_warp_backward"], steps)
+        self.assertEqual(bwd["nll_loss_backward_reduce_cuda_kernel_2d"], steps)
+        # Optimizer: SGD(foreach=True) -> multi_tensor_apply_kernel only.
+        self.assertEqual(set(rs["kl:train.py:22-22"]), {"multi_tensor_apply_kernel"})
+        self.assertEqual(sum(rs["kl:train.py:22-22"].values()), steps)
+        # Forward range of train.py holds the loss kernels, the model's kernels are in inner ranges.
+        fwd = rs["kl:train.py:20-20"]
+        self.assertEqual(fwd["softmax_warp_forward"], steps)
+        self.assertEqual(fwd["nll_loss_forward_reduce_cuda_kernel_2d"], steps)
+        self.assertFalse([k for k in fwd if k.startswith(GEMM_PREFIX)], fwd)
+        # zero_grad(set_to_none=True) launches nothing.
+        self.assertNotIn("kl:train.py:19-19", rs)
+
+    def test_outside_ranges_only_setup_and_item(self):
+        outside = per_range(self.db)[None]
+        # model.to(device): 4 HtoD parameter copies; randn/randint with device=: 2 kernels;
+        # loss.item(): 1 DtoH copy. Parameter init (CPU in a GPU program) launches nothing.
+        self.assertEqual(outside, collections.Counter({"memcpy": 5, "distribution_elementwise_grid_stride_kernel": 2}))
+        kinds = query(self.db, "SELECT copyKind, count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY GROUP BY 1 ORDER BY 1")
+        self.assertEqual(kinds, [(1, 4), (2, 1)])
+
+    def test_launch_rows_and_stream(self):
+        rows = query(self.db, """SELECT r.start, r."end", k.start, k."end", s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k
+                                 JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = k.correlationId
+                                 JOIN StringIds s ON s.id = r.nameId ORDER BY k.start""")
+        self.assertTrue(rows)
+        prev_end = 0
+        for rs, re_, ks, ke, api in rows:
+            self.assertEqual(api, "cudaLaunchKernel_v7000")
+            self.assertLess(rs, re_)
+            self.assertGreaterEqual(ks, re_ + 3000)       # queue latency after the launch call
+            self.assertGreaterEqual(ks, prev_end)          # one in-order stream
+            self.assertGreaterEqual(ke - ks, 2000)         # duration floor
+            prev_end = ke
+        n_corr = query(self.db, "SELECT count(DISTINCT correlationId), count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME")[0]
+        self.assertEqual(n_corr[0], n_corr[1])
+        streams = query(self.db, "SELECT DISTINCT streamId, deviceId FROM CUPTI_ACTIVITY_KIND_KERNEL")
+        self.assertEqual(streams, [(7, 0)])
+
+    def test_global_ids_and_metadata(self):
+        pid, = query(self.db, "SELECT pid FROM PROCESSES")[0]
+        gpid, = query(self.db, "SELECT globalPid FROM PROCESSES")[0]
+        self.assertEqual(gpid, (1 << 48) | (pid << 24))
+        for (gtid,) in query(self.db, "SELECT DISTINCT globalTid FROM NVTX_EVENTS"):
+            self.assertEqual(gtid & ~0xFFFFFF, gpid)
+        self.assertEqual(query(self.db, "SELECT DISTINCT eventType, domainId FROM NVTX_EVENTS"), [(59, 0)])
+        meta = dict(query(self.db, "SELECT name, value FROM META_DATA_EXPORT"))
+        self.assertIn("emulated", meta["EXPORT_PRODUCT_VERSION"])
+        self.assertEqual(meta["EXPORT_SCHEMA_VERSION"], "3.25.0")
+        cap = dict(query(self.db, "SELECT name, value FROM META_DATA_CAPTURE"))
+        self.assertEqual(cap["KERNLENS_EMULATED"], "1")
+        self.assertEqual(cap["KERNLENS_STATUS"], "complete")
+        gpu = query(self.db, "SELECT name, smCount, computeMajor FROM TARGET_INFO_GPU")
+        self.assertEqual(gpu, [("NVIDIA H100 80GB HBM3 (emulated)", 132, 9)])
+
+    def test_schema_matches_reference(self):
+        ref = sqlite3.connect(":memory:")
+        with open(os.path.join(DATA, "nsys-schema.sql")) as f:
+            ref.executescript(f.read())
+        out = sqlite3.connect(self.db)
+        tables = [t for (t,) in out.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        self.assertIn("CUPTI_ACTIVITY_KIND_KERNEL", tables)
+        for t in tables:
+            want = ref.execute("PRAGMA table_info(%s)" % t).fetchall()
+            got = out.execute("PRAGMA table_info(%s)" % t).fetchall()
+            self.assertTrue(want, "table %s is not in the reference schema" % t)
+            self.assertEqual([c[1:] for c in got], [c[1:] for c in want], t)
+        ref.close()
+        out.close()
+
+
+class EmulateMoreTest(unittest.TestCase):
+    def test_deterministic_kernels_and_durations(self):
+        seqs = []
+        for _ in range(2):
+            r, db, _, _ = run_emulate(self, "mlp", ["python", "train.py", "--steps", "1"])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            seqs.append(query(db, """SELECT s.value, k."end" - k.start, k.gridX, k.gridY, k.correlationId
+                                     FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.demangledName
+                                     ORDER BY k.correlationId"""))
+        self.assertTrue(seqs[0])
+        self.assertEqual(seqs[0], seqs[1])
+
+    def test_gpu_models_change_durations(self):
+        totals = {}
+        for gpu in ("a100", "h200"):
+            r, db, _, _ = run_emulate(self, "mlp", ["python", "train.py", "--steps", "1"], gpu=gpu)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            totals[gpu] = query(db, 'SELECT sum("end" - start) FROM CUPTI_ACTIVITY_KIND_KERNEL')[0][0]
+            names = [n for (n,) in query(db, "SELECT DISTINCT s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.shortName")]
+            if gpu == "a100":
+                self.assertTrue(any(n.startswith("ampere_sgemm_") for n in names), names)
+        self.assertGreater(totals["a100"], totals["h200"])
+
+    def test_two_threads_get_their_own_global_tids(self):
+        r, db, status, _ = run_emulate(self, "threads", ["python", "threads_sample.py"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = query(db, ATTRIBUTION_SQL)
+        by_range = collections.defaultdict(set)
+        counts = collections.Counter()
+        for _, name, gtid, text in rows:
+            by_range[text].add(gtid)
+            counts[(text, name.startswith("sm90_xmma_gemm"))] += 1
+        worker = by_range["kl:threads_sample.py:10-10"]
+        main = by_range["kl:threads_sample.py:19-19"]
+        self.assertEqual(len(worker), 1)
+        self.assertEqual(len(main), 1)
+        self.assertNotEqual(worker, main)
+        self.assertEqual(counts[("kl:threads_sample.py:10-10", True)], 3)   # 3 GEMMs on the worker
+        self.assertEqual(counts[("kl:threads_sample.py:19-19", True)], 2)   # 2 GEMMs on main
+        self.assertEqual(counts[("kl:threads_sample.py:19-19", False)], 2)  # 2 relu
+        names = dict((g, n) for n, g in query(db, "SELECT s.value, t.globalTid FROM ThreadNames t JOIN StringIds s ON s.id = t.nameId"))
+        self.assertEqual(names[next(iter(worker))], "kl-worker")
+        nvtx_tids = {g for (g,) in query(db, "SELECT DISTINCT globalTid FROM NVTX_EVENTS")}
+        self.assertEqual(nvtx_tids, worker | main)
+
+    def test_crash_exits_nonzero_with_traceback_and_partial_export(self):
+        r, db, status, ws = run_emulate(self, "mlp", ["python", "train.py", "--steps", "1", "--crash"])
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("Traceback (most recent call last):", r.stderr)
+        self.assertIn('File "%s"' % os.path.join(ws, "train.py"), r.stderr)
+        self.assertIn("ValueError: boom after training", r.stderr)
+        self.assertEqual(status["exit_code"], 1)
+        self.assertEqual(status["entry_error"], "ValueError: boom after training")
+        self.assertEqual(status["outputs"], [db])
+        cap = dict(query(db, "SELECT name, value FROM META_DATA_CAPTURE"))
+        self.assertTrue(cap["KERNLENS_STATUS"].startswith("partial"), cap["KERNLENS_STATUS"])
+        self.assertGreater(query(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL")[0][0], 10)
+        # The range left open by the exception is closed at capture end and still owns its kernel.
+        stop = query(db, "SELECT stopTime FROM ANALYSIS_DETAILS")[0][0]
+        self.assertEqual(query(db, "SELECT \"end\" FROM NVTX_EVENTS WHERE text = 'kl:train.py:24-25'"), [(stop,)])
+        self.assertEqual(per_range(db)["kl:train.py:24-25"], collections.Counter({"vectorized_elementwise_kernel": 1}))
+
+    def test_export_error_is_one_line(self):
+        tmp = tmpdir(self)
+        ws, ov = make_workspace(tmp, "mlp")
+        out = os.path.join(tmp, "missing-dir", "out.sqlite")
+        r = run_probe(["--backend", "emulate", "--overlay", ov, "--out", out], ["python", "train.py"], ws)
+        self.assertEqual(r.returncode, 2)
+        self.assertEqual(r.stderr.strip(), "kernlens-probe: error: output directory does not exist: %s"
+                         % os.path.dirname(out))
+
+    def test_child_process_writes_its_own_export(self):
+        tmp = tmpdir(self)
+        ws, ov = make_workspace(tmp, "threads")
+        with open(os.path.join(ws, "spawn.py"), "w") as f:
+            f.write("import subprocess, sys\nsys.exit(subprocess.call([sys.executable, 'threads_sample.py']))\n")
+        out = os.path.join(tmp, "out.sqlite")
+        status = os.path.join(tmp, "status.json")
+        r = run_probe(["--backend", "emulate", "--overlay", ov, "--out", out, "--status", status],
+                      ["python", "spawn.py"], ws)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(status) as f:
+            doc = json.load(f)
+        self.assertEqual(len(doc["children"]), 1, doc)
+        child = doc["children"][0]
+        self.assertEqual(child["path"], os.path.join(tmp, "out.pid%d.sqlite" % child["pid"]))
+        self.assertEqual(len(per_range(child["path"])["kl:threads_sample.py:10-10"]), 1)
+        # The parent never imported torch: its export exists and holds no kernels.
+        self.assertEqual(query(out, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"), [(0,)])
+
+
+if __name__ == "__main__":
+    unittest.main()
