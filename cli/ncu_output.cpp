@@ -1,0 +1,91 @@
+#include "cli/ncu_output.h"
+
+#include <cstdio>
+
+namespace kl::cli {
+namespace {
+
+nlohmann::json opt(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+
+std::string fmt(const std::optional<double>& v, const char* f = "%.1f") {
+  if (!v) return "-";
+  char b[32];
+  std::snprintf(b, sizeof b, f, *v);
+  return b;
+}
+
+std::string csvField(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string o = "\"";
+  for (char c : s) {
+    if (c == '"') o += '"';
+    o += c;
+  }
+  return o + "\"";
+}
+
+std::string joined(const std::vector<std::string>& v, const char* sep) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
+}
+
+}  // namespace
+
+std::filesystem::path catalogPath(const Args& args) {
+  if (auto db = args.get("--db")) return *db;
+  std::filesystem::path root = args.getOr("--root", ".");
+  if (!std::filesystem::is_directory(root)) throw InputError("--root " + root.string() + ": not a directory");
+  return ncu::defaultCatalogPath(root);
+}
+
+nlohmann::json kernelJson(const ncu::KernelRow& k) {
+  return {{"name", k.name},
+          {"base_name", k.baseName},
+          {"family", k.family},
+          {"bound", std::string(ncu::boundName(k.bound))},
+          {"sm_pct", opt(k.smPct)},
+          {"mem_pct", opt(k.memPct)},
+          {"launches", k.launches},
+          {"profiled_launches", k.profiled},
+          {"models", k.models},
+          {"runs", k.runs},
+          {"total_time_ns", opt(k.totalNs)},
+          {"mean_duration_ns", opt(k.meanNs)},
+          {"limiter", k.limiter},
+          {"detail", k.detail},
+          {"roofline",
+           {{"intensity_flop_per_byte", opt(k.intensity)},
+            {"flops_per_s", opt(k.flopsPerSec)},
+            {"dram_bytes_per_s", opt(k.bytesPerSec)},
+            {"peak_flops_per_s", opt(k.peakFlopsPerSec)},
+            {"peak_dram_bytes_per_s", opt(k.peakBytesPerSec)},
+            {"missing", k.rooflineMissing}}}};
+}
+
+void printKernelTable(std::ostream& out, const std::vector<ncu::KernelRow>& rows) {
+  char line[512];
+  std::snprintf(line, sizeof line, "%-9s %6s %6s %10s %8s %-22s %s\n", "bound", "SM%", "Mem%", "launches",
+                "models", "family", "kernel");
+  out << line;
+  for (const auto& k : rows) {
+    std::string name = k.baseName.size() > 70 ? k.baseName.substr(0, 67) + "..." : k.baseName;
+    std::snprintf(line, sizeof line, "%-9s %6s %6s %10lld %8zu %-22s %s\n",
+                  std::string(ncu::boundName(k.bound)).c_str(), fmt(k.smPct).c_str(), fmt(k.memPct).c_str(),
+                  static_cast<long long>(k.launches), k.models.size(), k.family.c_str(), name.c_str());
+    out << line;
+  }
+}
+
+void printKernelCsv(std::ostream& out, const std::vector<ncu::KernelRow>& rows) {
+  out << "name,base_name,family,bound,sm_pct,mem_pct,launches,profiled_launches,models,total_time_ns,"
+         "intensity_flop_per_byte\n";
+  for (const auto& k : rows)
+    out << csvField(k.name) << ',' << csvField(k.baseName) << ',' << csvField(k.family) << ','
+        << ncu::boundName(k.bound) << ',' << (k.smPct ? fmt(k.smPct, "%.2f") : "") << ','
+        << (k.memPct ? fmt(k.memPct, "%.2f") : "") << ',' << k.launches << ',' << k.profiled << ','
+        << csvField(joined(k.models, ";")) << ',' << (k.totalNs ? fmt(k.totalNs, "%.0f") : "") << ','
+        << (k.intensity ? fmt(k.intensity, "%.6g") : "") << '\n';
+}
+
+}  // namespace kl::cli
