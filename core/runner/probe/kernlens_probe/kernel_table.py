@@ -672,6 +672,25 @@ def h_copy(op):
     return [elementwise_launch(op, name="copy", out=out, ins=[src], flops_per=0)]
 
 
+def h_roll(op):
+    out = op.outputs[0]
+    t = ctype(out)
+    return [kernel("roll_cuda_kernel", "void at::native::roll_cuda_kernel<%s>(%s const*, %s*, long, long, long, long, long, long)" % (t, t, t),
+                   grid=(math.ceil(out.numel() / 512), 1, 1), block=(512, 1, 1), nbytes=2 * nbytes(out),
+                   dtype_class=op.dtype_class(out))]
+
+
+def h_slice_backward(op):
+    """grad_input = zeros(input_sizes); grad_input[slice].copy_(grad): a fill and a strided copy."""
+    out = op.outputs[0]
+    grad = op.inputs[0]
+    return [elementwise_launch(op, name="fill", out=out, ins=[], flops_per=0),
+            elementwise_launch(op, name="copy", out=grad, ins=[grad], flops_per=0)._replace(
+                short="elementwise_kernel",
+                demangled="void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl<%s>(at::TensorIteratorBase&, %s const&)::{lambda(int)#1}>(int, at::native::gpu_kernel_impl<%s>(at::TensorIteratorBase&, %s const&)::{lambda(int)#1})"
+                % ((functor("copy", grad),) * 4))]
+
+
 def h_item(op):
     t = op.inputs[0]
     return [memcpy(t.element_size(), DTOH, DEVICE, PAGEABLE)]
@@ -740,6 +759,8 @@ RULES = [
     (r"fill_|zero_|zeros|ones|full|zeros_like|ones_like|full_like|new_zeros|new_ones|new_full|"
      r"scalar_tensor|arange|linspace|eye|_efficientzerotensor", "fill", h_fill),
     (r"triu|tril|triu_|tril_", "elementwise", h_triu),
+    (r"roll", "index", h_roll),
+    (r"slice_backward|select_backward", "copy", h_slice_backward),
     (r"sum|mean|amax|amin|max|min|argmax|argmin|prod|norm|linalg_vector_norm|var|std|var_mean|"
      r"std_mean|any|all|logsumexp|count_nonzero|nansum|aminmax", "reduce", h_reduce),
     (r"cumsum|cumprod|cummax|cummin|logcumsumexp", "scan", h_scan),
