@@ -1,0 +1,236 @@
+// Intra-kernel region buffers built from known events; tag mapping on samples/cute/tiled_add.py.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "core/cute/buffer.h"
+#include "core/cute/regions.h"
+#include "core/cute/source_map.h"
+#include "core/python/text_edit.h"
+#include "tests/support/test_support.h"
+
+using namespace kl::cute;
+using kl::test::readFile;
+using kl::test::sourcePath;
+using kl::test::TempDir;
+using kl::test::writeFile;
+
+namespace {
+
+struct Ev {
+  int64_t start, dur, tag, tid;
+};
+
+std::vector<int64_t> words(int64_t count, const std::vector<Ev>& evs, int64_t capacity) {
+  std::vector<int64_t> w(static_cast<size_t>(1 + 4 * capacity), 0);
+  w[0] = count;
+  for (size_t i = 0; i < evs.size(); ++i) {
+    w[1 + 4 * i] = evs[i].start;
+    w[2 + 4 * i] = evs[i].dur;
+    w[3 + 4 * i] = evs[i].tag;
+    w[4 + 4 * i] = evs[i].tid;
+  }
+  return w;
+}
+
+std::string le(const std::vector<int64_t>& w) {
+  std::string s;
+  for (int64_t v : w)
+    for (int i = 0; i < 8; ++i) s.push_back(static_cast<char>((static_cast<uint64_t>(v) >> (8 * i)) & 0xFF));
+  return s;
+}
+
+std::string npy(const std::vector<int64_t>& w, const std::string& shape, const std::string& descr = "<i8",
+                 const std::string& fortran = "False") {
+  std::string h = "{'descr': '" + descr + "', 'fortran_order': " + fortran + ", 'shape': " + shape + ", }";
+  while ((10 + h.size() + 1) % 64) h.push_back(' ');
+  h.push_back('\n');
+  std::string s("\x93NUMPY\x01\x00", 8);
+  s.push_back(static_cast<char>(h.size() & 0xFF));
+  s.push_back(static_cast<char>(h.size() >> 8));
+  return s + h + le(w);
+}
+
+const std::vector<Ev> kEvents = {
+    {1'000'000'000'000LL, 500, 0, 0},  // load, block 0
+    {1'000'000'000'600LL, 300, 1, 0},  // add
+    {1'000'000'001'000LL, 200, 2, 0},  // store
+    {1'000'000'000'100LL, 700, 0, 1},  // load, block 1
+    {1'000'000'000'900LL, 100, 1, 1},
+};
+
+}  // namespace
+
+TEST_CASE("decode a raw little-endian buffer and summarise per tag") {
+  TempDir d;
+  writeFile(d / "b.bin", le(words(5, kEvents, 8)));
+  auto buf = readEventBuffer(d / "b.bin", std::nullopt);
+  REQUIRE_MESSAGE(buf.ok(), (buf.ok() ? "" : buf.error().message));
+  CHECK(buf->capacity == 8);
+  CHECK(buf->events.size() == 5);
+  CHECK(buf->totalOverflow() == 0);
+  TagTable tags{{"load", "add", "store"}};
+  auto s = summarize(*buf, tags);
+  REQUIRE(s.size() == 3);
+  CHECK(s[0].name == "load");
+  CHECK(s[0].count == 2);
+  CHECK(s[0].meanNs == doctest::Approx(600));
+  CHECK(s[0].minNs == 500);
+  CHECK(s[0].maxNs == 700);
+  CHECK(s[0].share == doctest::Approx(1200.0 / 1800.0));
+  CHECK(s[1].meanNs == doctest::Approx(200));
+  CHECK(s[2].count == 1);
+  CHECK(tags.name(7) == "tag_7");
+}
+
+TEST_CASE("npy: header parsed; 2-D shape gives units and capacity") {
+  TempDir d;
+  writeFile(d / "b.npy", npy(words(5, kEvents, 5), "(21,)"));
+  auto buf = readEventBuffer(d / "b.npy", std::nullopt);
+  REQUIRE(buf.ok());
+  CHECK(buf->events.size() == 5);
+  // Two units of capacity 2: unit 1 holds 1 event.
+  std::vector<int64_t> two = words(2, {kEvents[0], kEvents[1]}, 2);
+  std::vector<int64_t> u1 = words(1, {kEvents[3]}, 2);
+  two.insert(two.end(), u1.begin(), u1.end());
+  writeFile(d / "u.npy", npy(two, "(2, 9)"));
+  auto ub = readEventBuffer(d / "u.npy", std::nullopt);
+  REQUIRE(ub.ok());
+  CHECK(ub->units == 2);
+  CHECK(ub->capacity == 2);
+  REQUIRE(ub->events.size() == 3);
+  CHECK(ub->events[2].unit == 1);
+  writeFile(d / "f.npy", npy(words(0, {}, 1), "(5,)", "<f8"));
+  auto bad = readEventBuffer(d / "f.npy", std::nullopt);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message.find("dtype <f8") != std::string::npos);
+  writeFile(d / "fo.npy", npy(words(0, {}, 1), "(5,)", "<i8", "True"));
+  CHECK(readEventBuffer(d / "fo.npy", std::nullopt).error().message.find("fortran_order") != std::string::npos);
+  std::string trunc = npy(words(1, {kEvents[0]}, 1), "(9,)");
+  writeFile(d / "t.npy", trunc);
+  CHECK(readEventBuffer(d / "t.npy", std::nullopt).error().message.find("truncated") != std::string::npos);
+}
+
+TEST_CASE("overflow and malformed buffers are reported clearly") {
+  auto of = decodeWords(words(7, {kEvents[0], kEvents[1]}, 2), std::nullopt);
+  REQUIRE(of.ok());
+  CHECK(of->events.size() == 2);
+  CHECK(of->totalOverflow() == 5);
+  bool warned = false;
+  for (auto& w : of->warnings) warned |= w.find("overflow: the kernel recorded 5 event(s) beyond") != std::string::npos;
+  CHECK(warned);
+  CHECK_FALSE(decodeWords({}, std::nullopt).ok());
+  CHECK(decodeWords({1, 2, 3}, std::nullopt).error().message.find("not 1 + 4k") != std::string::npos);
+  CHECK(decodeWords({-1, 0, 0, 0, 0}, std::nullopt).error().message.find("negative count") != std::string::npos);
+  CHECK(decodeWords(words(1, {kEvents[0]}, 1), int64_t{2}).error().message.find("multiple of") != std::string::npos);
+  // Unwritten slot and a negative duration are skipped with a warning.
+  auto odd = decodeWords(words(3, {kEvents[0], {0, 0, 0, 0}, {5, -3, 1, 0}}, 3), std::nullopt);
+  REQUIRE(odd.ok());
+  CHECK(odd->events.size() == 1);
+  CHECK(odd->unwritten == 1);
+  TempDir d;
+  writeFile(d / "x.bin", std::string(12, '\0'));
+  CHECK(readEventBuffer(d / "x.bin", std::nullopt).error().message.find("whole number of int64") != std::string::npos);
+}
+
+TEST_CASE("Perfetto JSON: a track per tid, X events in us rebased, overlaps split") {
+  std::vector<Ev> evs = kEvents;
+  evs.push_back({1'000'000'000'400LL, 400, 1, 0});  // overlaps load (0..500) partially on tid 0
+  auto buf = decodeWords(words(static_cast<int64_t>(evs.size()), evs, 8), std::nullopt);
+  REQUIRE(buf.ok());
+  std::ostringstream out;
+  writePerfettoJson(out, *buf, TagTable{{"load", "add", "store"}});
+  std::string j = out.str();
+  CHECK(j.find("\"traceEvents\"") != std::string::npos);
+  CHECK(j.find("\"displayTimeUnit\"") == std::string::npos);
+  CHECK(j.find("\"ph\":\"X\",\"name\":\"load\"") != std::string::npos);
+  CHECK(j.find("\"ts\":0.000,\"dur\":0.500") != std::string::npos);   // first event at t0
+  CHECK(j.find("\"ts\":0.600,\"dur\":0.300") != std::string::npos);
+  CHECK(j.find("\"name\":\"tid 0\"") != std::string::npos);
+  CHECK(j.find("\"name\":\"tid 1\"") != std::string::npos);
+  CHECK(j.find("\"name\":\"tid 0 (2)\"") != std::string::npos);     // the partial overlap
+  CHECK(j.find("\"start_ns\":1000000000000") != std::string::npos);
+  CHECK(j.find("\"overflow_events\":0") != std::string::npos);
+}
+
+TEST_CASE("tag file: one name per line") {
+  TempDir d;
+  writeFile(d / "t.txt", "load\nadd\r\nstore\n\n");
+  auto t = readTagFile(d / "t.txt");
+  REQUIRE(t.ok());
+  CHECK(t->names == std::vector<std::string>{"load", "add", "store"});
+  writeFile(d / "b.txt", "load\n\nstore\n");
+  CHECK(readTagFile(d / "b.txt").error().message.find("blank line") != std::string::npos);
+  CHECK_FALSE(readTagFile(d / "none.txt").ok());
+}
+
+TEST_CASE("tags map to their source in the CUTE DSL sample") {
+  auto map = mapCuteSourceFile(sourcePath("samples/cute/tiled_add.py"));
+  REQUIRE_MESSAGE(map.ok(), (map.ok() ? "" : map.error().message));
+  std::string text = readFile(sourcePath("samples/cute/tiled_add.py"));
+  auto lineOf = [&](const std::string& needle) {
+    size_t p = text.find(needle);
+    REQUIRE(p != std::string::npos);
+    return static_cast<uint32_t>(std::count(text.begin(), text.begin() + static_cast<long>(p), '\n'));
+  };
+  REQUIRE(map->constants.size() == 3);
+  CHECK(map->constants[1].name == "TAG_ADD");
+  CHECK(map->constants[1].value == 1);
+  CHECK(map->constants[1].line == lineOf("TAG_ADD = 1"));
+  CHECK(map->tagTable().names == std::vector<std::string>{"TAG_LOAD", "TAG_ADD", "TAG_STORE"});
+  REQUIRE(map->sites.size() == 3);
+  const TagSite& load = map->sites[0];
+  CHECK(load.api == "profile_region");
+  CHECK(load.tag == 0);
+  CHECK(load.function == "tiled_add_kernel");
+  CHECK(load.anchorLine == lineOf("with profile_region(prof_buf, max_events, Int32(TAG_LOAD)"));
+  CHECK(load.region.first == load.anchorLine + 1);
+  CHECK(load.region.last == lineOf("rb[i] = b[base"));
+  const TagSite& add = map->sites[1];
+  CHECK(add.api == "lane0_warp0_stop");
+  CHECK(add.tag == 1);
+  CHECK(add.anchorLine == lineOf("eid = lane0_warp0_start"));
+  CHECK(add.region.first == add.anchorLine + 1);
+  CHECK(add.region.last == lineOf("lane0_warp0_stop(prof_buf, eid") - 1);
+  CHECK(map->warnings.empty());
+}
+
+TEST_CASE("code action edits: time a selected block") {
+  const std::string src =
+      "TAG_A = 0\n"
+      "\n"
+      "@cute.kernel\n"
+      "def k(prof_buf, n, bidx):\n"
+      "    with profile_region(prof_buf, n, Int32(TAG_A), bidx):\n"
+      "        x = 1\n"
+      "    y = 2\n"
+      "    z = y + 1\n";
+  auto sf = kl::python::SourceFile::parse(src);
+  REQUIRE(sf.ok());
+  auto plan = planTimeRegion(**sf, 6, 7, "tail");
+  REQUIRE_MESSAGE(plan.ok(), (plan.ok() ? "" : plan.error().message));
+  CHECK(plan->constant == "TAG_TAIL");
+  CHECK(plan->value == 1);
+  std::string out = src;
+  REQUIRE(kl::python::applyEditsToOriginal(out, plan->edits));
+  CHECK(out ==
+        "TAG_A = 0\n"
+        "TAG_TAIL = 1\n"
+        "\n"
+        "@cute.kernel\n"
+        "def k(prof_buf, n, bidx):\n"
+        "    with profile_region(prof_buf, n, Int32(TAG_A), bidx):\n"
+        "        x = 1\n"
+        "    eid_tail = lane0_warp0_start(prof_buf, n)\n"
+        "    y = 2\n"
+        "    z = y + 1\n"
+        "    lane0_warp0_stop(prof_buf, eid_tail, Int32(TAG_TAIL), bidx, n)\n");
+  // The result maps back: the new tag has a site.
+  auto sf2 = kl::python::SourceFile::parse(out);
+  REQUIRE(sf2.ok());
+  CuteSourceMap m2 = mapCuteSource(**sf2);
+  CHECK(m2.sites.size() == 2);
+  CHECK(m2.warnings.empty());
+  CHECK_FALSE(planTimeRegion(**sf, 0, 0).ok());  // module level: not inside a kernel
+}
