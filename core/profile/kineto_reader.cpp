@@ -359,7 +359,10 @@ class KinetoReader {
     }
     if (e.ph != "X" || !e.hasTs) return;
     const std::string& c = e.cat;
-    int64_t start = e.ts, end = e.ts + std::max<int64_t>(0, e.dur);
+    constexpr int64_t kLim = int64_t{1} << 61;  // differences and rank offsets never overflow
+    int64_t start = std::clamp(e.ts, -kLim, kLim);
+    int64_t end = start + std::clamp<int64_t>(e.dur, 0, kLim);
+    end = std::min(end, kLim);
     if (c == "kernel" || c == "gpu_memcpy" || c == "memcpy" || c == "gpu_memset" || c == "memset") {
       GpuOp op;
       op.start = start;

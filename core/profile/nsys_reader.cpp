@@ -125,6 +125,11 @@ class NsysReader {
   static int64_t i64(const Statement& st, int col, int64_t dflt = 0) {
     return st.isNull(col) ? dflt : st.int64(col);
   }
+  /// Timestamps are clamped to +-2^61 ns (73 years) so that differences and rank offsets never overflow.
+  static int64_t ts(const Statement& st, int col, int64_t dflt = 0) {
+    constexpr int64_t kLim = int64_t{1} << 61;
+    return std::clamp(i64(st, col, dflt), -kLim, kLim);
+  }
 
   Result<void> readMeta() {
     const char* table = db_.tableExists("META_DATA_EXPORT") ? "META_DATA_EXPORT"
@@ -225,8 +230,8 @@ class NsysReader {
 
   /// Common GPU-row columns: start, end, deviceId, contextId, streamId, correlationId, globalPid.
   void fillCommon(GpuOp& op, const Statement& s) {
-    op.start = i64(s, 0);
-    op.end = std::max(op.start, i64(s, 1, op.start));
+    op.start = ts(s, 0);
+    op.end = std::max(op.start, ts(s, 1, op.start));
     op.deviceId = static_cast<int32_t>(i64(s, 2, -1));
     op.contextId = static_cast<uint32_t>(i64(s, 3));
     op.streamId = static_cast<uint32_t>(i64(s, 4));
@@ -339,8 +344,8 @@ class NsysReader {
     std::unordered_map<StrId, ApiRole> roles;
     return each(t, st, [&](Statement& s) {
       ApiCall c;
-      c.start = i64(s, 0);
-      c.end = std::max(c.start, i64(s, 1, c.start));
+      c.start = ts(s, 0);
+      c.end = std::max(c.start, ts(s, 1, c.start));
       c.thread = b_.thread(i64(s, 3));
       c.correlationId = i64(s, 4, -1);
       c.name = sidKnown(s, 5) ? sid(s, 5) : m_.strings.intern(s.text(6));
@@ -393,14 +398,14 @@ class NsysReader {
       int64_t type = i64(s, 2);
       g.kind = type == 34 ? RangeKind::NvtxMark
                : (type == 60 || type == 71) ? RangeKind::NvtxStartEnd : RangeKind::NvtxPushPop;
-      g.start = i64(s, 0);
+      g.start = ts(s, 0);
       if (g.kind == RangeKind::NvtxMark) {
         g.end = g.start;
       } else if (s.isNull(1)) {
         g.open = true;
         g.end = g.start;  // set to the span end in finalizeModel
       } else {
-        g.end = std::max(g.start, s.int64(1));
+        g.end = std::max(g.start, ts(s, 1));
       }
       int64_t gtid = i64(s, 3);
       g.thread = b_.thread(gtid);

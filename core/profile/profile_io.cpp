@@ -247,7 +247,8 @@ void alignRankClocks(ProfileModel& model) {
     }
     // Try small shifts of the occurrence index (a trace may start mid-collective) and keep the
     // one whose differences agree best (smallest median absolute deviation).
-    int64_t bestOff = 0, bestSpread = INT64_MAX;
+    int64_t bestOff = 0;
+    uint64_t bestSpread = UINT64_MAX;
     size_t bestN = 0;
     for (int shift = -3; shift <= 3; ++shift) {
       std::vector<int64_t> d;
@@ -264,10 +265,12 @@ void alignRankClocks(ProfileModel& model) {
       if (d.empty()) continue;
       std::sort(d.begin(), d.end());
       int64_t med = d[d.size() / 2];
-      std::vector<int64_t> dev;
-      for (auto x : d) dev.push_back(x > med ? x - med : med - x);
+      std::vector<uint64_t> dev;  // unsigned: |x - med| may exceed INT64_MAX on hostile input
+      for (auto x : d)
+        dev.push_back(x > med ? static_cast<uint64_t>(x) - static_cast<uint64_t>(med)
+                              : static_cast<uint64_t>(med) - static_cast<uint64_t>(x));
       std::sort(dev.begin(), dev.end());
-      int64_t spread = dev[dev.size() / 2];
+      uint64_t spread = dev[dev.size() / 2];
       // Prefer more matches when the spread is equal (shift 0 first).
       if (spread < bestSpread || (spread == bestSpread && d.size() > bestN)) {
         bestSpread = spread;
@@ -279,7 +282,7 @@ void alignRankClocks(ProfileModel& model) {
       offset[r] = 0;
       method[r] = "none: no NCCL kernels matching the reference rank";
     } else {
-      offset[r] = bestOff;
+      offset[r] = std::clamp<int64_t>(bestOff, -(int64_t{1} << 62), int64_t{1} << 62);
       method[r] = "nccl-kernel-end-median(n=" + std::to_string(bestN) + ", mad_ns=" + std::to_string(bestSpread) + ")";
     }
   }
