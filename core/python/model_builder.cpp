@@ -2,6 +2,7 @@
 // queries of grammars/queries/{calls,imports,nvtx,strings}.scm for the expression-level facts.
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <map>
 
 #include "core/python/query.h"
@@ -12,7 +13,8 @@ namespace kl::python {
 namespace {
 
 enum class Cat : uint8_t {
-  Other, Simple, Compound, Decorated, FunctionDef, ClassDef, Block, Clause, Error, Comment
+  Other, Simple, Compound, Decorated, FunctionDef, ClassDef, Block, Clause, Error, Comment,
+  Call, String
 };
 
 /// Category of every grammar symbol, by node type name (aliases included), built once.
@@ -38,7 +40,7 @@ Cat categoryOf(TSNode n) {
         {"elif_clause", Cat::Clause}, {"else_clause", Cat::Clause},
         {"except_clause", Cat::Clause}, {"except_group_clause", Cat::Clause},
         {"finally_clause", Cat::Clause}, {"case_clause", Cat::Clause},
-        {"comment", Cat::Comment}};
+        {"comment", Cat::Comment}, {"call", Cat::Call}, {"string", Cat::String}};
     uint32_t count = ts_language_symbol_count(*lang);
     t.assign(count, Cat::Other);
     for (uint32_t s = 0; s < count; ++s) {
@@ -61,6 +63,26 @@ bool isStatementCat(Cat c) {
 bool typeIs(TSNode n, const char* type) { return std::strcmp(ts_node_type(n), type) == 0; }
 
 ByteRange rangeOf(TSNode n) { return {ts_node_start_byte(n), ts_node_end_byte(n)}; }
+
+/// Calls f(child) for each child of `n` in order (named only when `namedOnly`). A cursor makes
+/// this O(children); ts_node_child(n, i) is O(i) in tree-sitter 0.20, quadratic in a loop.
+template <class F>
+void forEachChild(TSNode n, F&& f, bool namedOnly = false) {
+  if (ts_node_child_count(n) == 0) return;
+  TreeCursor c(n);
+  if (!ts_tree_cursor_goto_first_child(c.get())) return;
+  do {
+    TSNode child = c.node();
+    if (!namedOnly || ts_node_is_named(child)) f(child);
+  } while (ts_tree_cursor_goto_next_sibling(c.get()));
+}
+
+TSNode firstNamedChild(TSNode n) {
+  TSNode out{};
+  bool found = false;
+  forEachChild(n, [&](TSNode c) { if (!found) { out = c; found = true; } }, true);
+  return out;
+}
 
 std::string_view leadingWhitespace(std::string_view line) {
   size_t i = 0;
@@ -90,10 +112,10 @@ class Builder {
     inferIndentation();
     detectLineEnding();
     collectErrors(root);
-    collectStrings(root);
-    collectImports(root);
-    collectCalls(root);
-    collectNvtx(root);
+    walkExpressions(root);
+    confirmDocstrings();
+    collectImports();
+    collectNvtx();
     return std::move(m_);
   }
 
@@ -113,9 +135,7 @@ class Builder {
   void fillBlock(int32_t b, TSNode container, const Ctx& ctx) {
     int32_t prevStmt = kNone;
     bool semicolonSincePrev = false;
-    uint32_t n = ts_node_child_count(container);
-    for (uint32_t i = 0; i < n; ++i) {
-      TSNode c = ts_node_child(container, i);
+    forEachChild(container, [&](TSNode c) {
       Cat cat = categoryOf(c);
       if (isStatementCat(cat)) {
         int32_t s = addStatement(c, b, ctx);
@@ -131,7 +151,7 @@ class Builder {
       } else if (!ts_node_is_named(c) && typeIs(c, ";")) {
         semicolonSincePrev = true;
       }
-    }
+    });
   }
 
   int32_t addStatement(TSNode node, int32_t b, const Ctx& ctx) {
@@ -162,6 +182,19 @@ class Builder {
     }
     Statement& st = m_.statements[idx];
     st.compound = cat != Cat::Simple;
+    // Nodes the targeted queries look at (imports.scm, nvtx.scm), with the byte range to match.
+    if (st.kind == "import_statement" || st.kind == "import_from_statement") {
+      importNodes_.push_back(node);
+    } else if (st.kind == "with_statement") {
+      TSNode body = ts_node_child_by_field_name(node, "body", 4);
+      nvtxCandidates_.push_back({node, ts_node_start_byte(node),
+                                 ts_node_is_null(body) ? ts_node_end_byte(node) : ts_node_start_byte(body)});
+    } else if (st.decorated) {
+      nvtxCandidates_.push_back({node, ts_node_start_byte(node), ts_node_start_byte(def)});
+    } else if (st.kind == "expression_statement" && ts_node_child_count(node) > 0 &&
+               categoryOf(ts_node_child(node, 0)) == Cat::Call) {
+      nvtxCandidates_.push_back({node, ts_node_start_byte(node), ts_node_end_byte(node)});
+    }
     if (cat == Cat::FunctionDef) {
       addFunction(idx, node, def, ctx);
     } else if (cat == Cat::ClassDef) {
@@ -185,17 +218,15 @@ class Builder {
   std::vector<Decorator> decoratorsOf(TSNode outer) {
     std::vector<Decorator> out;
     if (!typeIs(outer, "decorated_definition")) return out;
-    uint32_t n = ts_node_named_child_count(outer);
-    for (uint32_t i = 0; i < n; ++i) {
-      TSNode c = ts_node_named_child(outer, i);
-      if (!typeIs(c, "decorator")) continue;
+    forEachChild(outer, [&](TSNode c) {
+      if (!typeIs(c, "decorator")) return;
       Decorator d;
       d.bytes = rangeOf(c);
       d.line = line(d.bytes.start);
-      TSNode e = ts_node_named_child(c, 0);
+      TSNode e = firstNamedChild(c);
       d.text = ts_node_is_null(e) ? std::string() : std::string(textOf(rangeOf(e)));
       out.push_back(std::move(d));
-    }
+    }, true);
     return out;
   }
 
@@ -210,8 +241,7 @@ class Builder {
         f.name = std::string(textOf(f.nameBytes));
       }
       f.qualName = ctx.prefix + f.name;
-      TSNode first = ts_node_child(def, 0);
-      f.isAsync = !ts_node_is_null(first) && typeIs(first, "async");
+      f.isAsync = ts_node_child_count(def) > 0 && typeIs(ts_node_child(def, 0), "async");
       f.klass = ctx.klass;
       f.isMethod = ctx.klass != kNone;
       f.parent = ctx.fn;
@@ -272,30 +302,24 @@ class Builder {
   /// Bodies and clauses of if/for/while/try/with/match, in source order.
   void addClauses(int32_t stmt, TSNode node, const Ctx& ctx) {
     bool isMatch = typeIs(node, "match_statement");
-    uint32_t n = ts_node_child_count(node);
-    for (uint32_t i = 0; i < n; ++i) {
-      TSNode c = ts_node_child(node, i);
+    forEachChild(node, [&](TSNode c) {
       Cat cat = categoryOf(c);
       if (cat == Cat::Block) {
         if (isMatch) {
-          uint32_t k = ts_node_named_child_count(c);
-          for (uint32_t j = 0; j < k; ++j) {
-            TSNode cc = ts_node_named_child(c, j);
-            if (!typeIs(cc, "case_clause")) continue;
+          forEachChild(c, [&](TSNode cc) {
+            if (!typeIs(cc, "case_clause")) return;
             TSNode cb = ts_node_child_by_field_name(cc, "consequence", 11);
             if (!ts_node_is_null(cb)) addBlock(stmt, cc, cc, cb, ctx);
-          }
+          }, true);
         } else {
           addBlock(stmt, node, node, c, ctx);
         }
       } else if (cat == Cat::Clause) {
-        uint32_t k = ts_node_child_count(c);
-        for (uint32_t j = 0; j < k; ++j) {
-          TSNode cb = ts_node_child(c, j);
+        forEachChild(c, [&](TSNode cb) {
           if (categoryOf(cb) == Cat::Block) addBlock(stmt, c, c, cb, ctx);
-        }
+        });
       }
-    }
+    });
   }
 
   /// Adds the body `blockNode` of clause `clause` (header from `headerStart`'s start to the ':'
@@ -311,12 +335,10 @@ class Builder {
       uint32_t bs = ts_node_start_byte(blockNode);
       uint32_t he = bs;
       // The ':' ending the header: the last ':' token of the clause before the block.
-      uint32_t n = ts_node_child_count(clause);
-      for (uint32_t i = 0; i < n; ++i) {
-        TSNode c = ts_node_child(clause, i);
-        if (ts_node_start_byte(c) >= bs) break;
-        if (!ts_node_is_named(c) && typeIs(c, ":")) he = ts_node_end_byte(c);
-      }
+      forEachChild(clause, [&](TSNode c) {
+        if (ts_node_start_byte(c) < bs && !ts_node_is_named(c) && typeIs(c, ":"))
+          he = ts_node_end_byte(c);
+      });
       if (he > bs) he = bs;
       blk.header = {hs, he};
       blk.headerLine = line(hs);
@@ -429,51 +451,67 @@ class Builder {
     }
   }
 
-  void collectStrings(TSNode root) {
-    auto q = Query::embedded("strings");
-    if (!q) return;
-    const Query& query = **q;
-    QueryCursor cur;
-    std::vector<ByteRange> all;
-    for (const Match& mt : query.matches(root, text_, cur))
-      for (const Capture& c : mt.captures) all.push_back(rangeOf(c.node));
-    std::sort(all.begin(), all.end(), [](ByteRange a, ByteRange b) {
-      return a.start != b.start ? a.start < b.start : a.end > b.end;
-    });
-    uint32_t coveredTo = 0;
-    bool any = false;
-    for (ByteRange r : all) {
-      if (any && r.start < coveredTo) continue;  // nested in an outer string
-      any = true;
-      coveredTo = r.end;
-      if (textOf(r).find('\n') != std::string_view::npos) m_.multilineStrings.push_back(r);
+  /// One pre-order walk over every node: call sites and string literals.
+  void walkExpressions(TSNode root) {
+    TreeCursor cur(root);
+    TSTreeCursor* c = cur.get();
+    uint32_t stringEnd = 0;  // end of the outermost string being walked
+    bool inString = false;
+    for (;;) {
+      TSNode n = ts_tree_cursor_current_node(c);
+      Cat cat = categoryOf(n);
+      if (cat == Cat::Call) {
+        addCall(n);
+      } else if (cat == Cat::String) {
+        uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+        stringStarts_.push_back(s);
+        if (!inString || s >= stringEnd) {
+          inString = true;
+          stringEnd = e;
+          if (textOf({s, e}).find('\n') != std::string_view::npos) m_.multilineStrings.push_back({s, e});
+        }
+      }
+      if (ts_tree_cursor_goto_first_child(c)) continue;
+      while (!ts_tree_cursor_goto_next_sibling(c))
+        if (!ts_tree_cursor_goto_parent(c)) goto done;
     }
-    // Statement flags and docstrings confirmed by the tree: a docstring must be a string node.
-    for (Statement& s : m_.statements)
-      s.containsMultilineString = !m_.multilineStringsIn(s.bytes).empty();
+  done:
+    for (Statement& st : m_.statements)
+      st.containsMultilineString = !m_.multilineStringsIn(st.bytes).empty();
+  }
+
+  void addCall(TSNode call) {
+    TSNode callee = ts_node_child_by_field_name(call, "function", 8);
+    if (ts_node_is_null(callee)) return;
+    CallSite cs;
+    cs.bytes = rangeOf(call);
+    cs.calleeBytes = rangeOf(callee);
+    cs.callee = std::string(textOf(cs.calleeBytes));
+    cs.line = line(cs.bytes.start);
+    cs.lastLine = span(cs.bytes).last;
+    cs.statement = m_.statementAt(cs.bytes.start);
+    cs.function = cs.statement == kNone ? kNone : m_.statements[cs.statement].function;
+    m_.calls.push_back(std::move(cs));
+  }
+
+  bool startsWithString(uint32_t offset) const {
+    return std::binary_search(stringStarts_.begin(), stringStarts_.end(), offset);
+  }
+
+  /// Docstring candidates (a plain-string statement first in a body) confirmed by the tree.
+  void confirmDocstrings() {
     for (int32_t d : docstringCandidates_) {
-      ByteRange r = m_.statements[d].bytes;
-      bool isString = false;
-      auto it = std::lower_bound(all.begin(), all.end(), r.start,
-                                 [](ByteRange a, uint32_t s) { return a.start < s; });
-      if (it != all.end() && it->start == r.start) isString = true;
-      if (isString) m_.statements[d].docstring = true;
+      if (startsWithString(m_.statements[d].bytes.start)) m_.statements[d].docstring = true;
       else unmarkDocstring(d);
     }
-    if (!m_.blocks[0].statements.empty()) {
-      int32_t first = m_.blocks[0].statements.front();
-      // The module docstring: same rule, checked the same way.
-      Statement& s = m_.statements[first];
-      if (s.kind == "expression_statement" && !s.joinedBySemicolon) {
-        auto it = std::lower_bound(all.begin(), all.end(), s.bytes.start,
-                                   [](ByteRange a, uint32_t st) { return a.start < st; });
-        std::string_view t = textOf(s.bytes);
-        size_t q0 = t.find_first_of("'\"");
-        bool plain = q0 != std::string_view::npos && q0 <= 2 &&
-                     t.substr(0, q0).find_first_of("fFbB") == std::string_view::npos;
-        if (plain && it != all.end() && it->start == s.bytes.start) s.docstring = true;
-      }
-    }
+    if (m_.blocks[0].statements.empty()) return;
+    Statement& s = m_.statements[m_.blocks[0].statements.front()];
+    if (s.kind != "expression_statement" || s.joinedBySemicolon) return;
+    std::string_view t = textOf(s.bytes);
+    size_t q0 = t.find_first_of("'\"");
+    bool plain = q0 != std::string_view::npos && q0 <= 2 &&
+                 t.substr(0, q0).find_first_of("fFbB") == std::string_view::npos;
+    if (plain && startsWithString(s.bytes.start)) s.docstring = true;
   }
 
   void unmarkDocstring(int32_t stmt) {
@@ -483,7 +521,8 @@ class Builder {
       if (c.docstring == stmt) c.docstring = kNone;
   }
 
-  void collectImports(TSNode root) {
+  void collectImports() {
+    if (importNodes_.empty()) return;
     auto q = Query::embedded("imports");
     if (!q) return;
     const Query& query = **q;
@@ -491,7 +530,12 @@ class Builder {
             cFrom = query.captureIndex("import.from"), cName = query.captureIndex("import.name"),
             cAlias = query.captureIndex("import.alias"), cItem = query.captureIndex("import.item");
     QueryCursor cur;
-    for (const Match& mt : query.matches(root, text_, cur)) {
+    std::vector<Match> matches;
+    for (TSNode node : importNodes_) {
+      auto ms = query.matches(node, text_, cur);
+      std::move(ms.begin(), ms.end(), std::back_inserter(matches));
+    }
+    for (const Match& mt : matches) {
       auto get = [&](int32_t idx) { return idx < 0 ? TSNode{} : mt.get(static_cast<uint32_t>(idx)); };
       TSNode stmt = get(cStmt), module = get(cModule), from = get(cFrom), name = get(cName),
              alias = get(cAlias), item = get(cItem);
@@ -526,51 +570,24 @@ class Builder {
     return out;
   }
 
-  void collectCalls(TSNode root) {
-    auto q = Query::embedded("calls");
-    if (!q) return;
-    const Query& query = **q;
-    int32_t cCall = query.captureIndex("call"), cCallee = query.captureIndex("call.callee");
-    if (cCall < 0 || cCallee < 0) return;
-    QueryCursor cur;
-    for (const Match& mt : query.matches(root, text_, cur)) {
-      TSNode call = mt.get(static_cast<uint32_t>(cCall)), callee = mt.get(static_cast<uint32_t>(cCallee));
-      if (ts_node_is_null(call) || ts_node_is_null(callee)) continue;
-      CallSite cs;
-      cs.bytes = rangeOf(call);
-      cs.calleeBytes = rangeOf(callee);
-      cs.callee = std::string(textOf(cs.calleeBytes));
-      cs.line = line(cs.bytes.start);
-      cs.lastLine = span(cs.bytes).last;
-      cs.statement = m_.statementAt(cs.bytes.start);
-      cs.function = cs.statement == kNone ? kNone : m_.statements[cs.statement].function;
-      m_.calls.push_back(std::move(cs));
-    }
-    std::stable_sort(m_.calls.begin(), m_.calls.end(), [](const CallSite& a, const CallSite& b) {
-      return a.bytes.start != b.bytes.start ? a.bytes.start < b.bytes.start : a.bytes.end > b.bytes.end;
-    });
-  }
-
   /// The name argument of an NVTX call: first positional argument, else msg= / message=.
   TSNode nameArgument(TSNode call) const {
     TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
     if (ts_node_is_null(args) || !typeIs(args, "argument_list")) return TSNode{};
-    uint32_t n = ts_node_named_child_count(args);
-    TSNode keyword{};
-    for (uint32_t i = 0; i < n; ++i) {
-      TSNode a = ts_node_named_child(args, i);
-      if (typeIs(a, "comment")) continue;
+    TSNode keyword{}, positional{};
+    forEachChild(args, [&](TSNode a) {
+      if (!ts_node_is_null(positional) || typeIs(a, "comment")) return;
       if (typeIs(a, "keyword_argument")) {
         TSNode k = ts_node_child_by_field_name(a, "name", 4);
         std::string_view kn = ts_node_is_null(k) ? std::string_view{} : textOf(rangeOf(k));
         if (ts_node_is_null(keyword) && (kn == "msg" || kn == "message"))
           keyword = ts_node_child_by_field_name(a, "value", 5);
-        continue;
+        return;
       }
-      if (typeIs(a, "list_splat") || typeIs(a, "dictionary_splat")) continue;
-      return a;
-    }
-    return keyword;
+      if (typeIs(a, "list_splat") || typeIs(a, "dictionary_splat")) return;
+      positional = a;
+    }, true);
+    return ts_node_is_null(positional) ? keyword : positional;
   }
 
   /// The value of a plain string literal (or an implicit concatenation of them); nullopt for
@@ -579,34 +596,34 @@ class Builder {
     if (ts_node_is_null(n)) return std::nullopt;
     if (typeIs(n, "concatenated_string")) {
       std::string out;
-      uint32_t k = ts_node_named_child_count(n);
-      for (uint32_t i = 0; i < k; ++i) {
-        TSNode part = ts_node_named_child(n, i);
-        if (typeIs(part, "comment")) continue;
+      bool ok = true;
+      forEachChild(n, [&](TSNode part) {
+        if (!ok || typeIs(part, "comment")) return;
         auto v = literalValue(part);
-        if (!v) return std::nullopt;
-        out += *v;
-      }
+        if (v) out += *v;
+        else ok = false;
+      }, true);
+      if (!ok) return std::nullopt;
       return out;
     }
     if (!typeIs(n, "string") || ts_node_has_error(n)) return std::nullopt;
     std::string out;
-    bool raw = false;
-    uint32_t k = ts_node_child_count(n);
-    for (uint32_t i = 0; i < k; ++i) {
-      TSNode c = ts_node_child(n, i);
+    bool raw = false, ok = true;
+    forEachChild(n, [&](TSNode c) {
+      if (!ok) return;
       if (typeIs(c, "string_start")) {
         std::string_view p = textOf(rangeOf(c));
-        if (p.find_first_of("bB") != std::string_view::npos) return std::nullopt;
+        if (p.find_first_of("bB") != std::string_view::npos) ok = false;
         raw = p.find_first_of("rR") != std::string_view::npos;
       } else if (typeIs(c, "interpolation")) {
-        return std::nullopt;
+        ok = false;
       } else if (typeIs(c, "string_content")) {
         std::string_view t = textOf(rangeOf(c));
         if (raw) out += t;
         else appendUnescaped(out, t);
       }
-    }
+    });
+    if (!ok) return std::nullopt;
     return out;
   }
 
@@ -646,7 +663,8 @@ class Builder {
     r.managed = r.name && r.name->rfind("kl:", 0) == 0;
   }
 
-  void collectNvtx(TSNode root) {
+  void collectNvtx() {
+    if (nvtxCandidates_.empty()) return;
     auto q = Query::embedded("nvtx");
     if (!q) return;
     const Query& query = **q;
@@ -657,7 +675,12 @@ class Builder {
     QueryCursor cur;
     struct PushPop { int32_t stmt; bool push; std::string api; TSNode call; };
     std::map<int32_t, std::vector<PushPop>> byBlock;  // block -> push/pop statements in order
-    for (const Match& mt : query.matches(root, text_, cur)) {
+    std::vector<Match> matches;
+    for (const Candidate& cand : nvtxCandidates_) {
+      auto ms = query.matches(cand.node, text_, cur, cand.start, cand.end);
+      std::move(ms.begin(), ms.end(), std::back_inserter(matches));
+    }
+    for (const Match& mt : matches) {
       auto get = [&](int32_t idx) { return idx < 0 ? TSNode{} : mt.get(static_cast<uint32_t>(idx)); };
       TSNode apiNode = get(cApi);
       if (ts_node_is_null(apiNode)) continue;
@@ -733,9 +756,8 @@ class Builder {
   }
 
   static uint32_t countNamed(TSNode n, const char* type) {
-    uint32_t k = ts_node_named_child_count(n), count = 0;
-    for (uint32_t i = 0; i < k; ++i)
-      if (typeIs(ts_node_named_child(n, i), type)) ++count;
+    uint32_t count = 0;
+    forEachChild(n, [&](TSNode c) { if (typeIs(c, type)) ++count; }, true);
     return count;
   }
 
@@ -743,6 +765,13 @@ class Builder {
   const LineIndex& lines_;
   Module m_;
   std::vector<int32_t> docstringCandidates_;
+  std::vector<uint32_t> stringStarts_;  // every string node's start, ascending
+  std::vector<TSNode> importNodes_;
+  struct Candidate {
+    TSNode node;
+    uint32_t start, end;  // byte range the query may match in (a header, not a body)
+  };
+  std::vector<Candidate> nvtxCandidates_;
 };
 
 }  // namespace

@@ -39,8 +39,12 @@ void appendEscaped(std::string& out, const char* s) {
 
 }  // namespace
 
-SourceFile::SourceFile(Private, std::string text, Tree tree)
-    : text_(std::move(text)), lines_(text_), bom_(startsWithBom(text_)), tree_(std::move(tree)) {}
+SourceFile::SourceFile(Private, std::string text, Tree tree, bool incremental)
+    : text_(std::move(text)),
+      lines_(text_),
+      bom_(startsWithBom(text_)),
+      incremental_(incremental),
+      tree_(std::move(tree)) {}
 
 Result<SourceFilePtr> SourceFile::parse(std::string text, const CancellationToken& cancel) {
   return parseImpl(std::move(text), nullptr, cancel);
@@ -73,7 +77,7 @@ Result<SourceFilePtr> SourceFile::parseImpl(std::string text, const Tree* old,
     if (cancel.isCancelled()) return Error::cancelled();
     return Error::internal("tree-sitter failed to parse the file");
   }
-  return SourceFilePtr(std::make_shared<SourceFile>(Private{}, std::move(text), Tree(t)));
+  return SourceFilePtr(std::make_shared<SourceFile>(Private{}, std::move(text), Tree(t), old != nullptr));
 }
 
 Result<SourceFilePtr> SourceFile::edit(const TextEdit& e, const CancellationToken& cancel) const {
@@ -83,8 +87,9 @@ Result<SourceFilePtr> SourceFile::edit(const TextEdit& e, const CancellationToke
 Result<SourceFilePtr> SourceFile::edit(const std::vector<TextEdit>& edits,
                                        const CancellationToken& cancel) const {
   std::string text = text_;
-  Tree tree = tree_.copy();
-  bool fresh = false;  // an edit touched the BOM: parse from scratch
+  // Reuse only an error-free tree (see the header); a BOM change also parses from scratch.
+  bool fresh = hasErrors();
+  Tree tree = fresh ? Tree() : tree_.copy();
   for (size_t i = 0; i < edits.size(); ++i) {
     const TextEdit& e = edits[i];
     if (e.start > e.end || e.end > text.size())
@@ -111,7 +116,12 @@ Result<SourceFilePtr> SourceFile::edit(const std::vector<TextEdit>& edits,
     if (bomBefore != startsWithBom(text) || (bomBefore && e.start < 3)) fresh = true;
     if (!fresh) ts_tree_edit(tree.get(), &in);
   }
-  return parseImpl(std::move(text), fresh ? nullptr : &tree, cancel);
+  if (fresh) return parseImpl(std::move(text), nullptr, cancel);
+  auto r = parseImpl(text, &tree, cancel);
+  if (!r || !(*r)->hasErrors()) return r;
+  // The edit introduced a syntax error: tree-sitter's recovery with a reused tree may differ
+  // from a fresh parse (see the header), so the snapshot is the fresh parse.
+  return parseImpl(std::move(text), nullptr, cancel);
 }
 
 const Module& SourceFile::model() const {
