@@ -1,0 +1,63 @@
+// `kernlens lsp`: the language server, LSP 3.17 over stdin/stdout.
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <thread>
+
+#include "cli/cli.h"
+#include "core/support/log.h"
+#include "lsp/features/all.h"
+#include "lsp/server/server.h"
+#include "lsp/transport/stdio_transport.h"
+
+namespace kl::cli {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: kernlens lsp [--log-file PATH] [--log-level debug|info|warn|error] [--threads N]\n"
+    "\n"
+    "Runs the kernlens language server: LSP 3.17 over stdin/stdout (Content-Length framing).\n"
+    "Editors start it themselves; see docs/lsp.md and the editor setup guide.\n"
+    "\n"
+    "options:\n"
+    "  --log-file PATH    append the server log to PATH instead of stderr\n"
+    "  --log-level LEVEL  minimum level logged (default: info)\n"
+    "  --threads N        background threads (default: cores - 1, at least 1);\n"
+    "                     0 runs background work on the main loop, deterministically\n"
+    "\n"
+    "exit status: 0 after shutdown + exit, 1 when the client exits without shutdown or\n"
+    "closes the input, 2 on bad usage.\n";
+
+int run(const Args& args, Context& ctx) {
+  args.expectPositional(0, 0);
+  std::string level = args.choice("--log-level", {"info", "debug", "warn", "error"});
+  unsigned hw = std::thread::hardware_concurrency();
+  long long threads = args.getInt("--threads").value_or(hw > 1 ? hw - 1 : 1);
+  if (threads < 0 || threads > 256) throw UsageError("--threads must be between 0 and 256");
+
+  if (auto path = args.get("--log-file")) {
+    auto file = std::make_shared<std::ofstream>(*path, std::ios::app);
+    if (!*file) throw InputError("cannot open log file " + *path);
+    kl::log::setSink([file](kl::log::Level l, std::string_view m) {  // called under log's lock
+      *file << "[" << kl::log::levelName(l) << "] " << m << std::endl;
+    });
+  }
+  kl::log::setMinLevel(level == "debug"  ? kl::log::Level::Debug
+                       : level == "warn" ? kl::log::Level::Warn
+                       : level == "error" ? kl::log::Level::Error
+                                          : kl::log::Level::Info);
+  (void)ctx;  // stdout belongs to the protocol from here on
+
+  lsp::StdioTransport transport(STDIN_FILENO, stdout);
+  lsp::Server server(transport, lsp::ServerOptions{static_cast<unsigned>(threads)});
+  lsp::registerAllFeatures(server);
+  return server.run();
+}
+
+Registrar reg{Command{"lsp", "run the language server (LSP 3.17 over stdio)", kUsage,
+                      {{"--log-file"}, {"--log-level"}, {"--threads"}}, run}};
+
+}  // namespace
+}  // namespace kl::cli

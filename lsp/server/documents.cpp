@@ -1,0 +1,102 @@
+#include "lsp/server/documents.h"
+
+#include "core/support/log.h"
+
+namespace kl::lsp {
+
+Document::Document(std::string uri, std::string languageId, int32_t version,
+                   PositionEncoding encoding, python::SourceFilePtr source,
+                   std::string fallbackText)
+    : uri_(std::move(uri)),
+      languageId_(std::move(languageId)),
+      version_(version),
+      encoding_(encoding),
+      source_(std::move(source)),
+      fallbackText_(source_ ? std::string() : std::move(fallbackText)),
+      lines_(text()) {}
+
+namespace {
+/// Parses `text`; on parser failure logs and returns null (the document keeps plain text).
+python::SourceFilePtr parseOrNull(const std::string& uri, std::string text) {
+  auto parsed = python::SourceFile::parse(std::move(text));
+  if (parsed) return *parsed;
+  kl::log::error("lsp: cannot parse " + uri + ": " + parsed.error().message);
+  return nullptr;
+}
+}  // namespace
+
+DocumentPtr DocumentStore::open(const TextDocumentItem& item) {
+  if (docs_.count(item.uri)) kl::log::warn("lsp: didOpen of an already open document " + item.uri);
+  auto doc = std::make_shared<const Document>(item.uri, item.languageId, item.version, encoding_,
+                                              parseOrNull(item.uri, item.text), item.text);
+  docs_[item.uri] = doc;
+  return doc;
+}
+
+Result<DocumentPtr> DocumentStore::change(const DidChangeTextDocumentParams& params) {
+  const std::string& uri = params.textDocument.uri;
+  auto it = docs_.find(uri);
+  if (it == docs_.end()) return Error::notFound("didChange for a document that is not open: " + uri);
+  const Document& old = *it->second;
+  if (params.textDocument.version <= old.version())
+    kl::log::warn("lsp: didChange of " + uri + " goes from version " +
+                  std::to_string(old.version()) + " to " +
+                  std::to_string(params.textDocument.version));
+
+  // Convert each change to a byte edit against the text produced by the previous changes.
+  std::string text = old.text();
+  std::vector<python::TextEdit> edits;
+  bool reparse = false;  // a full replacement: parse from scratch
+  for (size_t i = 0; i < params.contentChanges.size(); ++i) {
+    const auto& c = params.contentChanges[i];
+    if (!c.range) {
+      text = c.text;
+      edits.clear();
+      reparse = true;
+      continue;
+    }
+    if (c.range->end < c.range->start)
+      return Error::invalid("didChange of " + uri + ": contentChanges[" + std::to_string(i) +
+                            "] has its start after its end");
+    LineTable lines(text);
+    uint32_t start = lines.offsetAt(text, c.range->start, encoding_);
+    uint32_t end = lines.offsetAt(text, c.range->end, encoding_);
+    python::TextEdit e{start, end, c.text};
+    python::applyEdit(text, e);
+    edits.push_back(std::move(e));
+  }
+
+  python::SourceFilePtr source;
+  if (reparse || !old.source()) {
+    // Edits after the full replacement are already in `text`.
+    source = parseOrNull(uri, text);
+  } else {
+    auto edited = old.source()->edit(edits);
+    if (edited) {
+      source = *edited;
+    } else {
+      kl::log::error("lsp: incremental re-parse of " + uri + " failed (" +
+                     edited.error().message + "); parsing from scratch");
+      source = parseOrNull(uri, text);
+    }
+  }
+  auto doc = std::make_shared<const Document>(uri, old.languageId(), params.textDocument.version,
+                                              encoding_, std::move(source), std::move(text));
+  it->second = doc;
+  return DocumentPtr(doc);
+}
+
+bool DocumentStore::close(const std::string& uri) { return docs_.erase(uri) > 0; }
+
+DocumentPtr DocumentStore::get(const std::string& uri) const {
+  auto it = docs_.find(uri);
+  return it == docs_.end() ? nullptr : it->second;
+}
+
+std::vector<DocumentPtr> DocumentStore::all() const {
+  std::vector<DocumentPtr> out;
+  for (const auto& [uri, d] : docs_) out.push_back(d);
+  return out;
+}
+
+}  // namespace kl::lsp

@@ -1,0 +1,190 @@
+#include "lsp/transport/framing.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace kl::lsp {
+namespace {
+
+constexpr std::string_view kContentLength = "content-length";
+
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == y;
+         });
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+/// Case-insensitive search for "content-length" in s from `from`.
+size_t findContentLength(std::string_view s, size_t from) {
+  if (s.size() < kContentLength.size()) return std::string_view::npos;
+  for (size_t i = from; i + kContentLength.size() <= s.size(); ++i)
+    if (iequals(s.substr(i, kContentLength.size()), kContentLength)) return i;
+  return std::string_view::npos;
+}
+
+/// Printable, bounded excerpt of untrusted bytes for an error message.
+std::string excerpt(std::string_view s) {
+  std::string out;
+  for (char c : s.substr(0, 40)) out += std::isprint(static_cast<unsigned char>(c)) ? c : '?';
+  if (s.size() > 40) out += "...";
+  return out;
+}
+
+}  // namespace
+
+void FrameParser::resync(std::string message, std::vector<FrameEvent>& out) {
+  out.push_back({FrameEvent::Kind::Error, std::move(message)});
+  state_ = State::Resync;
+}
+
+bool FrameParser::parseHeader(std::string_view header, std::vector<FrameEvent>& out) {
+  bool seen = false;
+  size_t length = 0;
+  while (!header.empty()) {
+    size_t nl = header.find('\n');
+    std::string_view line = header.substr(0, nl);
+    header = nl == std::string_view::npos ? std::string_view() : header.substr(nl + 1);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    size_t colon = line.find(':');
+    if (colon == std::string_view::npos) {
+      resync("malformed header line '" + excerpt(line) + "'", out);
+      return false;
+    }
+    if (!iequals(trim(line.substr(0, colon)), kContentLength)) continue;  // e.g. Content-Type
+    std::string_view value = trim(line.substr(colon + 1));
+    size_t n = 0;
+    bool valid = !value.empty() && value.size() <= 18 &&
+                 std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; });
+    for (char c : value) n = n * 10 + static_cast<size_t>(c - '0');
+    if (!valid) {
+      resync("invalid Content-Length '" + excerpt(value) + "'", out);
+      return false;
+    }
+    if (seen && n != length) {
+      resync("conflicting Content-Length headers", out);
+      return false;
+    }
+    seen = true;
+    length = n;
+  }
+  if (!seen) {
+    resync("message header without Content-Length", out);
+    return false;
+  }
+  bodyLen_ = length;
+  if (length > limits_.maxBodyBytes) {
+    out.push_back({FrameEvent::Kind::Error,
+                   "message of " + std::to_string(length) + " bytes exceeds the limit of " +
+                       std::to_string(limits_.maxBodyBytes) + " bytes; skipped"});
+    state_ = State::Skip;
+  } else {
+    state_ = State::Body;
+  }
+  return true;
+}
+
+void FrameParser::feed(std::string_view bytes, std::vector<FrameEvent>& out) {
+  buf_.append(bytes);
+  size_t pos = 0;
+  for (bool progress = true; progress;) {
+    progress = false;
+    switch (state_) {
+      case State::Header: {
+        // Tolerate stray line breaks between messages.
+        while (pos < buf_.size() && (buf_[pos] == '\r' || buf_[pos] == '\n')) ++pos;
+        // The header ends at the first empty line ("\r\n" or, leniently, "\n").
+        size_t lineStart = pos, headerEnd = std::string::npos, next = 0;
+        for (size_t nl; (nl = buf_.find('\n', lineStart)) != std::string::npos; lineStart = nl + 1) {
+          size_t len = nl - lineStart;
+          if (len == 0 || (len == 1 && buf_[lineStart] == '\r')) {
+            headerEnd = lineStart;
+            next = nl + 1;
+            break;
+          }
+          if (nl - pos > limits_.maxHeaderBytes) break;
+        }
+        if (headerEnd == std::string::npos) {
+          if (buf_.size() - pos > limits_.maxHeaderBytes) {
+            resync("message header longer than " + std::to_string(limits_.maxHeaderBytes) +
+                       " bytes",
+                   out);
+            ++pos;  // never resynchronise on the header that just failed
+            progress = true;
+          }
+          break;
+        }
+        std::string_view header(buf_.data() + pos, headerEnd - pos);
+        pos = next;
+        parseHeader(header, out);
+        progress = true;
+        break;
+      }
+      case State::Body:
+        if (buf_.size() - pos >= bodyLen_) {
+          out.push_back({FrameEvent::Kind::Message, buf_.substr(pos, bodyLen_)});
+          pos += bodyLen_;
+          state_ = State::Header;
+          progress = true;
+        }
+        break;
+      case State::Skip: {
+        size_t n = std::min(bodyLen_, buf_.size() - pos);
+        pos += n;
+        bodyLen_ -= n;
+        if (bodyLen_ == 0) {
+          state_ = State::Header;
+          progress = true;
+        }
+        break;
+      }
+      case State::Resync: {
+        size_t at = findContentLength(buf_, pos);
+        if (at != std::string::npos) {
+          pos = at;
+          state_ = State::Header;
+          progress = true;
+        } else if (buf_.size() > pos + kContentLength.size()) {
+          pos = buf_.size() - kContentLength.size();  // keep a possible split keyword
+        }
+        break;
+      }
+    }
+  }
+  buf_.erase(0, pos);
+}
+
+void FrameParser::finish(std::vector<FrameEvent>& out) {
+  switch (state_) {
+    case State::Header:
+      if (buf_.find_first_not_of("\r\n") != std::string::npos)
+        out.push_back({FrameEvent::Kind::Error, "input ended inside a message header"});
+      break;
+    case State::Body:
+      out.push_back({FrameEvent::Kind::Error,
+                     "input ended inside a message body (" + std::to_string(buf_.size()) + " of " +
+                         std::to_string(bodyLen_) + " bytes)"});
+      break;
+    case State::Skip:
+      out.push_back({FrameEvent::Kind::Error, "input ended inside a skipped message body"});
+      break;
+    case State::Resync:
+      break;
+  }
+  buf_.clear();
+  bodyLen_ = 0;
+  state_ = State::Header;
+}
+
+std::string frameMessage(std::string_view body) {
+  std::string out = "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n";
+  out.append(body);
+  return out;
+}
+
+}  // namespace kl::lsp
