@@ -18,7 +18,11 @@ std::string sig3(double v, const char* unit) {
 
 std::string fmtDuration(double ns) {
   double a = std::fabs(ns);
-  if (a < 1e3) return sig3(ns, "ns");
+  if (a < 1e3) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.0f ns", ns);
+    return buf;
+  }
   if (a < 1e6) return sig3(ns / 1e3, "\xC2\xB5s");
   if (a < 1e9) return sig3(ns / 1e6, "ms");
   return sig3(ns / 1e9, "s");
@@ -26,7 +30,11 @@ std::string fmtDuration(double ns) {
 
 std::string fmtBytes(double b) {
   double a = std::fabs(b);
-  if (a < 1024) return sig3(b, "B");
+  if (a < 1024) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.0f B", b);
+    return buf;
+  }
   if (a < 1024.0 * 1024) return sig3(b / 1024, "KiB");
   if (a < 1024.0 * 1024 * 1024) return sig3(b / (1024.0 * 1024), "MiB");
   return sig3(b / (1024.0 * 1024 * 1024), "GiB");

@@ -1,0 +1,78 @@
+// `kernlens summary FILE...`: GPU time by kind, top kernels, per-stream totals.
+#include "cli/cli.h"
+#include "cli/profile_common.h"
+#include "core/analysis/format.h"
+#include "core/analysis/summary.h"
+#include "core/support/json_writer.h"
+
+namespace kl::cli {
+namespace {
+
+using analysis::fmtDuration;
+using analysis::fmtPercent;
+
+int run(const Args& args, Context& ctx) {
+  auto c = parseCommon(args, {"text", "json", "csv"});
+  size_t top = static_cast<size_t>(args.getInt("--top").value_or(20));
+  bool shortNames = args.has("--short");
+  auto lp = loadProfile(c.files);
+  analysis::View v(lp->model, c.scope, &lp->attr);
+  auto r = analysis::computeSummary(v, shortNames);
+  const auto& m = lp->model;
+  if (c.format == "json") {
+    json::Writer w(ctx.out, 2);
+    analysis::writeJson(w, r, m, top);
+    ctx.out << "\n";
+    return 0;
+  }
+  size_t n = top ? std::min(top, r.kernelsByTime.size()) : r.kernelsByTime.size();
+  std::vector<std::vector<std::string>> rows;
+  for (size_t i = 0; i < n; ++i) {
+    const auto& k = r.kernelsByTime[i];
+    if (c.format == "csv")
+      rows.push_back({std::string(m.str(k.name)), std::to_string(k.count), std::to_string(k.totalNs),
+                      std::to_string(static_cast<int64_t>(k.meanNs)), std::to_string(k.minNs), std::to_string(k.maxNs),
+                      std::to_string(k.share)});
+    else
+      rows.push_back({fmtPercent(k.share), fmtDuration(static_cast<double>(k.totalNs)), std::to_string(k.count),
+                      fmtDuration(k.meanNs), fmtDuration(static_cast<double>(k.minNs)),
+                      fmtDuration(static_cast<double>(k.maxNs)), std::string(m.str(k.name))});
+  }
+  if (c.format == "csv") {
+    printCsv(ctx.out, {"name", "count", "total_ns", "mean_ns", "min_ns", "max_ns", "share"}, rows);
+    return 0;
+  }
+  auto& o = ctx.out;
+  noteEmulated(o, m);
+  o << "GPU time: kernels " << fmtDuration(static_cast<double>(r.kernelNs)) << " (" << r.kernels << "), memcpy "
+    << fmtDuration(static_cast<double>(r.memcpyNs)) << " (" << r.memcpys << "), memset "
+    << fmtDuration(static_cast<double>(r.memsetNs)) << " (" << r.memsets << "); " << r.kernelsByTime.size()
+    << " kernel names; window " << fmtDuration(static_cast<double>(r.windowNs)) << "\n\n";
+  o << "Top kernels by total time:\n";
+  printTable(o, {"share", "total", "count", "mean", "min", "max", "kernel"}, rows,
+             {true, true, true, true, true, true, false}, 100);
+  o << "\nStreams:\n";
+  std::vector<std::vector<std::string>> srows;
+  for (const auto& s : r.streams)
+    srows.push_back({std::to_string(s.key.rank), std::to_string(s.key.device), std::to_string(s.key.stream),
+                     std::to_string(s.kernels), fmtDuration(static_cast<double>(s.kernelNs)), std::to_string(s.memcpys),
+                     fmtDuration(static_cast<double>(s.memcpyNs)), fmtDuration(static_cast<double>(s.busyNs)),
+                     std::string(m.str(s.topKernel))});
+  printTable(o, {"rank", "device", "stream", "kernels", "kernel time", "memcpy", "memcpy time", "busy", "top kernel"},
+             srows, {true, true, true, true, true, true, true, true, false}, 70);
+  return 0;
+}
+
+Registrar reg{Command{"summary", "top kernels by GPU time, per-stream totals",
+                      "usage: kernlens summary FILE... [--top N] [--short] [--format text|json|csv] [--gpu N]\n"
+                      "                        [--trim START END]\n\n"
+                      "Kernels grouped by name with count, total (sum of end - start), mean, min, max and\n"
+                      "share of all kernel time; then per (rank, device, stream) totals and busy time\n"
+                      "(interval union). CSV lists the kernel table.\n\n"
+                      "  --top N     kernel rows to show (default 20, 0 = all)\n"
+                      "  --short     group by the kernel's short name instead of the full demangled name\n" +
+                          commonOptionsHelp(true),
+                      profileOptions({{"--top"}, {"--short", false}}), run}};
+
+}  // namespace
+}  // namespace kl::cli

@@ -1,0 +1,191 @@
+#include "cli/profile_common.h"
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+
+#include "core/analysis/export_table.h"
+#include "core/profile/reader.h"
+
+namespace kl::cli {
+
+std::vector<OptionSpec> profileOptions(std::vector<OptionSpec> extra) {
+  std::vector<OptionSpec> o = {{"--format"}, {"--gpu"}, {"--trim"}};
+  o.insert(o.end(), extra.begin(), extra.end());
+  return o;
+}
+
+std::string commonOptionsHelp(bool csv) {
+  return std::string("  --format text|json") + (csv ? "|csv" : "") +
+         "  output format (default text)\n"
+         "  --gpu N              only GPU ops on device N (on every rank)\n"
+         "  --trim START END     only rows that start in [START, END); times are relative to the\n"
+         "                       first event of the profile, in ns or with a unit (150us, 2.5ms,\n"
+         "                       1s); also written START:END\n"
+         "FILE... is one profile (nsys .sqlite[.gz] or Kineto .json[.gz]), or several files or a\n"
+         "directory holding the ranks of one run.\n"
+         "Exit status: 0 success, 1 bad input (one-line reason on stderr), 2 bad usage.\n";
+}
+
+int64_t parseDurationNs(const std::string& s, const std::string& what) {
+  size_t i = 0;
+  while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.' || (i == 0 && s[i] == '-'))) ++i;
+  std::string num = s.substr(0, i), unit = s.substr(i);
+  double v = 0;
+  auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
+  if (num.empty() || ec != std::errc() || p != num.data() + num.size())
+    throw UsageError(what + " needs a time (ns, or with a unit ns/us/ms/s), got '" + s + "'");
+  double mul = 1;
+  if (unit.empty() || unit == "ns") mul = 1;
+  else if (unit == "us" || unit == "\xC2\xB5s") mul = 1e3;
+  else if (unit == "ms") mul = 1e6;
+  else if (unit == "s") mul = 1e9;
+  else throw UsageError(what + ": unknown time unit '" + unit + "' (ns, us, ms, s)");
+  double ns = v * mul;
+  if (!std::isfinite(ns) || std::fabs(ns) > 9.0e18) throw UsageError(what + " is out of range: '" + s + "'");
+  return static_cast<int64_t>(std::llround(ns));
+}
+
+namespace {
+bool looksLikeTime(const std::string& s) {
+  if (s.empty() || !(std::isdigit(static_cast<unsigned char>(s[0])))) return false;
+  try {
+    parseDurationNs(s, "");
+    return true;
+  } catch (const UsageError&) {
+    return false;
+  }
+}
+}  // namespace
+
+CommonArgs parseCommon(const Args& args, const std::vector<std::string>& formats) {
+  CommonArgs c;
+  c.format = args.choice("--format", formats);
+  if (auto g = args.getInt("--gpu")) {
+    if (*g < 0 || *g > INT32_MAX) throw UsageError("option '--gpu' needs a device number >= 0");
+    c.scope.device = static_cast<int32_t>(*g);
+  }
+  c.files = args.positional();
+  if (auto t = args.get("--trim")) {
+    std::string start = *t, end;
+    if (auto sep = t->find_first_of(":,"); sep != std::string::npos) {
+      start = t->substr(0, sep);
+      end = t->substr(sep + 1);
+    } else {
+      // `--trim START END`: END is the first positional that reads as a time (the argument
+      // parser leaves it among the positionals).
+      for (size_t i = 0; i < c.files.size(); ++i) {
+        if (looksLikeTime(c.files[i])) {
+          end = c.files[i];
+          c.files.erase(c.files.begin() + static_cast<long>(i));
+          break;
+        }
+      }
+      if (end.empty()) throw UsageError("option '--trim' needs START and END");
+    }
+    int64_t s = parseDurationNs(start, "--trim START");
+    int64_t e = parseDurationNs(end, "--trim END");
+    if (s < 0 || e <= s) throw UsageError("option '--trim' needs 0 <= START < END");
+    c.scope.trimStart = s;
+    c.scope.trimEnd = e;
+  }
+  return c;
+}
+
+std::unique_ptr<LoadedProfile> loadProfile(const std::vector<std::string>& files) {
+  if (files.empty()) throw UsageError("missing profile file");
+  auto lp = std::make_unique<LoadedProfile>();
+  if (files.size() == 1 && !std::filesystem::is_directory(files[0])) {
+    lp->model = orFail(profile::readProfile(files[0]));
+  } else {
+    std::vector<std::filesystem::path> ps(files.begin(), files.end());
+    lp->model = orFail(profile::readProfiles(ps));
+  }
+  lp->attr = orFail(attribution::attribute(lp->model));
+  for (const auto& f : files) {
+    if (!lp->label.empty()) lp->label += ", ";
+    lp->label += std::filesystem::path(f).filename().string();
+  }
+  return lp;
+}
+
+void printTable(std::ostream& out, const std::vector<std::string>& header,
+                const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& right,
+                size_t maxWidth) {
+  // Display width: count UTF-8 code points, not bytes.
+  auto width = [](const std::string& s) {
+    size_t n = 0;
+    for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+    return n;
+  };
+  auto cut = [&](const std::string& s) {
+    if (width(s) <= maxWidth) return s;
+    std::string out;
+    size_t n = 0;
+    for (size_t i = 0; i < s.size(); ++i) {
+      unsigned char c = static_cast<unsigned char>(s[i]);
+      if ((c & 0xC0) != 0x80 && ++n > maxWidth - 1) break;
+      out.push_back(s[i]);
+    }
+    return out + "\xE2\x80\xA6";
+  };
+  std::vector<size_t> w(header.size(), 0);
+  std::vector<std::vector<std::string>> cells;
+  cells.push_back(header);
+  for (const auto& r : rows) {
+    std::vector<std::string> c;
+    for (const auto& x : r) c.push_back(cut(x));
+    cells.push_back(std::move(c));
+  }
+  for (const auto& r : cells)
+    for (size_t i = 0; i < r.size() && i < w.size(); ++i) w[i] = std::max(w[i], width(r[i]));
+  for (const auto& r : cells) {
+    std::string line;
+    for (size_t i = 0; i < r.size() && i < w.size(); ++i) {
+      std::string pad(w[i] - width(r[i]), ' ');
+      bool last = i + 1 == r.size();
+      if (i < right.size() && right[i]) line += pad + r[i];
+      else line += last ? r[i] : r[i] + pad;
+      if (!last) line += "  ";
+    }
+    out << line << "\n";
+  }
+}
+
+void printCsv(std::ostream& out, const std::vector<std::string>& header,
+              const std::vector<std::vector<std::string>>& rows) {
+  std::string line;
+  auto emit = [&](const std::vector<std::string>& r) {
+    line.clear();
+    for (size_t i = 0; i < r.size(); ++i) {
+      if (i) line.push_back(',');
+      analysis::appendCsvField(line, r[i]);
+    }
+    line += "\r\n";
+    out << line;
+  };
+  emit(header);
+  for (const auto& r : rows) emit(r);
+}
+
+void noteEmulated(std::ostream& out, const profile::ProfileModel& m) {
+  if (m.meta.emulated)
+    out << "note: EMULATED profile (kernlens emulate backend): kernels and times are modelled, not measured\n";
+}
+
+OutputTarget::OutputTarget(const std::optional<std::string>& path, std::ostream& fallback) : os_(&fallback) {
+  if (path && *path != "-") {
+    path_ = *path;
+    auto f = std::make_unique<std::ofstream>(*path, std::ios::binary | std::ios::trunc);
+    if (!*f) throw InputError("cannot write '" + *path + "'");
+    os_ = f.get();
+    file_ = std::move(f);
+  }
+}
+
+void OutputTarget::finish() {
+  os_->flush();
+  if (!*os_) throw InputError(path_.empty() ? "write to standard output failed" : "write to '" + path_ + "' failed");
+}
+
+}  // namespace kl::cli

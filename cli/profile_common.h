@@ -1,0 +1,79 @@
+// Option handling shared by the profile-analysis subcommands (info, summary, tree, search,
+// gaps, overlap, nccl, iters, memcpy, launch, threads, diff, diagnose, export, report):
+//   --format text|json (|csv where tabular)   output format (default text)
+//   --gpu N                                   only GPU ops on device N (every rank)
+//   --trim START END  (or --trim START:END)   only rows starting in [START, END), in ns
+//                                             relative to the first event of the profile;
+//                                             values may carry a unit: 150us, 2.5ms, 1s
+//   FILE...                                   one profile, or several files / a directory =
+//                                             the ranks of one run
+// Loading reads the model, then runs attribution (needed by most analyses).
+#pragma once
+
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "cli/cli.h"
+#include "core/analysis/view.h"
+#include "core/attribution/attribution.h"
+#include "core/profile/model.h"
+
+namespace kl::cli {
+
+/// A loaded profile with its attribution. Heap-held so Views can point into it.
+struct LoadedProfile {
+  profile::ProfileModel model;
+  attribution::Attribution attr;
+  std::string label;  // file name(s) for titles
+};
+
+/// --format, --gpu, --trim (+ `extra`).
+std::vector<OptionSpec> profileOptions(std::vector<OptionSpec> extra = {});
+/// The help lines describing the common options (append to a command's usage).
+std::string commonOptionsHelp(bool csv);
+
+struct CommonArgs {
+  std::string format;                // text | json | csv
+  analysis::Scope scope;
+  std::vector<std::string> files;    // positionals left after --trim's END was taken
+};
+
+/// Parses the common options; `formats` lists the allowed ones (first = default).
+/// UsageError on bad values (e.g. --trim END <= START, --gpu not an integer).
+CommonArgs parseCommon(const Args& args, const std::vector<std::string>& formats);
+
+/// Parses "1500", "150us", "2.5ms", "1s", "20ns" into ns. UsageError otherwise.
+int64_t parseDurationNs(const std::string& s, const std::string& what);
+
+/// Reads the files (one profile, or several = ranks) and attributes; InputError on bad input.
+std::unique_ptr<LoadedProfile> loadProfile(const std::vector<std::string>& files);
+
+/// Writes aligned text tables: header row, then rows; columns listed in `right` are
+/// right-aligned. Cells longer than `maxWidth` are cut with "…".
+void printTable(std::ostream& out, const std::vector<std::string>& header,
+                const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& right,
+                size_t maxWidth = 80);
+/// RFC 4180 CSV of the same shape (CRLF line ends).
+void printCsv(std::ostream& out, const std::vector<std::string>& header,
+              const std::vector<std::vector<std::string>>& rows);
+
+/// One line saying the profile is emulated (printed by every text output when it is).
+void noteEmulated(std::ostream& out, const profile::ProfileModel& m);
+
+/// Opens -o FILE for writing (InputError if it cannot), or returns the context's stdout.
+class OutputTarget {
+ public:
+  OutputTarget(const std::optional<std::string>& path, std::ostream& fallback);
+  std::ostream& stream() { return *os_; }
+  /// Flushes and checks the stream; InputError on a write failure.
+  void finish();
+
+ private:
+  std::unique_ptr<std::ostream> file_;
+  std::ostream* os_;
+  std::string path_;
+};
+
+}  // namespace kl::cli
