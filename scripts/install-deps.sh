@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages a make target needs, idempotently.
-# usage: scripts/install-deps.sh GROUP...   (groups: build, fuzz, browser, probe, nsys)
+# usage: scripts/install-deps.sh GROUP...   (groups: build, fuzz, browser, probe, nsys, slurm)
 # Quiet when everything is present; runs `apt-get update` only when something must be installed.
 set -euo pipefail
 
@@ -10,6 +10,7 @@ declare -A GROUPS_PKGS=(
   [browser]="chromium"
   [probe]="python3-torch"
   [nsys]="nsight-systems-target nsight-systems libnvtoolsext1"
+  [slurm]="slurmctld slurmd slurm-client munge"
 )
 # Packages from Debian's non-free component; their deps (nvidia-support, glx-*) are in contrib.
 # Both are added in a separate sources file, only when needed.
