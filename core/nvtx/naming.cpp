@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cstdio>
+#include <vector>
 
 namespace kl::nvtx {
 namespace {
@@ -20,9 +21,18 @@ bool parseLine(std::string_view s, uint32_t& out) {
   return true;
 }
 
+size_t decodeUtf8(std::string_view s, size_t i, uint32_t& cp);
+
+/// Valid UTF-8 without control characters, '"' or '\\'.
 bool validLabel(std::string_view label) {
-  for (unsigned char c : label)
-    if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') return false;
+  for (size_t i = 0; i < label.size();) {
+    unsigned char c = static_cast<unsigned char>(label[i]);
+    if (c < 0x20 || c == 0x7f || c == '"' || c == '\\') return false;
+    uint32_t cp = 0;
+    size_t n = decodeUtf8(label, i, cp);
+    if (n == 0 || (cp >= 0x80 && cp < 0xA0)) return false;
+    i += n;
+  }
   return true;
 }
 
@@ -153,19 +163,43 @@ Result<std::string> relativeToWorkspace(const std::filesystem::path& root,
 
 std::string makeLabel(std::string_view text, size_t maxLen) {
   std::string out;
+  std::vector<size_t> charStarts;  // where each character of `out` starts
   bool space = false;
-  for (unsigned char c : text) {
+  for (size_t i = 0; i < text.size();) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
     if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
       space = !out.empty();
+      ++i;
       continue;
     }
-    if (space) out += ' ';
+    if (space) {
+      charStarts.push_back(out.size());
+      out += ' ';
+    }
     space = false;
+    charStarts.push_back(out.size());
+    uint32_t cp = 0;
+    size_t n = c >= 0x80 ? decodeUtf8(text, i, cp) : 1;
+    if (n > 1 && cp >= 0xA0) {
+      out.append(text.substr(i, n));
+      i += n;
+      continue;
+    }
     out += (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') ? '?' : static_cast<char>(c);
+    i += n == 0 ? 1 : n;
   }
-  while (!out.empty() && (out.back() == ':' || out.back() == ' ')) out.pop_back();
+  auto trimTail = [&] {
+    while (!out.empty() && (out.back() == ':' || out.back() == ' ')) {
+      out.pop_back();
+      charStarts.pop_back();
+    }
+  };
+  trimTail();
   if (maxLen >= 4 && out.size() > maxLen) {
-    out.resize(maxLen - 3);
+    size_t cut = 0;
+    for (size_t s : charStarts)
+      if (s <= maxLen - 3) cut = s;
+    out.resize(cut);
     while (!out.empty() && out.back() == ' ') out.pop_back();
     out += "...";
   }

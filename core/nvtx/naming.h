@@ -5,8 +5,8 @@
 //
 // Formatting and parsing are strict and inverse: parseName(formatName(n)) == n for every name
 // formatName accepts. Paths use '/' separators, are relative, and never contain "", ".", ".."
-// segments, ':', '\\' or control characters; labels are printable ASCII without '"' and '\\'
-// (makeLabel() sanitises any text into one).
+// segments, ':', '\\' or control characters; labels are UTF-8 without control characters, '"'
+// and '\\' (makeLabel() sanitises any text into one).
 #pragma once
 
 #include <cstdint>
@@ -52,8 +52,8 @@ Result<std::filesystem::path> resolveInWorkspace(const std::filesystem::path& ro
 Result<std::string> relativeToWorkspace(const std::filesystem::path& root,
                                         const std::filesystem::path& file);
 
-/// A label from arbitrary source text: whitespace runs collapse to one space, characters outside
-/// printable ASCII and '"' '\\' become '?', trailing ':' and spaces are dropped, and the result is
+/// A label from arbitrary source text: whitespace runs collapse to one space, control characters,
+/// invalid UTF-8 and '"' '\\' become '?', trailing ':' and spaces are dropped, and the result is
 /// cut to `maxLen` bytes (ending in "..." when cut).
 std::string makeLabel(std::string_view text, size_t maxLen = 48);
 

@@ -182,7 +182,7 @@ Result<std::string> makeName(const std::string& relPath, const Resolved& r,
     if (!parsed) return parsed.error();
     return *req.name;
   }
-  if (req.label) label = makeLabel(*req.label);
+  label = makeLabel(req.label ? *req.label : label);
   return formatName(RangeName{relPath, r.L1 + 1, r.L2 + 1, std::move(label)});
 }
 
