@@ -2,7 +2,9 @@
 // queries of grammars/queries/{calls,imports,nvtx,strings}.scm for the expression-level facts.
 #include <algorithm>
 #include <cstring>
+#include <cctype>
 #include <iterator>
+#include <limits>
 #include <map>
 
 #include "core/python/query.h"
@@ -101,18 +103,31 @@ class Builder {
  public:
   Builder(std::string_view text, const LineIndex& lines) : text_(text), lines_(lines) {}
 
-  Module build(TSNode root) {
+  /// `recover`: build from recovered segments when there are any (else an empty Module with
+  /// `recovered` false is still returned by build; see buildModule).
+  Module build(TSNode root, bool recover, bool* recovered = nullptr) {
     m_.bom = text_.size() >= 3 && text_.substr(0, 3) == "\xEF\xBB\xBF";
     Block mod;
     mod.clause = "module";
     m_.blocks.push_back(std::move(mod));
+    m_.errors = errorRanges(root);
+    // Broken code: where an ERROR swallowed top-level definitions, the model is built from
+    // separately parsed segments (the file's tree itself is unchanged).
+    std::vector<Tree> segments;
+    if (recover) segments = recoverSegments();
+    if (recovered) *recovered = !segments.empty();
+    if (recover && segments.empty()) return std::move(m_);
+    std::vector<TSNode> roots;
+    if (segments.empty()) roots.push_back(root);
+    for (const Tree& t : segments) roots.push_back(t.root());
     Ctx top;
-    fillBlock(0, root, top);
+    for (TSNode r : roots) fillBlock(0, r, top);
     finishBlock(0, m_.bom ? 3 : 0);
     inferIndentation();
     detectLineEnding();
-    collectErrors(root);
-    walkExpressions(root);
+    for (TSNode r : roots) walkExpressions(r);
+    for (Statement& st : m_.statements)
+      st.containsMultilineString = !m_.multilineStringsIn(st.bytes).empty();
     confirmDocstrings();
     collectImports();
     collectNvtx();
@@ -433,22 +448,85 @@ class Builder {
     m_.lineEnding = crlf > lf ? LineEnding::CRLF : LineEnding::LF;
   }
 
-  void collectErrors(TSNode root) {
-    if (!ts_node_has_error(root)) return;
+  /// Outermost ERROR and MISSING nodes of a tree, in order.
+  static std::vector<ByteRange> errorRanges(TSNode root) {
+    std::vector<ByteRange> out;
+    if (!ts_node_has_error(root)) return out;
     TreeCursor cur(root);
     TSTreeCursor* c = cur.get();
     for (;;) {
       TSNode n = ts_tree_cursor_current_node(c);
       bool descend = false;
       if (ts_node_is_missing(n) || categoryOf(n) == Cat::Error) {
-        m_.errors.push_back(rangeOf(n));
+        out.push_back(rangeOf(n));
       } else if (ts_node_has_error(n)) {
         descend = true;
       }
       if (descend && ts_tree_cursor_goto_first_child(c)) continue;
       while (!ts_tree_cursor_goto_next_sibling(c))
-        if (!ts_tree_cursor_goto_parent(c)) return;
+        if (!ts_tree_cursor_goto_parent(c)) return out;
     }
+  }
+
+  /// A line starting at column 0 with `def`, `async def`, `class` or a decorator.
+  bool startsTopLevelDefinition(uint32_t at) const {
+    std::string_view t = text_.substr(at);
+    return t.starts_with("def ") || t.starts_with("class ") || t.starts_with("async def ") ||
+           (t.size() > 1 && t[0] == '@' && (std::isalpha(static_cast<unsigned char>(t[1])) || t[1] == '_'));
+  }
+
+  /// Adds to `splits` the column-0 definition lines strictly inside the ERROR ranges `errs`.
+  bool addSplits(const std::vector<ByteRange>& errs, std::vector<uint32_t>& splits) const {
+    bool added = false;
+    for (ByteRange e : errs) {
+      if (e.size() < 2) continue;
+      for (uint32_t ln = line(e.start), last = line(e.end - 1); ln <= last; ++ln) {
+        uint32_t at = lines_.lineStart(ln);
+        if (at < e.start || at >= e.end || !startsTopLevelDefinition(at)) continue;
+        // A def under a decorator line splits at the decorator, not between them.
+        if (ln > 0 && text_.substr(lines_.lineStart(ln - 1)).starts_with("@")) continue;
+        auto it = std::lower_bound(splits.begin(), splits.end(), at);
+        if (it != splits.end() && *it == at) continue;
+        splits.insert(it, at);
+        added = true;
+      }
+    }
+    return added;
+  }
+
+  /// When ERROR nodes swallowed top-level `def`/`class` lines (an unclosed bracket, a
+  /// half-typed signature), parses the text as segments split at those lines, each with an
+  /// included range so offsets stay absolute. Empty when no recovery is needed.
+  std::vector<Tree> recoverSegments() const {
+    std::vector<uint32_t> splits;
+    if (!addSplits(m_.errors, splits)) return {};
+    thread_local Result<Parser> parser = makePythonParser();
+    if (!parser) return {};
+    std::vector<Tree> trees;
+    for (int round = 0; round < 8; ++round) {
+      trees.clear();
+      std::vector<ByteRange> errs;
+      uint32_t begin = m_.bom ? 3 : 0;
+      for (size_t i = 0; i <= splits.size(); ++i) {
+        uint32_t end = i < splits.size() ? splits[i] : std::numeric_limits<uint32_t>::max();
+        LineCol b = lines_.toLineCol(begin);
+        TSRange r{{b.line, b.col}, {std::numeric_limits<uint32_t>::max(), 0}, begin, end};
+        if (i < splits.size()) r.end_point = {line(end), 0};
+        ts_parser_set_included_ranges(parser->get(), &r, 1);
+        Tree t(ts_parser_parse_string(parser->get(), nullptr, text_.data(),
+                                      static_cast<uint32_t>(text_.size())));
+        if (!t) {
+          ts_parser_reset(parser->get());
+          return {};
+        }
+        auto e = errorRanges(t.root());
+        errs.insert(errs.end(), e.begin(), e.end());
+        trees.push_back(std::move(t));
+        begin = end;
+      }
+      if (!addSplits(errs, splits)) break;
+    }
+    return trees;
   }
 
   /// One pre-order walk over every node: call sites and string literals.
@@ -475,9 +553,7 @@ class Builder {
       while (!ts_tree_cursor_goto_next_sibling(c))
         if (!ts_tree_cursor_goto_parent(c)) goto done;
     }
-  done:
-    for (Statement& st : m_.statements)
-      st.containsMultilineString = !m_.multilineStringsIn(st.bytes).empty();
+  done:;
   }
 
   void addCall(TSNode call) {
@@ -487,6 +563,13 @@ class Builder {
     cs.bytes = rangeOf(call);
     cs.calleeBytes = rangeOf(callee);
     cs.callee = std::string(textOf(cs.calleeBytes));
+    // Error recovery can shape `def f(` into a "call" of a keyword: not a call site.
+    static constexpr std::string_view kKeywords[] = {
+        "def", "class", "if", "elif", "else", "while", "for", "with", "return", "import", "from",
+        "lambda", "not", "and", "or", "in", "is", "yield", "await", "async", "try", "except",
+        "finally", "raise", "del", "pass", "global", "nonlocal", "assert", "as", "break", "continue"};
+    for (std::string_view k : kKeywords)
+      if (cs.callee == k) return;
     cs.line = line(cs.bytes.start);
     cs.lastLine = span(cs.bytes).last;
     cs.statement = m_.statementAt(cs.bytes.start);
@@ -777,7 +860,16 @@ class Builder {
 }  // namespace
 
 Module buildModule(TSNode root, std::string_view text, const LineIndex& lines) {
-  return Builder(text, lines).build(root);
+  Module direct = Builder(text, lines).build(root, false);
+  if (direct.errors.empty()) return direct;
+  // Broken code: also build from segments split at swallowed top-level definitions, and keep
+  // whichever model recovered more definitions (ties keep the direct one).
+  bool recovered = false;
+  Module segmented = Builder(text, lines).build(root, true, &recovered);
+  if (recovered && segmented.functions.size() + segmented.classes.size() >
+                       direct.functions.size() + direct.classes.size())
+    return segmented;
+  return direct;
 }
 
 }  // namespace kl::python

@@ -544,6 +544,40 @@ TEST_CASE("broken code: the model is built around ERROR nodes, never fails") {
     CHECK(m.findFunction("f") != kNone);
     CHECK(m.imports.size() == 1);
   }
+  SUBCASE("an unclosed bracket swallows later top-level definitions: recovered by segments") {
+    auto f = parse(
+        "import torch\n"            // 0
+        "def f():\n"                // 1
+        "    x = foo(1,\n"          // 2
+        "    y = 2\n"               // 3
+        "\n"                        // 4
+        "@dec\n"                    // 5
+        "def k():\n"                // 6
+        "    c()\n"                 // 7
+        "class C:\n"                // 8
+        "    def m(self): pass\n");  // 9
+    const Module& m = f->model();
+    CHECK(f->hasErrors());
+    REQUIRE(m.functions.size() == 3);
+    CHECK(fn(m, "f").lines == LineSpan{1, 1});
+    const Function& k = fn(m, "k");
+    CHECK(k.lines == LineSpan{5, 7});
+    CHECK(k.decorators.at(0).text == "dec");
+    CHECK(fn(m, "C.m").isMethod);
+    CHECK(m.classes[m.findClass("C")].lines == LineSpan{8, 9});
+    REQUIRE(m.calls.size() == 1);  // `@dec` is no call and the unclosed foo( is no call node
+    CHECK(m.calls[0].callee == "c");
+    CHECK(m.calls[0].function == m.findFunction("k"));
+    CHECK(m.moduleBlock().statements.size() == 4);
+    CHECK_FALSE(m.errors.empty());
+  }
+  SUBCASE("a half-typed def before a class") {
+    auto f = parse("def f(x):\n    return x\n\ndef g(\n\nclass C:\n    def m(self):\n        pass\n");
+    const Module& m = f->model();
+    CHECK(fn(m, "f").lines == LineSpan{0, 1});
+    CHECK(fn(m, "C.m").lines == LineSpan{6, 7});
+    CHECK(m.classes[m.findClass("C")].lines == LineSpan{5, 7});
+  }
   SUBCASE("missing closing parenthesis in a signature") {
     auto f = parse("def f(:\n    a()\n    b()\n");
     const Module& m = f->model();
