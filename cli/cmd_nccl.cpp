@@ -43,7 +43,7 @@ int run(const Args& args, Context& ctx) {
                {false, true, true, true, true, true, true, true, true});
   }
   if (!r.ranges.empty()) {
-    o << "\nNCCL-domain NVTX ranges:\n";
+    o << "\nNCCL ranges (NCCL domain, or text starting with nccl):\n";
     std::vector<std::vector<std::string>> rr;
     for (size_t i = 0; i < r.ranges.size() && i < 20; ++i)
       rr.push_back({std::to_string(r.ranges[i].count), fmtDuration(static_cast<double>(r.ranges[i].totalNs)),
@@ -57,7 +57,8 @@ Registrar reg{Command{"nccl", "NCCL collectives by type, time and overlap",
                       "usage: kernlens nccl FILE... [--format text|json|csv] [--gpu N] [--trim START END]\n\n"
                       "NCCL kernels (name contains 'nccl') grouped by collective type read from the name\n"
                       "(ncclDevKernel_AllReduce_... -> AllReduce): count, time, and the part overlapped\n"
-                      "by compute kernels on the same GPU. Also NCCL-domain NVTX ranges when present.\n\n" +
+                      "by compute kernels on the same GPU. Also NCCL ranges (NCCL NVTX domain,\n"
+                      "or text starting with nccl) by name.\n\n" +
                           commonOptionsHelp(true),
                       profileOptions(), run}};
 

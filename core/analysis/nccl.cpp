@@ -52,8 +52,11 @@ NcclResult computeNccl(const View& v) {
   });
   std::unordered_map<StrId, NcclRangeRow> rr;
   for (const auto& rg : m.ranges) {
-    if (!v.inWindow(rg.start) || rg.domain == profile::kEmptyStr || !isNcclName(m.str(rg.domain)))
-      continue;
+    if (!v.inWindow(rg.start) || rg.kind == profile::RangeKind::CpuOp) continue;
+    std::string_view text = m.str(rg.text);
+    bool ncclText = text.size() >= 4 && isNcclName(text.substr(0, 4));
+    bool ncclDomain = rg.domain != profile::kEmptyStr && isNcclName(m.str(rg.domain));
+    if (!ncclText && !ncclDomain) continue;
     auto& row = rr[rg.text];
     row.text = rg.text;
     ++row.count;

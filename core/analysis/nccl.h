@@ -1,7 +1,9 @@
 // `nccl`: NCCL collectives grouped by type (AllReduce, AllGather, ReduceScatter, SendRecv,
 // ...; read from the kernel name, see classify.h), with time, and how much of each type's
 // time was hidden behind compute kernels on the same GPU (interval-union based), plus the
-// NCCL-domain NVTX ranges by name when the profile has them.
+// NCCL ranges by name: ranges in an NVTX domain whose name contains "nccl", or whose text
+// starts with "nccl" (case-insensitive; covers NCCL's own ncclGroupEnd/ncclAllReduce ranges
+// when the domain-name row is missing, and PyTorch's "nccl:all_reduce" annotations).
 #pragma once
 
 #include <cstdint>
@@ -29,7 +31,7 @@ struct NcclRangeRow {
 
 struct NcclResult {
   std::vector<NcclRow> types;         // by total desc
-  std::vector<NcclRangeRow> ranges;   // NCCL-domain ranges (domain name contains "nccl")
+  std::vector<NcclRangeRow> ranges;   // NCCL ranges (see above), by count desc
   int64_t ncclNs = 0, kernelNs = 0;   // all NCCL kernel time; all kernel time (for shares)
 };
 
