@@ -310,7 +310,7 @@ Result<Instrumented> instrument(const SourceFile& f, std::span<const RangeReques
   // 5. Line map and placed ranges.
   uint32_t importLine = out.addedImport ? lines.lineOf(importAt) : 0;
   bool importAtEnd = out.addedImport && importAt == text.size();
-  std::vector<uint32_t> origToInstr(nLines + 1, 0);
+  std::vector<uint32_t> lastInstrOf(nLines + 1, 0);  // last instrumented line of an original line
   std::map<uint32_t, uint32_t> inlineHeaderLine;  // original def line -> instrumented with line
   std::vector<std::vector<uint32_t>> headerLinesOf(nLines);
   for (uint32_t l = 0; l < nLines; ++l) {
@@ -323,7 +323,6 @@ Result<Instrumented> instrument(const SourceFile& f, std::span<const RangeReques
       out.lines.toOriginal.push_back(l);
       out.lines.inserted.push_back(1);
     }
-    origToInstr[l] = static_cast<uint32_t>(out.lines.toOriginal.size());
     out.lines.toOriginal.push_back(l);
     out.lines.inserted.push_back(0);
     if (finalWs.count(l)) {
@@ -333,6 +332,7 @@ Result<Instrumented> instrument(const SourceFile& f, std::span<const RangeReques
       out.lines.toOriginal.push_back(l);  // the body, moved to its own line
       out.lines.inserted.push_back(0);
     }
+    lastInstrOf[l] = static_cast<uint32_t>(out.lines.toOriginal.size() - 1);
   }
   if (importAtEnd) {
     out.lines.toOriginal.push_back(nLines ? nLines - 1 : 0);
@@ -347,9 +347,9 @@ Result<Instrumented> instrument(const SourceFile& f, std::span<const RangeReques
     p.qualName = r.qualName;
     p.defLine = r.defLine;
     p.inlineBody = r.inlineBody;
-    uint32_t last = origToInstr[r.L2];
+    uint32_t last = lastInstrOf[r.L2];
     if (r.inlineBody) {
-      p.instrumented = {inlineHeaderLine[r.L1], r.L2 == r.L1 ? inlineHeaderLine[r.L1] + 1 : last};
+      p.instrumented = {inlineHeaderLine[r.L1], last};
     } else {
       p.instrumented = {headerLinesOf[r.L1][headerUsed[r.L1]++], last};
     }
