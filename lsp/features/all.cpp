@@ -2,14 +2,28 @@
 // `void registerXxx(Server&)` (see docs/lsp.md), then add its declaration and its call here.
 #include "lsp/features/all.h"
 
+#include "lsp/features/results_view.h"
 #include "lsp/server/server.h"
 
 namespace kl::lsp {
 
 // Feature registrations (one line each; keep sorted).
+// Editor features share one ResultsView (lsp/features/results_view.h).
+void registerCodeActions(Server&);
+void registerCodeLens(Server&, std::shared_ptr<ResultsView>);
+void registerDiagnostics(Server&, std::shared_ptr<ResultsView>);
+void registerHover(Server&, std::shared_ptr<ResultsView>);
+void registerInlayHints(Server&, std::shared_ptr<ResultsView>);
+void registerLoadProfile(Server&, std::shared_ptr<ResultsView>);
 
 void registerAllFeatures(Server& server) {
-  (void)server;  // no features yet: later issues add hover, inlay hints, code lens, actions...
+  auto results = registerResultsView(server);
+  registerCodeActions(server);
+  registerCodeLens(server, results);
+  registerDiagnostics(server, results);
+  registerHover(server, results);
+  registerInlayHints(server, results);
+  registerLoadProfile(server, results);
 }
 
 }  // namespace kl::lsp

@@ -1,0 +1,131 @@
+// ResultSet: what kernlens knows about GPU time per source line, editor-neutral.
+//
+// One ResultSet = one run (or one loaded profile): per workspace file, per source line (the
+// first line of the statement or range the GPU work was attributed to), the kernels launched
+// there with their statistics; per function, the totals; the run's provenance; and, when the
+// store has one, the previous run's function totals for "change vs previous run".
+//
+// Both producers fill it: buildFromProfile() (core/results/from_profile.h, kernlens.loadProfile)
+// and the results store (core/store, runs of the profiling loop). Consumers (lsp/features,
+// CLI) read it; it is plain data, copyable, and safe to share read-only between threads.
+//
+// Lines are 0-based and count '\n' only (the core/python convention), in the file's SNAPSHOT
+// (the text that was profiled). Mapping onto a live, edited buffer is core/results/remap.h.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kl::results {
+
+/// One kernel (or memcpy/memset) name launched from one line, over all its launches.
+struct KernelStat {
+  std::string name;       // short name for display ("vectorized_elementwise_kernel")
+  std::string fullName;   // demangled name when known, else == name
+  std::string kind;       // "kernel", "memcpy", "memset", "graph"
+  uint64_t launches = 0;
+  int64_t totalNs = 0;
+  int64_t minNs = 0;
+  int64_t maxNs = 0;
+  std::array<int32_t, 3> grid{0, 0, 0};   // of the first launch; 0 = unknown
+  std::array<int32_t, 3> block{0, 0, 0};
+  bool shapeVaries = false;               // later launches had another grid/block
+  std::vector<uint32_t> streams;          // distinct stream ids, ascending
+  int64_t avgNs() const { return launches ? totalNs / static_cast<int64_t>(launches) : 0; }
+};
+
+/// GPU work attributed to one source location of one file.
+struct LineResult {
+  uint32_t line = 0;        // first line (0-based) of the statement / range
+  uint32_t lastLine = 0;    // last line (inclusive) of the statement / range
+  std::string function;     // qualified name of the enclosing function ("" = module level)
+  std::string label;        // the range label or statement head, for messages (may be empty)
+  int64_t gpuNs = 0;        // sum of op durations (not a union)
+  uint64_t ops = 0;         // GPU ops (launches) attributed here
+  uint32_t invocations = 0; // range invocations (kl: ranges); 0 for Python-stack attribution
+  std::vector<KernelStat> kernels;  // sorted by totalNs desc, then name
+  /// The range spans more than one statement (its first and last lines differ), so kernels
+  /// here could be split further by refining (the diagnostic "range covers N kernels").
+  bool refinable = false;
+  uint32_t distinctKernels() const { return static_cast<uint32_t>(kernels.size()); }
+};
+
+/// Totals of one function (sum over the LineResults inside its line span).
+struct FunctionResult {
+  std::string qualName;
+  uint32_t defLine = 0;     // line of `def` (0-based, snapshot)
+  uint32_t lastLine = 0;
+  int64_t gpuNs = 0;
+  uint64_t ops = 0;
+  uint32_t distinctKernels = 0;
+};
+
+struct FileResult {
+  std::string path;           // workspace-relative, '/'-separated
+  /// The file's text when it was profiled; results are positioned in it. Empty with
+  /// hasSnapshot == false when the producer had no text (results then apply as they are).
+  std::string snapshot;
+  bool hasSnapshot = false;
+  std::vector<LineResult> lines;          // sorted by line, one per line
+  std::vector<FunctionResult> functions;  // functions with GPU time, sorted by defLine
+  const LineResult* lineAt(uint32_t line) const;
+  const FunctionResult* function(std::string_view qualName) const;
+};
+
+/// Where the numbers come from (shown in hovers).
+struct Provenance {
+  std::string runId;          // store run id, or "profile:<file name>" for loaded profiles
+  std::string backend;        // "nsys", "torch", "emulate", or "loaded"
+  std::string source;         // "kl-ranges" or "python-stacks"
+  std::string profilePath;    // the profile file(s) read
+  std::string gpu;            // GPU name(s), "" when unknown
+  std::string gitCommit;      // "" when unknown
+  bool gitDirty = false;
+  std::string command;        // the entry command, "" for loaded profiles
+  int64_t createdUnix = 0;    // seconds since the epoch; 0 = unknown
+  bool emulated = false;      // emulate backend: every number is modelled, say so
+};
+
+/// Attribution bookkeeping for the "K kernels unmapped" diagnostic.
+struct Unmapped {
+  uint64_t ops = 0;           // GPU ops that map to no workspace line
+  int64_t gpuNs = 0;
+  uint32_t distinctKernels = 0;
+  std::vector<std::string> topKernels;  // up to 5 names, by time
+};
+
+struct ResultSet {
+  Provenance provenance;
+  std::vector<FileResult> files;  // sorted by path
+  int64_t totalGpuNs = 0;         // every GPU op in the profile (the denominator of shares)
+  uint64_t totalOps = 0;
+  Unmapped unmapped;
+  /// The previous run's function totals, key functionKey(path, qualName); empty when none.
+  std::map<std::string, FunctionResult> previousFunctions;
+  std::string previousRunId;
+
+  const FileResult* file(std::string_view path) const;
+  bool empty() const { return files.empty(); }
+};
+
+/// "path::qualName", the key of previousFunctions.
+std::string functionKey(std::string_view path, std::string_view qualName);
+
+/// Sorts lines and functions and recomputes every FileResult's functions from its lines and
+/// `spans` (qualName -> [defLine, lastLine], the functions of the snapshot). A line belongs to
+/// the innermost function span containing it. Used by producers after filling `lines`.
+struct FunctionSpan {
+  std::string qualName;
+  uint32_t defLine = 0, lastLine = 0;
+};
+void computeFunctions(FileResult& file, const std::vector<FunctionSpan>& spans);
+
+/// Function spans of a Python text (tree-sitter model); empty when the text cannot be parsed.
+std::vector<FunctionSpan> functionSpans(const std::string& text);
+
+}  // namespace kl::results

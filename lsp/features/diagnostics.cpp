@@ -1,0 +1,88 @@
+// textDocument/publishDiagnostics for open documents with results (source "kernlens";
+// severities Information (3) and Hint (4) only, never errors or warnings):
+//   Hint, on a range:  "range covers N distinct kernels — refine"   (code "refine") when a result
+//                       spans several statements / a compound statement and holds N > 1 kernels
+//   Information, line 0: "K kernels unmapped (T, S % of GPU time): a, b, …"   (code "unmapped")
+//   Information, line 0: "results are from an older version of this file …" (code "stale")
+// Published after every results change and every document change; an empty list clears.
+#include <set>
+
+#include "core/results/format.h"
+#include "lsp/features/results_view.h"
+#include "lsp/server/server.h"
+
+namespace kl::lsp {
+
+namespace {
+
+constexpr int kInformation = 3;
+constexpr int kHint = 4;
+
+json diagnostic(const Range& r, int severity, const std::string& code, std::string message) {
+  return {{"range", toJson(r)},
+          {"severity", severity},
+          {"source", "kernlens"},
+          {"code", code},
+          {"message", std::move(message)}};
+}
+
+void publish(Server& server, ResultsView& view, const DocumentPtr& doc) {
+  if (!doc) return;
+  json diags = json::array();
+  const auto* dr = view.forDocument(doc);
+  if (dr && dr->hasResults && view.results()) {
+    const auto& rs = *view.results();
+    Range top = lineRange(*doc, 0, 0);
+    for (const auto& l : dr->file.file.lines)
+      if (l.refinable && l.distinctKernels() > 1)
+        diags.push_back(diagnostic(lineRange(*doc, l.line, l.line), kHint, "refine",
+                                   "range covers " + std::to_string(l.distinctKernels()) +
+                                       " distinct kernels — refine to split them by line"));
+    if (rs.unmapped.distinctKernels > 0) {
+      std::string msg = std::to_string(rs.unmapped.distinctKernels) +
+                        (rs.unmapped.distinctKernels == 1 ? " kernel" : " kernels") +
+                        " unmapped (" + results::formatDuration(rs.unmapped.gpuNs) +
+                        (rs.totalGpuNs > 0
+                             ? ", " + results::formatShare(static_cast<double>(rs.unmapped.gpuNs) /
+                                                           static_cast<double>(rs.totalGpuNs)) +
+                                   " of GPU time"
+                             : std::string()) +
+                        ") — launched outside every profiled range";
+      for (size_t i = 0; i < rs.unmapped.topKernels.size() && i < 3; ++i)
+        msg += (i ? ", " : ": ") + rs.unmapped.topKernels[i];
+      diags.push_back(diagnostic(top, kInformation, "unmapped", msg));
+    }
+    if (dr->file.stale)
+      diags.push_back(diagnostic(
+          top, kInformation, "stale",
+          "results are from an older version of this file" +
+              (dr->file.dropped ? " (" + std::to_string(dr->file.dropped) +
+                                      " dropped on changed lines)"
+                                : std::string()) +
+              " — profile again to update"));
+  }
+  server.notify("textDocument/publishDiagnostics",
+                {{"uri", doc->uri()}, {"version", doc->version()}, {"diagnostics", diags}});
+}
+
+}  // namespace
+
+void registerDiagnostics(Server& server, std::shared_ptr<ResultsView> view) {
+  // Remember which documents got diagnostics so that clearing results clears them too.
+  auto published = std::make_shared<std::set<std::string>>();
+  auto publishDoc = [&server, view, published](const DocumentPtr& doc) {
+    const auto* dr = view->forDocument(doc);
+    bool has = dr && dr->hasResults && view->results();
+    if (!has && !published->count(doc->uri())) return;  // nothing to say, nothing to clear
+    publish(server, *view, doc);
+    if (has) published->insert(doc->uri());
+    else published->erase(doc->uri());
+  };
+  view->onChange([&server, publishDoc] {
+    for (const auto& d : server.documents().all()) publishDoc(d);
+  });
+  server.onDocumentChanged([publishDoc](const DocumentPtr& doc) { publishDoc(doc); });
+  server.onDocumentClosed([published](const std::string& uri) { published->erase(uri); });
+}
+
+}  // namespace kl::lsp

@@ -1,0 +1,134 @@
+// textDocument/hover on a mapped line (any line of a result's statement span): a Markdown
+// table of the kernels the line launched (name, launches, total, avg, min–max, grid × block,
+// stream, share of the function), the bound class when Nsight Compute data is loaded, the
+// change against the previous run of the same function, and the provenance (run, backend,
+// GPU, git commit, age; "emulated" when it is). null elsewhere.
+#include <chrono>
+#include <cstdio>
+
+#include "core/ncu/classify.h"
+#include "core/results/format.h"
+#include "lsp/features/results_view.h"
+#include "lsp/server/server.h"
+
+namespace kl::lsp {
+
+namespace {
+
+using results::formatDuration;
+
+/// Markdown-safe inline code for a kernel name (table cells: '|' escaped), cut to `max` bytes.
+std::string code(std::string s, size_t max = 72) {
+  if (s.size() > max) {
+    size_t cut = max;
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+    s = s.substr(0, cut) + "…";
+  }
+  std::string out = "`";
+  for (char c : s) {
+    if (c == '|') out += "\\|";
+    else if (c == '`') out += "'";
+    else out += c;
+  }
+  return out + "`";
+}
+
+std::string streams(const std::vector<uint32_t>& ids) {
+  std::string out;
+  for (size_t i = 0; i < ids.size() && i < 3; ++i) out += (i ? ", " : "") + std::to_string(ids[i]);
+  if (ids.size() > 3) out += ", …";
+  return out.empty() ? "?" : out;
+}
+
+std::string hoverText(const results::LineResult& line, const DocumentResults& dr,
+                      const results::ResultSet& rs, const ncu::NcuReport* ncuReport,
+                      results::Units units) {
+  const auto& file = dr.file.file;
+  const results::FunctionResult* fn = line.function.empty() ? nullptr : file.function(line.function);
+  int64_t denom = fn && fn->gpuNs > 0 ? fn->gpuNs : rs.totalGpuNs;
+  std::string md = "**GPU " + formatDuration(line.gpuNs, units) + "** · " +
+                   results::kernelCount(line.distinctKernels()) + " · " +
+                   std::to_string(line.ops) + (line.ops == 1 ? " launch" : " launches");
+  if (denom > 0)
+    md += " · " + results::formatShare(static_cast<double>(line.gpuNs) / static_cast<double>(denom)) +
+          " of " + (fn ? "`" + fn->qualName + "`" : std::string("the run"));
+  if (line.invocations > 1) md += " · " + std::to_string(line.invocations) + " invocations";
+  if (rs.provenance.emulated) md += " · *emulated*";
+  md += "\n\n| kernel | launches | total | avg | min–max | grid × block | stream | share |\n"
+        "|---|---:|---:|---:|---|---|---|---:|\n";
+  for (const auto& k : line.kernels) {
+    std::string shape = k.kind == "kernel"
+                            ? results::formatDims(k.grid) + " × " + results::formatDims(k.block) +
+                                  (k.shapeVaries ? " (varies)" : "")
+                            : k.kind;
+    md += "| " + code(k.name) + " | " + std::to_string(k.launches) + " | " +
+          formatDuration(k.totalNs, units) + " | " + formatDuration(k.avgNs(), units) + " | " +
+          formatDuration(k.minNs, units) + "–" + formatDuration(k.maxNs, units) + " | " + shape +
+          " | " + streams(k.streams) + " | " +
+          (denom > 0 ? results::formatShare(static_cast<double>(k.totalNs) / static_cast<double>(denom))
+                     : std::string("?")) +
+          " |\n";
+  }
+  if (ncuReport) {
+    std::string bounds;
+    for (const auto& k : line.kernels) {
+      auto c = ncu::boundForKernel(k.fullName, *ncuReport);
+      if (c.bound == ncu::Bound::Unknown) c = ncu::boundForKernel(k.name, *ncuReport);
+      if (c.bound == ncu::Bound::Unknown) continue;
+      bounds += "- " + code(k.name, 48) + ": **" + std::string(ncu::boundName(c.bound)) +
+                "-bound** — " + c.summary() + "\n";
+    }
+    if (!bounds.empty()) md += "\nNsight Compute:\n" + bounds;
+  }
+  if (fn) {
+    auto it = rs.previousFunctions.find(results::functionKey(file.path, fn->qualName));
+    if (it != rs.previousFunctions.end() && it->second.gpuNs > 0) {
+      double change = static_cast<double>(fn->gpuNs - it->second.gpuNs) /
+                      static_cast<double>(it->second.gpuNs);
+      char pct[32];
+      std::snprintf(pct, sizeof pct, "%+.0f %%", change * 100.0);
+      md += "\nvs previous run" +
+            (rs.previousRunId.empty() ? std::string() : " (`" + rs.previousRunId + "`)") + ": `" +
+            fn->qualName + "` " + formatDuration(it->second.gpuNs, units) + " → " +
+            formatDuration(fn->gpuNs, units) + " (" + pct + ")\n";
+    }
+  }
+  const auto& p = rs.provenance;
+  int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                    std::chrono::system_clock::now().time_since_epoch())
+                    .count();
+  md += "\n---\nrun `" + p.runId + "` · backend " + p.backend;
+  if (p.emulated) md += " (**emulated** GPU: modelled durations)";
+  md += " · GPU " + (p.gpu.empty() ? std::string("unknown") : p.gpu);
+  md += " · commit " + (p.gitCommit.empty() ? std::string("unknown")
+                                              : "`" + p.gitCommit.substr(0, 10) + "`" +
+                                                    (p.gitDirty ? " (dirty)" : ""));
+  if (std::string age = results::formatAge(p.createdUnix, now); !age.empty()) md += " · " + age;
+  md += " · from " + std::string(p.source == "kl-ranges" ? "kl: NVTX ranges" : "Python stacks");
+  if (dr.file.stale) md += "\n\n⚠ results are from an older version of this file";
+  return md;
+}
+
+}  // namespace
+
+void registerHover(Server& server, std::shared_ptr<ResultsView> view) {
+  server.addCapabilities({{"hoverProvider", true}});
+  server.method<TextDocumentPositionParams, json>(
+      "textDocument/hover",
+      [&server, view](const TextDocumentPositionParams& p, Reply<json> reply) {
+        auto doc = server.documents().get(p.textDocument.uri);
+        const auto* dr = view->forDocument(doc);
+        if (!doc || !dr || !dr->hasResults || !view->results()) return reply(json(nullptr));
+        uint32_t line = lineOf(*doc, p.position);
+        const results::LineResult* hit = nullptr;
+        for (const auto& l : dr->file.file.lines)
+          if (l.line <= line && line <= l.lastLine && (!hit || l.line >= hit->line)) hit = &l;
+        if (!hit) return reply(json(nullptr));
+        std::string md = hoverText(*hit, *dr, *view->results(), view->ncu().get(),
+                                   view->settings().units);
+        reply(json{{"contents", toJson(MarkupContent{MarkupKind::Markdown, md})},
+                   {"range", toJson(lineRange(*doc, hit->line, hit->lastLine))}});
+      });
+}
+
+}  // namespace kl::lsp

@@ -1,0 +1,85 @@
+// textDocument/inlayHint + inlayHint/resolve: "⏱ 1.92 ms · 2 kernels" at the end of each
+// mapped line (the first line of the statement / range the GPU work was attributed to).
+//
+// Shown when hints.enabled, the line's time >= hints.thresholdMs, and its share of its
+// function's GPU time (module level: of the run's) >= hints.minShare. paddingLeft, no kind.
+// The tooltip (kernel names with times) is filled lazily by inlayHint/resolve from `data`
+// {uri, line, gen}; a hint from an older results generation resolves unchanged.
+#include "core/results/format.h"
+#include "lsp/features/results_view.h"
+#include "lsp/server/server.h"
+
+namespace kl::lsp {
+
+namespace {
+
+/// The share of `line` in its function (or in the run, at module level).
+double shareOf(const results::LineResult& line, const results::FileResult& file, int64_t total) {
+  if (!line.function.empty())
+    if (const auto* f = file.function(line.function); f && f->gpuNs > 0)
+      return static_cast<double>(line.gpuNs) / static_cast<double>(f->gpuNs);
+  return total > 0 ? static_cast<double>(line.gpuNs) / static_cast<double>(total) : 1.0;
+}
+
+std::string tooltipFor(const results::LineResult& line, const results::ResultSet& rs,
+                       bool stale, results::Units units) {
+  std::string t;
+  for (const auto& k : line.kernels)
+    t += "- " + k.name + " — " + std::to_string(k.launches) + "× " +
+         results::formatDuration(k.totalNs, units) + "\n";
+  if (rs.provenance.emulated) t += "\n(emulated GPU: modelled durations)";
+  if (stale) t += "\n(measured on an older version of this file)";
+  return t;
+}
+
+}  // namespace
+
+void registerInlayHints(Server& server, std::shared_ptr<ResultsView> view) {
+  server.addCapabilities({{"inlayHintProvider", {{"resolveProvider", true}}}});
+
+  server.method<json, json>("textDocument/inlayHint", [&server, view](const json& params,
+                                                                      Reply<json> reply) {
+    json out = json::array();
+    std::string uri = params.value("/textDocument/uri"_json_pointer, std::string());
+    auto doc = server.documents().get(uri);
+    const auto& st = view->settings();
+    const auto* dr = view->forDocument(doc);
+    if (!doc || !dr || !dr->hasResults || !st.hintsEnabled || !view->results()) return reply(out);
+    uint32_t first = 0, last = UINT32_MAX;
+    Range r;
+    std::string err;
+    if (params.contains("range") && parseJson(params["range"], r, err)) {
+      first = lineOf(*doc, r.start);
+      last = lineOf(*doc, r.end);
+    }
+    const auto& rs = *view->results();
+    for (const auto& line : dr->file.file.lines) {
+      if (line.line < first || line.line > last) continue;
+      if (static_cast<double>(line.gpuNs) < st.thresholdMs * 1e6) continue;
+      if (shareOf(line, dr->file.file, rs.totalGpuNs) < st.minShare) continue;
+      out.push_back({{"position", toJson(lineEndPosition(*doc, line.line))},
+                     {"label", results::hintLabel(line, st.units)},
+                     {"paddingLeft", true},
+                     {"data", {{"uri", uri}, {"line", line.line}, {"gen", view->generation()}}}});
+    }
+    reply(out);
+  });
+
+  server.method<json, json>("inlayHint/resolve", [&server, view](const json& hint,
+                                                                 Reply<json> reply) {
+    json out = hint;
+    const json* data = hint.contains("data") ? &hint["data"] : nullptr;
+    if (!data || !data->is_object() || !view->results()) return reply(out);
+    if (data->value("gen", 0u) != view->generation()) return reply(out);
+    auto doc = server.documents().get(data->value("uri", std::string()));
+    const auto* dr = view->forDocument(doc);
+    if (!dr || !dr->hasResults) return reply(out);
+    if (const auto* line = dr->file.file.lineAt(data->value("line", 0u)))
+      out["tooltip"] = {{"kind", "markdown"},
+                        {"value", tooltipFor(*line, *view->results(), dr->file.stale,
+                                             view->settings().units)}};
+    reply(out);
+  });
+}
+
+}  // namespace kl::lsp

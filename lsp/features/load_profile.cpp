@@ -1,0 +1,92 @@
+// kernlens.loadProfile: show what an existing profile already says about the workspace.
+//
+// arguments: [path] or [{"path": path}] — an nsys SQLite export or a Kineto JSON trace (gzip
+// allowed); a relative path is resolved against the workspace root. Read and attributed on the
+// pool (core/results/from_profile.h), then installed in the ResultsView (hints, lenses,
+// diagnostics refresh). Result: {"files", "lines", "mappedOps", "unmappedOps", "source",
+// "emulated", "runId"}; a bad file answers RequestFailed with the reader's one-line reason.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+
+#include "core/results/from_profile.h"
+#include "lsp/features/results_view.h"
+#include "lsp/server/server.h"
+
+namespace kl::lsp {
+
+namespace fs = std::filesystem;
+
+void registerLoadProfile(Server& server, std::shared_ptr<ResultsView> view) {
+  server.command("kernlens.loadProfile", [&server, view](const json& args, Reply<json> reply) {
+    std::string path;
+    json first = args.is_array() && !args.empty() ? args[0] : json();
+    if (first.is_string()) path = first.get<std::string>();
+    else if (first.is_object() && first.contains("path") && first["path"].is_string())
+      path = first["path"].get<std::string>();
+    if (path.empty())
+      return reply.error(ErrorCode::InvalidParams,
+                         "kernlens.loadProfile: expected arguments [path] (an nsys .sqlite or a "
+                         "Kineto .json trace)");
+    fs::path p(path);
+    if (p.is_relative() && !view->root().empty()) p = view->root() / p;
+
+    // Main loop: copy what the pool needs (root, open buffers); the pool scans and builds.
+    fs::path root = view->root();
+    std::map<std::string, std::string> open;
+    for (const auto& d : server.documents().all())
+      if (auto rel = view->relativePath(d->uri())) open[*rel] = d->text();
+
+    using Out = std::shared_ptr<Result<results::ResultSet>>;
+    server.background<Out>(
+        "kernlens.loadProfile", reply.token(),
+        [p, root, open](const CancellationToken& token) -> Out {
+          std::vector<std::string> files = root.empty() ? std::vector<std::string>{}
+                                                        : results::scanPythonFiles(root);
+          for (const auto& [rel, text] : open) files.push_back(rel);
+          std::sort(files.begin(), files.end());
+          files.erase(std::unique(files.begin(), files.end()), files.end());
+          results::PathMatcher matcher(std::move(files));
+          results::BuildOptions o;
+          o.matcher = &matcher;
+          o.cancel = token;
+          o.profilePath = p.string();
+          o.textOf = [&](const std::string& rel) -> std::optional<std::string> {
+            if (auto it = open.find(rel); it != open.end()) return it->second;
+            if (root.empty()) return std::nullopt;
+            std::ifstream in(root / rel, std::ios::binary);
+            if (!in) return std::nullopt;
+            return std::string(std::istreambuf_iterator<char>(in), {});
+          };
+          return std::make_shared<Result<results::ResultSet>>(results::loadProfile(p, o));
+        },
+        [&server, view, reply](Out out) {
+          if (!out->ok()) {
+            if (out->error().code == Error::Code::Cancelled) return reply(Error::cancelled());
+            return reply.error(ErrorCode::RequestFailed, out->error().message);
+          }
+          results::ResultSet rs = std::move(out->value());
+          size_t lines = 0;
+          for (const auto& f : rs.files) lines += f.lines.size();
+          json summary = {{"files", rs.files.size()},
+                          {"lines", lines},
+                          {"mappedOps", rs.totalOps - rs.unmapped.ops},
+                          {"unmappedOps", rs.unmapped.ops},
+                          {"source", rs.provenance.source},
+                          {"emulated", rs.provenance.emulated},
+                          {"runId", rs.provenance.runId}};
+          std::string msg = "kernlens: " + rs.provenance.runId.substr(rs.provenance.runId.find(':') + 1) +
+                            ": " + std::to_string(lines) + " lines in " +
+                            std::to_string(rs.files.size()) + " files" +
+                            (rs.provenance.emulated ? " (emulated GPU)" : "");
+          if (rs.files.empty()) msg += " — no GPU work maps to files of this workspace";
+          view->setResults(std::move(rs));
+          server.logMessage(MessageType::Info, msg);
+          reply(summary);
+        });
+  });
+}
+
+}  // namespace kl::lsp
