@@ -1,0 +1,78 @@
+// Process control for profiling runs: one child in its own session/process group (setsid), its
+// stdout/stderr appended to log files, a wall-clock timeout and cooperative cancellation that
+// take down the WHOLE group (SIGTERM, then SIGKILL after a grace period), grandchildren
+// included. Output lines can be streamed to a callback while the child runs (the server sends
+// them to window/logMessage) by tailing the log files; no pipes, so a chatty child never blocks.
+//
+// Thread-safety: runProcess may be called from any thread; the fork path only calls
+// async-signal-safe functions (everything is prepared before fork()).
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/support/cancel.h"
+#include "core/support/result.h"
+
+namespace kl::runner {
+
+struct ProcessSpec {
+  /// argv[0] is resolved through PATH (when it has no '/') before the fork.
+  std::vector<std::string> argv;
+  std::filesystem::path cwd;  // empty = inherit
+  /// Variables set (or overridden) in the child's environment, on top of this process's.
+  std::vector<std::pair<std::string, std::string>> env;
+  /// Variables removed from the child's environment.
+  std::vector<std::string> unsetEnv;
+  /// Log files (appended; created when missing). Empty = /dev/null.
+  std::filesystem::path stdoutPath, stderrPath;
+  /// 0 = no timeout.
+  std::chrono::milliseconds timeout{0};
+  /// Between SIGTERM and SIGKILL when the group is stopped.
+  std::chrono::milliseconds killGrace{2000};
+  /// Called on the calling thread with each complete line appended to the logs while the child
+  /// runs (and the rest at the end). `stream` is "stdout" or "stderr".
+  std::function<void(std::string_view stream, std::string_view line)> onOutput;
+  /// Called every poll tick (~20 ms) while the child runs; elapsed time since start.
+  std::function<void(std::chrono::milliseconds elapsed)> onTick;
+};
+
+struct ProcessResult {
+  int pid = 0;
+  int exitCode = -1;   // the leader's exit status; -1 when killed by a signal
+  int signal = 0;      // the signal that ended the leader, 0 if it exited
+  bool timedOut = false;
+  bool cancelled = false;
+  /// Processes of the group that were still alive after the leader ended and were stopped.
+  bool killedLeftovers = false;
+  std::chrono::milliseconds wall{0};
+  std::chrono::milliseconds timeoutLimit{0};  // the spec's timeout (for messages)
+  bool ok() const { return exitCode == 0 && !timedOut && !cancelled; }
+};
+
+/// Runs the process to completion (or until timeout / cancellation, which stop the group and
+/// are reported in the result, not as an error). Errors: the executable cannot be found or
+/// executed (Error::NotFound / Error::Io with the reason), the log files cannot be opened.
+Result<ProcessResult> runProcess(const ProcessSpec& spec, const CancellationToken& cancel = {});
+
+/// Resolves `name` through PATH (or checks it when it contains '/'): the executable's path.
+std::optional<std::filesystem::path> findExecutable(std::string_view name);
+
+/// The last `maxLines` non-empty lines of a text file ("" when it cannot be read).
+std::string tailLines(const std::filesystem::path& path, size_t maxLines);
+
+/// Sends `sig` to every process whose command line (arguments joined by spaces) satisfies
+/// `match` (used to stop the nsys agent that a hung `nsys profile` leaves behind, outside its
+/// process group). Returns the number of processes signalled. Never signals this process.
+int signalProcessesMatching(const std::function<bool(std::string_view cmdline)>& match, int sig);
+
+/// "exit code 3", "killed by signal 9 (SIGKILL)", "timed out after 5 s", "cancelled".
+std::string describe(const ProcessResult& r);
+
+}  // namespace kl::runner

@@ -1,0 +1,330 @@
+#include "core/runner/round_runner.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cmath>
+#include <ctime>
+#include <fstream>
+#include <set>
+
+#include "core/nvtx/file_io.h"
+#include "core/nvtx/naming.h"
+#include "core/profile/reader.h"
+#include "core/python/source_file.h"
+#include "core/runner/command.h"
+#include "core/runner/line_results.h"
+#include "core/runner/overlay_dir.h"
+#include "core/store/git_info.h"
+
+namespace kl::runner {
+namespace {
+
+std::string generateRunKey() {
+  static std::atomic<int> counter{0};
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
+  return std::string(buf) + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+}
+
+}  // namespace
+
+const char* stageName(RoundProgress::Stage s) {
+  switch (s) {
+    case RoundProgress::Stage::Instrumenting: return "instrumenting";
+    case RoundProgress::Stage::Running: return "running";
+    case RoundProgress::Stage::Collecting: return "collecting";
+    case RoundProgress::Stage::Reading: return "reading";
+    case RoundProgress::Stage::Attributing: return "attributing";
+    case RoundProgress::Stage::Done: return "done";
+  }
+  return "";
+}
+
+Result<RoundPlan> initialPlan(const std::filesystem::path& workspace, const std::string& relPath,
+                              const std::string& qualName) {
+  auto path = nvtx::resolveInWorkspace(workspace, relPath);
+  if (!path) return path.error();
+  auto text = nvtx::readWholeFile(*path);
+  if (!text) return Error::notFound(text.error().message);
+  auto sf = python::SourceFile::parse(std::move(*text));
+  if (!sf) return sf.error();
+  if ((*sf)->hasErrors()) return Error::invalid(relPath + ": the file has syntax errors; fix them before profiling");
+  const auto& m = (*sf)->model();
+  int32_t fi = m.findFunction(qualName);
+  if (fi == python::kNone) return Error::notFound(relPath + ": no function '" + qualName + "'");
+  const auto& fn = m.functions[static_cast<size_t>(fi)];
+  nvtx::FilePlan fp;
+  fp.relPath = relPath;
+  fp.ranges.push_back(nvtx::RangeRequest::functionBody(qualName, fn.defLine));
+  if (fn.body != python::kNone) {
+    const auto& block = m.blocks[static_cast<size_t>(fn.body)];
+    std::vector<python::LineSpan> stmts;
+    for (int32_t si : block.statements) {
+      const auto& st = m.statements[static_cast<size_t>(si)];
+      if (st.docstring) continue;
+      if (!stmts.empty() && stmts.back().last >= st.lines.first) {
+        stmts.back().last = std::max(stmts.back().last, st.lines.last);  // `a; b` on one line
+        continue;
+      }
+      stmts.push_back(st.lines);
+    }
+    // A body of one statement: the body range already is that statement's range.
+    if (stmts.size() > 1)
+      for (const auto& s : stmts) fp.ranges.push_back(nvtx::RangeRequest::statements(s.first, s.last));
+  }
+  RoundPlan plan;
+  plan.index = 0;
+  plan.files.push_back(std::move(fp));
+  return plan;
+}
+
+store::RoundRecord RoundResult::record() const {
+  store::RoundRecord r;
+  r.index = index;
+  r.status = "ok";
+  r.wallMs = wallMs;
+  for (const auto& p : profiles) r.profiles.push_back(p.string());
+  r.profilerVersion = profilerVersion;
+  r.gpu = gpu;
+  r.results = lines;
+  for (const auto& n : notes) r.results.warnings.push_back(n);
+  r.files = files;
+  return r;
+}
+
+Result<RoundRunner> RoundRunner::create(RunConfig cfg) {
+  std::error_code ec;
+  if (cfg.workspace.empty()) return Error::invalid("no workspace");
+  cfg.workspace = std::filesystem::absolute(cfg.workspace, ec).lexically_normal();
+  if (!cfg.workspace.empty() && cfg.workspace.filename().empty()) cfg.workspace = cfg.workspace.parent_path();
+  if (!std::filesystem::is_directory(cfg.workspace, ec))
+    return Error::notFound(cfg.workspace.string() + ": workspace is not a directory");
+  if (cfg.cwd.empty()) cfg.cwd = cfg.workspace;
+  cfg.cwd = std::filesystem::absolute(cfg.cwd, ec);
+  RoundRunner rr;
+  auto argv = splitCommandLine(cfg.entry);
+  if (!argv) return Error::invalid("entry command: " + argv.error().message);
+  rr.entryArgv_ = std::move(*argv);
+  if (cfg.probeDir.empty()) {
+    if (auto p = findProbeDir()) cfg.probeDir = *p;
+  }
+  BackendOptions bo;
+  bo.probe.python = cfg.python;
+  bo.probe.probeDir = cfg.probeDir;
+  bo.probe.workspace = cfg.workspace;
+  bo.probe.gpu = cfg.gpu;
+  bo.nsysPath = cfg.nsysPath;
+  auto be = makeBackend(cfg.backend, bo);
+  if (!be) return be.error();
+  rr.backend_ = std::shared_ptr<Backend>(std::move(*be));
+  if (cfg.runKey.empty()) cfg.runKey = generateRunKey();
+  if (cfg.runKey.find('/') != std::string::npos || cfg.runKey == "." || cfg.runKey == "..")
+    return Error::invalid("bad run key '" + cfg.runKey + "'");
+  rr.runDir_ = cfg.workspace / ".kernlens" / "runs" / cfg.runKey;
+  std::filesystem::create_directories(rr.runDir_, ec);
+  if (ec) return Error::io(rr.runDir_.string() + ": cannot create: " + ec.message());
+  auto gi = cfg.workspace / ".kernlens" / ".gitignore";
+  if (!std::filesystem::exists(gi, ec)) (void)nvtx::writeFileAtomically(gi, "*\n");
+  rr.cfg_ = std::move(cfg);
+  return rr;
+}
+
+store::RunInfo RoundRunner::runInfo() const {
+  store::RunInfo info;
+  info.key = cfg_.runKey;
+  info.command = cfg_.entry;
+  info.workspace = cfg_.workspace.string();
+  info.focusPath = cfg_.focusPath;
+  info.focusFunction = cfg_.focusFunction;
+  info.backend = backendName(backend_->kind());
+  info.launch = describeLaunch(cfg_.launch);
+  info.profilerVersion = backend_->profilerVersion();
+  info.emulated = backend_->kind() == BackendKind::Emulate;
+  auto g = store::gitInfo(cfg_.workspace);
+  info.gitRepo = g.isRepo;
+  info.gitCommit = g.commit;
+  info.gitBranch = g.branch;
+  info.gitDirty = g.dirty;
+  info.runDir = runDir_.string();
+  info.logPath = (runDir_ / "round0" / "stderr.log").string();
+  info.status = "running";
+  return info;
+}
+
+Result<RoundResult> RoundRunner::run(const RoundPlan& plan, const CancellationToken& cancel,
+                                     const ProgressFn& progress, const OutputFn& output) {
+  auto t0 = std::chrono::steady_clock::now();
+  auto report = [&](RoundProgress::Stage s, double f, std::string msg) {
+    if (progress) progress(RoundProgress{s, f, std::move(msg)});
+  };
+  RoundResult res;
+  res.index = plan.index;
+  RoundPaths& p = res.paths;
+  p.index = plan.index;
+  p.roundDir = runDir_ / ("round" + std::to_string(plan.index));
+  std::error_code ec;
+  std::filesystem::remove_all(p.roundDir, ec);
+  p.outDir = p.roundDir / "out";
+  std::filesystem::create_directories(p.outDir, ec);
+  if (ec) return Error::io(p.outDir.string() + ": cannot create: " + ec.message());
+  p.stdoutLog = p.roundDir / "stdout.log";
+  p.stderrLog = p.roundDir / "stderr.log";
+
+  // 1. Instrument: the overlay (the user's files are only read).
+  report(RoundProgress::Stage::Instrumenting, 0.02, "instrumenting");
+  for (const auto& fp : plan.files) {
+    auto path = nvtx::resolveInWorkspace(cfg_.workspace, fp.relPath);
+    if (!path) return path.error();
+    auto text = nvtx::readWholeFile(*path);
+    if (!text) return text.error();
+    auto of = nvtx::instrumentFile(fp.relPath, *text, fp.ranges);
+    if (!of) return Error(of.error().code, fp.relPath + ": " + of.error().message);
+    for (const auto& s : of->skipped) res.notes.push_back("not wrapped: " + fp.relPath + ": " + s.reason);
+    res.files.push_back({fp.relPath, std::move(*text)});
+    res.overlay.files.emplace(fp.relPath, std::move(*of));
+  }
+  if (!res.overlay.files.empty()) {
+    p.overlayDir = p.roundDir / "overlay";
+    if (auto w = writeOverlayDir(res.overlay, cfg_.workspace, p.overlayDir); !w) return w.error();
+  }
+  if (cancel.isCancelled()) return Error::cancelled();
+
+  // 2. Run under the backend and the launch wrapper.
+  auto command = backend_->command(p, entryArgv_);
+  auto spec = wrapCommand(cfg_.launch, command, cfg_.cwd, p.outDir, p.roundDir);
+  if (!spec) return spec.error();
+  spec->stdoutPath = p.stdoutLog;
+  spec->stderrPath = p.stderrLog;
+  spec->timeout = std::chrono::duration_cast<std::chrono::milliseconds>(cfg_.timeout);
+  if (output) spec->onOutput = output;
+  int lastSecond = -1;
+  spec->onTick = [&](std::chrono::milliseconds elapsed) {
+    int sec = static_cast<int>(elapsed.count() / 1000);
+    if (sec == lastSecond) return;
+    lastSecond = sec;
+    double f = 0.05 + 0.75 * (1.0 - std::exp(-static_cast<double>(elapsed.count()) / 20000.0));
+    report(RoundProgress::Stage::Running, f, "running (" + std::to_string(sec) + " s)");
+  };
+  {
+    std::string line = shellJoin(spec->argv);
+    std::ofstream(p.roundDir / "command.txt") << line << "\n";
+  }
+  report(RoundProgress::Stage::Running, 0.05, "running");
+  auto pr = runProcess(*spec, cancel);
+  if (!pr) {
+    if (pr.error().code == Error::Code::NotFound && cfg_.launch.kind == LaunchKind::Slurm)
+      return Error::notFound(pr.error().message + " (Slurm client tools are needed for --launch slurm)");
+    return pr.error();
+  }
+  res.process = *pr;
+  bool sbatch = cfg_.launch.kind == LaunchKind::Slurm && cfg_.launch.slurm.mode == "sbatch";
+  if (pr->cancelled || pr->timedOut) {
+    backend_->afterKill(pr->pid);
+    if (sbatch)
+      if (auto id = slurmJobId(p.stdoutLog)) scancelJob(*id);
+    if (pr->cancelled) return Error::cancelled();
+    return Error::io("the program " + describe(*pr) + " (round " + std::to_string(plan.index) +
+                     "; raise the timeout if it needs longer)\n(log: " + p.stderrLog.string() + ")");
+  }
+  if (!pr->ok()) {
+    std::filesystem::path log = p.stderrLog;
+    std::string tail = tailLines(p.stderrLog, 8);
+    if (sbatch) {
+      if (auto id = slurmJobId(p.stdoutLog)) {
+        auto jobOut = p.roundDir / ("slurm-" + *id + ".out");
+        if (std::filesystem::exists(jobOut, ec)) {
+          log = jobOut;
+          tail = tailLines(jobOut, 8);
+        }
+      }
+    }
+    ProbeStatus st = readProbeStatus(p.outDir / "status.json");
+    std::string why = !st.probeError.empty() ? " — probe: " + st.probeError : "";
+    return Error::io("the program failed (" + describe(*pr) + ")" + why + (tail.empty() ? "" : ":\n" + tail) +
+                     "\n(log: " + log.string() + ")");
+  }
+
+  // 3. Collect the profile files (nsys: export), read them as the ranks of one run.
+  report(RoundProgress::Stage::Collecting, 0.82, "collecting profiles");
+  auto profiles = backend_->collect(p, cancel);
+  if (!profiles) return profiles.error();
+  res.profiles = *profiles;
+  report(RoundProgress::Stage::Reading, 0.88, "reading " + std::to_string(res.profiles.size()) + " profile(s)");
+  profile::ReadOptions ro;
+  ro.cancel = cancel;
+  auto model = res.profiles.size() == 1 ? profile::readProfile(res.profiles[0], ro)
+                                        : profile::readProfiles(res.profiles, ro);
+  if (!model) return model.error();
+  auto shared = std::make_shared<const profile::ProfileModel>(std::move(*model));
+  res.model = shared;
+
+  // 4. Attribute and aggregate per line.
+  report(RoundProgress::Stage::Attributing, 0.94, "attributing");
+  LineResultOptions lo;
+  lo.overlay = &res.overlay;
+  lo.workspace = cfg_.workspace;
+  lo.cancel = cancel;
+  auto lines = lineResults(*shared, lo);
+  if (!lines) return lines.error();
+  res.lines = std::move(*lines);
+  res.emulated = shared->meta.emulated;
+  std::set<std::string> gpus;
+  for (const auto& g : shared->gpus)
+    if (!shared->str(g.name).empty()) gpus.insert(std::string(shared->str(g.name)));
+  for (const auto& g : gpus) res.gpu += (res.gpu.empty() ? "" : ", ") + g;
+  const std::string& tv = shared->meta.toolVersion;
+  if (backend_->kind() == BackendKind::Nsys) res.profilerVersion = "nsys " + (tv.empty() ? backend_->profilerVersion() : tv);
+  else if (backend_->kind() == BackendKind::Emulate && !tv.empty()) res.profilerVersion = tv;
+  else res.profilerVersion = backend_->profilerVersion();
+  if (shared->gpuOps.empty())
+    res.notes.push_back(backend_->kind() == BackendKind::Emulate
+                            ? "the emulator recorded no GPU work (the program never ran a torch op?)"
+                            : "no GPU kernels were captured (no GPU on this machine, or the program launched none); "
+                              "only NVTX ranges were recorded");
+  ProbeStatus st = readProbeStatus(p.outDir / "status.json");
+  if (st.found && st.nvtxProvider == "noop")
+    res.notes.push_back("NVTX was a no-op in the program (no torch NVTX and no libnvToolsExt.so.1): the profiler saw no ranges");
+  if (res.lines.klRanges == 0 && !res.overlay.files.empty())
+    res.notes.push_back("no kl: range was recorded: the instrumented code did not run (is the focus function called by the entry?)");
+  res.wallMs = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+  report(RoundProgress::Stage::Done, 1.0, "done");
+  return res;
+}
+
+Result<RecordedRound> runAndRecord(RoundRunner& runner, store::Store& store, const RoundPlan& plan,
+                                   const CancellationToken& cancel, const ProgressFn& progress, const OutputFn& output) {
+  RecordedRound out;
+  out.run = runner.runInfo();
+  auto t0 = std::chrono::steady_clock::now();
+  auto id = store.beginRun(out.run);
+  if (!id) return id.error();
+  auto res = runner.run(plan, cancel, progress, output);
+  out.run.wallMs = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+  if (!res) {
+    out.run.status = res.error().code == Error::Code::Cancelled ? "cancelled" : "failed";
+    out.run.error = res.error().message;
+    (void)store.finishRun(out.run);
+    return res.error();
+  }
+  auto rid = store.writeRound(out.run.id, res->record());
+  if (!rid) {
+    out.run.status = "failed";
+    out.run.error = "store: " + rid.error().message;
+    (void)store.finishRun(out.run);
+    return rid.error();
+  }
+  out.run.status = "ok";
+  out.run.gpu = res->gpu;
+  out.run.profilerVersion = res->profilerVersion;
+  out.run.emulated = res->emulated;
+  auto fin = store.finishRun(out.run);
+  if (!fin) return fin.error();
+  out.round = std::move(*res);
+  return out;
+}
+
+}  // namespace kl::runner

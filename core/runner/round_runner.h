@@ -1,0 +1,129 @@
+// RoundRunner: one profiling round = instrument (overlay) -> run the entry under a backend and a
+// launch wrapper -> read the profile(s) -> per-line results. A convergence loop drives it round
+// after round with the same runner (same run directory, same backend):
+//
+//   auto rr = RoundRunner::create(cfg);                 // detects the backend, makes the run dir
+//   store.beginRun(info = rr->runInfo());
+//   auto plan = initialPlan(ws, "model.py", "Net.forward");
+//   auto res = rr->run(*plan, cancel, onProgress, onOutput);   // round 0
+//   store.writeRound(info.id, res->record());
+//   ... next plan from res->lines (planner), rr->run(next, ...), ...
+//
+// Layout on disk: <workspace>/.kernlens/runs/<run key>/round<k>/{overlay/, out/, stdout.log,
+// stderr.log, export.log}. Errors (one line + context): the program failed (exit code and the
+// last lines of its stderr, the log path), timed out, produced no or an empty profile, the
+// profiler is missing; Error::Cancelled when the token fires (the process group is killed).
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/nvtx/overlay.h"
+#include "core/profile/model.h"
+#include "core/runner/backend.h"
+#include "core/runner/launch.h"
+#include "core/runner/process.h"
+#include "core/store/results.h"
+#include "core/store/store.h"
+#include "core/support/cancel.h"
+#include "core/support/result.h"
+
+namespace kl::runner {
+
+struct RunConfig {
+  std::filesystem::path workspace;    // root (made absolute)
+  std::string entry;                  // "python train.py --steps 2" (shell-like words, no expansion)
+  std::filesystem::path cwd;          // where the entry runs; default: workspace
+  BackendKind backend = BackendKind::Emulate;
+  LaunchOptions launch;
+  std::string python = "/usr/bin/python3";
+  std::filesystem::path probeDir;     // default: findProbeDir()
+  std::optional<std::string> nsysPath;
+  std::string gpu = "h100";           // emulate GPU model
+  std::chrono::seconds timeout{900};  // per round
+  std::string focusPath, focusFunction;  // provenance (and the store's "same function" queries)
+  std::string runKey;                 // default: generated "<UTC time>-<pid>-<n>"
+};
+
+/// What to instrument in one round.
+struct RoundPlan {
+  int index = 0;
+  std::vector<nvtx::FilePlan> files;
+};
+
+/// Round 0 for a focus function: its body and each top-level statement of the body (after the
+/// docstring), as requests on the file as it is on disk. Error::NotFound for an unknown function
+/// or file, Error::Invalid for a file with syntax errors.
+Result<RoundPlan> initialPlan(const std::filesystem::path& workspace, const std::string& relPath,
+                              const std::string& qualName);
+
+struct RoundProgress {
+  enum class Stage { Instrumenting, Running, Collecting, Reading, Attributing, Done };
+  Stage stage = Stage::Instrumenting;
+  double fraction = 0;     // 0..1 over the whole round (running is estimated from elapsed time)
+  std::string message;     // "running (12 s)"
+};
+const char* stageName(RoundProgress::Stage s);
+using ProgressFn = std::function<void(const RoundProgress&)>;
+/// Output lines of the profiled program ("stdout"/"stderr", line), as they come.
+using OutputFn = std::function<void(std::string_view stream, std::string_view line)>;
+
+struct RoundResult {
+  int index = 0;
+  RoundPaths paths;
+  nvtx::Overlay overlay;
+  std::vector<std::filesystem::path> profiles;
+  std::shared_ptr<const profile::ProfileModel> model;
+  store::LineResults lines;
+  ProcessResult process;
+  std::string profilerVersion;   // from the profile when it says (nsys export), else the backend's
+  std::string gpu;               // GPU names in the profile ("" when none was captured)
+  bool emulated = false;
+  int64_t wallMs = 0;
+  std::vector<store::FileSnapshot> files;  // disk texts of the instrumented files
+  std::vector<std::string> notes;          // e.g. "nsys captured no GPU kernels (no GPU on this machine)"
+  /// The round as the store writes it.
+  store::RoundRecord record() const;
+};
+
+class RoundRunner {
+ public:
+  /// Validates the config (entry parses, workspace exists), finds the probe, detects the backend
+  /// (nsys version) and creates the run directory.
+  static Result<RoundRunner> create(RunConfig cfg);
+
+  const RunConfig& config() const { return cfg_; }
+  const std::string& runKey() const { return cfg_.runKey; }
+  const std::filesystem::path& runDir() const { return runDir_; }
+  const Backend& backend() const { return *backend_; }
+  /// Provenance for Store::beginRun (git via libgit2; status 'running').
+  store::RunInfo runInfo() const;
+
+  /// Runs one round. Thread-compatible: one round at a time per runner.
+  Result<RoundResult> run(const RoundPlan& plan, const CancellationToken& cancel = {},
+                          const ProgressFn& progress = {}, const OutputFn& output = {});
+
+ private:
+  RoundRunner() = default;
+  RunConfig cfg_;
+  std::vector<std::string> entryArgv_;
+  std::filesystem::path runDir_;
+  std::shared_ptr<Backend> backend_;
+};
+
+/// Runs one round and records it: beginRun / writeRound / finishRun (status ok, failed or
+/// cancelled, with the error). The convenience the CLI and the server use for one-round runs.
+struct RecordedRound {
+  store::RunInfo run;
+  std::optional<RoundResult> round;  // absent when the round failed
+};
+Result<RecordedRound> runAndRecord(RoundRunner& runner, store::Store& store, const RoundPlan& plan,
+                                   const CancellationToken& cancel = {}, const ProgressFn& progress = {},
+                                   const OutputFn& output = {});
+
+}  // namespace kl::runner

@@ -1,0 +1,731 @@
+#include "core/store/store.h"
+
+#include <algorithm>
+#include <ctime>
+#include <fstream>
+#include <map>
+
+#include "core/store/git_info.h"
+
+namespace kl::store {
+namespace {
+
+#define KL_TRY(expr)                 \
+  do {                               \
+    auto _r = (expr);                \
+    if (!_r.ok()) return _r.error(); \
+  } while (0)
+
+// Migration i (0-based) brings the store schema from version i to i + 1. Never edit a shipped
+// entry; append a new one (and bump kStoreSchemaVersion).
+const char* const kMigrations[] = {
+    // v1: runs, rounds, per-range statistics, kernels per range, unmapped ops, per-line rows.
+    R"sql(
+CREATE TABLE runs(
+  id INTEGER PRIMARY KEY,
+  run_key TEXT NOT NULL UNIQUE,
+  command TEXT NOT NULL,
+  workspace TEXT NOT NULL,
+  focus_path TEXT,
+  focus_function TEXT,
+  backend TEXT NOT NULL,
+  launch TEXT NOT NULL,
+  gpu TEXT,
+  profiler_version TEXT,
+  git_repo INTEGER NOT NULL DEFAULT 0,
+  git_commit TEXT,
+  git_branch TEXT,
+  git_dirty INTEGER NOT NULL DEFAULT 0,
+  status TEXT NOT NULL,
+  error TEXT,
+  log_path TEXT,
+  run_dir TEXT,
+  started_at TEXT NOT NULL,
+  ended_at TEXT,
+  wall_ms INTEGER NOT NULL DEFAULT 0,
+  emulated INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE rounds(
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  idx INTEGER NOT NULL,
+  status TEXT NOT NULL,
+  error TEXT,
+  wall_ms INTEGER NOT NULL DEFAULT 0,
+  profiles TEXT NOT NULL DEFAULT '',
+  profiler_version TEXT,
+  gpu TEXT,
+  total_ops INTEGER NOT NULL DEFAULT 0,
+  mapped_ops INTEGER NOT NULL DEFAULT 0,
+  total_gpu_ns INTEGER NOT NULL DEFAULT 0,
+  kl_ranges INTEGER NOT NULL DEFAULT 0,
+  emulated INTEGER NOT NULL DEFAULT 0,
+  warnings TEXT NOT NULL DEFAULT '',
+  UNIQUE(run_id, idx));
+CREATE TABLE ranges(
+  id INTEGER PRIMARY KEY,
+  round_id INTEGER NOT NULL REFERENCES rounds(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  path TEXT NOT NULL,
+  first_line INTEGER NOT NULL,
+  last_line INTEGER NOT NULL,
+  disk_first INTEGER NOT NULL,
+  disk_last INTEGER NOT NULL,
+  label TEXT NOT NULL DEFAULT '',
+  function TEXT NOT NULL DEFAULT '',
+  function_body INTEGER NOT NULL DEFAULT 0,
+  parent_name TEXT NOT NULL DEFAULT '',
+  depth INTEGER NOT NULL DEFAULT 0,
+  leaf INTEGER NOT NULL DEFAULT 1,
+  invocations INTEGER NOT NULL,
+  launches INTEGER NOT NULL,
+  gpu_ns INTEGER NOT NULL,
+  distinct_kernels INTEGER NOT NULL,
+  excl_launches INTEGER NOT NULL,
+  excl_gpu_ns INTEGER NOT NULL,
+  min_kernels_per_inv INTEGER NOT NULL,
+  max_kernels_per_inv INTEGER NOT NULL,
+  distinct_kernel_sets INTEGER NOT NULL,
+  kernel_sets TEXT NOT NULL DEFAULT '');
+CREATE TABLE range_kernels(
+  range_id INTEGER NOT NULL REFERENCES ranges(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  short_name TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  launches INTEGER NOT NULL,
+  gpu_ns INTEGER NOT NULL);
+CREATE TABLE unmapped_ops(
+  round_id INTEGER NOT NULL REFERENCES rounds(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  launches INTEGER NOT NULL,
+  gpu_ns INTEGER NOT NULL);
+CREATE TABLE line_stats(
+  round_id INTEGER NOT NULL REFERENCES rounds(id) ON DELETE CASCADE,
+  path TEXT NOT NULL,
+  line INTEGER NOT NULL,
+  range_id INTEGER NOT NULL REFERENCES ranges(id) ON DELETE CASCADE,
+  launches INTEGER NOT NULL,
+  gpu_ns INTEGER NOT NULL,
+  kernels INTEGER NOT NULL);
+)sql",
+    // v2: snapshots of the profiled files, deduplicated by git blob id.
+    R"sql(
+CREATE TABLE snapshots(
+  blob_id TEXT PRIMARY KEY,
+  size INTEGER NOT NULL,
+  text TEXT NOT NULL);
+CREATE TABLE run_files(
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  path TEXT NOT NULL,
+  blob_id TEXT NOT NULL REFERENCES snapshots(blob_id),
+  PRIMARY KEY(run_id, path));
+)sql",
+    // v3: lookup indexes for the editor queries and the kernel -> source view.
+    R"sql(
+CREATE INDEX ranges_by_path ON ranges(path, round_id);
+CREATE INDEX ranges_by_round ON ranges(round_id);
+CREATE INDEX range_kernels_by_range ON range_kernels(range_id);
+CREATE INDEX range_kernels_by_name ON range_kernels(name);
+CREATE INDEX runs_by_focus ON runs(focus_path, focus_function, id);
+CREATE VIEW kernel_sources AS
+  SELECT k.name AS kernel, k.short_name, k.kind, r.path, r.disk_first AS first_line,
+         r.disk_last AS last_line, r.function, k.launches, k.gpu_ns, r.round_id, rd.run_id
+  FROM range_kernels k JOIN ranges r ON r.id = k.range_id JOIN rounds rd ON rd.id = r.round_id;
+)sql",
+};
+static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kStoreSchemaVersion);
+
+std::string joinLines(const std::vector<std::string>& v, char sep = '\n') {
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i) out += sep;
+    out += v[i];
+  }
+  return out;
+}
+
+std::vector<std::string> splitLines(std::string_view s, char sep = '\n') {
+  std::vector<std::string> out;
+  if (s.empty()) return out;
+  size_t start = 0;
+  while (true) {
+    size_t p = s.find(sep, start);
+    out.emplace_back(s.substr(start, p == std::string_view::npos ? s.npos : p - start));
+    if (p == std::string_view::npos) break;
+    start = p + 1;
+  }
+  return out;
+}
+
+// Kernel sets: sets separated by '\n', names within a set by '\x1f'.
+std::string encodeSets(const std::vector<std::vector<std::string>>& sets) {
+  std::vector<std::string> lines;
+  for (const auto& s : sets) lines.push_back(joinLines(s, '\x1f'));
+  return joinLines(lines);
+}
+std::vector<std::vector<std::string>> decodeSets(std::string_view s) {
+  std::vector<std::vector<std::string>> out;
+  for (const auto& l : splitLines(s)) out.push_back(splitLines(l, '\x1f'));
+  return out;
+}
+
+Result<void> bindText(sql::Statement& st, int i, const std::string& v) {
+  return v.empty() ? st.bindNull(i) : st.bind(i, std::string_view(v));
+}
+
+const char* kRunColumns =
+    "id, run_key, command, workspace, focus_path, focus_function, backend, launch, gpu, "
+    "profiler_version, git_repo, git_commit, git_branch, git_dirty, status, error, log_path, run_dir, "
+    "started_at, ended_at, wall_ms, emulated";
+
+RunInfo readRun(const sql::Statement& st) {
+  RunInfo r;
+  r.id = st.int64(0);
+  r.key = st.text(1);
+  r.command = st.text(2);
+  r.workspace = st.text(3);
+  r.focusPath = st.text(4);
+  r.focusFunction = st.text(5);
+  r.backend = st.text(6);
+  r.launch = st.text(7);
+  r.gpu = st.text(8);
+  r.profilerVersion = st.text(9);
+  r.gitRepo = st.int64(10) != 0;
+  r.gitCommit = st.text(11);
+  r.gitBranch = st.text(12);
+  r.gitDirty = st.int64(13) != 0;
+  r.status = st.text(14);
+  r.error = st.text(15);
+  r.logPath = st.text(16);
+  r.runDir = st.text(17);
+  r.startedAt = st.text(18);
+  r.endedAt = st.text(19);
+  r.wallMs = st.int64(20);
+  r.emulated = st.int64(21) != 0;
+  return r;
+}
+
+const char* kRoundColumns =
+    "id, run_id, idx, status, error, wall_ms, profiles, total_ops, mapped_ops, total_gpu_ns, emulated";
+
+RoundInfo readRound(const sql::Statement& st) {
+  RoundInfo r;
+  r.id = st.int64(0);
+  r.runId = st.int64(1);
+  r.index = static_cast<int>(st.int64(2));
+  r.status = st.text(3);
+  r.error = st.text(4);
+  r.wallMs = st.int64(5);
+  r.profiles = splitLines(st.text(6));
+  r.totalOps = st.int64(7);
+  r.mappedOps = st.int64(8);
+  r.totalGpuNs = st.int64(9);
+  r.emulated = st.int64(10) != 0;
+  return r;
+}
+
+}  // namespace
+
+std::string isoNow() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::filesystem::path Store::dbPathFor(const std::filesystem::path& workspace) {
+  return workspace / ".kernlens" / "kernlens.db";
+}
+
+Result<int> Store::schemaVersion(const sql::Database& db) {
+  if (!db.tableExists("kl_schema")) return 0;
+  auto st = db.prepare("SELECT version FROM kl_schema WHERE component = 'store'");
+  if (!st) return st.error();
+  auto r = st->step();
+  if (!r) return r.error();
+  return *r ? static_cast<int>(st->int64(0)) : 0;
+}
+
+Result<void> Store::migrate(sql::Database& db, int target) {
+  if (target < 0 || target > kStoreSchemaVersion) return Error::invalid("store: bad migration target");
+  for (;;) {
+    // Each step re-reads the versions under the write lock: concurrent openers serialise here.
+    auto tx = sql::Transaction::begin(db, /*immediate=*/true);
+    if (!tx) return tx.error();
+    auto uv = db.prepare("PRAGMA user_version");
+    if (!uv) return uv.error();
+    auto has = uv->step();
+    if (!has) return has.error();
+    int64_t layout = *has ? uv->int64(0) : 0;
+    uv = sql::Statement();
+    if (layout > kDatabaseLayoutVersion)
+      return Error::unsupported("kernlens.db layout v" + std::to_string(layout) +
+                                " is newer than this kernlens understands (v" +
+                                std::to_string(kDatabaseLayoutVersion) + "); upgrade kernlens");
+    KL_TRY(db.exec("CREATE TABLE IF NOT EXISTS kl_schema(component TEXT PRIMARY KEY, version INTEGER NOT NULL)"));
+    if (layout < kDatabaseLayoutVersion)
+      KL_TRY(db.exec("PRAGMA user_version = " + std::to_string(kDatabaseLayoutVersion)));
+    auto v = schemaVersion(db);
+    if (!v) return v.error();
+    if (*v > kStoreSchemaVersion)
+      return Error::unsupported("kernlens.db store schema v" + std::to_string(*v) +
+                                " is newer than this kernlens understands (v" +
+                                std::to_string(kStoreSchemaVersion) + "); upgrade kernlens");
+    if (*v >= target) return tx->commit();
+    KL_TRY(db.exec(kMigrations[*v]));
+    auto st = db.prepare(
+        "INSERT INTO kl_schema(component, version) VALUES('store', ?) "
+        "ON CONFLICT(component) DO UPDATE SET version = excluded.version");
+    if (!st) return st.error();
+    KL_TRY(st->bind(1, int64_t{*v + 1}));
+    KL_TRY(st->run());
+    st = sql::Statement();
+    KL_TRY(tx->commit());
+  }
+}
+
+Result<Store> Store::openFile(const std::filesystem::path& dbPath) {
+  std::error_code ec;
+  if (dbPath.has_parent_path()) std::filesystem::create_directories(dbPath.parent_path(), ec);
+  if (ec) return Error::io(dbPath.parent_path().string() + ": cannot create directory: " + ec.message());
+  auto db = sql::Database::openReadWrite(dbPath);
+  if (!db) return db.error();
+  KL_TRY(migrate(*db));
+  return Store(std::move(*db));
+}
+
+Result<Store> Store::open(const std::filesystem::path& workspace) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(workspace, ec))
+    return Error::notFound(workspace.string() + ": workspace is not a directory");
+  auto dir = workspace / ".kernlens";
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Error::io(dir.string() + ": cannot create directory: " + ec.message());
+  auto gi = dir / ".gitignore";
+  if (!std::filesystem::exists(gi, ec)) {
+    std::ofstream(gi) << "*\n";
+  }
+  return openFile(dbPathFor(workspace));
+}
+
+Result<int64_t> Store::beginRun(RunInfo& info) {
+  if (info.key.empty()) return Error::invalid("store: a run needs a key");
+  if (info.startedAt.empty()) info.startedAt = isoNow();
+  auto tx = sql::Transaction::begin(db_);
+  if (!tx) return tx.error();
+  auto st = db_.prepare(
+      "INSERT INTO runs(run_key, command, workspace, focus_path, focus_function, backend, launch, gpu, "
+      "profiler_version, git_repo, git_commit, git_branch, git_dirty, status, error, log_path, run_dir, "
+      "started_at, ended_at, wall_ms, emulated) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  if (!st) return st.error();
+  KL_TRY(st->bind(1, std::string_view(info.key)));
+  KL_TRY(st->bind(2, std::string_view(info.command)));
+  KL_TRY(st->bind(3, std::string_view(info.workspace)));
+  KL_TRY(bindText(*st, 4, info.focusPath));
+  KL_TRY(bindText(*st, 5, info.focusFunction));
+  KL_TRY(st->bind(6, std::string_view(info.backend)));
+  KL_TRY(st->bind(7, std::string_view(info.launch)));
+  KL_TRY(bindText(*st, 8, info.gpu));
+  KL_TRY(bindText(*st, 9, info.profilerVersion));
+  KL_TRY(st->bind(10, int64_t{info.gitRepo}));
+  KL_TRY(bindText(*st, 11, info.gitCommit));
+  KL_TRY(bindText(*st, 12, info.gitBranch));
+  KL_TRY(st->bind(13, int64_t{info.gitDirty}));
+  KL_TRY(st->bind(14, std::string_view(info.status)));
+  KL_TRY(bindText(*st, 15, info.error));
+  KL_TRY(bindText(*st, 16, info.logPath));
+  KL_TRY(bindText(*st, 17, info.runDir));
+  KL_TRY(st->bind(18, std::string_view(info.startedAt)));
+  KL_TRY(bindText(*st, 19, info.endedAt));
+  KL_TRY(st->bind(20, info.wallMs));
+  KL_TRY(st->bind(21, int64_t{info.emulated}));
+  auto r = st->run();
+  if (!r) return Error::invalid("store: cannot add run '" + info.key + "': " + r.error().message);
+  info.id = db_.lastInsertRowId();
+  st = sql::Statement();
+  KL_TRY(tx->commit());
+  return info.id;
+}
+
+Result<void> Store::finishRun(const RunInfo& info) {
+  auto tx = sql::Transaction::begin(db_);
+  if (!tx) return tx.error();
+  auto st = db_.prepare(
+      "UPDATE runs SET status = ?, error = ?, ended_at = ?, wall_ms = ?, "
+      "gpu = COALESCE(?, gpu), profiler_version = COALESCE(?, profiler_version), "
+      "emulated = MAX(emulated, ?) WHERE id = ?");
+  if (!st) return st.error();
+  KL_TRY(st->bind(1, std::string_view(info.status)));
+  KL_TRY(bindText(*st, 2, info.error));
+  KL_TRY(st->bind(3, std::string_view(info.endedAt.empty() ? isoNow() : info.endedAt)));
+  KL_TRY(st->bind(4, info.wallMs));
+  KL_TRY(bindText(*st, 5, info.gpu));
+  KL_TRY(bindText(*st, 6, info.profilerVersion));
+  KL_TRY(st->bind(7, int64_t{info.emulated}));
+  KL_TRY(st->bind(8, info.id));
+  KL_TRY(st->run());
+  if (db_.changes() != 1) return Error::notFound("store: no run with id " + std::to_string(info.id));
+  st = sql::Statement();
+  return tx->commit();
+}
+
+Result<int64_t> Store::writeRound(int64_t runId, const RoundRecord& rec) {
+  auto fail = [&](std::string_view stage) -> Result<void> {
+    return failpoint_ ? failpoint_(stage) : Result<void>();
+  };
+  auto tx = sql::Transaction::begin(db_, /*immediate=*/true);
+  if (!tx) return tx.error();
+  {
+    auto chk = db_.prepare("SELECT 1 FROM runs WHERE id = ?");
+    if (!chk) return chk.error();
+    KL_TRY(chk->bind(1, runId));
+    auto r = chk->step();
+    if (!r) return r.error();
+    if (!*r) return Error::invalid("store: no run with id " + std::to_string(runId));
+  }
+  const LineResults& lr = rec.results;
+  auto st = db_.prepare(
+      "INSERT INTO rounds(run_id, idx, status, error, wall_ms, profiles, profiler_version, gpu, total_ops, "
+      "mapped_ops, total_gpu_ns, kl_ranges, emulated, warnings) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  if (!st) return st.error();
+  KL_TRY(st->bind(1, runId));
+  KL_TRY(st->bind(2, int64_t{rec.index}));
+  KL_TRY(st->bind(3, std::string_view(rec.status)));
+  KL_TRY(bindText(*st, 4, rec.error));
+  KL_TRY(st->bind(5, rec.wallMs));
+  KL_TRY(st->bind(6, std::string_view(joinLines(rec.profiles))));
+  KL_TRY(bindText(*st, 7, rec.profilerVersion));
+  KL_TRY(bindText(*st, 8, rec.gpu));
+  KL_TRY(st->bind(9, lr.totalOps));
+  KL_TRY(st->bind(10, lr.mappedOps));
+  KL_TRY(st->bind(11, lr.totalGpuNs));
+  KL_TRY(st->bind(12, lr.klRanges));
+  KL_TRY(st->bind(13, int64_t{lr.emulated}));
+  KL_TRY(st->bind(14, std::string_view(joinLines(lr.warnings))));
+  if (auto r = st->run(); !r)
+    return Error::invalid("store: cannot add round " + std::to_string(rec.index) + " of run " +
+                          std::to_string(runId) + ": " + r.error().message);
+  int64_t roundId = db_.lastInsertRowId();
+  KL_TRY(fail("round"));
+
+  auto rs = db_.prepare(
+      "INSERT INTO ranges(round_id, name, path, first_line, last_line, disk_first, disk_last, label, function, "
+      "function_body, parent_name, depth, leaf, invocations, launches, gpu_ns, distinct_kernels, excl_launches, "
+      "excl_gpu_ns, min_kernels_per_inv, max_kernels_per_inv, distinct_kernel_sets, kernel_sets) "
+      "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  if (!rs) return rs.error();
+  auto ks = db_.prepare("INSERT INTO range_kernels(range_id, name, short_name, kind, launches, gpu_ns) VALUES(?,?,?,?,?,?)");
+  if (!ks) return ks.error();
+  auto ls = db_.prepare("INSERT INTO line_stats(round_id, path, line, range_id, launches, gpu_ns, kernels) VALUES(?,?,?,?,?,?,?)");
+  if (!ls) return ls.error();
+  for (const auto& s : lr.spans) {
+    KL_TRY(rs->reset());
+    rs->clearBindings();
+    KL_TRY(rs->bind(1, roundId));
+    KL_TRY(rs->bind(2, std::string_view(s.rangeName)));
+    KL_TRY(rs->bind(3, std::string_view(s.path)));
+    KL_TRY(rs->bind(4, int64_t{s.firstLine}));
+    KL_TRY(rs->bind(5, int64_t{s.lastLine}));
+    KL_TRY(rs->bind(6, int64_t{s.diskFirst}));
+    KL_TRY(rs->bind(7, int64_t{s.diskLast}));
+    KL_TRY(rs->bind(8, std::string_view(s.label)));
+    KL_TRY(rs->bind(9, std::string_view(s.function)));
+    KL_TRY(rs->bind(10, int64_t{s.functionBody}));
+    KL_TRY(rs->bind(11, std::string_view(s.parentRange)));
+    KL_TRY(rs->bind(12, int64_t{s.depth}));
+    KL_TRY(rs->bind(13, int64_t{s.leaf}));
+    KL_TRY(rs->bind(14, s.invocations));
+    KL_TRY(rs->bind(15, s.launches));
+    KL_TRY(rs->bind(16, s.gpuNs));
+    KL_TRY(rs->bind(17, int64_t{s.distinctKernels}));
+    KL_TRY(rs->bind(18, s.exclusiveLaunches));
+    KL_TRY(rs->bind(19, s.exclusiveGpuNs));
+    KL_TRY(rs->bind(20, int64_t{s.minKernelsPerInvocation}));
+    KL_TRY(rs->bind(21, int64_t{s.maxKernelsPerInvocation}));
+    KL_TRY(rs->bind(22, int64_t{s.distinctKernelSets}));
+    KL_TRY(rs->bind(23, std::string_view(encodeSets(s.kernelSets))));
+    KL_TRY(rs->run());
+    int64_t rangeId = db_.lastInsertRowId();
+    for (const auto& k : s.kernels) {
+      KL_TRY(ks->reset());
+      KL_TRY(ks->bind(1, rangeId));
+      KL_TRY(ks->bind(2, std::string_view(k.name)));
+      KL_TRY(ks->bind(3, std::string_view(k.shortName)));
+      KL_TRY(ks->bind(4, std::string_view(k.kind)));
+      KL_TRY(ks->bind(5, k.launches));
+      KL_TRY(ks->bind(6, k.gpuNs));
+      KL_TRY(ks->run());
+    }
+    // Per-line row: the statement(s) starting at this disk line, exclusive numbers.
+    KL_TRY(ls->reset());
+    KL_TRY(ls->bind(1, roundId));
+    KL_TRY(ls->bind(2, std::string_view(s.path)));
+    KL_TRY(ls->bind(3, int64_t{s.diskFirst}));
+    KL_TRY(ls->bind(4, rangeId));
+    KL_TRY(ls->bind(5, s.exclusiveLaunches));
+    KL_TRY(ls->bind(6, s.exclusiveGpuNs));
+    KL_TRY(ls->bind(7, static_cast<int64_t>(s.kernels.size())));
+    KL_TRY(ls->run());
+    KL_TRY(fail("span"));
+  }
+  auto us = db_.prepare("INSERT INTO unmapped_ops(round_id, name, kind, reason, launches, gpu_ns) VALUES(?,?,?,?,?,?)");
+  if (!us) return us.error();
+  for (const auto& u : lr.unmapped) {
+    KL_TRY(us->reset());
+    KL_TRY(us->bind(1, roundId));
+    KL_TRY(us->bind(2, std::string_view(u.name)));
+    KL_TRY(us->bind(3, std::string_view(u.kind)));
+    KL_TRY(us->bind(4, std::string_view(u.reason)));
+    KL_TRY(us->bind(5, u.launches));
+    KL_TRY(us->bind(6, u.gpuNs));
+    KL_TRY(us->run());
+  }
+  auto sn = db_.prepare("INSERT INTO snapshots(blob_id, size, text) VALUES(?,?,?) ON CONFLICT(blob_id) DO NOTHING");
+  if (!sn) return sn.error();
+  auto rf = db_.prepare(
+      "INSERT INTO run_files(run_id, path, blob_id) VALUES(?,?,?) "
+      "ON CONFLICT(run_id, path) DO UPDATE SET blob_id = excluded.blob_id");
+  if (!rf) return rf.error();
+  for (const auto& f : rec.files) {
+    std::string id = blobId(f.text);
+    KL_TRY(sn->reset());
+    KL_TRY(sn->bind(1, std::string_view(id)));
+    KL_TRY(sn->bind(2, static_cast<int64_t>(f.text.size())));
+    KL_TRY(sn->bind(3, std::string_view(f.text)));
+    KL_TRY(sn->run());
+    KL_TRY(rf->reset());
+    KL_TRY(rf->bind(1, runId));
+    KL_TRY(rf->bind(2, std::string_view(f.path)));
+    KL_TRY(rf->bind(3, std::string_view(id)));
+    KL_TRY(rf->run());
+    KL_TRY(fail("snapshot"));
+  }
+  if (lr.emulated) {
+    auto em = db_.prepare("UPDATE runs SET emulated = 1 WHERE id = ?");
+    if (!em) return em.error();
+    KL_TRY(em->bind(1, runId));
+    KL_TRY(em->run());
+  }
+  KL_TRY(fail("commit"));
+  // Statements must be finalised before COMMIT would matter only for pending reads; all ran.
+  KL_TRY(tx->commit());
+  return roundId;
+}
+
+Result<std::optional<RunInfo>> Store::run(int64_t runId) const {
+  auto st = db_.prepare(std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?");
+  if (!st) return st.error();
+  KL_TRY(st->bind(1, runId));
+  auto r = st->step();
+  if (!r) return r.error();
+  if (!*r) return std::optional<RunInfo>();
+  return std::optional<RunInfo>(readRun(*st));
+}
+
+Result<std::vector<RunInfo>> Store::runs(int limit) const {
+  auto st = db_.prepare(std::string("SELECT ") + kRunColumns + " FROM runs ORDER BY id DESC LIMIT ?");
+  if (!st) return st.error();
+  KL_TRY(st->bind(1, int64_t{limit}));
+  std::vector<RunInfo> out;
+  while (true) {
+    auto r = st->step();
+    if (!r) return r.error();
+    if (!*r) break;
+    out.push_back(readRun(*st));
+  }
+  return out;
+}
+
+Result<std::vector<RoundInfo>> Store::rounds(int64_t runId) const {
+  auto st = db_.prepare(std::string("SELECT ") + kRoundColumns + " FROM rounds WHERE run_id = ? ORDER BY idx");
+  if (!st) return st.error();
+  KL_TRY(st->bind(1, runId));
+  std::vector<RoundInfo> out;
+  while (true) {
+    auto r = st->step();
+    if (!r) return r.error();
+    if (!*r) break;
+    out.push_back(readRound(*st));
+  }
+  return out;
+}
+
+namespace {
+Result<std::vector<SpanResult>> readSpans(const sql::Database& db, int64_t roundId, std::string_view path) {
+  std::string q =
+      "SELECT id, name, path, first_line, last_line, disk_first, disk_last, label, function, function_body, "
+      "parent_name, depth, leaf, invocations, launches, gpu_ns, distinct_kernels, excl_launches, excl_gpu_ns, "
+      "min_kernels_per_inv, max_kernels_per_inv, distinct_kernel_sets, kernel_sets FROM ranges WHERE round_id = ?";
+  if (!path.empty()) q += " AND path = ?";
+  q += " ORDER BY path, first_line, last_line DESC, id";
+  auto st = db.prepare(q);
+  if (!st) return st.error();
+  KL_TRY(st->bind(1, roundId));
+  if (!path.empty()) KL_TRY(st->bind(2, path));
+  auto ks = db.prepare(
+      "SELECT name, short_name, kind, launches, gpu_ns FROM range_kernels WHERE range_id = ? "
+      "ORDER BY gpu_ns DESC, name");
+  if (!ks) return ks.error();
+  std::vector<SpanResult> out;
+  while (true) {
+    auto r = st->step();
+    if (!r) return r.error();
+    if (!*r) break;
+    SpanResult s;
+    int64_t id = st->int64(0);
+    s.rangeName = st->text(1);
+    s.path = st->text(2);
+    s.firstLine = static_cast<uint32_t>(st->int64(3));
+    s.lastLine = static_cast<uint32_t>(st->int64(4));
+    s.diskFirst = static_cast<uint32_t>(st->int64(5));
+    s.diskLast = static_cast<uint32_t>(st->int64(6));
+    s.label = st->text(7);
+    s.function = st->text(8);
+    s.functionBody = st->int64(9) != 0;
+    s.parentRange = st->text(10);
+    s.depth = static_cast<int32_t>(st->int64(11));
+    s.leaf = st->int64(12) != 0;
+    s.invocations = st->int64(13);
+    s.launches = st->int64(14);
+    s.gpuNs = st->int64(15);
+    s.distinctKernels = static_cast<uint32_t>(st->int64(16));
+    s.exclusiveLaunches = st->int64(17);
+    s.exclusiveGpuNs = st->int64(18);
+    s.minKernelsPerInvocation = static_cast<uint32_t>(st->int64(19));
+    s.maxKernelsPerInvocation = static_cast<uint32_t>(st->int64(20));
+    s.distinctKernelSets = static_cast<uint32_t>(st->int64(21));
+    s.kernelSets = decodeSets(st->text(22));
+    KL_TRY(ks->reset());
+    KL_TRY(ks->bind(1, id));
+    while (true) {
+      auto k = ks->step();
+      if (!k) return k.error();
+      if (!*k) break;
+      s.kernels.push_back({std::string(ks->text(0)), std::string(ks->text(1)), std::string(ks->text(2)),
+                           ks->int64(3), ks->int64(4)});
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+}  // namespace
+
+Result<std::vector<SpanResult>> Store::spans(int64_t roundId) const { return readSpans(db_, roundId, ""); }
+
+Result<std::vector<UnmappedKernel>> Store::unmapped(int64_t roundId) const {
+  auto st = db_.prepare(
+      "SELECT name, kind, reason, launches, gpu_ns FROM unmapped_ops WHERE round_id = ? ORDER BY gpu_ns DESC, name");
+  if (!st) return st.error();
+  KL_TRY(st->bind(1, roundId));
+  std::vector<UnmappedKernel> out;
+  while (true) {
+    auto r = st->step();
+    if (!r) return r.error();
+    if (!*r) break;
+    out.push_back({std::string(st->text(0)), std::string(st->text(1)), std::string(st->text(2)), st->int64(3),
+                   st->int64(4)});
+  }
+  return out;
+}
+
+Result<std::optional<FileResults>> Store::latestFileResults(std::string_view path) const {
+  auto st = db_.prepare(
+      "SELECT rd.id FROM rounds rd JOIN runs ru ON ru.id = rd.run_id "
+      "WHERE rd.status = 'ok' AND EXISTS(SELECT 1 FROM ranges r WHERE r.round_id = rd.id AND r.path = ?) "
+      "ORDER BY ru.id DESC, rd.idx DESC LIMIT 1");
+  if (!st) return st.error();
+  KL_TRY(st->bind(1, path));
+  auto r = st->step();
+  if (!r) return r.error();
+  if (!*r) return std::optional<FileResults>();
+  int64_t roundId = st->int64(0);
+  auto rq = db_.prepare(std::string("SELECT ") + kRoundColumns + " FROM rounds WHERE id = ?");
+  if (!rq) return rq.error();
+  KL_TRY(rq->bind(1, roundId));
+  auto rr = rq->step();
+  if (!rr) return rr.error();
+  FileResults fr;
+  fr.round = readRound(*rq);
+  auto run = this->run(fr.round.runId);
+  if (!run) return run.error();
+  if (*run) fr.run = **run;
+  auto spans = readSpans(db_, roundId, path);
+  if (!spans) return spans.error();
+  fr.spans = std::move(*spans);
+  auto sid = snapshotIdFor(fr.round.runId, path);
+  if (!sid) return sid.error();
+  fr.snapshotId = *sid;
+  return std::optional<FileResults>(std::move(fr));
+}
+
+Result<std::vector<FunctionTotal>> Store::functionTotals(std::string_view path) const {
+  auto fr = latestFileResults(path);
+  if (!fr) return fr.error();
+  std::vector<FunctionTotal> out;
+  if (!*fr) return out;
+  std::map<std::string, FunctionTotal> by;
+  for (const auto& s : (*fr)->spans) {
+    if (s.function.empty()) continue;
+    auto& t = by[s.function];
+    t.path = s.path;
+    t.function = s.function;
+    t.runId = (*fr)->run.id;
+    t.roundIndex = (*fr)->round.index;
+    t.emulated = (*fr)->round.emulated || (*fr)->run.emulated;
+    ++t.spans;
+    if (s.functionBody) {
+      t.fromBodyRange = true;
+      t.gpuNs = s.gpuNs;
+      t.launches = s.launches;
+    } else if (!t.fromBodyRange) {
+      t.gpuNs += s.exclusiveGpuNs;
+      t.launches += s.exclusiveLaunches;
+    }
+  }
+  for (auto& [k, v] : by) out.push_back(std::move(v));
+  std::sort(out.begin(), out.end(), [](const FunctionTotal& a, const FunctionTotal& b) {
+    return a.gpuNs != b.gpuNs ? a.gpuNs > b.gpuNs : a.function < b.function;
+  });
+  return out;
+}
+
+Result<std::optional<RunInfo>> Store::previousRun(std::string_view path, std::string_view function,
+                                                  int64_t beforeRunId) const {
+  auto st = db_.prepare(std::string("SELECT ") + kRunColumns +
+                        " FROM runs WHERE focus_path = ? AND focus_function = ? AND status = 'ok' "
+                        "AND (? = 0 OR id < ?) ORDER BY id DESC LIMIT 1");
+  if (!st) return st.error();
+  KL_TRY(st->bind(1, path));
+  KL_TRY(st->bind(2, function));
+  KL_TRY(st->bind(3, beforeRunId));
+  KL_TRY(st->bind(4, beforeRunId));
+  auto r = st->step();
+  if (!r) return r.error();
+  if (!*r) return std::optional<RunInfo>();
+  return std::optional<RunInfo>(readRun(*st));
+}
+
+Result<std::optional<std::string>> Store::snapshot(std::string_view id) const {
+  auto st = db_.prepare("SELECT text FROM snapshots WHERE blob_id = ?");
+  if (!st) return st.error();
+  KL_TRY(st->bind(1, id));
+  auto r = st->step();
+  if (!r) return r.error();
+  if (!*r) return std::optional<std::string>();
+  return std::optional<std::string>(std::string(st->text(0)));
+}
+
+Result<std::string> Store::snapshotIdFor(int64_t runId, std::string_view path) const {
+  auto st = db_.prepare("SELECT blob_id FROM run_files WHERE run_id = ? AND path = ?");
+  if (!st) return st.error();
+  KL_TRY(st->bind(1, runId));
+  KL_TRY(st->bind(2, path));
+  auto r = st->step();
+  if (!r) return r.error();
+  return *r ? std::string(st->text(0)) : std::string();
+}
+
+}  // namespace kl::store
