@@ -186,7 +186,7 @@ function color(i){var h=(i*137.508)%360;return 'hsl('+h.toFixed(0)+',55%,55%)';}
 // ---- header ----
 var I=D.info;
 document.getElementById('title').textContent='kernlens report: '+D.title;
-document.getElementById('sub').textContent=I.format+' '+I.tool_version+' \u00b7 span '+dur(I.span_ns)+' \u00b7 '+I.counts.kernels+' kernels, '+I.counts.memcpys+' memcpy, '+I.counts.memsets+' memset \u00b7 '+I.ranks+' rank(s)'+(I.gpus.length?' \u00b7 '+I.gpus.map(function(g){return g.name;}).join(', '):'');
+document.getElementById('sub').textContent=I.format+' '+I.tool_version+' \u00b7 span '+dur(I.span_ns)+' \u00b7 '+I.counts.kernels+' kernels, '+I.counts.memcpys+' memcpy, '+I.counts.memsets+' memset \u00b7 '+I.ranks+' rank(s)'+(I.gpus.filter(function(g){return g.name;}).length?' \u00b7 '+I.gpus.filter(function(g){return g.name;}).map(function(g){return g.name;}).join(', '):'');
 if(I.emulated){var b=document.getElementById('emu');b.style.display='block';b.textContent='EMULATED profile: kernels and durations are modelled by kernlens, not measured on a GPU.';}
 // ---- timeline ----
 var T=D.timeline, W=1400, LH=16, LW=170, t0=T.start_ns, t1=T.end_ns;
