@@ -57,14 +57,17 @@ std::string hoverText(const results::LineResult& line, const DocumentResults& dr
   md += "\n\n| kernel | launches | total | avg | min–max | grid × block | stream | share |\n"
         "|---|---:|---:|---:|---|---|---|---:|\n";
   for (const auto& k : line.kernels) {
-    std::string shape = k.kind == "kernel"
-                            ? results::formatDims(k.grid) + " × " + results::formatDims(k.block) +
-                                  (k.shapeVaries ? " (varies)" : "")
-                            : k.kind;
+    bool shapeKnown = k.grid[0] > 0 || k.block[0] > 0;
+    std::string shape = k.kind != "kernel" ? k.kind
+                        : !shapeKnown     ? std::string("—")
+                                          : results::formatDims(k.grid) + " × " +
+                                                results::formatDims(k.block) +
+                                                (k.shapeVaries ? " (varies)" : "");
+    std::string range = k.maxNs > 0 ? formatDuration(k.minNs, units) + "–" + formatDuration(k.maxNs, units)
+                                    : std::string("—");
     md += "| " + code(k.name) + " | " + std::to_string(k.launches) + " | " +
-          formatDuration(k.totalNs, units) + " | " + formatDuration(k.avgNs(), units) + " | " +
-          formatDuration(k.minNs, units) + "–" + formatDuration(k.maxNs, units) + " | " + shape +
-          " | " + streams(k.streams) + " | " +
+          formatDuration(k.totalNs, units) + " | " + formatDuration(k.avgNs(), units) + " | " + range + " | " + shape +
+          " | " + (k.streams.empty() ? std::string("—") : streams(k.streams)) + " | " +
           (denom > 0 ? results::formatShare(static_cast<double>(k.totalNs) / static_cast<double>(denom))
                      : std::string("?")) +
           " |\n";

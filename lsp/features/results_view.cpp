@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/nvtx/naming.h"
+#include "core/results/from_store.h"
 #include "lsp/server/server.h"
 
 namespace kl::lsp {
@@ -128,6 +129,33 @@ void ResultsView::clear() {
   server_.refreshCodeLenses();
 }
 
+void ResultsView::reloadFromStore() {
+  if (root_.empty()) return;
+  using Out = std::shared_ptr<Result<std::optional<results::ResultSet>>>;
+  std::weak_ptr<ResultsView> weak = weak_from_this();
+  server_.background<Out>(
+      "kernlens.store.load", CancellationToken(),
+      [root = root_](const CancellationToken&) -> Out {
+        return std::make_shared<Result<std::optional<results::ResultSet>>>(results::loadFromStore(root));
+      },
+      [weak](Out out) {
+        auto v = weak.lock();
+        if (!v) return;
+        if (!out->ok()) {
+          v->server().logMessage(MessageType::Warning,
+                                 "kernlens: stored results not loaded: " + out->error().message);
+          return;
+        }
+        if (!out->value()) return;
+        size_t lines = 0;
+        for (const auto& f : (*out->value()).files) lines += f.lines.size();
+        v->server().logMessage(MessageType::Info, "kernlens: loaded stored results (" +
+                                                      std::to_string(lines) + " lines, run " +
+                                                      (*out->value()).provenance.runId + ")");
+        v->setResults(std::move(*out->value()), false);
+      });
+}
+
 std::optional<std::string> ResultsView::relativePath(const std::string& uri) const {
   if (root_.empty()) return std::nullopt;
   auto p = uriToPath(uri);
@@ -216,6 +244,7 @@ std::shared_ptr<ResultsView> registerResultsView(Server& server) {
     if (!root && ip.rootPath && !ip.rootPath->empty()) root = fs::path(*ip.rootPath);
     if (root) v->setRoot(root->lexically_normal());
     v->reloadSettings();
+    v->reloadFromStore();
   });
   server.onDocumentClosed([weak](const std::string& uri) {
     if (auto v = weak.lock()) v->forget(uri);

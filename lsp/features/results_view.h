@@ -47,7 +47,7 @@ struct DocumentResults {
   bool hasResults = false;       // the result set covers this file
 };
 
-class ResultsView {
+class ResultsView : public std::enable_shared_from_this<ResultsView> {
  public:
   explicit ResultsView(Server& server) : server_(server) {}
 
@@ -56,6 +56,10 @@ class ResultsView {
   /// become previousFunctions of the new one when it has none of its own.
   void setResults(results::ResultSet rs, bool keepPrevious = true);
   void clear();
+  /// Loads the latest stored results of the workspace (core/results/from_store.h) on the pool
+  /// and installs them (no-op when the store has none). Called after initialize; the runner
+  /// calls it after a profiling run wrote its rounds.
+  void reloadFromStore();
   const std::shared_ptr<const results::ResultSet>& results() const { return results_; }
   unsigned generation() const { return generation_; }
 

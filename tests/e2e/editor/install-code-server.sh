@@ -36,5 +36,5 @@ fi
 (cd "$D/lib/vscode" && npm install --omit=dev >/dev/null && ln -sfn node_modules node_modules.asar \
   && (cd bin/remote-cli && ln -sfn code-linux.sh code-server) && (cd bin/helpers && ln -sfn browser-linux.sh browser.sh) \
   && cd extensions && npm install --omit=dev >/dev/null)
-"$CS/bin/code-server" --version
+XDG_CONFIG_HOME=$(mktemp -d) XDG_DATA_HOME=$(mktemp -d) "$CS/bin/code-server" --version
 touch "$CS/.complete"

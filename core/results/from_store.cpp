@@ -1,0 +1,182 @@
+#include "core/results/from_store.h"
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <set>
+#include <system_error>
+
+#include "core/store/store.h"
+
+namespace kl::results {
+
+namespace {
+
+/// "2026-11-21T12:34:56Z" -> seconds since the epoch (0 when unparsable).
+int64_t parseIso(const std::string& s) {
+  std::tm tm{};
+  if (std::sscanf(s.c_str(), "%d-%d-%dT%d:%d:%d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+                  &tm.tm_min, &tm.tm_sec) != 6)
+    return 0;
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  return static_cast<int64_t>(timegm(&tm));
+}
+
+LineResult lineOf(const store::SpanResult& s) {
+  LineResult l;
+  l.line = (s.diskFirst ? s.diskFirst : s.firstLine) - 1;
+  l.lastLine = (s.diskLast ? s.diskLast : s.lastLine) - 1;
+  l.label = s.label;
+  l.function = s.function;
+  l.gpuNs = s.exclusiveGpuNs;
+  l.ops = static_cast<uint64_t>(s.exclusiveLaunches);
+  l.invocations = static_cast<uint32_t>(s.invocations);
+  l.refinable = !s.leaf || l.lastLine > l.line;
+  for (const auto& k : s.kernels) {
+    KernelStat ks;
+    ks.name = k.shortName.empty() ? k.name : k.shortName;
+    ks.fullName = k.name;
+    ks.kind = k.kind;
+    ks.launches = static_cast<uint64_t>(k.launches);
+    ks.totalNs = k.gpuNs;
+    l.kernels.push_back(std::move(ks));
+  }
+  std::sort(l.kernels.begin(), l.kernels.end(), [](const KernelStat& a, const KernelStat& b) {
+    return a.totalNs != b.totalNs ? a.totalNs > b.totalNs : a.name < b.name;
+  });
+  return l;
+}
+
+}  // namespace
+
+Result<std::optional<ResultSet>> loadFromStore(const std::filesystem::path& workspace) {
+  std::error_code ec;
+  auto dbPath = store::Store::dbPathFor(workspace);
+  if (!std::filesystem::exists(dbPath, ec)) return std::optional<ResultSet>();
+  auto st = store::Store::openFile(dbPath);
+  if (!st) return st.error();
+  auto runs = st->runs(20);
+  if (!runs) return runs.error();
+  // Paths with spans in recent runs (latestFileResults then picks each file's newest round).
+  std::set<std::string> paths;
+  const store::RunInfo* newest = nullptr;
+  int64_t newestRound = 0;
+  for (const auto& r : *runs) {
+    auto rounds = st->rounds(r.id);
+    if (!rounds) return rounds.error();
+    for (const auto& rd : *rounds) {
+      auto spans = st->spans(rd.id);
+      if (!spans) return spans.error();
+      for (const auto& s : *spans) paths.insert(s.path);
+      if (!spans->empty() && !newest) newest = &r;
+      if (newest == &r) newestRound = std::max(newestRound, rd.id);
+    }
+  }
+  if (paths.empty() || !newest) return std::optional<ResultSet>();
+
+  ResultSet rs;
+  for (const auto& path : paths) {
+    auto fr = st->latestFileResults(path);
+    if (!fr) return fr.error();
+    if (!*fr) continue;
+    const auto& f = **fr;
+    FileResult file;
+    file.path = path;
+    if (!f.snapshotId.empty()) {
+      auto text = st->snapshot(f.snapshotId);
+      if (!text) return text.error();
+      if (*text) {
+        file.snapshot = std::move(**text);
+        file.hasSnapshot = true;
+      }
+    }
+    for (const auto& s : f.spans)
+      if (s.exclusiveLaunches > 0) {
+        LineResult l = lineOf(s);
+        // Several spans may start on one line (a function range and its first statement's):
+        // merge them into the line's one result.
+        auto it = std::find_if(file.lines.begin(), file.lines.end(),
+                               [&](const LineResult& x) { return x.line == l.line; });
+        if (it == file.lines.end()) {
+          file.lines.push_back(std::move(l));
+          continue;
+        }
+        it->gpuNs += l.gpuNs;
+        it->ops += l.ops;
+        it->lastLine = std::min(it->lastLine, l.lastLine);
+        for (auto& k : l.kernels) {
+          auto kt = std::find_if(it->kernels.begin(), it->kernels.end(),
+                                 [&](const KernelStat& x) { return x.fullName == k.fullName; });
+          if (kt == it->kernels.end()) {
+            it->kernels.push_back(std::move(k));
+          } else {
+            kt->launches += k.launches;
+            kt->totalNs += k.totalNs;
+          }
+        }
+      }
+    computeFunctions(file, file.hasSnapshot ? functionSpans(file.snapshot) : std::vector<FunctionSpan>{});
+    // Previous run of each function: its spans of this file, summed within the function.
+    for (const auto& fn : file.functions) {
+      auto prev = st->previousRun(path, fn.qualName, f.run.id);
+      if (!prev || !*prev) continue;
+      auto rounds = st->rounds((*prev)->id);
+      if (!rounds || rounds->empty()) continue;
+      FunctionResult pf{fn.qualName, 0, 0, 0, 0, 0};
+      for (auto rd = rounds->rbegin(); rd != rounds->rend(); ++rd) {
+        auto spans = st->spans(rd->id);
+        if (!spans) break;
+        for (const auto& s : *spans)
+          if (s.path == path && s.function == fn.qualName) {
+            pf.gpuNs += s.exclusiveGpuNs;
+            pf.ops += static_cast<uint64_t>(s.exclusiveLaunches);
+          }
+        if (pf.ops) break;  // the newest round of that run that measured the function
+      }
+      if (pf.ops) {
+        rs.previousFunctions[functionKey(path, fn.qualName)] = pf;
+        rs.previousRunId = (*prev)->key;
+      }
+    }
+    if (rs.provenance.runId.empty() || f.run.id == newest->id) {
+      auto& p = rs.provenance;
+      p.runId = f.run.key;
+      p.backend = f.run.backend;
+      p.source = "kl-ranges";
+      p.gpu = f.run.gpu;
+      p.gitCommit = f.run.gitCommit;
+      p.gitDirty = f.run.gitDirty;
+      p.command = f.run.command;
+      p.createdUnix = parseIso(f.run.endedAt.empty() ? f.run.startedAt : f.run.endedAt);
+      p.emulated = f.run.emulated || f.round.emulated;
+      rs.totalGpuNs = f.round.totalGpuNs;
+      rs.totalOps = static_cast<uint64_t>(f.round.totalOps);
+      p.profilePath = f.round.profiles.empty() ? std::string() : f.round.profiles.front();
+    }
+    std::sort(file.lines.begin(), file.lines.end(),
+              [](const LineResult& a, const LineResult& b) { return a.line < b.line; });
+    rs.files.push_back(std::move(file));
+  }
+  if (auto un = st->unmapped(newestRound); un) {
+    std::vector<std::pair<int64_t, std::string>> top;
+    for (const auto& u : *un) {
+      rs.unmapped.ops += static_cast<uint64_t>(u.launches);
+      rs.unmapped.gpuNs += u.gpuNs;
+      top.emplace_back(u.gpuNs, u.name);
+    }
+    std::set<std::string> names;
+    for (const auto& [ns, n] : top) names.insert(n);
+    rs.unmapped.distinctKernels = static_cast<uint32_t>(names.size());
+    std::sort(top.begin(), top.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (size_t i = 0; i < top.size() && rs.unmapped.topKernels.size() < 5; ++i)
+      if (std::find(rs.unmapped.topKernels.begin(), rs.unmapped.topKernels.end(), top[i].second) ==
+          rs.unmapped.topKernels.end())
+        rs.unmapped.topKernels.push_back(top[i].second);
+  }
+  std::sort(rs.files.begin(), rs.files.end(),
+            [](const FileResult& a, const FileResult& b) { return a.path < b.path; });
+  return std::optional<ResultSet>(std::move(rs));
+}
+
+}  // namespace kl::results

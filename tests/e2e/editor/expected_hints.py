@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Independent oracle for the editor tests: what kernlens should show for an nsys-schema SQLite
+profile with kl: NVTX ranges, computed with plain SQL + Python's ast (no kernlens code).
+
+usage: expected_hints.py PROFILE.sqlite WORKSPACE_DIR [--min-share 0.01]
+prints JSON:
+  {"total_ns", "unmapped_ops",
+   "lines": [{"path", "line" (1-based), "ns", "ops", "kernels": [names by time], "label", "code"}],
+   "functions": [{"path", "qualname", "def_line" (1-based), "ns", "kernels", "title"}]}
+Rules (DESIGN.md §5): kernel -> runtime call with the same correlationId in the same process;
+call -> NVTX push/pop or start/end ranges named kl:... on the same thread containing it;
+innermost = latest start. A line's label: "⏱ <time> · <n> kernel(s)"; shown when its share of
+its function's time >= min-share (the server's default hints.minShare).
+"""
+import ast
+import json
+import os
+import sqlite3
+import sys
+
+
+def fmt_duration(ns):
+    v = float(ns)
+    for div, unit in ((1e9, "s"), (1e6, "ms"), (1e3, "µs")):
+        if abs(v) >= div:
+            x = v / div
+            s = "%.0f" % x if abs(x) >= 100 else "%.1f" % x if abs(x) >= 10 else "%.2f" % x
+            return "%s %s" % (s, unit)
+    return "%d ns" % ns
+
+
+def fmt_share(share):
+    pct = share * 100.0
+    if pct >= 1 or pct == 0:
+        return "%.0f %%" % pct
+    if pct >= 0.1:
+        return "%.1f %%" % pct
+    return "<0.1 %"
+
+
+def kernels_word(n):
+    return "%d kernel%s" % (n, "" if n == 1 else "s")
+
+
+def functions_of(path):
+    """(qualname, first, last) 1-based, from Python's own ast."""
+    out = []
+    tree = ast.parse(open(path, encoding="utf-8").read())
+
+    def walk(node, prefix, in_func):
+        for ch in ast.iter_child_nodes(node):
+            if isinstance(ch, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                q = prefix + ch.name
+                out.append((q, ch.lineno, ch.end_lineno))
+                walk(ch, q + ".<locals>.", True)
+            elif isinstance(ch, ast.ClassDef):
+                walk(ch, prefix + ch.name + ".", in_func)
+            else:
+                walk(ch, prefix, in_func)
+
+    walk(tree, "", False)
+    return out
+
+
+def main():
+    prof, ws = sys.argv[1], sys.argv[2]
+    min_share = 0.01
+    if "--min-share" in sys.argv:
+        min_share = float(sys.argv[sys.argv.index("--min-share") + 1])
+    db = sqlite3.connect("file:%s?mode=ro" % prof, uri=True)
+    strings = dict(db.execute("SELECT id, value FROM StringIds"))
+    ranges = {}
+    for start, end, text, text_id, tid in db.execute(
+            "SELECT start, end, text, textId, globalTid FROM NVTX_EVENTS WHERE eventType IN (59, 60)"):
+        name = strings.get(text_id) if text_id is not None else text
+        if name and name.startswith("kl:") and end is not None:
+            ranges.setdefault(tid, []).append((start, end, name))
+    calls = {}
+    for corr, tid, start, end in db.execute(
+            "SELECT correlationId, globalTid, start, end FROM CUPTI_ACTIVITY_KIND_RUNTIME"):
+        calls[(tid & ~0xFFFFFF, corr)] = (tid, start, end)
+    ops = []
+    for table, name_sql in (("CUPTI_ACTIVITY_KIND_KERNEL", "shortName"),
+                            ("CUPTI_ACTIVITY_KIND_MEMCPY", None),
+                            ("CUPTI_ACTIVITY_KIND_MEMSET", None)):
+        if not db.execute("SELECT 1 FROM sqlite_master WHERE name=?", (table,)).fetchone():
+            continue
+        cols = "start, end, correlationId, globalPid" + (", " + name_sql if name_sql else "")
+        for row in db.execute("SELECT %s FROM %s" % (cols, table)):
+            nm = strings.get(row[4]) if name_sql else table.rsplit("_", 1)[1].lower()
+            ops.append((row[0], row[1], row[2], row[3], nm))
+    total = sum(e - s for s, e, _, _, _ in ops)
+    acc = {}
+    unmapped = 0
+    for s, e, corr, gpid, nm in ops:
+        call = calls.get((gpid, corr))
+        best = None
+        if call:
+            tid, cs, ce = call
+            for rs, re_, rn in ranges.get(tid, []):
+                if rs <= cs and ce <= re_ and (best is None or rs > best[0]):
+                    best = (rs, rn)
+        if not best:
+            unmapped += 1
+            continue
+        _, path, span = best[1].split(":", 3)[:3]
+        first = int(span.split("-")[0])
+        a = acc.setdefault((path, first), {"ns": 0, "ops": 0, "k": {}})
+        a["ns"] += e - s
+        a["ops"] += 1
+        a["k"][nm] = a["k"].get(nm, 0) + (e - s)
+    funcs = {}
+    lines = []
+    for (path, first), a in sorted(acc.items()):
+        if path not in funcs:
+            funcs[path] = functions_of(os.path.join(ws, path))
+        src = open(os.path.join(ws, path), encoding="utf-8").read().split("\n")
+        inner = None
+        for q, f0, f1 in funcs[path]:
+            if f0 <= first <= f1 and (inner is None or f0 >= inner[1]):
+                inner = (q, f0, f1)
+        kernels = [k for k, _ in sorted(a["k"].items(), key=lambda kv: (-kv[1], kv[0]))]
+        lines.append({"path": path, "line": first, "ns": a["ns"], "ops": a["ops"],
+                      "kernels": kernels, "function": inner[0] if inner else "",
+                      "label": "⏱ %s · %s" % (fmt_duration(a["ns"]), kernels_word(len(kernels))),
+                      "code": src[first - 1].strip()})
+    functions = []
+    for path, fl in sorted(funcs.items()):
+        for q, f0, f1 in fl:
+            inside = [l for l in lines if l["path"] == path and f0 <= l["line"] <= f1]
+            if not inside:
+                continue
+            ns = sum(l["ns"] for l in inside)
+            names = set(k for l in inside for k in l["kernels"])
+            title = "GPU %s · %s" % (fmt_duration(ns), kernels_word(len(names)))
+            if total:
+                title += " · " + fmt_share(ns / total)
+            functions.append({"path": path, "qualname": q, "def_line": f0, "ns": ns,
+                              "kernels": len(names), "title": title})
+    fn_ns = {(f["path"], f["qualname"]): f["ns"] for f in functions}
+    for l in lines:
+        denom = fn_ns.get((l["path"], l["function"])) if l["function"] else total
+        l["shown"] = bool(denom) and l["ns"] / denom >= min_share
+    json.dump({"total_ns": total, "unmapped_ops": unmapped, "lines": lines,
+               "functions": functions}, sys.stdout, ensure_ascii=False, indent=1)
+    print()
+
+
+if __name__ == "__main__":
+    main()
