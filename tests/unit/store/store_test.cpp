@@ -1,0 +1,385 @@
+// The results store: migrations from every older version (and next to the ncu catalogue's
+// tables), one transaction per round (failure injection and a real crash of a writer process),
+// two processes writing concurrently, snapshot dedup, the editor queries, git provenance.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <map>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "core/store/git_info.h"
+#include "core/store/store.h"
+#include "tests/support/test_support.h"
+
+using namespace kl;
+using namespace kl::store;
+
+namespace {
+
+RunInfo makeRun(const std::string& key, const std::string& fn = "f") {
+  RunInfo r;
+  r.key = key;
+  r.command = "python train.py";
+  r.workspace = "/ws";
+  r.focusPath = "m.py";
+  r.focusFunction = fn;
+  r.backend = "emulate";
+  r.launch = "local";
+  return r;
+}
+
+RoundRecord makeRound(int index, int64_t scale = 1, const std::string& text = "def f():\n    a()\n    b()\n") {
+  RoundRecord rec;
+  rec.index = index;
+  rec.wallMs = 10;
+  rec.profiles = {"/ws/.kernlens/runs/x/round0/out/profile.sqlite"};
+  rec.profilerVersion = "kernlens-emulate 0.1.0 (emulated)";
+  rec.gpu = "NVIDIA H100 80GB HBM3 (emulated)";
+  LineResults& lr = rec.results;
+  lr.emulated = true;
+  lr.totalOps = 5;
+  lr.mappedOps = 4;
+  lr.totalGpuNs = 1000 * scale;
+  SpanResult body;
+  body.rangeName = "kl:m.py:2-3";
+  body.path = "m.py";
+  body.firstLine = body.diskFirst = 2;
+  body.lastLine = body.diskLast = 3;
+  body.function = "f";
+  body.functionBody = true;
+  body.leaf = false;
+  body.invocations = 1;
+  body.launches = 4;
+  body.gpuNs = 900 * scale;
+  SpanResult a = body;
+  a.rangeName = "kl:m.py:2-2";
+  a.lastLine = a.diskLast = 2;
+  a.functionBody = false;
+  a.leaf = true;
+  a.depth = 1;
+  a.parentRange = body.rangeName;
+  a.launches = a.exclusiveLaunches = 3;
+  a.gpuNs = a.exclusiveGpuNs = 700 * scale;
+  a.distinctKernels = 2;
+  a.minKernelsPerInvocation = a.maxKernelsPerInvocation = 2;
+  a.distinctKernelSets = 1;
+  a.kernelSets = {{"gemm", "relu"}};
+  a.kernels = {{"gemm<x>", "gemm", "kernel", 2, 600 * scale}, {"relu", "relu", "kernel", 1, 100 * scale}};
+  SpanResult b = a;
+  b.rangeName = "kl:m.py:3-3";
+  b.firstLine = b.diskFirst = b.lastLine = b.diskLast = 3;
+  b.launches = b.exclusiveLaunches = 1;
+  b.gpuNs = b.exclusiveGpuNs = 200 * scale;
+  b.kernels = {{"add", "add", "kernel", 1, 200 * scale}};
+  b.kernelSets = {{"add"}};
+  lr.spans = {body, a, b};
+  lr.unmapped = {{"fill", "kernel", "outside_kl_ranges", 1, 100 * scale}};
+  rec.files = {{"m.py", text}};
+  return rec;
+}
+
+int64_t count(Store& s, const std::string& sql) {
+  auto st = s.db().prepare(sql);
+  REQUIRE(st.ok());
+  auto r = st->step();
+  REQUIRE(r.ok());
+  REQUIRE(*r);
+  return st->int64(0);
+}
+
+}  // namespace
+
+TEST_CASE("open: .kernlens/kernlens.db, .gitignore, WAL, versions") {
+  test::TempDir ws;
+  auto s = Store::open(ws.path());
+  REQUIRE_MESSAGE(s.ok(), s.error().message);
+  CHECK(std::filesystem::exists(ws / ".kernlens" / "kernlens.db"));
+  CHECK(test::readFile(ws / ".kernlens" / ".gitignore") == "*\n");
+  auto jm = s->db().prepare("PRAGMA journal_mode");
+  REQUIRE(jm.ok());
+  REQUIRE(*jm->step());
+  CHECK(jm->text(0) == "wal");
+  CHECK(count(*s, "PRAGMA user_version") == kDatabaseLayoutVersion);
+  CHECK(*Store::schemaVersion(s->db()) == kStoreSchemaVersion);
+  CHECK_FALSE(Store::open(ws / "missing").ok());
+}
+
+TEST_CASE("migrations from every older version keep the data") {
+  for (int from = 0; from < kStoreSchemaVersion; ++from) {
+    CAPTURE(from);
+    test::TempDir ws;
+    auto path = ws / "k.db";
+    {
+      auto db = sql::Database::openReadWrite(path);
+      REQUIRE(db.ok());
+      // The ncu catalogue got there first (its own component row and table).
+      REQUIRE(db->exec("CREATE TABLE kl_schema(component TEXT PRIMARY KEY, version INTEGER NOT NULL);"
+                       "INSERT INTO kl_schema VALUES('ncu', 1); CREATE TABLE ncu_imports(id INTEGER PRIMARY KEY);"
+                       "INSERT INTO ncu_imports VALUES(7);")
+                  .ok());
+      REQUIRE(Store::migrate(*db, from).ok());
+      CHECK(*Store::schemaVersion(*db) == from);
+      if (from >= 1)
+        REQUIRE(db->exec("INSERT INTO runs(run_key, command, workspace, focus_path, focus_function, backend, launch, "
+                         "status, started_at) VALUES('old', 'python a.py', '/ws', 'm.py', 'f', 'nsys', 'local', 'ok', "
+                         "'2026-01-01T00:00:00Z')")
+                    .ok());
+    }
+    auto s = Store::openFile(path);
+    REQUIRE_MESSAGE(s.ok(), s.error().message);
+    CHECK(*Store::schemaVersion(s->db()) == kStoreSchemaVersion);
+    CHECK(count(*s, "SELECT version FROM kl_schema WHERE component = 'ncu'") == 1);
+    CHECK(count(*s, "SELECT id FROM ncu_imports") == 7);
+    if (from >= 1) {
+      auto prev = s->previousRun("m.py", "f");
+      REQUIRE(prev.ok());
+      REQUIRE(prev->has_value());
+      CHECK((*prev)->key == "old");
+    }
+    // The newest schema is fully usable.
+    auto run = makeRun("new");
+    REQUIRE(s->beginRun(run).ok());
+    REQUIRE(s->writeRound(run.id, makeRound(0)).ok());
+    CHECK(count(*s, "SELECT count(*) FROM kernel_sources") == 3);
+  }
+}
+
+TEST_CASE("a database from a newer kernlens is refused") {
+  test::TempDir ws;
+  auto path = ws / "k.db";
+  {
+    auto s = Store::openFile(path);
+    REQUIRE(s.ok());
+    REQUIRE(s->db().exec("UPDATE kl_schema SET version = 99 WHERE component = 'store'").ok());
+  }
+  auto s = Store::openFile(path);
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().code == Error::Code::Unsupported);
+  CHECK(s.error().message.find("upgrade kernlens") != std::string::npos);
+  {
+    auto db = sql::Database::openReadWrite(ws / "l.db");
+    REQUIRE(db.ok());
+    REQUIRE(db->exec("PRAGMA user_version = 5").ok());
+  }
+  CHECK(Store::openFile(ws / "l.db").error().message.find("layout v5") != std::string::npos);
+}
+
+TEST_CASE("runs, rounds and the editor queries") {
+  test::TempDir ws;
+  auto s = Store::open(ws.path());
+  REQUIRE(s.ok());
+  auto r1 = makeRun("r1");
+  REQUIRE(s->beginRun(r1).ok());
+  CHECK(r1.id > 0);
+  REQUIRE(s->writeRound(r1.id, makeRound(0)).ok());
+  r1.status = "ok";
+  r1.gpu = "NVIDIA H100 80GB HBM3 (emulated)";
+  r1.emulated = true;
+  REQUIRE(s->finishRun(r1).ok());
+  CHECK(s->writeRound(r1.id, makeRound(0)).error().message.find("cannot add round 0") != std::string::npos);
+  CHECK_FALSE(s->writeRound(12345, makeRound(0)).ok());
+  auto dup = makeRun("r1");
+  CHECK_FALSE(s->beginRun(dup).ok());
+
+  auto r2 = makeRun("r2");
+  REQUIRE(s->beginRun(r2).ok());
+  REQUIRE(s->writeRound(r2.id, makeRound(0, 2)).ok());
+  REQUIRE(s->writeRound(r2.id, makeRound(1, 3)).ok());
+  r2.status = "ok";
+  REQUIRE(s->finishRun(r2).ok());
+
+  auto run = s->run(r1.id);
+  REQUIRE(run.ok());
+  REQUIRE(run->has_value());
+  CHECK((*run)->status == "ok");
+  CHECK((*run)->gpu == "NVIDIA H100 80GB HBM3 (emulated)");
+  CHECK((*run)->emulated);
+  CHECK(!(*run)->endedAt.empty());
+
+  auto latest = s->latestFileResults("m.py");
+  REQUIRE(latest.ok());
+  REQUIRE(latest->has_value());
+  const auto& fr = **latest;
+  CHECK(fr.run.key == "r2");
+  CHECK(fr.round.index == 1);
+  CHECK(fr.round.emulated);
+  REQUIRE(fr.spans.size() == 3);
+  CHECK(fr.spans[0].rangeName == "kl:m.py:2-3");
+  CHECK(fr.spans[1].kernels.size() == 2);
+  CHECK(fr.spans[1].kernels[0].gpuNs == 1800);
+  CHECK(fr.spans[1].kernelSets == std::vector<std::vector<std::string>>{{"gemm", "relu"}});
+  CHECK(fr.spans[1].parentRange == "kl:m.py:2-3");
+  CHECK_FALSE(fr.snapshotId.empty());
+  auto snap = s->snapshot(fr.snapshotId);
+  REQUIRE(snap.ok());
+  CHECK(**snap == "def f():\n    a()\n    b()\n");
+  CHECK_FALSE(s->latestFileResults("other.py")->has_value());
+
+  auto totals = s->functionTotals("m.py");
+  REQUIRE(totals.ok());
+  REQUIRE(totals->size() == 1);
+  CHECK((*totals)[0].function == "f");
+  CHECK((*totals)[0].fromBodyRange);
+  CHECK((*totals)[0].gpuNs == 2700);
+  CHECK((*totals)[0].launches == 4);
+
+  auto prev = s->previousRun("m.py", "f", r2.id);
+  REQUIRE(prev.ok());
+  REQUIRE(prev->has_value());
+  CHECK((*prev)->key == "r1");
+  CHECK_FALSE(s->previousRun("m.py", "f", r1.id)->has_value());
+  CHECK_FALSE(s->previousRun("m.py", "g")->has_value());
+
+  auto rounds = s->rounds(r2.id);
+  REQUIRE(rounds.ok());
+  REQUIRE(rounds->size() == 2);
+  auto un = s->unmapped((*rounds)[0].id);
+  REQUIRE(un.ok());
+  REQUIRE(un->size() == 1);
+  CHECK((*un)[0].reason == "outside_kl_ranges");
+  CHECK(count(*s, "SELECT count(*) FROM line_stats") == 9);
+  CHECK(s->runs(10)->size() == 2);
+  CHECK(s->runs(10)->front().key == "r2");
+}
+
+TEST_CASE("snapshots are deduplicated by content") {
+  test::TempDir ws;
+  auto s = Store::open(ws.path());
+  REQUIRE(s.ok());
+  for (int i = 0; i < 3; ++i) {
+    auto r = makeRun("s" + std::to_string(i));
+    REQUIRE(s->beginRun(r).ok());
+    REQUIRE(s->writeRound(r.id, makeRound(0, 1, i == 2 ? "changed\n" : "same\n")).ok());
+  }
+  CHECK(count(*s, "SELECT count(*) FROM snapshots") == 2);
+  CHECK(count(*s, "SELECT count(*) FROM run_files") == 3);
+  CHECK(blobId("same\n") == blobId("same\n"));
+  CHECK(blobId("") == "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391");  // git's empty blob
+}
+
+TEST_CASE("a failure mid-write leaves no part of the round") {
+  test::TempDir ws;
+  auto s = Store::open(ws.path());
+  REQUIRE(s.ok());
+  auto r = makeRun("f1");
+  REQUIRE(s->beginRun(r).ok());
+  for (const char* stage : {"round", "span", "snapshot", "commit"}) {
+    CAPTURE(stage);
+    int hits = 0;
+    s->setFailpoint([&, stage](std::string_view st) -> Result<void> {
+      if (st == stage && ++hits == 2 - (std::string_view(stage) != "span")) return Error::io("injected");
+      return {};
+    });
+    auto w = s->writeRound(r.id, makeRound(0));
+    REQUIRE_FALSE(w.ok());
+    CHECK(count(*s, "SELECT count(*) FROM rounds") == 0);
+    CHECK(count(*s, "SELECT count(*) FROM ranges") == 0);
+    CHECK(count(*s, "SELECT count(*) FROM range_kernels") == 0);
+    CHECK(count(*s, "SELECT count(*) FROM snapshots") == 0);
+  }
+  s->setFailpoint({});
+  REQUIRE(s->writeRound(r.id, makeRound(0)).ok());
+  CHECK(count(*s, "SELECT count(*) FROM ranges") == 3);
+}
+
+TEST_CASE("a writer process that crashes mid-round leaves a consistent database") {
+  test::TempDir ws;
+  int64_t runId = 0;
+  {
+    auto s = Store::open(ws.path());
+    REQUIRE(s.ok());
+    auto r = makeRun("crash");
+    REQUIRE(s->beginRun(r).ok());
+    runId = r.id;
+    REQUIRE(s->writeRound(runId, makeRound(0)).ok());
+  }
+  pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    auto s = Store::open(ws.path());
+    if (!s) ::_exit(10);
+    s->setFailpoint([](std::string_view st) -> Result<void> {
+      if (st == "snapshot") ::_exit(42);  // dies holding the write transaction
+      return {};
+    });
+    (void)s->writeRound(runId, makeRound(1));
+    ::_exit(11);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 42);
+  auto s = Store::open(ws.path());
+  REQUIRE(s.ok());
+  CHECK(count(*s, "SELECT count(*) FROM rounds") == 1);
+  CHECK(count(*s, "SELECT count(*) FROM ranges") == 3);
+  auto ic = s->db().prepare("PRAGMA integrity_check");
+  REQUIRE(ic.ok());
+  REQUIRE(*ic->step());
+  CHECK(ic->text(0) == "ok");
+  // The lock died with the process: writing works at once.
+  REQUIRE(s->writeRound(runId, makeRound(1)).ok());
+}
+
+TEST_CASE("two processes writing concurrently") {
+  test::TempDir ws;
+  constexpr int kRounds = 25;
+  std::vector<pid_t> kids;
+  for (int k = 0; k < 2; ++k) {
+    pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      // Both open (and migrate) a fresh database at the same time, then interleave writes.
+      auto s = Store::open(ws.path());
+      if (!s) ::_exit(20);
+      auto r = makeRun("proc" + std::to_string(k));
+      if (!s->beginRun(r)) ::_exit(21);
+      for (int i = 0; i < kRounds; ++i)
+        if (!s->writeRound(r.id, makeRound(i, i + 1, "text " + std::to_string(k) + "\n"))) ::_exit(22);
+      r.status = "ok";
+      if (!s->finishRun(r)) ::_exit(23);
+      ::_exit(0);
+    }
+    kids.push_back(pid);
+  }
+  for (pid_t pid : kids) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+  }
+  auto s = Store::open(ws.path());
+  REQUIRE(s.ok());
+  CHECK(count(*s, "SELECT count(*) FROM runs WHERE status = 'ok'") == 2);
+  CHECK(count(*s, "SELECT count(*) FROM rounds") == 2 * kRounds);
+  CHECK(count(*s, "SELECT count(*) FROM ranges") == 2 * kRounds * 3);
+  CHECK(count(*s, "SELECT count(*) FROM kl_schema WHERE component = 'store'") == 1);
+  auto ic = s->db().prepare("PRAGMA integrity_check");
+  REQUIRE(ic.ok());
+  REQUIRE(*ic->step());
+  CHECK(ic->text(0) == "ok");
+}
+
+TEST_CASE("git provenance through libgit2") {
+  test::TempDir ws;
+  auto none = gitInfo(ws.path());
+  CHECK_FALSE(none.isRepo);
+  CHECK(none.commit.empty());
+  std::string q = "cd '" + ws.path().string() + "' && ";
+  REQUIRE(std::system((q + "git init -q -b main . && git -c user.email=t@t -c user.name=t commit -q --allow-empty -m init").c_str()) == 0);
+  auto clean = gitInfo(ws.path());
+  CHECK(clean.isRepo);
+  CHECK(clean.commit.size() == 40);
+  CHECK(clean.branch == "main");
+  CHECK_FALSE(clean.dirty);
+  test::writeFile(ws / "untracked.py", "x = 1\n");
+  CHECK_FALSE(gitInfo(ws.path()).dirty);  // untracked files do not count
+  REQUIRE(std::system((q + "git add untracked.py").c_str()) == 0);
+  auto staged = gitInfo(ws / ".");
+  CHECK(staged.dirty);
+  std::filesystem::create_directories(ws / "sub");
+  CHECK(gitInfo(ws / "sub").commit == clean.commit);  // found from a subdirectory
+}
