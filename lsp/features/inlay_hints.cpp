@@ -43,8 +43,8 @@ void registerInlayHints(Server& server, std::shared_ptr<ResultsView> view) {
     std::string uri = params.value("/textDocument/uri"_json_pointer, std::string());
     auto doc = server.documents().get(uri);
     const auto& st = view->settings();
+    if (!doc) return reply(out);
     const auto* dr = view->forDocument(doc);
-    if (!doc || !dr || !dr->hasResults || !st.hintsEnabled || !view->results()) return reply(out);
     uint32_t first = 0, last = UINT32_MAX;
     Range r;
     std::string err;
@@ -52,8 +52,11 @@ void registerInlayHints(Server& server, std::shared_ptr<ResultsView> view) {
       first = lineOf(*doc, r.start);
       last = lineOf(*doc, r.end);
     }
-    const auto& rs = *view->results();
-    for (const auto& line : dr->file.file.lines) {
+    static const results::FileResult empty;
+    static const results::ResultSet none;
+    const bool gpu = dr && dr->hasResults && st.hintsEnabled && view->results();
+    const results::ResultSet& rs = gpu ? *view->results() : none;
+    for (const auto& line : gpu ? dr->file.file.lines : empty.lines) {
       if (line.line < first || line.line > last) continue;
       if (static_cast<double>(line.gpuNs) < st.thresholdMs * 1e6) continue;
       if (shareOf(line, dr->file.file, rs.totalGpuNs) < st.minShare) continue;
@@ -62,6 +65,8 @@ void registerInlayHints(Server& server, std::shared_ptr<ResultsView> view) {
                      {"paddingLeft", true},
                      {"data", {{"uri", uri}, {"line", line.line}, {"gen", view->generation()}}}});
     }
+    for (const auto& provider : view->hintProviders())
+      for (auto& h : provider(doc, first, last)) out.push_back(std::move(h));
     reply(out);
   });
 

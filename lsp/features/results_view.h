@@ -86,6 +86,15 @@ class ResultsView : public std::enable_shared_from_this<ResultsView> {
   /// Re-reads settings from the server; refreshes hints/lenses when they changed.
   void reloadSettings();
 
+  /// Inlay hints contributed by other features (e.g. cute_regions): called by
+  /// textDocument/inlayHint for EVERY open document (with or without GPU results) with the
+  /// requested '\n'-lines [firstLine, lastLine]; returns a JSON array of complete InlayHint
+  /// objects (nothing to resolve). Not affected by hints.enabled / minShare.
+  using HintProvider =
+      std::function<json(const DocumentPtr& doc, uint32_t firstLine, uint32_t lastLine)>;
+  void addHintProvider(HintProvider p) { hintProviders_.push_back(std::move(p)); }
+  const std::vector<HintProvider>& hintProviders() const { return hintProviders_; }
+
   /// Called on every results change (after the generation bump), e.g. by diagnostics.
   void onChange(std::function<void()> fn) { changeHooks_.push_back(std::move(fn)); }
   /// Drops the cache entry of a closed document.
@@ -107,6 +116,7 @@ class ResultsView : public std::enable_shared_from_this<ResultsView> {
   EditorSettings settings_;
   std::map<std::string, Cached> cache_;
   std::vector<std::function<void()>> changeHooks_;
+  std::vector<HintProvider> hintProviders_;
 };
 
 /// file:// URI <-> path (percent-decoding / -encoding; other schemes -> nullopt).
