@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cstdio>
 
-#include "core/ncu/classify.h"
 #include "core/results/format.h"
 #include "lsp/features/results_view.h"
 #include "lsp/server/server.h"
@@ -41,7 +40,7 @@ std::string streams(const std::vector<uint32_t>& ids) {
 }
 
 std::string hoverText(const results::LineResult& line, const DocumentResults& dr,
-                      const results::ResultSet& rs, const ncu::NcuReport* ncuReport,
+                      const results::ResultSet& rs, const ResultsView& view,
                       results::Units units) {
   const auto& file = dr.file.file;
   const results::FunctionResult* fn = line.function.empty() ? nullptr : file.function(line.function);
@@ -72,17 +71,12 @@ std::string hoverText(const results::LineResult& line, const DocumentResults& dr
                      : std::string("?")) +
           " |\n";
   }
-  if (ncuReport) {
-    std::string bounds;
-    for (const auto& k : line.kernels) {
-      auto c = ncu::boundForKernel(k.fullName, *ncuReport);
-      if (c.bound == ncu::Bound::Unknown) c = ncu::boundForKernel(k.name, *ncuReport);
-      if (c.bound == ncu::Bound::Unknown) continue;
-      bounds += "- " + code(k.name, 48) + ": **" + std::string(ncu::boundName(c.bound)) +
-                "-bound** — " + c.summary() + "\n";
-    }
-    if (!bounds.empty()) md += "\nNsight Compute:\n" + bounds;
-  }
+  std::string bounds;
+  for (const auto& k : line.kernels)
+    if (auto b = view.boundFor(k.fullName, k.name))
+      bounds += "- " + code(k.name, 48) + ": **" + b->bound + "-bound** — " + b->summary + " *(" +
+                b->source + ")*\n";
+  if (!bounds.empty()) md += "\nNsight Compute:\n" + bounds;
   if (fn) {
     auto it = rs.previousFunctions.find(results::functionKey(file.path, fn->qualName));
     if (it != rs.previousFunctions.end() && it->second.gpuNs > 0) {
@@ -127,7 +121,7 @@ void registerHover(Server& server, std::shared_ptr<ResultsView> view) {
         for (const auto& l : dr->file.file.lines)
           if (l.line <= line && line <= l.lastLine && (!hit || l.line >= hit->line)) hit = &l;
         if (!hit) return reply(json(nullptr));
-        std::string md = hoverText(*hit, *dr, *view->results(), view->ncu().get(),
+        std::string md = hoverText(*hit, *dr, *view->results(), *view,
                                    view->settings().units);
         reply(json{{"contents", toJson(MarkupContent{MarkupKind::Markdown, md})},
                    {"range", toJson(lineRange(*doc, hit->line, hit->lastLine))}});

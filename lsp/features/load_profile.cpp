@@ -5,12 +5,15 @@
 // pool (core/results/from_profile.h), then installed in the ResultsView (hints, lenses,
 // diagnostics refresh). Result: {"files", "lines", "mappedOps", "unmappedOps", "source",
 // "emulated", "runId"}; a bad file answers RequestFailed with the reader's one-line reason.
+// A `.csv` path is an Nsight Compute report instead: its bound classes appear in hovers
+// (result {"ncuLaunches"}).
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
 
+#include "core/ncu/report.h"
 #include "core/results/from_profile.h"
 #include "lsp/features/results_view.h"
 #include "lsp/server/server.h"
@@ -33,6 +36,19 @@ void registerLoadProfile(Server& server, std::shared_ptr<ResultsView> view) {
     fs::path p(path);
     if (p.is_relative() && !view->root().empty()) p = view->root() / p;
 
+    if (p.extension() == ".csv") {  // Nsight Compute CSV: bound classes for hovers
+      using Ncu = std::shared_ptr<Result<ncu::NcuReport>>;
+      server.background<Ncu>(
+          "kernlens.loadProfile", reply.token(),
+          [p](const CancellationToken&) { return std::make_shared<Result<ncu::NcuReport>>(ncu::readNcuFile(p)); },
+          [view, reply](Ncu r) {
+            if (!r->ok()) return reply.error(ErrorCode::RequestFailed, r->error().message);
+            size_t n = r->value().launches.size();
+            view->setNcu(std::make_shared<const ncu::NcuReport>(std::move(r->value())));
+            reply(json{{"ncuLaunches", n}});
+          });
+      return;
+    }
     // Main loop: copy what the pool needs (root, open buffers); the pool scans and builds.
     fs::path root = view->root();
     std::map<std::string, std::string> open;

@@ -5,6 +5,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/ncu/catalog.h"
+#include "core/ncu/classify.h"
+#include "core/ncu/kernel_name.h"
 #include "core/nvtx/naming.h"
 #include "core/results/from_store.h"
 #include "lsp/server/server.h"
@@ -129,8 +132,58 @@ void ResultsView::clear() {
   server_.refreshCodeLenses();
 }
 
+std::optional<ResultsView::BoundInfo> ResultsView::boundFor(const std::string& fullName,
+                                                            const std::string& shortName) const {
+  if (ncu_)
+    for (const auto* n : {&fullName, &shortName}) {
+      auto c = ncu::boundForKernel(*n, *ncu_);
+      if (c.bound != ncu::Bound::Unknown)
+        return BoundInfo{std::string(ncu::boundName(c.bound)), c.summary(), "ncu report"};
+    }
+  for (const auto* n : {&fullName, &shortName})
+    if (auto it = catalog_.find(ncu::normalizedKey(*n)); it != catalog_.end()) return it->second;
+  return std::nullopt;
+}
+
+namespace {
+/// The catalogue's bound classes (empty when the workspace has no database or no ncu tables).
+std::map<std::string, ResultsView::BoundInfo> catalogBounds(const fs::path& root) {
+  std::map<std::string, ResultsView::BoundInfo> out;
+  std::error_code ec;
+  auto path = ncu::defaultCatalogPath(root);
+  if (!fs::exists(path, ec)) return out;
+  auto cat = ncu::Catalog::open(path);
+  if (!cat) return out;
+  auto rows = cat->kernels();
+  if (!rows) return out;
+  for (const auto& k : *rows) {
+    if (k.bound == ncu::Bound::Unknown) continue;
+    std::string summary = std::string(ncu::boundName(k.bound)) + "-bound";
+    if (k.smPct && k.memPct) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, " (SM %.0f %%, memory %.0f %%)", *k.smPct, *k.memPct);
+      summary += buf;
+    }
+    if (!k.limiter.empty()) summary += ", limiter " + k.limiter;
+    if (!k.detail.empty()) summary += "; " + k.detail;
+    ResultsView::BoundInfo b{std::string(ncu::boundName(k.bound)), summary, "kernel catalogue"};
+    out.emplace(ncu::normalizedKey(k.name), b);
+    if (!k.baseName.empty()) out.emplace(ncu::normalizedKey(k.baseName), b);
+  }
+  return out;
+}
+}  // namespace
+
 void ResultsView::reloadFromStore() {
   if (root_.empty()) return;
+  server_.background<std::shared_ptr<std::map<std::string, BoundInfo>>>(
+      "kernlens.catalog.load", CancellationToken(),
+      [root = root_](const CancellationToken&) {
+        return std::make_shared<std::map<std::string, BoundInfo>>(catalogBounds(root));
+      },
+      [weak = weak_from_this()](std::shared_ptr<std::map<std::string, BoundInfo>> b) {
+        if (auto v = weak.lock(); v && !b->empty()) v->setCatalogBounds(std::move(*b));
+      });
   using Out = std::shared_ptr<Result<std::optional<results::ResultSet>>>;
   std::weak_ptr<ResultsView> weak = weak_from_this();
   server_.background<Out>(

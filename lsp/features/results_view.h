@@ -63,9 +63,20 @@ class ResultsView : public std::enable_shared_from_this<ResultsView> {
   const std::shared_ptr<const results::ResultSet>& results() const { return results_; }
   unsigned generation() const { return generation_; }
 
-  /// Nsight Compute data for bound classes in hovers (kernlens.loadProfile of an ncu CSV).
+  /// Nsight Compute data for bound classes in hovers: a loaded ncu CSV (kernlens.loadProfile
+  /// of a .csv) and the workspace's kernel catalogue (.kernlens/kernlens.db ncu_* tables, read
+  /// with the stored results). Kernels match by ncu::normalizedKey.
+  struct BoundInfo {
+    std::string bound;    // "compute", "memory", "latency", "balanced"
+    std::string summary;  // one sentence
+    std::string source;   // "ncu report" | "kernel catalogue"
+  };
   void setNcu(std::shared_ptr<const ncu::NcuReport> report) { ncu_ = std::move(report); }
   const std::shared_ptr<const ncu::NcuReport>& ncu() const { return ncu_; }
+  /// normalizedKey -> bound class, from the catalogue.
+  void setCatalogBounds(std::map<std::string, BoundInfo> bounds) { catalog_ = std::move(bounds); }
+  /// The bound class of a kernel (full or short name), or nullopt when no data covers it.
+  std::optional<BoundInfo> boundFor(const std::string& fullName, const std::string& shortName) const;
 
   /// The workspace root (from initialize: rootUri, first workspace folder, or rootPath); empty
   /// when the client opened no folder.
@@ -113,6 +124,7 @@ class ResultsView : public std::enable_shared_from_this<ResultsView> {
   std::shared_ptr<const results::ResultSet> results_;
   unsigned generation_ = 0;
   std::shared_ptr<const ncu::NcuReport> ncu_;
+  std::map<std::string, BoundInfo> catalog_;
   EditorSettings settings_;
   std::map<std::string, Cached> cache_;
   std::vector<std::function<void()>> changeHooks_;
