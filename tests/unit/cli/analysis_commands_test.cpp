@@ -148,7 +148,8 @@ TEST_CASE("export and report write files; the report is self-contained") {
   CHECK(page.find("href=\"http") == std::string::npos);
   CHECK(page.find("<link") == std::string::npos);
   // The embedded data is valid JSON.
-  auto a = page.find("id=\"kl-data\">") + 14;
+  const std::string marker = "id=\"kl-data\">";
+  auto a = page.find(marker) + marker.size();
   auto b = page.find("</script>", a);
   auto data = nlohmann::json::parse(page.substr(a, b - a));
   CHECK(data["timeline"]["lanes"].size() >= 2);
