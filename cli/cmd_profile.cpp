@@ -179,7 +179,8 @@ int run(const Args& args, Context& ctx) {
   std::string file = focus->substr(0, sep);
   cfg.focusFunction = focus->substr(sep + 2);
   std::filesystem::path fp = file;
-  if (fp.is_relative()) fp = std::filesystem::absolute(fp, ec);
+  // A relative FILE is relative to --root when it exists there, else to the current directory.
+  if (fp.is_relative()) fp = std::filesystem::exists(cfg.workspace / fp, ec) ? cfg.workspace / fp : std::filesystem::absolute(fp, ec);
   cfg.focusPath = orFail(nvtx::relativeToWorkspace(cfg.workspace, fp));
   cfg.entry = *entry;
   if (args.has("--cwd")) cfg.cwd = *args.get("--cwd");
