@@ -1,0 +1,69 @@
+// RoundExecutor: how the loop runs one round (instrument + profile + read). The production
+// implementation (RunnerExecutor) is the runner's RoundRunner, optionally recording every round in
+// the store; tests may substitute their own.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/nvtx/overlay.h"
+#include "core/profile/model.h"
+#include "core/runner/round_runner.h"
+#include "core/store/store.h"
+#include "core/support/cancel.h"
+#include "core/support/result.h"
+
+namespace kl::planner {
+
+struct RoundRequest {
+  int index = 0;                        // -1: the uninstrumented baseline run
+  std::vector<nvtx::FilePlan> files;    // empty: no overlay
+  /// Line strategy: the probe's line-range spec (core/planner/line_strategy.h) for this run.
+  std::optional<std::filesystem::path> lineSpec;
+};
+
+struct RoundOutcome {
+  std::shared_ptr<const profile::ProfileModel> model;
+  nvtx::Overlay overlay;
+  int64_t wallMs = 0;
+  bool emulated = false;
+  std::string roundDir;                 // where its files are ("" when none)
+  std::vector<std::string> notes;
+};
+
+class RoundExecutor {
+ public:
+  virtual ~RoundExecutor() = default;
+  virtual Result<RoundOutcome> run(const RoundRequest& req, const CancellationToken& cancel) = 0;
+  virtual std::string backendName() const = 0;
+  /// The run directory (for generated files such as the harness); "" when none.
+  virtual std::filesystem::path runDir() const = 0;
+};
+
+/// Over runner::RoundRunner. With a store, begins a run (provenance) on the first round, writes
+/// every instrumented round in one transaction and finishes the run in finish().
+class RunnerExecutor : public RoundExecutor {
+ public:
+  static Result<std::unique_ptr<RunnerExecutor>> create(runner::RunConfig cfg, store::Store* store = nullptr);
+  ~RunnerExecutor() override;
+  Result<RoundOutcome> run(const RoundRequest& req, const CancellationToken& cancel) override;
+  std::string backendName() const override;
+  std::filesystem::path runDir() const override;
+  /// Finishes the store's run row (status ok / failed / cancelled); idempotent.
+  void finish(const std::string& status, const std::string& error = "");
+  /// Forwarded to RoundRunner::run.
+  runner::ProgressFn progress;
+  runner::OutputFn output;
+
+ private:
+  RunnerExecutor(runner::RoundRunner rr, store::Store* store) : rr_(std::move(rr)), store_(store) {}
+  runner::RoundRunner rr_;
+  store::Store* store_ = nullptr;
+  std::optional<store::RunInfo> run_;
+  bool finished_ = false;
+};
+
+}  // namespace kl::planner

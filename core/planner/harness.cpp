@@ -1,0 +1,268 @@
+#include "core/planner/harness.h"
+
+#include <cctype>
+#include <system_error>
+
+#include "core/nvtx/naming.h"
+#include "core/planner/call_resolution.h"
+
+namespace kl::planner {
+
+namespace fs = std::filesystem;
+using python::kNone;
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+bool isIdentifier(std::string_view s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  return true;
+}
+
+struct Param {
+  std::string name;
+  bool hasDefault = false;
+  bool star = false;  // *args / **kwargs
+};
+
+std::vector<Param> params(std::string_view defText) {
+  std::vector<Param> out;
+  size_t open = defText.find('(');
+  if (open == std::string_view::npos) return out;
+  int depth = 0;
+  size_t close = open;
+  for (size_t i = open; i < defText.size(); ++i) {
+    if (defText[i] == '(') ++depth;
+    if (defText[i] == ')' && --depth == 0) {
+      close = i;
+      break;
+    }
+  }
+  for (const auto& a : splitArguments(defText.substr(open, close - open + 1))) {
+    Param p;
+    std::string_view s = a;
+    if (!s.empty() && s[0] == '*') {
+      p.star = true;
+      while (!s.empty() && s[0] == '*') s.remove_prefix(1);
+    }
+    size_t n = 0;
+    while (n < s.size() && (std::isalnum(static_cast<unsigned char>(s[n])) || s[n] == '_')) ++n;
+    if (n == 0) continue;
+    p.name = std::string(s.substr(0, n));
+    for (size_t i = n; i < s.size(); ++i)
+      if (s[i] == '=' && (i + 1 >= s.size() || s[i + 1] != '=') && (i == 0 || (s[i - 1] != '=' && s[i - 1] != '!' && s[i - 1] != '<' && s[i - 1] != '>')))
+        p.hasDefault = true;
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+/// The text after "# kernlens: <key>" on the lines around a definition.
+std::optional<std::string> directive(const python::SourceFile& f, uint32_t firstLine, uint32_t defLine,
+                                     std::string_view key) {
+  std::string needle = "# kernlens: " + std::string(key);
+  uint32_t from = firstLine >= 3 ? firstLine - 3 : 0;
+  uint32_t to = std::min(defLine + 1, f.lines().lineCount() - 1);
+  for (uint32_t l = from; l <= to; ++l) {
+    std::string_view line = std::string_view(f.text()).substr(f.lines().lineStart(l),
+                                                              f.lines().lineEnd(l, f.text()) - f.lines().lineStart(l));
+    size_t at = line.find(needle);
+    if (at != std::string_view::npos) return std::string(trim(line.substr(at + needle.size())));
+  }
+  return std::nullopt;
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> parseArgsComment(std::string_view text) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& a : splitArguments(text)) {
+    size_t eq = a.find('=');
+    if (eq == std::string::npos) return Error::invalid("'# kernlens: args' expects name=value items, got '" + a + "'");
+    std::string name(trim(std::string_view(a).substr(0, eq)));
+    if (!isIdentifier(name)) return Error::invalid("'# kernlens: args': bad name '" + name + "'");
+    out.emplace_back(name, std::string(trim(std::string_view(a).substr(eq + 1))));
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<std::pair<std::string, std::string>>> parseShapesComment(std::string_view text) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& a : splitArguments(text)) {
+    size_t eq = a.find('=');
+    if (eq == std::string::npos) return Error::invalid("'# kernlens: shapes' expects name=(d0,d1,...), got '" + a + "'");
+    std::string name(trim(std::string_view(a).substr(0, eq)));
+    std::string shape(trim(std::string_view(a).substr(eq + 1)));
+    if (!isIdentifier(name)) return Error::invalid("'# kernlens: shapes': bad name '" + name + "'");
+    bool ok = shape.size() >= 2 && shape.front() == '(' && shape.back() == ')';
+    bool digit = false;
+    for (size_t i = 1; ok && i + 1 < shape.size(); ++i) {
+      char c = shape[i];
+      if (std::isdigit(static_cast<unsigned char>(c))) digit = true;
+      else if (c != ',' && c != ' ') ok = false;
+    }
+    if (!ok || !digit) return Error::invalid("'# kernlens: shapes': " + name + " needs a tuple of integers like (8,128,512), got '" + shape + "'");
+    out.emplace_back(name, shape);
+  }
+  if (out.empty()) return Error::invalid("'# kernlens: shapes' names no input");
+  return out;
+}
+
+Result<Harness> generateHarness(WorkspaceIndex& index, const HarnessRequest& req) {
+  auto f = index.file(req.path);
+  if (!f) return f.error();
+  const auto& m = (*f)->model();
+  int32_t fi = m.findFunction(req.qualName);
+  if (fi == kNone) return Error::notFound(req.path + ": no function " + req.qualName);
+  const auto& fn = m.functions[fi];
+  if (fn.parent != kNone) return Error::unsupported("cannot synthesise inputs: " + req.qualName + " is a nested function");
+  if (fn.klass != kNone && m.classes[fn.klass].klass != kNone)
+    return Error::unsupported("cannot synthesise inputs: " + req.qualName + " is a method of a nested class");
+
+  Harness h;
+  // Module name and import root: climb while the directory is a package.
+  fs::path file = index.root() / req.path;
+  fs::path dir = file.parent_path();
+  std::vector<std::string> parts;
+  std::error_code ec;
+  while (fs::is_regular_file(dir / "__init__.py", ec) && dir != index.root().parent_path()) {
+    parts.insert(parts.begin(), dir.filename().string());
+    dir = dir.parent_path();
+  }
+  if (file.stem() != "__init__") parts.push_back(file.stem().string());
+  for (size_t i = 0; i < parts.size(); ++i) h.module += (i ? "." : "") + parts[i];
+  h.sysPath = dir.string();
+  if (h.module.empty()) return Error::unsupported("cannot synthesise inputs: " + req.path + " is not importable");
+
+  // Inputs of the function.
+  std::string defText(textOf(**f, fn.bytes));
+  if (size_t d = defText.find("def "); d != std::string::npos) defText = defText.substr(d);
+  auto ps = params(defText);
+  if (fn.isMethod && !ps.empty()) ps.erase(ps.begin());
+  std::vector<std::pair<std::string, std::string>> shapes, args;
+  if (auto c = directive(**f, fn.lines.first, fn.defLine, "shapes")) {
+    auto s = parseShapesComment(*c);
+    if (!s) return s.error();
+    shapes = *s;
+  }
+  if (auto c = directive(**f, fn.lines.first, fn.defLine, "args")) {
+    auto a = parseArgsComment(*c);
+    if (!a) return a.error();
+    args = *a;
+  }
+  std::string call;
+  std::vector<std::string> missing;
+  for (const auto& p : ps) {
+    if (p.star) continue;
+    std::string value;
+    for (const auto& [n, s] : shapes)
+      if (n == p.name) value = "torch.randn(" + s + ", device=device)";
+    for (const auto& [n, v] : args)
+      if (n == p.name && value.empty()) value = v;
+    if (value.empty()) {
+      if (p.hasDefault) {
+        h.notes.push_back(p.name + ": its default");
+        continue;
+      }
+      missing.push_back(p.name);
+      continue;
+    }
+    h.notes.push_back(p.name + " = " + value);
+    call += (call.empty() ? "" : ", ") + p.name + "=" + value;
+  }
+  if (!missing.empty()) {
+    std::string names;
+    for (const auto& n : missing) names += (names.empty() ? "" : ", ") + n;
+    return Error::unsupported("cannot synthesise inputs for " + req.qualName + ": no shape, value or default for " + names +
+                              " (add `# kernlens: shapes " + missing[0] + "=(8,128,512)` above the def, or "
+                              "`# kernlens: args " + missing[0] + "=...`)");
+  }
+
+  // The object for a method.
+  std::string build;
+  if (fn.isMethod) {
+    const auto& cls = m.classes[fn.klass];
+    if (!req.factory.empty()) {
+      size_t colon = req.factory.find(':');
+      if (colon == std::string::npos || colon == 0 || colon + 1 >= req.factory.size())
+        return Error::invalid("harness factory must be 'module:function', got '" + req.factory + "'");
+      build = "obj = importlib.import_module(" + nvtx::pythonLiteral(req.factory.substr(0, colon)) + ")." +
+              req.factory.substr(colon + 1) + "()";
+      h.notes.push_back("object from factory " + req.factory);
+    } else {
+      std::string ctorArgs;
+      int32_t init = kNone;
+      for (size_t i = 0; i < m.functions.size(); ++i)
+        if (m.functions[i].klass == fn.klass && m.functions[i].isMethod && m.functions[i].name == "__init__")
+          init = static_cast<int32_t>(i);
+      if (init != kNone) {
+        const auto& ifn = m.functions[init];
+        std::string itext(textOf(**f, ifn.bytes));
+        if (size_t d = itext.find("def "); d != std::string::npos) itext = itext.substr(d);
+        auto ips = params(itext);
+        if (!ips.empty()) ips.erase(ips.begin());
+        std::vector<std::pair<std::string, std::string>> iargs;
+        for (auto where : {std::make_pair(ifn.lines.first, ifn.defLine), std::make_pair(cls.lines.first, cls.classLine)}) {
+          if (auto c = directive(**f, where.first, where.second, "args")) {
+            auto a = parseArgsComment(*c);
+            if (!a) return a.error();
+            iargs.insert(iargs.end(), a->begin(), a->end());
+          }
+        }
+        std::vector<std::string> imissing;
+        for (const auto& p : ips) {
+          if (p.star) continue;
+          std::string value;
+          for (const auto& [n, v] : iargs)
+            if (n == p.name && value.empty()) value = v;
+          if (value.empty()) {
+            if (!p.hasDefault) imissing.push_back(p.name);
+            continue;
+          }
+          ctorArgs += (ctorArgs.empty() ? "" : ", ") + p.name + "=" + value;
+        }
+        if (!imissing.empty()) {
+          std::string names;
+          for (const auto& n : imissing) names += (names.empty() ? "" : ", ") + n;
+          return Error::unsupported("cannot build " + cls.qualName + ": __init__ needs " + names +
+                                    " (no default); add `# kernlens: args " + imissing[0] +
+                                    "=...` above `class " + cls.name + "` or set a harness factory (module:function)");
+        }
+      }
+      build = "obj = mod." + cls.qualName + "(" + ctorArgs + ")";
+      h.notes.push_back("object " + cls.qualName + "(" + ctorArgs + ")");
+    }
+  }
+
+  std::string s;
+  s += "# Generated by kernlens (branch extraction): runs " + req.path + "::" + req.qualName + " in isolation\n";
+  s += "# with synthetic inputs. Safe to delete; regenerated on every run.\n";
+  s += "import importlib\nimport sys\n\n";
+  s += "sys.path.insert(0, " + nvtx::pythonLiteral(h.sysPath) + ")\n";
+  s += "import torch  # noqa: E402\n\n";
+  s += "device = torch.device(\"cuda\" if torch.cuda.is_available() else \"cpu\")\n";
+  s += "mod = importlib.import_module(" + nvtx::pythonLiteral(h.module) + ")\n";
+  if (fn.isMethod) {
+    s += build + "\n";
+    s += "if isinstance(obj, torch.nn.Module):\n    obj = obj.to(device)\n";
+    s += "fn = obj." + fn.name + "\n";
+  } else {
+    s += "fn = mod." + fn.name + "\n";
+  }
+  s += "\n\ndef inputs():\n    return dict(" + call + ")\n\n\n";
+  s += "args = inputs()\n";
+  s += "for _ in range(" + std::to_string(req.warmup) + "):  # warm-up\n    fn(**args)\n";
+  s += "for _ in range(" + std::to_string(req.iterations) + "):\n    fn(**args)\n";
+  s += "if torch.cuda.is_available():\n    torch.cuda.synchronize()\n";
+  h.script = std::move(s);
+  return h;
+}
+
+}  // namespace kl::planner

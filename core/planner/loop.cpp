@@ -1,0 +1,644 @@
+#include "core/planner/loop.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+
+#include "core/nvtx/naming.h"
+#include "core/planner/budget.h"
+#include "core/planner/harness.h"
+#include "core/planner/line_strategy.h"
+#include "core/planner/round_stats.h"
+#include "core/runner/command.h"
+
+namespace kl::planner {
+
+namespace fs = std::filesystem;
+using python::kNone;
+using python::LineSpan;
+
+namespace {
+
+Result<std::string> workspacePath(std::string_view file, const fs::path& workspace, const fs::path& cwd) {
+  if (file.empty()) return Error::invalid("empty file name");
+  fs::path p(std::string{file});
+  fs::path abs = p.is_absolute() ? p : (cwd.empty() ? workspace : cwd) / p;
+  std::error_code ec;
+  if (!fs::is_regular_file(abs, ec)) {
+    // Also accept paths relative to the workspace root.
+    fs::path alt = workspace / p;
+    if (!p.is_absolute() && fs::is_regular_file(alt, ec)) abs = alt;
+    else return Error::notFound(std::string(file) + ": no such file");
+  }
+  auto rel = nvtx::relativeToWorkspace(workspace, abs);
+  if (!rel) return Error::invalid(std::string(file) + ": not inside the workspace " + workspace.string());
+  return rel;
+}
+
+std::string fmtMs(int64_t ms) { return std::to_string(ms) + " ms"; }
+
+}  // namespace
+
+Result<Focus> parseFocusFunction(std::string_view spec, const fs::path& workspace, const fs::path& cwd) {
+  size_t sep = spec.rfind("::");
+  if (sep == std::string_view::npos || sep == 0 || sep + 2 >= spec.size())
+    return Error::invalid("--focus: expected FILE::QUALNAME (e.g. model.py::Net.forward), got '" +
+                          std::string(spec) + "'");
+  auto rel = workspacePath(spec.substr(0, sep), workspace, cwd);
+  if (!rel) return Error::invalid("--focus: " + rel.error().message);
+  Focus f;
+  f.kind = FocusKind::Function;
+  f.path = *rel;
+  f.qualName = std::string(spec.substr(sep + 2));
+  return f;
+}
+
+Result<Focus> parseFocusLines(std::string_view spec, const fs::path& workspace, const fs::path& cwd) {
+  size_t sep = spec.rfind(':');
+  auto bad = [&] {
+    return Error::invalid("--lines: expected FILE:A-B with 1 <= A <= B (e.g. model.py:12-20), got '" +
+                          std::string(spec) + "'");
+  };
+  if (sep == std::string_view::npos || sep == 0) return bad();
+  std::string_view range = spec.substr(sep + 1);
+  size_t dash = range.find('-');
+  auto num = [](std::string_view s, uint32_t& out) {
+    if (s.empty() || s.size() > 9) return false;
+    uint32_t v = 0;
+    for (char c : s) {
+      if (c < '0' || c > '9') return false;
+      v = v * 10 + static_cast<uint32_t>(c - '0');
+    }
+    out = v;
+    return true;
+  };
+  Focus f;
+  f.kind = FocusKind::Lines;
+  if (dash == std::string_view::npos) {
+    if (!num(range, f.firstLine)) return bad();
+    f.lastLine = f.firstLine;
+  } else if (!num(range.substr(0, dash), f.firstLine) || !num(range.substr(dash + 1), f.lastLine)) {
+    return bad();
+  }
+  if (f.firstLine == 0 || f.lastLine < f.firstLine) return bad();
+  auto rel = workspacePath(spec.substr(0, sep), workspace, cwd);
+  if (!rel) return Error::invalid("--lines: " + rel.error().message);
+  f.path = *rel;
+  return f;
+}
+
+std::optional<std::string> entryScript(const std::string& entry, const fs::path& cwd, WorkspaceIndex& index) {
+  auto argv = runner::splitCommandLine(entry);
+  if (!argv || argv->empty()) return std::nullopt;
+  const auto& a = *argv;
+  size_t i = 0;
+  std::string prog = fs::path(a[0]).filename().string();
+  bool python = prog.rfind("python", 0) == 0;
+  if (python) {
+    for (i = 1; i < a.size(); ++i) {
+      if (a[i] == "-m" && i + 1 < a.size()) {
+        std::string fromDir = "__kl_entry__.py";
+        if (auto rel = index.relative(cwd / fromDir)) return index.moduleFile(a[i + 1], *rel);
+        return std::nullopt;
+      }
+      if (a[i] == "-c") return std::nullopt;
+      if (a[i] == "-W" || a[i] == "-X") {
+        ++i;
+        continue;
+      }
+      if (!a[i].empty() && a[i][0] == '-') continue;
+      break;
+    }
+    if (i >= a.size()) return std::nullopt;
+  }
+  fs::path script = fs::path(a[i]).is_absolute() ? fs::path(a[i]) : cwd / a[i];
+  if (script.extension() != ".py") return std::nullopt;
+  auto rel = index.relative(script);
+  if (!rel) return std::nullopt;
+  if (!index.file(*rel)) return std::nullopt;
+  return *rel;
+}
+
+namespace {
+
+/// The state of one loop run (the steps of runLoop, split for readability).
+class Loop {
+ public:
+  Loop(const LoopConfig& cfg, const ExecutorFactory& make, const LoopCallbacks& cb, const CancellationToken& cancel)
+      : cfg_(cfg), make_(make), cb_(cb), cancel_(cancel),
+        index_(cfg.workspace, {cfg.cwd.empty() ? cfg.workspace : cfg.cwd}), plan_(index_) {}
+
+  Result<LoopResult> run();
+
+ private:
+  void log(const std::string& s) {
+    if (cb_.log) cb_.log(s);
+  }
+  Result<void> planRoundZero();
+  int addEntryStage(int round);
+  int addCallersStage(int round);
+  bool switchToHarness(const std::string& why);
+  void buildLines(const RoundStats& stats, bool widenedOut);
+  std::string describe(const PlanNode& n) const {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, ":%u-%u", n.lines.first + 1, n.lines.last + 1);
+    return n.path + buf + (n.kind == NodeKind::FunctionBody ? " (" + n.qualName + " body)" : "");
+  }
+  Result<LoopResult> runLines();
+
+  const LoopConfig& cfg_;
+  const ExecutorFactory& make_;
+  const LoopCallbacks& cb_;
+  CancellationToken cancel_;
+  WorkspaceIndex index_;
+  Plan plan_;
+  std::shared_ptr<RoundExecutor> exec_;
+  std::string entry_;
+  std::optional<std::string> entryPath_;
+  std::vector<int> roots_;
+  LoopResult res_;
+  std::optional<std::regex> kernelRe_;
+  bool harnessTried_ = false;
+};
+
+Result<void> Loop::planRoundZero() {
+  const Focus& f = cfg_.focus;
+  if (f.kind == FocusKind::Function || (f.kind == FocusKind::Kernel && !f.qualName.empty())) {
+    auto file = index_.file(f.path);
+    if (!file) return Error::invalid(f.path + ": " + file.error().message);
+    if ((*file)->hasErrors()) return Error::invalid(f.path + ": has syntax errors; fix them before profiling");
+    auto fn = plan_.resolver().findFunction(f.path, f.qualName);
+    if (!fn) return Error::notFound(f.path + ": no function '" + f.qualName + "' (use its qualified name, e.g. Class.method)");
+    auto id = plan_.addFunction(*fn, Origin::Focus, -1, 0);
+    if (!id) return id.error();
+    roots_.push_back(*id);
+    res_.focusPath = f.path;
+    res_.focusFunction = f.qualName;
+    const auto& n = plan_.node(*id);
+    res_.focusFirstLine = n.lines.first + 1;
+    res_.focusLastLine = n.lines.last + 1;
+    return {};
+  }
+  if (f.kind == FocusKind::Lines) {
+    auto file = index_.file(f.path);
+    if (!file) return Error::invalid(f.path + ": " + file.error().message);
+    if (f.lastLine > (*file)->lines().lineCount())
+      return Error::invalid("--lines: " + f.path + " has only " + std::to_string((*file)->lines().lineCount()) + " lines");
+    auto id = plan_.addRegion(f.path, LineSpan{f.firstLine - 1, f.lastLine - 1}, Origin::Region, 0);
+    if (!id) return id.error();
+    roots_.push_back(*id);
+    res_.focusPath = f.path;
+    res_.focusFirstLine = f.firstLine;
+    res_.focusLastLine = f.lastLine;
+    return {};
+  }
+  // --kernel alone: start from the entry script.
+  if (!entryPath_) return Error::invalid("--kernel without --focus needs an entry that runs a Python file of the workspace");
+  if (addEntryStage(0) == 0) return Error::invalid(*entryPath_ + ": no top-level statement to wrap");
+  res_.focusPath = *entryPath_;
+  return {};
+}
+
+int Loop::addEntryStage(int round) {
+  if (!entryPath_) return 0;
+  auto f = index_.file(*entryPath_);
+  if (!f) return 0;
+  const auto& m = (*f)->model();
+  int added = 0;
+  size_t before = plan_.nodes().size();
+  for (int32_t si : m.moduleBlock().statements) {
+    const auto& s = m.statements[si];
+    if (s.docstring || s.futureImport || s.definesFunction != kNone || s.definesClass != kNone) continue;
+    if (s.kind == "import_statement" || s.kind == "import_from_statement") continue;
+    auto id = plan_.addStatements(*entryPath_, s.lines, Origin::Entry, -1, round);
+    if (!id) continue;
+    if (plan_.node(*id).state == NodeState::Idle) plan_.node(*id).state = NodeState::Pending;
+    // Descend eagerly through `if __name__ == "__main__": main()`: the entry's statements, the
+    // statements of its compound ones, and the workspace functions they call, in this one round.
+    if (!plan_.node(*id).expanded) {
+      size_t mark = plan_.nodes().size();
+      plan_.expand(*id, round);
+      for (size_t k = mark; k < plan_.nodes().size(); ++k)
+        if (plan_.node(static_cast<int>(k)).kind == NodeKind::Statements && plan_.node(static_cast<int>(k)).parent == *id &&
+            !plan_.node(static_cast<int>(k)).expanded)
+          plan_.expand(static_cast<int>(k), round);
+    }
+  }
+  for (const auto& t : plan_.resolver().threadTargets())
+    if (!plan_.hasFunction(t)) {
+      (void)plan_.addFunction(t, Origin::ThreadTarget, -1, round);
+      res_.notes.push_back("wrapped thread target " + t.path + "::" + t.qualName);
+    }
+  added = static_cast<int>(plan_.nodes().size() - before);
+  return added;
+}
+
+int Loop::addCallersStage(int round) {
+  size_t before = plan_.nodes().size();
+  std::vector<FunctionRef> fns;
+  for (int id : roots_)
+    if (plan_.node(id).kind == NodeKind::FunctionBody)
+      fns.push_back(FunctionRef{plan_.node(id).path, plan_.node(id).qualName, plan_.node(id).defLine});
+  // The entry file may hold the callers: make sure it is loaded before searching.
+  if (entryPath_) (void)index_.file(*entryPath_);
+  for (const auto& fn : fns)
+    for (const auto& c : plan_.resolver().callers(fn))
+      if (!plan_.hasFunction(c)) {
+        (void)plan_.addFunction(c, Origin::Caller, -1, round);
+        res_.notes.push_back("widened to caller " + c.path + "::" + c.qualName);
+      }
+  for (const auto& t : plan_.resolver().threadTargets())
+    if (!plan_.hasFunction(t)) {
+      (void)plan_.addFunction(t, Origin::ThreadTarget, -1, round);
+      res_.notes.push_back("widened to thread target " + t.path + "::" + t.qualName);
+    }
+  return static_cast<int>(plan_.nodes().size() - before);
+}
+
+bool Loop::switchToHarness(const std::string& why) {
+  if (harnessTried_) return false;
+  harnessTried_ = true;
+  HarnessRequest hr;
+  hr.workspace = cfg_.workspace;
+  hr.path = cfg_.focus.path;
+  hr.qualName = cfg_.focus.qualName;
+  hr.factory = cfg_.harnessFactory;
+  auto h = generateHarness(index_, hr);
+  if (!h) {
+    res_.notes.push_back("harness: " + h.error().message);
+    log("harness: " + h.error().message);
+    return false;
+  }
+  fs::path dir = exec_ ? exec_->runDir() : fs::path();
+  if (dir.empty()) dir = cfg_.workspace / ".kernlens";
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  fs::path script = dir / "kernlens_harness.py";
+  FILE* fp = std::fopen(script.c_str(), "wb");
+  if (!fp) {
+    res_.notes.push_back("harness: cannot write " + script.string());
+    return false;
+  }
+  std::fwrite(h->script.data(), 1, h->script.size(), fp);
+  std::fclose(fp);
+  std::string entry = "python3 " + runner::shellQuote(script.string());
+  auto ex = make_(entry);
+  if (!ex) {
+    res_.notes.push_back("harness: " + ex.error().message);
+    return false;
+  }
+  exec_ = std::move(*ex);
+  entry_ = entry;
+  res_.entry = entry;
+  for (const auto& n : h->notes) res_.notes.push_back("harness: " + n);
+  res_.notes.push_back("profiling a generated harness (" + script.string() + ") because " + why);
+  log("harness: " + why + "; running " + script.string());
+  return true;
+}
+
+void Loop::buildLines(const RoundStats& stats, bool widenedOut) {
+  res_.lines.clear();
+  for (const auto& n : plan_.nodes()) {
+    if (!n.wrapped() || n.rangeName.empty()) continue;
+    auto it = stats.ranges.find(n.rangeName);
+    if (it == stats.ranges.end() || it->second.exclusiveLaunches == 0) continue;
+    const auto& s = it->second;
+    LineResult l;
+    l.file = n.path;
+    l.line = n.lines.first + 1;
+    l.endLine = n.lines.last + 1;
+    l.function = n.function;
+    l.gpuNs = s.exclusiveGpuNs;
+    l.launches = s.exclusiveLaunches;
+    l.invocations = s.invocations;
+    l.atomic = n.state == NodeState::Atomic;
+    l.body = n.kind == NodeKind::FunctionBody;
+    l.kernels = s.exclusiveKernels;
+    if (s.variants.size() > 1)
+      for (const auto& v : s.variants) l.variants.push_back(LineVariant{v.kernels, v.invocations});
+    if (n.state == NodeState::Atomic || n.state == NodeState::OutOfFocus) l.note = n.reason;
+    if (n.state == NodeState::Refining || n.state == NodeState::Pending) l.note = "not converged: still being refined";
+    res_.lines.push_back(std::move(l));
+  }
+  std::sort(res_.lines.begin(), res_.lines.end(), [](const LineResult& a, const LineResult& b) {
+    return std::tie(a.file, a.line, b.endLine) < std::tie(b.file, b.line, a.endLine);
+  });
+  res_.unmapped.clear();
+  for (const auto& u : stats.unmapped) {
+    std::string reason = u.reason;
+    if (reason == "outside_kl_ranges" && widenedOut) reason = "outside_kl_ranges (callers and entry wrapped)";
+    res_.unmapped.push_back(UnmappedResult{u.name, u.launches, u.gpuNs, reason});
+  }
+}
+
+Result<LoopResult> Loop::run() {
+  if (cfg_.entry.empty()) return Error::invalid("no entry command (--entry \"python train.py ...\")");
+  if (cfg_.maxRounds < 1) return Error::invalid("--rounds must be at least 1");
+  if (cfg_.focus.kind == FocusKind::Kernel && cfg_.focus.kernelPattern.empty())
+    return Error::invalid("--kernel: empty pattern");
+  Policy policy = cfg_.policy;
+  if (cfg_.focus.kind == FocusKind::Kernel) policy.kernelPattern = cfg_.focus.kernelPattern;
+  auto re = compileKernelPattern(policy.kernelPattern);
+  if (!re) return re.error();
+  kernelRe_ = *re;
+
+  entry_ = cfg_.entry;
+  res_.entry = entry_;
+  fs::path cwd = cfg_.cwd.empty() ? cfg_.workspace : cfg_.cwd;
+  entryPath_ = entryScript(cfg_.entry, cwd, index_);
+  if (auto p = planRoundZero(); !p) return p.error();
+  res_.strategy = cfg_.strategy;
+
+  auto ex = make_(entry_);
+  if (!ex) return ex.error();
+  exec_ = std::move(*ex);
+  res_.backend = exec_->backendName();
+  if (cfg_.harness == HarnessMode::Always && cfg_.focus.kind == FocusKind::Function)
+    if (!switchToHarness("--harness always was given")) return Error::invalid(res_.notes.empty() ? "harness failed" : res_.notes.back());
+
+  if (cfg_.strategy == Strategy::Lines) return runLines();
+
+  if (cfg_.measureBaseline) {
+    if (cb_.onRound) cb_.onRound(LoopProgress{-1, cfg_.maxRounds, 0, "baseline: uninstrumented run"});
+    auto base = exec_->run(RoundRequest{-1, {}, std::nullopt}, cancel_);
+    if (!base) {
+      if (base.error().code == Error::Code::Cancelled) {
+        res_.stopReason = "cancelled";
+        res_.why = "cancelled during the uninstrumented baseline run";
+        return res_;
+      }
+      return Error{base.error().code, "baseline run: " + base.error().message};
+    }
+    res_.baselineWallMs = base->wallMs;
+    log("baseline (uninstrumented): " + fmtMs(base->wallMs));
+  }
+
+  int widenStage = 0;  // 0: nothing yet, 1: callers tried, 2: entry tried
+  std::set<std::string> everWrapped;
+  RoundStats last;
+  bool haveStats = false;
+  for (int round = 0; round < cfg_.maxRounds + (harnessTried_ ? 1 : 0); ++round) {
+    if (cancel_.isCancelled()) {
+      res_.stopReason = "cancelled";
+      res_.why = "cancelled before round " + std::to_string(round);
+      break;
+    }
+    auto files = plan_.filePlans();
+    size_t nranges = 0;
+    for (const auto& f : files) nranges += f.ranges.size();
+    if (cb_.onRound)
+      cb_.onRound(LoopProgress{round, cfg_.maxRounds, nranges,
+                               "round " + std::to_string(round + 1) + "/" + std::to_string(cfg_.maxRounds) + ": " +
+                                   std::to_string(nranges) + " ranges"});
+    auto out = exec_->run(RoundRequest{round, files, std::nullopt}, cancel_);
+    if (!out) {
+      if (out.error().code == Error::Code::Cancelled) {
+        res_.stopReason = "cancelled";
+        res_.why = "cancelled during round " + std::to_string(round + 1);
+        break;
+      }
+      if (round == 0 && !haveStats) return Error{out.error().code, "round 1: " + out.error().message};
+      res_.stopReason = "failed";
+      res_.why = "round " + std::to_string(round + 1) + " failed: " + out.error().message;
+      break;
+    }
+    ++res_.rounds;
+    res_.emulated = res_.emulated || out->emulated;
+    res_.lastWallMs = out->wallMs;
+    plan_.bindOverlay(out->overlay);
+    for (const auto& n : plan_.nodes())
+      if (n.state == NodeState::Unplaced && n.round == round) {
+        res_.notes.push_back("not wrapped: " + describe(n) + ": " + n.reason);
+      }
+    auto stats = computeRoundStats(*out->model, cancel_);
+    if (!stats) {
+      res_.stopReason = stats.error().code == Error::Code::Cancelled ? "cancelled" : "failed";
+      res_.why = "attribution of round " + std::to_string(round + 1) + ": " + stats.error().message;
+      break;
+    }
+    RoundLog rl;
+    rl.index = round;
+    rl.ranges = nranges;
+    rl.pushes = stats->pushes;
+    rl.launches = stats->totalOps;
+    rl.wallMs = out->wallMs;
+    for (const auto& n : plan_.nodes())
+      if (!n.rangeName.empty() && n.wrapped()) everWrapped.insert(n.rangeName);
+
+    // Branch extraction: the entry never reached the focus function.
+    if (round == 0 && cfg_.focus.kind == FocusKind::Function && cfg_.harness == HarnessMode::Auto && !roots_.empty()) {
+      const auto& root = plan_.node(roots_[0]);
+      auto it = stats->ranges.find(root.rangeName);
+      if ((it == stats->ranges.end() || it->second.invocations == 0) && !harnessTried_) {
+        if (switchToHarness("the entry never reached " + root.path + "::" + root.qualName)) {
+          rl.notes.push_back("entry never reached the focus: switched to a generated harness");
+          res_.roundLog.push_back(std::move(rl));
+          continue;
+        }
+      }
+    }
+
+    bool changed = false;
+    std::vector<RangeCost> costs;
+    for (const auto& n0 : plan_.nodes()) {
+      if (!n0.wrapped() || n0.rangeName.empty()) continue;
+      int id = n0.id;
+      bool root = std::find(roots_.begin(), roots_.end(), id) != roots_.end();
+      auto it = stats->ranges.find(n0.rangeName);
+      const RangeRoundStats* s = it == stats->ranges.end() ? nullptr : &it->second;
+      if (s) costs.push_back(RangeCost{id, s->invocations, root});
+      NodeFacts facts{id, root, n0.expanded};
+      Decision d = decide(facts, s, policy, [&](int nid) { return !plan_.children(nid).empty(); });
+      PlanNode& n = plan_.node(id);
+      switch (d.action) {
+        case Action::Idle:
+          n.state = NodeState::Idle;
+          n.reason = d.reason;
+          ++rl.idle;
+          break;
+        case Action::Refuse:
+          n.state = NodeState::Refused;
+          n.reason = d.reason;
+          res_.refusals.push_back(describe(n) + ": " + d.reason);
+          log("refused " + describe(n) + ": " + d.reason);
+          changed = true;
+          ++rl.refused;
+          break;
+        case Action::Resolve:
+          n.state = NodeState::Resolved;
+          n.reason.clear();
+          ++rl.resolved;
+          break;
+        case Action::OutOfFocus:
+          n.state = NodeState::OutOfFocus;
+          n.reason = d.reason;
+          break;
+        case Action::Refine: {
+          int added = plan_.expand(id, round + 1);
+          if (added > 0) {
+            n.state = NodeState::Refining;
+            n.reason = d.reason;
+            changed = true;
+            ++rl.refined;
+            log("refine " + describe(n) + ": " + d.reason + " -> " + std::to_string(added) + " new ranges");
+          } else {
+            n.state = NodeState::Atomic;
+            n.reason = "its statements and callees are already wrapped; the rest comes from the line itself";
+            ++rl.atomic;
+          }
+          break;
+        }
+        case Action::Atomic:
+          n.state = NodeState::Atomic;
+          n.reason = d.reason;
+          n.expanded = true;
+          ++rl.atomic;
+          break;
+      }
+    }
+    // Wall-time budget.
+    Overhead oh{res_.baselineWallMs, out->wallMs, stats->pushes, stats->totalOps};
+    for (const auto& w : wallRefusals(oh, costs, policy.maxWallOverhead)) {
+      PlanNode& n = plan_.node(w.id);
+      if (n.state == NodeState::Refused || n.state == NodeState::Idle) continue;
+      n.state = NodeState::Refused;
+      n.reason = w.reason;
+      res_.refusals.push_back(describe(n) + ": " + w.reason);
+      changed = true;
+      ++rl.refused;
+    }
+    // Widening: kernels launched outside every managed range.
+    int64_t outside = 0;
+    for (const auto& u : stats->unmapped)
+      if (u.reason == "outside_kl_ranges" && kernelMatches(kernelRe_, u.name)) outside += u.launches;
+    if (outside > 0 && widenStage < 2) {
+      int added = 0;
+      if (widenStage == 0) {
+        widenStage = 1;
+        added = addCallersStage(round + 1);
+        if (added > 0) rl.notes.push_back(std::to_string(outside) + " launches outside every range: wrapped the callers");
+      }
+      if (added == 0 && widenStage == 1) {
+        widenStage = 2;
+        added = addEntryStage(round + 1);
+        if (added > 0) rl.notes.push_back(std::to_string(outside) + " launches outside every range: wrapped the entry script");
+      }
+      if (added > 0) changed = true;
+    }
+    res_.pushesPerLaunch = oh.pushesPerLaunch();
+    last = std::move(*stats);
+    haveStats = true;
+    res_.roundLog.push_back(rl);
+    log("round " + std::to_string(round + 1) + ": " + std::to_string(rl.ranges) + " ranges, " +
+        std::to_string(rl.launches) + " launches, refined " + std::to_string(rl.refined) + ", resolved " +
+        std::to_string(rl.resolved) + ", atomic " + std::to_string(rl.atomic) + ", " + fmtMs(rl.wallMs));
+    if (!changed) {
+      res_.converged = true;
+      res_.stopReason = "converged";
+      break;
+    }
+    if (res_.rounds >= cfg_.maxRounds) {
+      res_.stopReason = "round_budget";
+      break;
+    }
+  }
+  res_.rangesInserted = everWrapped.size();
+  if (haveStats) buildLines(last, widenStage == 2);
+  if (res_.stopReason.empty()) {
+    res_.stopReason = "round_budget";
+  }
+  int64_t outsideLaunches = 0;
+  for (const auto& u : res_.unmapped) outsideLaunches += u.launches;
+  size_t atomicLines = 0;
+  for (const auto& l : res_.lines) atomicLines += l.atomic ? 1 : 0;
+  if (res_.stopReason == "converged") {
+    res_.why = "every attributed launch lies in a leaf range with at most one launch per invocation (" +
+               std::to_string(res_.lines.size() - atomicLines) + " lines) or in an atomic line (" +
+               std::to_string(atomicLines) + ")";
+    if (outsideLaunches > 0)
+      res_.why += "; " + std::to_string(outsideLaunches) + " launches stayed outside every wrapped range (see unmapped)";
+  } else if (res_.stopReason == "round_budget") {
+    size_t pending = 0;
+    for (const auto& n : plan_.nodes()) pending += n.state == NodeState::Refining || n.state == NodeState::Pending;
+    res_.why = "the round budget (" + std::to_string(cfg_.maxRounds) + ") was spent with " + std::to_string(pending) +
+               " ranges still being refined";
+  }
+  return res_;
+}
+
+Result<LoopResult> Loop::runLines() {
+  // One round: the probe opens a range per executed line of the traced functions.
+  std::vector<FunctionRef> fns;
+  for (int id : roots_) {
+    const auto& n = plan_.node(id);
+    if (n.kind == NodeKind::FunctionBody) fns.push_back(FunctionRef{n.path, n.qualName, n.defLine});
+    else if (!n.function.empty())
+      if (auto fn = plan_.resolver().findFunction(n.path, n.function)) fns.push_back(*fn);
+  }
+  if (fns.empty())
+    return Error::invalid("--strategy lines needs a focus function (or a region inside a function)");
+  auto traced = reachableFunctions(plan_.resolver(), fns, cfg_.lineDepth);
+  fs::path dir = exec_->runDir();
+  if (dir.empty()) dir = cfg_.workspace / ".kernlens";
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  fs::path spec = dir / "line_ranges.json";
+  if (auto w = writeLineSpec(index_, traced, spec); !w) return w.error();
+  if (cfg_.measureBaseline) {
+    if (cb_.onRound) cb_.onRound(LoopProgress{-1, 1, 0, "baseline: uninstrumented run"});
+    auto base = exec_->run(RoundRequest{-1, {}, std::nullopt}, cancel_);
+    if (!base) {
+      if (base.error().code == Error::Code::Cancelled) {
+        res_.stopReason = "cancelled";
+        res_.why = "cancelled during the baseline run";
+        return res_;
+      }
+      return Error{base.error().code, "baseline run: " + base.error().message};
+    }
+    res_.baselineWallMs = base->wallMs;
+  }
+  if (cb_.onRound) cb_.onRound(LoopProgress{0, 1, traced.size(), "line strategy: tracing " + std::to_string(traced.size()) + " functions"});
+  auto out = exec_->run(RoundRequest{0, {}, spec}, cancel_);
+  if (!out) {
+    if (out.error().code == Error::Code::Cancelled) {
+      res_.stopReason = "cancelled";
+      res_.why = "cancelled during the line-strategy round";
+      return res_;
+    }
+    return Error{out.error().code, "line-strategy round: " + out.error().message};
+  }
+  res_.rounds = 1;
+  res_.emulated = out->emulated;
+  res_.lastWallMs = out->wallMs;
+  auto stats = computeRoundStats(*out->model, cancel_);
+  if (!stats) return stats.error();
+  res_.lines = lineResultsFromLineRanges(index_, *stats);
+  res_.rangesInserted = stats->ranges.size();
+  res_.pushesPerLaunch = stats->totalOps ? static_cast<double>(stats->pushes) / static_cast<double>(stats->totalOps) : 0;
+  RoundLog rl;
+  rl.ranges = stats->ranges.size();
+  rl.pushes = stats->pushes;
+  rl.launches = stats->totalOps;
+  rl.wallMs = out->wallMs;
+  res_.roundLog.push_back(rl);
+  for (const auto& u : stats->unmapped) res_.unmapped.push_back(UnmappedResult{u.name, u.launches, u.gpuNs, u.reason});
+  res_.converged = true;
+  res_.stopReason = "converged";
+  size_t atomicLines = 0;
+  for (const auto& l : res_.lines) atomicLines += l.atomic ? 1 : 0;
+  res_.why = "line strategy: one range per executed line of " + std::to_string(traced.size()) +
+             " traced functions in one round; " + std::to_string(atomicLines) + " lines launch several kernels";
+  return res_;
+}
+
+}  // namespace
+
+Result<LoopResult> runLoop(const LoopConfig& cfg, const ExecutorFactory& makeExecutor, const LoopCallbacks& cb,
+                           const CancellationToken& cancel) {
+  if (cfg.workspace.empty() || !fs::is_directory(cfg.workspace))
+    return Error::invalid("workspace is not a directory: " + cfg.workspace.string());
+  Loop loop(cfg, makeExecutor, cb, cancel);
+  return loop.run();
+}
+
+}  // namespace kl::planner

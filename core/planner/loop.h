@@ -1,0 +1,151 @@
+// The convergence loop (DESIGN.md §2): plan -> instrument -> run -> attribute -> decide, round after
+// round, until every attributed kernel launch lies in a leaf range with at most one launch per
+// invocation or in an atomic line; or the round budget is spent; or the token is cancelled. The
+// result always says which, and why.
+//
+//   LoopConfig cfg; cfg.workspace = ...; cfg.entry = "python train.py"; cfg.focus = ...;
+//   auto exec = RunnerExecutor::create(runConfig, &store);        // or any RoundExecutor
+//   auto res = runLoop(cfg, [&](const std::string& entry) { ... executor for entry ... }, cb, cancel);
+//
+// Strategies: `Edits` (the default) instruments statements and refines breadth-first; `Lines`
+// runs once with one NVTX range per executed line of the focus functions (and the workspace
+// functions statically reachable from them), opened by the probe (line_strategy.h).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/planner/decide.h"
+#include "core/planner/executor.h"
+#include "core/planner/plan.h"
+#include "core/support/cancel.h"
+#include "core/support/result.h"
+
+namespace kl::planner {
+
+enum class FocusKind { Function, Lines, Kernel };
+enum class Strategy { Edits, Lines };
+enum class HarnessMode { Off, Auto, Always };
+
+struct Focus {
+  FocusKind kind = FocusKind::Function;
+  std::string path;          // workspace-relative (Function / Lines; Kernel: optional start function)
+  std::string qualName;      // Function (and optionally Kernel)
+  uint32_t firstLine = 0;    // Lines: 1-based inclusive
+  uint32_t lastLine = 0;
+  std::string kernelPattern; // Kernel
+};
+
+/// "FILE::QUALNAME", "FILE:A-B"; paths are made workspace-relative against `cwd`.
+Result<Focus> parseFocusFunction(std::string_view spec, const std::filesystem::path& workspace,
+                                 const std::filesystem::path& cwd);
+Result<Focus> parseFocusLines(std::string_view spec, const std::filesystem::path& workspace,
+                              const std::filesystem::path& cwd);
+
+struct LoopConfig {
+  std::filesystem::path workspace;      // absolute root
+  std::filesystem::path cwd;            // where the entry runs (default: workspace)
+  std::string entry;                    // the user's command line
+  Focus focus;
+  Strategy strategy = Strategy::Edits;
+  int maxRounds = 8;                    // edit strategy: instrumented rounds at most
+  Policy policy;
+  bool measureBaseline = true;          // one uninstrumented run for the wall-time overhead
+  HarnessMode harness = HarnessMode::Off;
+  std::string harnessFactory;           // "module:function" building the object (settings)
+  int lineDepth = 8;                    // line strategy: call depth of reachable functions traced
+};
+
+struct LineVariant {
+  std::vector<std::string> kernels;
+  uint32_t invocations = 0;
+};
+
+/// One source location and what it launched (exclusive: not inside a finer managed range).
+struct LineResult {
+  std::string file;            // workspace-relative
+  uint32_t line = 0;           // 1-based
+  uint32_t endLine = 0;        // 1-based inclusive
+  std::string function;        // qualname ("" = module level)
+  int64_t gpuNs = 0;
+  int64_t launches = 0;
+  uint32_t invocations = 0;
+  bool atomic = false;         // launches several kernels per invocation; nothing finer to wrap
+  bool body = false;           // a whole function body (launches outside its statement ranges)
+  std::vector<KernelCount> kernels;  // by GPU time, descending
+  std::vector<LineVariant> variants; // > 1: dynamic dispatch (different kernel sets per invocation)
+  std::string note;            // why atomic / out of focus
+};
+
+struct UnmappedResult {
+  std::string name;
+  int64_t launches = 0;
+  int64_t gpuNs = 0;
+  std::string reason;
+};
+
+struct RoundLog {
+  int index = 0;
+  size_t ranges = 0;           // ranges wrapped in the round
+  int64_t pushes = 0;          // kl: range invocations
+  int64_t launches = 0;        // GPU ops
+  int64_t wallMs = 0;
+  int refined = 0, resolved = 0, atomic = 0, idle = 0, refused = 0;
+  std::vector<std::string> notes;
+};
+
+struct LoopResult {
+  bool converged = false;
+  /// "converged" | "round_budget" | "cancelled" | "failed"
+  std::string stopReason;
+  std::string why;             // one sentence: what made it stop
+  int rounds = 0;              // instrumented rounds run
+  std::string backend;
+  bool emulated = false;
+  Strategy strategy = Strategy::Edits;
+  std::vector<LineResult> lines;          // sorted by (file, line)
+  std::vector<UnmappedResult> unmapped;   // by GPU time, descending
+  std::vector<RoundLog> roundLog;
+  std::vector<std::string> refusals;      // ranges refused for the budget, with the reason
+  std::vector<std::string> notes;         // widening, harness, unplaced ranges, ...
+  int64_t baselineWallMs = -1;            // -1: not measured
+  int64_t lastWallMs = 0;
+  size_t rangesInserted = 0;              // distinct ranges wrapped over all rounds
+  double pushesPerLaunch = 0;             // of the last round
+  std::string focusPath, focusFunction;   // what the text view shows
+  uint32_t focusFirstLine = 0, focusLastLine = 0;  // 1-based, 0 = whole file / function
+  std::string entry;                      // the entry actually run (the harness when generated)
+};
+
+struct LoopProgress {
+  int round = 0;               // 0-based; -1 for the baseline run
+  int maxRounds = 0;
+  size_t ranges = 0;
+  std::string message;         // "round 2/8: 14 ranges"
+};
+
+struct LoopCallbacks {
+  std::function<void(const LoopProgress&)> onRound;     // before each run
+  std::function<void(std::string_view)> log;            // decisions, one line each
+};
+
+/// Makes the executor for an entry command (the harness switches entries).
+using ExecutorFactory = std::function<Result<std::shared_ptr<RoundExecutor>>(const std::string& entry)>;
+
+/// Runs the loop. Errors only for bad configuration (unknown focus, bad regex, no entry) or a first
+/// round that cannot run at all; a later failure or a cancel ends the loop with the results so far
+/// (stopReason "failed" / "cancelled").
+Result<LoopResult> runLoop(const LoopConfig& cfg, const ExecutorFactory& makeExecutor, const LoopCallbacks& cb = {},
+                           const CancellationToken& cancel = {});
+
+/// The workspace-relative Python script (or `-m` module file) an entry command runs; nullopt when
+/// it is not a Python file in the workspace.
+std::optional<std::string> entryScript(const std::string& entry, const std::filesystem::path& cwd,
+                                       WorkspaceIndex& index);
+
+}  // namespace kl::planner

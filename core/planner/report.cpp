@@ -1,0 +1,198 @@
+#include "core/planner/report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "core/support/json_writer.h"
+
+namespace kl::planner {
+
+std::string formatNs(int64_t ns) {
+  char buf[48];
+  if (ns >= 1000000) std::snprintf(buf, sizeof buf, "%.2f ms", static_cast<double>(ns) / 1e6);
+  else if (ns >= 1000) std::snprintf(buf, sizeof buf, "%.1f us", static_cast<double>(ns) / 1e3);
+  else std::snprintf(buf, sizeof buf, "%lld ns", static_cast<long long>(ns));
+  return buf;
+}
+
+std::string renderJson(const LoopResult& r) {
+  std::ostringstream os;
+  json::Writer w(os);
+  w.beginObject();
+  w.field("converged", r.converged);
+  w.field("stop_reason", r.stopReason);
+  w.field("rounds", r.rounds);
+  w.field("backend", r.backend);
+  w.field("emulated", r.emulated);
+  w.key("lines").beginArray();
+  for (const auto& l : r.lines) {
+    w.beginObject();
+    w.field("file", l.file);
+    w.field("line", l.line);
+    w.field("end_line", l.endLine);
+    w.field("function", l.function);
+    w.key("gpu_ns").value(static_cast<long long>(l.gpuNs));
+    w.key("launches").value(static_cast<long long>(l.launches));
+    w.field("atomic", l.atomic);
+    w.key("kernels").beginArray();
+    for (const auto& k : l.kernels) {
+      w.beginObject();
+      w.field("name", k.name);
+      w.key("launches").value(static_cast<long long>(k.launches));
+      w.key("gpu_ns").value(static_cast<long long>(k.gpuNs));
+      w.endObject();
+    }
+    w.endArray();
+    w.endObject();
+  }
+  w.endArray();
+  w.key("unmapped").beginArray();
+  for (const auto& u : r.unmapped) {
+    w.beginObject();
+    w.field("name", u.name);
+    w.key("launches").value(static_cast<long long>(u.launches));
+    w.key("gpu_ns").value(static_cast<long long>(u.gpuNs));
+    w.field("reason", u.reason);
+    w.endObject();
+  }
+  w.endArray();
+  w.endObject();
+  return os.str();
+}
+
+namespace {
+
+std::string shortKernel(const std::string& name, size_t max = 60) {
+  std::string s = name;
+  for (size_t at; (at = s.find("(anonymous namespace)::")) != std::string::npos;) s.erase(at, 23);
+  // Drop template arguments / signatures for display: "void at::native::foo<...>(...)" -> "at::native::foo".
+  if (s.rfind("void ", 0) == 0) s = s.substr(5);
+  size_t cut = s.find_first_of("<(");
+  if (cut != std::string::npos && cut > 0) s = s.substr(0, cut);
+  if (s.size() > max) s = s.substr(0, max - 3) + "...";
+  return s;
+}
+
+std::string annotation(const LineResult& l, int maxKernels) {
+  std::string a = formatNs(l.gpuNs) + " · " + std::to_string(l.launches) + " launch" + (l.launches == 1 ? "" : "es");
+  if (l.invocations > 1) a += " in " + std::to_string(l.invocations) + " calls";
+  if (l.atomic) a += " · ATOMIC";
+  a += " · ";
+  int shown = 0;
+  for (const auto& k : l.kernels) {
+    if (shown == maxKernels) {
+      a += ", +" + std::to_string(l.kernels.size() - shown) + " more";
+      break;
+    }
+    a += (shown ? ", " : "") + shortKernel(k.name) + (k.launches > 1 ? " x" + std::to_string(k.launches) : "");
+    ++shown;
+  }
+  return a;
+}
+
+}  // namespace
+
+std::string renderText(const LoopResult& r, WorkspaceIndex& index, const TextOptions& opts) {
+  std::ostringstream os;
+  const char* label = r.emulated ? "  [EMULATED: kernels and times modelled on CPU, not measured]" : "";
+  os << "kernlens profile: " << (r.converged ? "converged" : "NOT converged") << " (" << r.stopReason << ") after "
+     << r.rounds << " round" << (r.rounds == 1 ? "" : "s") << ", backend " << r.backend << label << "\n";
+  if (!r.why.empty()) os << "  why: " << r.why << "\n";
+  int64_t total = 0;
+  for (const auto& l : r.lines) total += l.gpuNs;
+  os << "  mapped GPU time " << formatNs(total) << " on " << r.lines.size() << " lines\n\n";
+
+  std::set<size_t> shown;
+  auto printFile = [&](const std::string& path, uint32_t from, uint32_t to, const std::string& title) {
+    auto f = index.file(path);
+    if (!f) return;
+    const auto& text = (*f)->text();
+    const auto& li = (*f)->lines();
+    uint32_t n = li.lineCount();
+    if (from == 0) from = 1;
+    if (to == 0 || to > n) to = n;
+    std::map<uint32_t, std::vector<size_t>> at;
+    for (size_t i = 0; i < r.lines.size(); ++i)
+      if (r.lines[i].file == path && r.lines[i].line >= from && r.lines[i].line <= to) at[r.lines[i].line].push_back(i);
+    os << "== " << path << (title.empty() ? "" : "  (" + title + ")") << (r.emulated ? "  [EMULATED]" : "") << "\n";
+    for (uint32_t line = from; line <= to; ++line) {
+      std::string src(std::string_view(text).substr(li.lineStart(line - 1), li.lineEnd(line - 1, text) - li.lineStart(line - 1)));
+      os << (line < 10 ? "   " : line < 100 ? "  " : line < 1000 ? " " : "") << line << " | " << src;
+      auto it = at.find(line);
+      if (it != at.end()) {
+        for (size_t k = 0; k < it->second.size(); ++k) {
+          const auto& l = r.lines[it->second[k]];
+          shown.insert(it->second[k]);
+          os << (k ? "\n       | " : "") << "    # " << annotation(l, opts.maxKernelsPerLine);
+          if (l.endLine > l.line) os << " (lines " << l.line << "-" << l.endLine << ")";
+          for (const auto& v : l.variants) {
+            os << "\n       |      variant x" << v.invocations << ":";
+            for (const auto& k2 : v.kernels) os << " " << shortKernel(k2, 40);
+          }
+          if (!l.note.empty() && !l.atomic) os << "  [" << l.note << "]";
+        }
+      }
+      os << "\n";
+    }
+    os << "\n";
+  };
+  if (!r.focusPath.empty()) {
+    printFile(r.focusPath, r.focusFirstLine, r.focusLastLine, r.focusFunction);
+  }
+  if (opts.allFiles) {
+    // The other lines, grouped by file (callees, callers, entry).
+    std::map<std::string, std::vector<size_t>> rest;
+    for (size_t i = 0; i < r.lines.size(); ++i)
+      if (!shown.count(i)) rest[r.lines[i].file].push_back(i);
+    for (const auto& [file, idx] : rest) {
+      os << "== " << file << (r.emulated ? "  [EMULATED]" : "") << "\n";
+      for (size_t i : idx) {
+        const auto& l = r.lines[i];
+        std::string src;
+        if (auto f = index.file(file); f && l.line >= 1 && l.line <= (*f)->lines().lineCount()) {
+          const auto& t = (*f)->text();
+          const auto& li = (*f)->lines();
+          src = std::string(std::string_view(t).substr(li.lineStart(l.line - 1), li.lineEnd(l.line - 1, t) - li.lineStart(l.line - 1)));
+          size_t s = src.find_first_not_of(" \t");
+          src = s == std::string::npos ? "" : src.substr(s);
+          if (src.size() > 60) src = src.substr(0, 57) + "...";
+        }
+        os << "  " << l.line << (l.endLine > l.line ? "-" + std::to_string(l.endLine) : "") << "  " << src << "    # "
+           << annotation(l, opts.maxKernelsPerLine) << (l.function.empty() ? "" : "  [" + l.function + "]") << "\n";
+        for (const auto& v : l.variants) {
+          os << "        variant x" << v.invocations << ":";
+          for (const auto& k2 : v.kernels) os << " " << shortKernel(k2, 40);
+          os << "\n";
+        }
+      }
+      os << "\n";
+    }
+  }
+  if (!r.unmapped.empty()) {
+    os << "unmapped (not launched inside any wrapped range):\n";
+    for (const auto& u : r.unmapped)
+      os << "  " << shortKernel(u.name) << "  x" << u.launches << "  " << formatNs(u.gpuNs) << "  (" << u.reason << ")\n";
+    os << "\n";
+  }
+  os << "overhead: " << r.rangesInserted << " ranges inserted, " << [&] {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.2f", r.pushesPerLaunch);
+    return std::string(b);
+  }() << " NVTX pushes per launch";
+  if (r.baselineWallMs > 0) {
+    char b[64];
+    std::snprintf(b, sizeof b, ", wall %lld ms vs %lld ms uninstrumented (%+.0f%%)", static_cast<long long>(r.lastWallMs),
+                  static_cast<long long>(r.baselineWallMs),
+                  (static_cast<double>(r.lastWallMs) / static_cast<double>(r.baselineWallMs) - 1.0) * 100.0);
+    os << b;
+  }
+  os << "\n";
+  for (const auto& x : r.refusals) os << "refused: " << x << "\n";
+  for (const auto& n : r.notes) os << "note: " << n << "\n";
+  return os.str();
+}
+
+}  // namespace kl::planner

@@ -1,0 +1,31 @@
+// Rendering a LoopResult: the annotated focus source (text) and the exact JSON of issue 6:
+//   {"converged": bool, "stop_reason": str, "rounds": int, "backend": str, "emulated": bool,
+//    "lines": [{"file", "line", "end_line", "function", "gpu_ns", "launches", "atomic",
+//               "kernels": [{"name", "launches", "gpu_ns"}]}],
+//    "unmapped": [{"name", "launches", "gpu_ns", "reason"}]}
+// (paths workspace-relative, lines 1-based). JSON is written with core/support/json_writer.h.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "core/planner/loop.h"
+
+namespace kl::planner {
+
+/// Exactly the issue-6 JSON document (one line).
+std::string renderJson(const LoopResult& r);
+
+struct TextOptions {
+  int maxKernelsPerLine = 4;
+  bool allFiles = true;   // after the focus source, the other files' lines (callees, callers)
+};
+
+/// The focus source annotated with per-line GPU time and kernels, then the other mapped lines,
+/// the unmapped kernels, the stop reason, overhead and notes. Labelled EMULATED when emulated.
+std::string renderText(const LoopResult& r, WorkspaceIndex& index, const TextOptions& opts = {});
+
+/// "1.92 ms", "85.0 µs", "730 ns".
+std::string formatNs(int64_t ns);
+
+}  // namespace kl::planner

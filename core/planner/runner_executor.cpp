@@ -1,0 +1,62 @@
+#include <cstdlib>
+
+#include "core/planner/executor.h"
+
+namespace kl::planner {
+
+Result<std::unique_ptr<RunnerExecutor>> RunnerExecutor::create(runner::RunConfig cfg, store::Store* store) {
+  auto rr = runner::RoundRunner::create(std::move(cfg));
+  if (!rr) return rr.error();
+  return std::unique_ptr<RunnerExecutor>(new RunnerExecutor(std::move(*rr), store));
+}
+
+RunnerExecutor::~RunnerExecutor() {
+  if (run_ && !finished_) finish("failed", "the loop ended without finishing its run");
+}
+
+std::string RunnerExecutor::backendName() const { return runner::backendName(rr_.backend().kind()); }
+
+std::filesystem::path RunnerExecutor::runDir() const { return rr_.runDir(); }
+
+void RunnerExecutor::finish(const std::string& status, const std::string& error) {
+  if (!run_ || finished_ || !store_) return;
+  run_->status = status;
+  run_->error = error;
+  (void)store_->finishRun(*run_);
+  finished_ = true;
+}
+
+Result<RoundOutcome> RunnerExecutor::run(const RoundRequest& req, const CancellationToken& cancel) {
+  runner::RoundPlan plan;
+  plan.index = req.index < 0 ? 999 : req.index;  // the baseline gets its own directory
+  plan.files = req.files;
+  // TEMPORARY (requests-runner.md #3): the line strategy's spec reaches the probe through the
+  // environment that `env PYTHONPATH=... python -m kernlens_probe` inherits, until RunConfig can
+  // carry extra probe variables. Only the CLI uses the line strategy (single-threaded).
+  if (req.lineSpec) setenv("KERNLENS_PROBE_LINE_RANGES", req.lineSpec->c_str(), 1);
+  auto res = rr_.run(plan, cancel, progress, output);
+  if (req.lineSpec) unsetenv("KERNLENS_PROBE_LINE_RANGES");
+  if (!res) return res.error();
+  if (store_ && req.index >= 0) {
+    if (!run_) {
+      run_ = rr_.runInfo();
+      auto id = store_->beginRun(*run_);
+      if (!id) return Error::io("store: " + id.error().message);
+    }
+    auto rid = store_->writeRound(run_->id, res->record());
+    if (!rid) return Error::io("store: " + rid.error().message);
+    run_->gpu = res->gpu;
+    run_->profilerVersion = res->profilerVersion;
+    run_->emulated = res->emulated;
+  }
+  RoundOutcome out;
+  out.model = res->model;
+  out.overlay = std::move(res->overlay);
+  out.wallMs = res->wallMs;
+  out.emulated = res->emulated;
+  out.roundDir = res->paths.roundDir.string();
+  out.notes = std::move(res->notes);
+  return out;
+}
+
+}  // namespace kl::planner
