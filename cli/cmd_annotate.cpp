@@ -65,23 +65,11 @@ int run(const Args& args, Context& ctx) {
     requests = nvtx::allFunctionBodies(*source);
     opt.skipUnwrappable = true;
   }
-  // Report what could not be wrapped (only --all-functions skips instead of failing).
-  auto stripped = orFail(nvtx::strip(*source));
-  size_t before = stripped.ranges.size();
+  size_t before = orFail(nvtx::strip(*source)).ranges.size();
   auto edit = orFail(nvtx::annotate(*source, requests, opt));
-  auto after = orFail(python::SourceFile::parse(edit.newText));
-  size_t placed = orFail(nvtx::strip(*after)).ranges.size() - before;
-  if (opt.skipUnwrappable) {
-    // Re-run the placement on the original to collect the reasons for skipped functions.
-    auto orig = orFail(python::SourceFile::parse(stripped.text));
-    nvtx::Options dry = opt;
-    dry.verify = false;
-    auto inst = nvtx::instrument(*orig, nvtx::allFunctionBodies(*orig), dry);
-    if (inst.ok())
-      for (const auto& s : inst->skipped)
-        ctx.err << "kernlens annotate: note: skipped " << s.request.qualName << ": " << s.reason
-                << "\n";
-  }
+  for (const auto& sk : edit.skipped)
+    ctx.err << "kernlens annotate: note: skipped " << sk.request.qualName << ": " << sk.reason << "\n";
+  size_t placed = edit.ranges - before;
   emit(args, ctx, file, edit.newText);
   ctx.err << "kernlens annotate: " << placed << " range" << (placed == 1 ? "" : "s") << " added to "
           << opt.relPath << "\n";

@@ -40,6 +40,8 @@ Result<FileEdit> reinstrument(const SourceFile& file, const SourceFile& original
   FileEdit fe;
   fe.newText = std::move(inst->text);
   fe.edits = minimalEdit(file.text(), fe.newText);
+  fe.skipped = std::move(inst->skipped);
+  fe.ranges = inst->ranges.size();
   return fe;
 }
 

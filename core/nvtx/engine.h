@@ -156,6 +156,8 @@ Result<Stripped> strip(const SourceFile& annotated);
 struct FileEdit {
   std::vector<TextEdit> edits;  // on the given text (one minimal replacement, or none)
   std::string newText;
+  std::vector<Skipped> skipped;  // requests not placed (Options::skipUnwrappable)
+  size_t ranges = 0;             // managed ranges in newText
 };
 
 /// Adds ranges to a file that may already hold managed ranges (kept; their names unchanged).
