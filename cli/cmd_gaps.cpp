@@ -18,6 +18,7 @@ int run(const Args& args, Context& ctx) {
   auto top = args.getInt("--top").value_or(20);
   if (top < 0) throw UsageError("--top needs a value >= 0");
   go.top = static_cast<size_t>(top);
+  go.detail = std::min<size_t>(go.top, 200);
   go.perStream = args.has("--per-stream");
   auto lp = loadProfile(c.files);
   analysis::View v(lp->model, c.scope, &lp->attr);
@@ -93,7 +94,7 @@ Registrar reg{Command{"gaps", "GPU idle gaps and what the CPU did meanwhile",
                       "op (did the GPU wait for the CPU to launch?), the CUDA API calls and ranges of the\n"
                       "device's processes overlapping the gap.\n\n"
                       "  --min-gap T    smallest gap counted and listed (default 10us)\n"
-                      "  --top N        gaps listed (default 20)\n"
+                      "  --top N        gaps listed (default 20; CPU activity shown for the first 200)\n"
                       "  --per-stream   list stream gaps instead of device gaps\n" +
                           commonOptionsHelp(true),
                       profileOptions({{"--min-gap"}, {"--top"}, {"--per-stream", false}}), run}};

@@ -26,6 +26,7 @@ void ruleCpuBoundLaunch(const View& v, DiagnoseResult& r) {
   GapsOptions o;
   o.minGapNs = 10'000;
   o.top = SIZE_MAX;
+  o.detail = 0;  // CPU activity only for the gaps shown as evidence (below)
   GapsResult g = computeGaps(v, o);
   int64_t active = 0;
   for (const auto& d : g.devices) active += d.spanNs;
@@ -59,7 +60,8 @@ void ruleCpuBoundLaunch(const View& v, DiagnoseResult& r) {
       "The launching CPU thread is the bottleneck (framework/Python overhead between launches, or "
       "host work between steps); fewer, larger kernels, CUDA graphs or torch.compile usually help.";
   for (size_t i = 0; i < starved.size() && i < 5; ++i) {
-    const Gap& gap = *starved[i];
+    Gap gap = *starved[i];
+    fillCpuActivity(v, gap);
     Evidence e;
     e.what = "gap";
     e.name = gap.after != kNone ? std::string(v.m.str(v.m.gpuOps[gap.after].name)) : "";

@@ -73,12 +73,10 @@ GapsResult computeGaps(const View& v, const GapsOptions& o) {
   r.opts = o;
   std::map<DeviceKey, std::vector<uint32_t>> devOps;
   std::map<StreamKey, std::vector<uint32_t>> streamOps;
-  std::map<DeviceKey, std::set<uint32_t>> devProcesses;
   for (uint32_t i : v.ops) {
     const auto& op = m.gpuOps[i];
     devOps[deviceOf(op)].push_back(i);
     streamOps[streamOf(op)].push_back(i);
-    if (op.process != kNone) devProcesses[deviceOf(op)].insert(op.process);
   }
   std::vector<Gap> devGaps, streamGaps;
   for (const auto& [dev, ops] : devOps)
@@ -92,40 +90,52 @@ GapsResult computeGaps(const View& v, const GapsOptions& o) {
   });
   if (gaps.size() > o.top) gaps.resize(o.top);
 
-  // CPU activity during each listed gap, on the threads of the device's processes.
-  int64_t maxApiDur = 0;
-  for (const auto& c : m.apiCalls) maxApiDur = std::max(maxApiDur, c.end - c.start);
-  for (auto& gap : gaps) {
+  for (size_t i = 0; i < gaps.size(); ++i) {
+    auto& gap = gaps[i];
     if (v.attr && gap.after != kNone) gap.afterLaunch = v.attr->op(gap.after).launch;
-    const auto& procs = devProcesses[gap.dev];
-    auto procOk = [&](uint32_t thread) {
-      return thread != kNone && thread < m.threads.size() && procs.count(m.threads[thread].process);
-    };
-    std::unordered_map<StrId, NameTime> api, ranges;
-    auto lo = std::lower_bound(m.apiCalls.begin(), m.apiCalls.end(), gap.start - maxApiDur,
-                               [](const profile::ApiCall& c, int64_t t) { return c.start < t; });
-    for (auto it = lo; it != m.apiCalls.end() && it->start < gap.end; ++it) {
-      if (it->end <= gap.start || !procOk(it->thread)) continue;
-      auto& nt = api[it->name];
-      nt.name = it->name;
-      ++nt.count;
-      nt.ns += std::min(it->end, gap.end) - std::max(it->start, gap.start);
-    }
-    for (const auto& rg : m.ranges) {
-      if (rg.start >= gap.end) break;  // ranges are sorted by start
-      if (rg.end <= gap.start || rg.kind == profile::RangeKind::NvtxMark || !procOk(rg.thread)) continue;
-      auto& nt = ranges[rg.text];
-      nt.name = rg.text;
-      ++nt.count;
-      nt.ns += std::min(rg.end, gap.end) - std::max(rg.start, gap.start);
-    }
-    for (auto& [k, nt] : api) gap.api.push_back(nt);
-    for (auto& [k, nt] : ranges) gap.ranges.push_back(nt);
-    sortNameTimes(gap.api, m, 5);
-    sortNameTimes(gap.ranges, m, 5);
+    if (i < o.detail) fillCpuActivity(v, gap);
   }
   r.top = std::move(gaps);
   return r;
+}
+
+void fillCpuActivity(const View& v, Gap& gap) {
+  const auto& m = v.m;
+  // The processes whose ops ran on this lane's device (any op in scope).
+  std::set<uint32_t> procs;
+  for (uint32_t i : v.ops) {
+    const auto& op = m.gpuOps[i];
+    if (deviceOf(op) == gap.dev && op.process != kNone) procs.insert(op.process);
+  }
+  auto procOk = [&](uint32_t thread) {
+    return thread != kNone && thread < m.threads.size() && procs.count(m.threads[thread].process);
+  };
+  int64_t maxApiDur = 0;
+  for (const auto& c : m.apiCalls) maxApiDur = std::max(maxApiDur, c.end - c.start);
+  std::unordered_map<StrId, NameTime> api, ranges;
+  auto lo = std::lower_bound(m.apiCalls.begin(), m.apiCalls.end(), gap.start - maxApiDur,
+                             [](const profile::ApiCall& c, int64_t t) { return c.start < t; });
+  for (auto it = lo; it != m.apiCalls.end() && it->start < gap.end; ++it) {
+    if (it->end <= gap.start || !procOk(it->thread)) continue;
+    auto& nt = api[it->name];
+    nt.name = it->name;
+    ++nt.count;
+    nt.ns += std::min(it->end, gap.end) - std::max(it->start, gap.start);
+  }
+  for (const auto& rg : m.ranges) {
+    if (rg.start >= gap.end) break;  // ranges are sorted by start
+    if (rg.end <= gap.start || rg.kind == profile::RangeKind::NvtxMark || !procOk(rg.thread)) continue;
+    auto& nt = ranges[rg.text];
+    nt.name = rg.text;
+    ++nt.count;
+    nt.ns += std::min(rg.end, gap.end) - std::max(rg.start, gap.start);
+  }
+  gap.api.clear();
+  gap.ranges.clear();
+  for (auto& [k, nt] : api) gap.api.push_back(nt);
+  for (auto& [k, nt] : ranges) gap.ranges.push_back(nt);
+  sortNameTimes(gap.api, m, 5);
+  sortNameTimes(gap.ranges, m, 5);
 }
 
 void writeJson(json::Writer& w, const GapsResult& r, const View& v) {

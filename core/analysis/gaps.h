@@ -20,6 +20,9 @@ struct GapsOptions {
   int64_t minGapNs = 10'000;  // 10 µs
   size_t top = 20;            // gaps listed (largest first), with CPU activity
   bool perStream = false;     // list stream gaps instead of device gaps
+  /// Only the first `detail` listed gaps get their CPU activity (api/ranges) filled: that scan
+  /// costs O(API calls in reach + ranges) per gap. The launch of the next op is always set.
+  size_t detail = 20;
 };
 
 struct GapLane {
@@ -61,6 +64,8 @@ struct GapsResult {
 };
 
 GapsResult computeGaps(const View& v, const GapsOptions& o = {});
+/// Fills gap.api / gap.ranges (done by computeGaps for the first `detail` gaps).
+void fillCpuActivity(const View& v, Gap& gap);
 void writeJson(json::Writer& w, const GapsResult& r, const View& v);
 
 }  // namespace kl::analysis
