@@ -17,6 +17,7 @@ import argparse
 import ast
 import concurrent.futures
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -190,6 +191,7 @@ def main():
     for s in skipped:
         why = s.split(": ", 1)[-1]
         why = why.split("' ", 1)[-1] if why.startswith("function '") else why
+        why = re.sub(r"\(line \d+\) ", "", why)
         reasons[why] = reasons.get(why, 0) + 1
     for why, n in sorted(reasons.items(), key=lambda kv: -kv[1])[:8]:
         print(f"  skipped {n}: {why}")
