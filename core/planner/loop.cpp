@@ -325,10 +325,11 @@ void Loop::buildLines(const RoundStats& stats, bool widenedOut) {
   });
   res_.unmapped.clear();
   for (const auto& u : stats.unmapped) {
-    std::string reason = u.reason;
-    if (reason == "outside_kl_ranges" && widenedOut) reason = "outside_kl_ranges (callers and entry wrapped)";
-    res_.unmapped.push_back(UnmappedResult{u.name, u.launches, u.gpuNs, reason});
+    res_.unmapped.push_back(UnmappedResult{u.name, u.launches, u.gpuNs, u.reason});
   }
+  if (widenedOut && !stats.unmapped.empty())
+    res_.notes.push_back("unmapped launches remain although the callers and the entry script were wrapped "
+                         "(import-time code, other processes or threads not started from workspace code)");
 }
 
 Result<LoopResult> Loop::run() {

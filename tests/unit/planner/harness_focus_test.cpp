@@ -1,0 +1,112 @@
+// Branch extraction (harness generation), focus-flag parsing, entry detection, JSON rendering.
+#include "core/planner/harness.h"
+#include "core/planner/loop.h"
+#include "core/planner/report.h"
+#include "doctest/doctest.h"
+#include "tests/support/test_support.h"
+
+using namespace kl::planner;
+
+TEST_CASE("harness: shapes comment, defaults, constructor args, factory") {
+  kl::test::TempDir d;
+  kl::test::writeFile(d / "pkg/__init__.py", "");
+  kl::test::writeFile(d / "pkg/layer.py",
+                      "import torch.nn as nn\n"
+                      "# kernlens: args dim=128\n"
+                      "class Layer(nn.Module):\n"
+                      "    def __init__(self, dim, bias=True):\n"
+                      "        super().__init__()\n"
+                      "        self.lin = nn.Linear(dim, dim, bias=bias)\n"
+                      "    # kernlens: shapes x=(8,16,128)\n"
+                      "    def forward(self, x, scale=1.0):\n"
+                      "        return self.lin(x) * scale\n"
+                      "class Hard(nn.Module):\n"
+                      "    def __init__(self, cfg):\n"
+                      "        super().__init__()\n"
+                      "    # kernlens: shapes x=(2,2)\n"
+                      "    def forward(self, x):\n"
+                      "        return x\n"
+                      "def free(a, b):\n"
+                      "    return a + b\n");
+  WorkspaceIndex ix(d.path());
+  HarnessRequest req{d.path(), "pkg/layer.py", "Layer.forward", "", 1, 3};
+  auto h = generateHarness(ix, req);
+  REQUIRE(h.ok());
+  CHECK(h->module == "pkg.layer");
+  CHECK(h->sysPath == d.path().string());
+  CHECK(h->script.find("obj = mod.Layer(dim=128)") != std::string::npos);
+  CHECK(h->script.find("x=torch.randn((8,16,128), device=device)") != std::string::npos);
+  CHECK(h->script.find("fn = obj.forward") != std::string::npos);
+
+  // A constructor argument nobody can provide: say so, name the way out.
+  auto hard = generateHarness(ix, HarnessRequest{d.path(), "pkg/layer.py", "Hard.forward", "", 1, 3});
+  REQUIRE_FALSE(hard.ok());
+  CHECK(hard.error().message.find("cfg") != std::string::npos);
+  CHECK(hard.error().message.find("factory") != std::string::npos);
+  // ... unless a factory builds the object.
+  auto fac = generateHarness(ix, HarnessRequest{d.path(), "pkg/layer.py", "Hard.forward", "pkg.make:build", 1, 3});
+  REQUIRE(fac.ok());
+  CHECK(fac->script.find("obj = importlib.import_module(\"pkg.make\").build()") != std::string::npos);
+  CHECK_FALSE(generateHarness(ix, HarnessRequest{d.path(), "pkg/layer.py", "Hard.forward", "nocolon", 1, 3}).ok());
+  // Inputs without shape, value or default: said clearly, with the comment to add.
+  auto free = generateHarness(ix, HarnessRequest{d.path(), "pkg/layer.py", "free", "", 1, 3});
+  REQUIRE_FALSE(free.ok());
+  CHECK(free.error().message.find("cannot synthesise inputs") != std::string::npos);
+  CHECK(free.error().message.find("a, b") != std::string::npos);
+  CHECK(free.error().message.find("kernlens: shapes a=") != std::string::npos);
+
+  CHECK(parseShapesComment("x=(8,128,512), m=(4,)").ok());
+  CHECK_FALSE(parseShapesComment("x=[8,128]").ok());
+  CHECK_FALSE(parseShapesComment("x=(a,b)").ok());
+  CHECK_FALSE(parseShapesComment("").ok());
+}
+
+TEST_CASE("focus flags and entry scripts") {
+  auto root = kl::test::sourcePath("samples/transformer");
+  auto f = parseFocusFunction("tinyformer/block.py::Block.forward", root, root);
+  REQUIRE(f.ok());
+  CHECK(f->path == "tinyformer/block.py");
+  CHECK(f->qualName == "Block.forward");
+  CHECK_FALSE(parseFocusFunction("block.py:Block.forward", root, root).ok());
+  CHECK_FALSE(parseFocusFunction("nope.py::f", root, root).ok());
+  auto l = parseFocusLines("train.py:12-17", root, root);
+  REQUIRE(l.ok());
+  CHECK(l->firstLine == 12);
+  CHECK(l->lastLine == 17);
+  CHECK_FALSE(parseFocusLines("train.py:17-12", root, root).ok());
+  CHECK_FALSE(parseFocusLines("train.py:0-3", root, root).ok());
+  CHECK_FALSE(parseFocusLines("train.py:a-b", root, root).ok());
+  WorkspaceIndex ix(root);
+  CHECK(entryScript("python3 train.py --steps 2", root, ix) == std::optional<std::string>("train.py"));
+  CHECK(entryScript("python -u -W ignore train.py", root, ix) == std::optional<std::string>("train.py"));
+  CHECK(entryScript("python3 -m tinyformer.model", root, ix) == std::optional<std::string>("tinyformer/model.py"));
+  CHECK_FALSE(entryScript("bash run.sh", root, ix).has_value());
+  CHECK_FALSE(entryScript("python3 -c 'print(1)'", root, ix).has_value());
+}
+
+TEST_CASE("the JSON document has exactly the issue-6 shape") {
+  LoopResult r;
+  r.converged = true;
+  r.stopReason = "converged";
+  r.rounds = 3;
+  r.backend = "emulate";
+  r.emulated = true;
+  LineResult l;
+  l.file = "m.py";
+  l.line = 4;
+  l.endLine = 5;
+  l.function = "f";
+  l.gpuNs = 1200;
+  l.launches = 2;
+  l.atomic = true;
+  l.kernels = {KernelCount{"k\"1", 2, 1200}};
+  r.lines.push_back(l);
+  r.unmapped.push_back(UnmappedResult{"memcpy", 1, 5, "outside_kl_ranges"});
+  CHECK(renderJson(r) ==
+        "{\"converged\":true,\"stop_reason\":\"converged\",\"rounds\":3,\"backend\":\"emulate\",\"emulated\":true,"
+        "\"lines\":[{\"file\":\"m.py\",\"line\":4,\"end_line\":5,\"function\":\"f\",\"gpu_ns\":1200,\"launches\":2,"
+        "\"atomic\":true,\"kernels\":[{\"name\":\"k\\\"1\",\"launches\":2,\"gpu_ns\":1200}]}],"
+        "\"unmapped\":[{\"name\":\"memcpy\",\"launches\":1,\"gpu_ns\":5,\"reason\":\"outside_kl_ranges\"}]}");
+  CHECK(formatNs(1500000) == "1.50 ms");
+  CHECK(formatNs(730) == "730 ns");
+}

@@ -1,0 +1,146 @@
+// Call resolution through the tree-sitter index: real sample files and in-memory modules.
+#include <algorithm>
+
+#include "core/planner/call_resolution.h"
+#include "core/planner/plan.h"
+#include "doctest/doctest.h"
+#include "tests/support/test_support.h"
+
+using namespace kl::planner;
+
+namespace {
+
+/// Callees of the statement starting at 1-based `line` of `path`.
+std::vector<std::string> calleesAt(CallResolver& r, WorkspaceIndex& ix, const std::string& path, uint32_t line) {
+  auto f = ix.file(path);
+  REQUIRE(f.ok());
+  const auto& m = (*f)->model();
+  int32_t si = -1;
+  for (size_t i = 0; i < m.statements.size(); ++i)
+    if (m.statements[i].lines.first == line - 1) si = static_cast<int32_t>(i);  // innermost wins
+  REQUIRE(si >= 0);
+  std::vector<std::string> out;
+  for (const auto& fn : r.calleesOfStatement(path, si)) out.push_back(fn.path + "::" + fn.qualName);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("transformer sample: module instances, ModuleList members, imports across files") {
+  WorkspaceIndex ix(kl::test::sourcePath("samples/transformer"));
+  CallResolver r(ix);
+  // self.attn(self.norm1(x)): attributes assigned in __init__ from imported classes.
+  CHECK(calleesAt(r, ix, "tinyformer/block.py", 17) ==
+        std::vector<std::string>{"tinyformer/attention.py::CausalSelfAttention.forward",
+                                 "tinyformer/norm.py::RMSNorm.forward"});
+  CHECK(calleesAt(r, ix, "tinyformer/block.py", 18) ==
+        std::vector<std::string>{"tinyformer/mlp.py::FeedForward.forward", "tinyformer/norm.py::RMSNorm.forward"});
+  // for block in self.blocks: x = block(x)   (nn.ModuleList([Block(...) for ...]))
+  CHECK(calleesAt(r, ix, "tinyformer/model.py", 22) == std::vector<std::string>{"tinyformer/block.py::Block.forward"});
+  // nn.Linear / F.cross_entropy are not workspace code.
+  CHECK(calleesAt(r, ix, "tinyformer/model.py", 26).empty());
+  CHECK(calleesAt(r, ix, "tinyformer/attention.py", 17).empty());
+  // train.py: `model` is a parameter; its type comes from the call site in main()
+  // (model = TinyFormer().to(device), imported through the package __init__).
+  (void)ix.file("train.py");
+  CHECK(calleesAt(r, ix, "train.py", 14) == std::vector<std::string>{"tinyformer/model.py::TinyFormer.forward"});
+  // TinyFormer() in main runs TinyFormer.__init__; train_step(...) resolves to the module function.
+  auto main35 = calleesAt(r, ix, "train.py", 35);
+  CHECK(std::find(main35.begin(), main35.end(), "train.py::train_step") != main35.end());
+  // Callers of train_step: main.
+  auto ts = r.findFunction("train.py", "train_step");
+  REQUIRE(ts);
+  auto callers = r.callers(*ts);
+  REQUIRE(callers.size() == 1);
+  CHECK(callers[0].qualName == "main");
+}
+
+TEST_CASE("super().forward, nn.Sequential members, module imports, annotations, thread targets") {
+  kl::test::TempDir d;
+  WorkspaceIndex ix(d.path());
+  REQUIRE(ix.addFile("pkg/__init__.py", "").ok());
+  REQUIRE(ix.addFile("pkg/layers.py",
+                     "import torch.nn as nn\n"
+                     "class Base(nn.Module):\n"
+                     "    def forward(self, x):\n"
+                     "        return x * 2\n"
+                     "class Child(Base):\n"
+                     "    def forward(self, x):\n"
+                     "        return super().forward(x) + 1\n"
+                     "class Gate(nn.Module):\n"
+                     "    def __call__(self, x):\n"
+                     "        return x\n"
+                     "def helper(x):\n"
+                     "    return x\n")
+              .ok());
+  REQUIRE(ix.addFile("pkg/net.py",
+                     "import threading\n"
+                     "import torch.nn as nn\n"
+                     "from . import layers\n"
+                     "from .layers import Child, Gate\n"
+                     "class Net(nn.Module):\n"
+                     "    def __init__(self):\n"
+                     "        super().__init__()\n"
+                     "        self.seq = nn.Sequential(layers.Child(), Gate())\n"
+                     "    def forward(self, x):\n"
+                     "        y = self.seq(x)\n"
+                     "        return layers.helper(y)\n"
+                     "def run(net: Net, x):\n"
+                     "    out = net(x)\n"
+                     "    return out\n"
+                     "def spawn(net, x):\n"
+                     "    t = threading.Thread(target=run, args=(net, x))\n"
+                     "    t.start()\n")
+              .ok());
+  CallResolver r(ix);
+  CHECK(calleesAt(r, ix, "pkg/layers.py", 7) == std::vector<std::string>{"pkg/layers.py::Base.forward"});
+  CHECK(calleesAt(r, ix, "pkg/net.py", 10) ==
+        std::vector<std::string>{"pkg/layers.py::Child.forward", "pkg/layers.py::Gate.__call__"});
+  CHECK(calleesAt(r, ix, "pkg/net.py", 11) == std::vector<std::string>{"pkg/layers.py::helper"});
+  CHECK(calleesAt(r, ix, "pkg/net.py", 13) == std::vector<std::string>{"pkg/net.py::Net.forward"});
+  auto targets = r.threadTargets();
+  REQUIRE(targets.size() == 1);
+  CHECK(targets[0].qualName == "run");
+}
+
+TEST_CASE("unresolvable and self-referential code stays unknown without blowing up") {
+  kl::test::TempDir d;
+  WorkspaceIndex ix(d.path());
+  REQUIRE(ix.addFile("m.py",
+                     "def f(x):\n"
+                     "    x = x + g(x)\n"
+                     "    x = x + x\n"
+                     "    y = x(x)\n"
+                     "    return unknown_thing(y)\n"
+                     "def g(x):\n"
+                     "    return f(x)\n")
+              .ok());
+  CallResolver r(ix);
+  CHECK(calleesAt(r, ix, "m.py", 2) == std::vector<std::string>{"m.py::g"});
+  CHECK(calleesAt(r, ix, "m.py", 4).empty());
+  CHECK(calleesAt(r, ix, "m.py", 5).empty());
+}
+
+TEST_CASE("plan: round 0 wraps the function and each top-level line; refining descends") {
+  WorkspaceIndex ix(kl::test::sourcePath("samples/transformer"));
+  Plan plan(ix);
+  auto fn = plan.resolver().findFunction("tinyformer/block.py", "Block.forward");
+  REQUIRE(fn);
+  auto id = plan.addFunction(*fn, Origin::Focus, -1, 0);
+  REQUIRE(id.ok());
+  REQUIRE(plan.nodes().size() == 4);  // body + 3 statements
+  CHECK(plan.node(*id).kind == NodeKind::FunctionBody);
+  CHECK(plan.node(1).lines.first == 16);  // line 17, 0-based
+  CHECK(plan.node(1).label.find('{') == std::string::npos);
+  auto c = plan.children(1);
+  CHECK(c.statements.empty());
+  CHECK(c.callees.size() == 2);
+  int added = plan.expand(1, 1);
+  CHECK(added > 2);  // two callee bodies and their statements
+  auto fp = plan.filePlans();
+  CHECK(fp.size() == 3);  // block.py, attention.py, norm.py
+  // A `return x` statement has nothing finer.
+  CHECK(plan.children(3).empty());
+  // Unknown function.
+  CHECK_FALSE(plan.addFunction(FunctionRef{"tinyformer/block.py", "Nope.forward", 0}, Origin::Focus, -1, 0).ok());
+}
