@@ -35,6 +35,7 @@ def _parser():
     p.add_argument("--gpu", default="h100", help="emulated GPU model: %s" % ", ".join(sorted(roofline.GPUS)))
     p.add_argument("--workspace", help="workspace root (overrides the manifest's)")
     p.add_argument("--status", help="write a JSON status file here at the end")
+    p.add_argument("--line-ranges", help="line strategy: trace the functions of this spec (line_ranges.py)")
     p.add_argument("--version", action="version", version="kernlens-probe %s" % __version__)
     return p
 
@@ -105,6 +106,14 @@ def main(argv=None):
         sess.install()
     except (overlay_hook.OverlayError, ValueError) as e:
         return _fail(str(e), args.status, status)
+
+    if args.line_ranges:  # planner's line strategy (line_ranges.py)
+        os.environ["KERNLENS_PROBE_LINE_RANGES"] = os.path.abspath(args.line_ranges)
+    try:
+        from . import line_ranges
+        line_ranges.install_from_env()
+    except (OSError, ValueError, KeyError) as e:
+        return _fail("line ranges: %s" % e, args.status, status)
 
     if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
         signal.signal(signal.SIGTERM, _on_sigterm)
