@@ -1,6 +1,8 @@
 // `kernlens lsp`: the language server, LSP 3.17 over stdin/stdout.
 #include <unistd.h>
 
+#include <csignal>
+
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -49,6 +51,8 @@ int run(const Args& args, Context& ctx) {
                        : level == "error" ? kl::log::Level::Error
                                           : kl::log::Level::Info);
   (void)ctx;  // stdout belongs to the protocol from here on
+  // A client that goes away must not kill us mid-write; the failed write is logged instead.
+  std::signal(SIGPIPE, SIG_IGN);
 
   lsp::StdioTransport transport(STDIN_FILENO, stdout);
   lsp::Server server(transport, lsp::ServerOptions{static_cast<unsigned>(threads)});
