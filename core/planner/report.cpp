@@ -130,7 +130,7 @@ std::string renderText(const LoopResult& r, WorkspaceIndex& index, const TextOpt
           if (l.endLine > l.line) os << " (lines " << l.line << "-" << l.endLine << ")";
           for (const auto& v : l.variants) {
             os << "\n       |      variant x" << v.invocations << ":";
-            for (const auto& k2 : v.kernels) os << " " << shortKernel(k2, 40);
+            for (const auto& k2 : v.kernels) os << " " << shortKernel(k2, 90);
           }
           if (!l.note.empty() && !l.atomic) os << "  [" << l.note << "]";
         }
@@ -164,7 +164,7 @@ std::string renderText(const LoopResult& r, WorkspaceIndex& index, const TextOpt
            << annotation(l, opts.maxKernelsPerLine) << (l.function.empty() ? "" : "  [" + l.function + "]") << "\n";
         for (const auto& v : l.variants) {
           os << "        variant x" << v.invocations << ":";
-          for (const auto& k2 : v.kernels) os << " " << shortKernel(k2, 40);
+          for (const auto& k2 : v.kernels) os << " " << shortKernel(k2, 90);
           os << "\n";
         }
       }
