@@ -51,7 +51,7 @@ void computeFunctions(FileResult& file, const std::vector<FunctionSpan>& spans) 
       if (l.line < s.defLine || l.line > s.lastLine) continue;
       f.gpuNs += l.gpuNs;
       f.ops += l.ops;
-      for (const auto& k : l.kernels) names.insert(k.name);
+      for (const auto& k : l.kernels) names.insert(k.fullName.empty() ? k.name : k.fullName);
     }
     if (f.ops == 0) continue;
     f.distinctKernels = static_cast<uint32_t>(names.size());

@@ -80,14 +80,21 @@ def main():
             "SELECT correlationId, globalTid, start, end FROM CUPTI_ACTIVITY_KIND_RUNTIME"):
         calls[(tid & ~0xFFFFFF, corr)] = (tid, start, end)
     ops = []
-    for table, name_sql in (("CUPTI_ACTIVITY_KIND_KERNEL", "shortName"),
-                            ("CUPTI_ACTIVITY_KIND_MEMCPY", None),
+    # A kernel's identity is its demangled name (template instances differ); hovers show short names.
+    for table, name_sql in (("CUPTI_ACTIVITY_KIND_KERNEL", "demangledName, shortName"),
+                            ("CUPTI_ACTIVITY_KIND_MEMCPY", "copyKind"),
                             ("CUPTI_ACTIVITY_KIND_MEMSET", None)):
         if not db.execute("SELECT 1 FROM sqlite_master WHERE name=?", (table,)).fetchone():
             continue
         cols = "start, end, correlationId, globalPid" + (", " + name_sql if name_sql else "")
         for row in db.execute("SELECT %s FROM %s" % (cols, table)):
-            nm = strings.get(row[4]) if name_sql else table.rsplit("_", 1)[1].lower()
+            if name_sql == "copyKind":
+                kind = {1: "HtoD", 2: "DtoH", 8: "DtoD", 10: "PtoP"}.get(row[4], "unknown")
+                nm = ("[CUDA memcpy %s]" % kind,) * 2
+            elif name_sql:
+                nm = (strings.get(row[4]) or strings.get(row[5]), strings.get(row[5]) or strings.get(row[4]))
+            else:
+                nm = ("[CUDA memset]",) * 2
             ops.append((row[0], row[1], row[2], row[3], nm))
     total = sum(e - s for s, e, _, _, _ in ops)
     acc = {}
@@ -119,10 +126,12 @@ def main():
         for q, f0, f1 in funcs[path]:
             if f0 <= first <= f1 and (inner is None or f0 >= inner[1]):
                 inner = (q, f0, f1)
-        kernels = [k for k, _ in sorted(a["k"].items(), key=lambda kv: (-kv[1], kv[0]))]
+        kernels = [k[1] for k, _ in sorted(a["k"].items(), key=lambda kv: (-kv[1], kv[0]))]
+        a["distinct"] = sorted(k[0] for k in a["k"])
         lines.append({"path": path, "line": first, "ns": a["ns"], "ops": a["ops"],
                       "kernels": kernels, "function": inner[0] if inner else "",
-                      "label": "⏱ %s · %s" % (fmt_duration(a["ns"]), kernels_word(len(kernels))),
+                      "distinct": a["distinct"],
+                      "label": "⏱ %s · %s" % (fmt_duration(a["ns"]), kernels_word(len(a["distinct"]))),
                       "code": src[first - 1].strip()})
     functions = []
     for path, fl in sorted(funcs.items()):
@@ -131,7 +140,7 @@ def main():
             if not inside:
                 continue
             ns = sum(l["ns"] for l in inside)
-            names = set(k for l in inside for k in l["kernels"])
+            names = set(k for l in inside for k in l["distinct"])
             title = "GPU %s · %s" % (fmt_duration(ns), kernels_word(len(names)))
             if total:
                 title += " · " + fmt_share(ns / total)
@@ -141,6 +150,8 @@ def main():
     for l in lines:
         denom = fn_ns.get((l["path"], l["function"])) if l["function"] else total
         l["shown"] = bool(denom) and l["ns"] / denom >= min_share
+    for l in lines:
+        l["kernels"] = list(dict.fromkeys(l["kernels"]))  # short names, once each
     json.dump({"total_ns": total, "unmapped_ops": unmapped, "lines": lines,
                "functions": functions}, sys.stdout, ensure_ascii=False, indent=1)
     print()
