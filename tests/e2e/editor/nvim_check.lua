@@ -80,6 +80,7 @@ step('hovered')
 
 -- Code lenses through Neovim's own codelens module (it resolves lenses without a command).
 local function lenses()
+  vim.lsp.codelens.save({}, bufnr, client_id)  -- forget old lenses: wait for this refresh's
   vim.lsp.codelens.refresh()
   local got = {}
   vim.wait(10000, function()
