@@ -1,6 +1,7 @@
 #include "core/planner/report.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -65,15 +66,54 @@ std::string renderJson(const LoopResult& r) {
 
 namespace {
 
+bool identChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+/// Display name: namespaces, template arguments and signatures dropped; generic ATen kernels keep
+/// the functor that tells them apart ("vectorized_elementwise_kernel[GeluCUDAKernelImpl]").
 std::string shortKernel(const std::string& name, size_t max = 60) {
   std::string s = name;
   for (size_t at; (at = s.find("(anonymous namespace)::")) != std::string::npos;) s.erase(at, 23);
-  // Drop template arguments / signatures for display: "void at::native::foo<...>(...)" -> "at::native::foo".
   if (s.rfind("void ", 0) == 0) s = s.substr(5);
   size_t cut = s.find_first_of("<(");
+  std::string rest = cut == std::string::npos ? "" : s.substr(cut);
   if (cut != std::string::npos && cut > 0) s = s.substr(0, cut);
+  if (size_t ns = s.rfind("::"); ns != std::string::npos) s = s.substr(ns + 2);
+  if (s.find("elementwise_kernel") != std::string::npos || s == "reduce_kernel") {
+    for (const char* key : {"Functor", "KernelImpl", "_kernel_cuda", "Ops<", "_kernel"}) {
+      size_t k = rest.find(key);
+      if (k == std::string::npos) continue;
+      size_t b = k;
+      while (b > 0 && identChar(rest[b - 1])) --b;
+      size_t e = k;
+      while (e < rest.size() && identChar(rest[e])) ++e;
+      if (e > b) {
+        s += "[" + rest.substr(b, e - b) + "]";
+        break;
+      }
+    }
+  }
   if (s.size() > max) s = s.substr(0, max - 3) + "...";
   return s;
+}
+
+/// "variant x3 (2 kernels): cunn_SoftMaxForward" — the kernels not shared by every variant.
+std::string variantText(const LineResult& l, const LineVariant& v) {
+  std::string out = "variant x" + std::to_string(v.invocations) + " (" + std::to_string(v.kernels.size()) +
+                    " kernel" + (v.kernels.size() == 1 ? "" : "s") + "):";
+  size_t shown = 0;
+  for (const auto& k : v.kernels) {
+    bool common = std::all_of(l.variants.begin(), l.variants.end(), [&](const LineVariant& o) {
+      return std::find(o.kernels.begin(), o.kernels.end(), k) != o.kernels.end();
+    });
+    if (common) continue;
+    if (shown++ == 4) {
+      out += " ...";
+      break;
+    }
+    out += " " + shortKernel(k, 70);
+  }
+  if (shown == 0) out += " (only kernels the other variants launch too)";
+  return out;
 }
 
 std::string annotation(const LineResult& l, int maxKernels) {
@@ -128,10 +168,7 @@ std::string renderText(const LoopResult& r, WorkspaceIndex& index, const TextOpt
           shown.insert(it->second[k]);
           os << (k ? "\n       | " : "") << "    # " << annotation(l, opts.maxKernelsPerLine);
           if (l.endLine > l.line) os << " (lines " << l.line << "-" << l.endLine << ")";
-          for (const auto& v : l.variants) {
-            os << "\n       |      variant x" << v.invocations << ":";
-            for (const auto& k2 : v.kernels) os << " " << shortKernel(k2, 90);
-          }
+          for (const auto& v : l.variants) os << "\n       |      " << variantText(l, v);
           if (!l.note.empty() && !l.atomic) os << "  [" << l.note << "]";
         }
       }
@@ -162,11 +199,7 @@ std::string renderText(const LoopResult& r, WorkspaceIndex& index, const TextOpt
         }
         os << "  " << l.line << (l.endLine > l.line ? "-" + std::to_string(l.endLine) : "") << "  " << src << "    # "
            << annotation(l, opts.maxKernelsPerLine) << (l.function.empty() ? "" : "  [" + l.function + "]") << "\n";
-        for (const auto& v : l.variants) {
-          os << "        variant x" << v.invocations << ":";
-          for (const auto& k2 : v.kernels) os << " " << shortKernel(k2, 90);
-          os << "\n";
-        }
+        for (const auto& v : l.variants) os << "        " << variantText(l, v) << "\n";
       }
       os << "\n";
     }
