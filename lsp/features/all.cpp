@@ -2,6 +2,7 @@
 // `void registerXxx(Server&)` (see docs/lsp.md), then add its declaration and its call here.
 #include "lsp/features/all.h"
 
+#include "lsp/features/cute_regions.h"  // registerCuteRegions
 #include "lsp/features/results_view.h"
 #include "lsp/server/server.h"
 
@@ -20,6 +21,7 @@ void registerAllFeatures(Server& server) {
   auto results = registerResultsView(server);
   registerCodeActions(server);
   registerCodeLens(server, results);
+  registerCuteRegions(server, results);
   registerDiagnostics(server, results);
   registerHover(server, results);
   registerInlayHints(server, results);
