@@ -360,3 +360,22 @@ TEST_CASE("cute regions: 'Time this region inside the kernel' edits") {
   REQUIRE_FALSE(refused.ok());
   CHECK(refused.error().message.find("inside the kernel function") != std::string::npos);
 }
+
+TEST_CASE("cute regions: loadRegions with a background pool") {
+  LogCapture log;
+  TestClient c([](Server& s) { registerAllFeatures(s); }, /*threads=*/2);
+  c.initialize();
+  const std::string text = kernelText();
+  c.open(kUri, text);
+  c.request(1, "workspace/executeCommand",
+            {{"command", "kernlens.loadRegions"},
+             {"arguments", json::array({json{{"path", fixture("tiled_add_regions.bin")}, {"uri", kUri}}})}});
+  auto msgs = c.take();
+  REQUIRE(msgs.size() == 2);  // log line + reply (no refresh support)
+  CHECK(replyIn(msgs)["result"]["events"] == 12);
+  c.request(2, "textDocument/inlayHint", {{"textDocument", {{"uri", kUri}}}, {"range", lspRange(0, 0, 999, 0)}});
+  auto h = c.take();
+  REQUIRE(h.size() == 1);
+  REQUIRE(h[0]["result"].size() == 3);
+  CHECK(h[0]["result"][2]["label"] == "⏱ region TAG_STORE: mean 2.20 µs · n=4 · 59 %");
+}
