@@ -16,6 +16,7 @@ void registerDiagnostics(Server&, std::shared_ptr<ResultsView>);
 void registerHover(Server&, std::shared_ptr<ResultsView>);
 void registerInlayHints(Server&, std::shared_ptr<ResultsView>);
 void registerLoadProfile(Server&, std::shared_ptr<ResultsView>);
+void registerProfileRun(Server&, std::shared_ptr<ResultsView>);
 
 void registerAllFeatures(Server& server) {
   auto results = registerResultsView(server);
@@ -26,6 +27,7 @@ void registerAllFeatures(Server& server) {
   registerHover(server, results);
   registerInlayHints(server, results);
   registerLoadProfile(server, results);
+  registerProfileRun(server, results);
 }
 
 }  // namespace kl::lsp

@@ -1,0 +1,186 @@
+// kernlens.profileFunction / kernlens.cancel: profiling runs in the background.
+//
+// kernlens.profileFunction arguments: [{"uri", "position"}] (the function containing the
+// position) or [{"uri", "function": qualname}]. Answers at once with {"runKey", "function",
+// "path", "backend"}; the run (core/runner: round 0 of the function, stored in
+// .kernlens/kernlens.db) goes on the pool with a cancellable work-done progress
+// (window/workDoneProgress/create + $/progress begin/report/end). The program's output goes to
+// window/logMessage (Log) as it comes; a failure is a window/showMessage (Error) with the reason and
+// the log path; success reloads the editor results from the store (ResultsView::reloadFromStore).
+// One run at a time: a second request answers RequestFailed. kernlens.cancel (or cancelling the
+// progress) kills the run's process group; answers {"cancelled": bool}.
+//
+// Settings (initializationOptions.kernlens / didChangeConfiguration): entry (required, e.g.
+// "python train.py --steps 2"), backend (nsys|torch|emulate; default nsys when found, else
+// emulate), launch (local|template|slurm), launchTemplate (for template), nsysPath, python
+// (default /usr/bin/python3), timeoutSeconds (default 900), gpu (emulate: h100|h200|a100).
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <memory>
+
+#include "core/runner/round_runner.h"
+#include "core/store/store.h"
+#include "lsp/features/results_view.h"
+#include "lsp/server/server.h"
+
+namespace kl::lsp {
+namespace {
+
+struct RunState {
+  bool running = false;
+  std::string runKey;
+  CancellationSource source;
+};
+
+struct Target {
+  std::string uri;
+  std::optional<Position> position;
+  std::string function;
+};
+
+bool fromJson(const json& j, Target& t, JPath path) {
+  ObjectReader o(j, path);
+  if (!o || !o.req("uri", t.uri)) return false;
+  return o.opt("position", t.position) && o.opt("function", t.function);
+}
+
+std::string firstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+std::string newRunKey() {
+  static int n = 0;
+  auto t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
+  return std::string(buf) + "-lsp" + std::to_string(::getpid()) + "-" + std::to_string(n++);
+}
+
+}  // namespace
+
+void registerProfileRun(Server& server, std::shared_ptr<ResultsView> view) {
+  auto state = std::make_shared<RunState>();
+
+  server.command<Target>("kernlens.profileFunction", [&server, view, state](const Target& t, Reply<json> reply) {
+    if (state->running)
+      return reply.error(ErrorCode::RequestFailed,
+                         "a profiling run is already going (" + state->runKey + "); cancel it with kernlens.cancel");
+    if (view->root().empty())
+      return reply.error(ErrorCode::RequestFailed, "kernlens.profileFunction: open a workspace folder first");
+    auto rel = view->relativePath(t.uri);
+    if (!rel) return reply.error(ErrorCode::InvalidParams, "kernlens.profileFunction: " + t.uri + " is not a file of the workspace");
+    std::string function = t.function;
+    if (function.empty()) {
+      if (!t.position)
+        return reply.error(ErrorCode::InvalidParams, "kernlens.profileFunction: expected [{uri, position}] or [{uri, function}]");
+      DocumentPtr doc = server.documents().get(t.uri);
+      if (!doc || !doc->source())
+        return reply.error(ErrorCode::InvalidParams, "kernlens.profileFunction: " + t.uri + " is not open");
+      const auto& m = doc->source()->model();
+      int32_t fi = m.functionAt(doc->offsetAt(*t.position));
+      if (fi == python::kNone)
+        return reply.error(ErrorCode::RequestFailed, "kernlens.profileFunction: no function at that position");
+      function = m.functions[static_cast<size_t>(fi)].qualName;
+    }
+    const Settings& s = server.settings();
+    runner::RunConfig cfg;
+    cfg.workspace = view->root();
+    cfg.entry = s.get<std::string>("entry", "");
+    if (cfg.entry.empty())
+      return reply.error(ErrorCode::RequestFailed,
+                         "kernlens: set the `kernlens.entry` setting to the command that runs your code "
+                         "(e.g. \"python train.py --steps 2\")");
+    std::string nsysPath = s.get<std::string>("nsysPath", "");
+    if (!nsysPath.empty()) cfg.nsysPath = nsysPath;
+    std::string backend = s.get<std::string>("backend", "");
+    if (backend.empty()) cfg.backend = runner::defaultBackend(cfg.nsysPath);
+    else if (auto b = runner::parseBackend(backend)) cfg.backend = *b;
+    else return reply.error(ErrorCode::RequestFailed, "kernlens.backend: " + b.error().message);
+    auto launch = runner::parseLaunch(s.get<std::string>("launch", "local"));
+    if (!launch) return reply.error(ErrorCode::RequestFailed, "kernlens.launch: " + launch.error().message);
+    cfg.launch.kind = *launch;
+    cfg.launch.templ = s.get<std::string>("launchTemplate", "");
+    cfg.python = s.get<std::string>("python", "/usr/bin/python3");
+    cfg.gpu = s.get<std::string>("gpu", "h100");
+    cfg.timeout = std::chrono::seconds(static_cast<long long>(s.get<double>("timeoutSeconds", 900)));
+    cfg.focusPath = *rel;
+    cfg.focusFunction = function;
+    cfg.runKey = newRunKey();
+
+    state->running = true;
+    state->runKey = cfg.runKey;
+    state->source = CancellationSource();
+    CancellationSource src = state->source;
+    auto progress = server.beginProgress("kernlens: profiling " + function,
+                                         {.cancellable = true, .onCancel = [src]() mutable { src.cancel(); },
+                                          .message = "starting", .percentage = 0u});
+    reply(json{{"runKey", cfg.runKey}, {"function", function}, {"path", *rel},
+               {"backend", runner::backendName(cfg.backend)}});
+    server.logMessage(MessageType::Info, "kernlens: profiling " + *rel + "::" + function + " with `" + cfg.entry +
+                                             "` (backend " + runner::backendName(cfg.backend) + ", run " + cfg.runKey + ")");
+
+    using Out = std::shared_ptr<Result<runner::RecordedRound>>;
+    server.background<Out>(
+        "kernlens.profileFunction", src.token(),
+        [&server, cfg, progress](const CancellationToken& token) -> Out {
+          auto fail = [](Error e) { return std::make_shared<Result<runner::RecordedRound>>(std::move(e)); };
+          auto plan = runner::initialPlan(cfg.workspace, cfg.focusPath, cfg.focusFunction);
+          if (!plan) return fail(plan.error());
+          auto rr = runner::RoundRunner::create(cfg);
+          if (!rr) return fail(rr.error());
+          auto store = store::Store::open(cfg.workspace);
+          if (!store) return fail(store.error());
+          auto onProgress = [progress](const runner::RoundProgress& p) {
+            progress->report(p.message, static_cast<unsigned>(p.fraction * 100));
+          };
+          auto onOutput = [&server](std::string_view stream, std::string_view line) {
+            server.logMessage(MessageType::Log, std::string(stream == "stderr" ? "[stderr] " : "") + std::string(line));
+          };
+          return std::make_shared<Result<runner::RecordedRound>>(
+              runner::runAndRecord(*rr, *store, *plan, token, onProgress, onOutput));
+        },
+        [&server, view, state, progress, cfg](Out out) {
+          state->running = false;
+          if (!out->ok()) {
+            const Error& e = out->error();
+            if (e.code == Error::Code::Cancelled) {
+              progress->end("cancelled");
+              server.logMessage(MessageType::Info, "kernlens: run " + cfg.runKey + " cancelled");
+              return;
+            }
+            std::string msg = "kernlens: profiling " + cfg.focusFunction + " failed: " + firstLine(e.message);
+            auto log = e.message.find("(log: ");
+            if (log != std::string::npos && msg.find("(log: ") == std::string::npos) msg += " " + e.message.substr(log);
+            else if (log == std::string::npos)
+              msg += " (run dir: " + (cfg.workspace / ".kernlens" / "runs" / cfg.runKey).string() + ")";
+            server.logMessage(MessageType::Error, e.message);
+            server.showMessage(MessageType::Error, msg);  // before the progress ends
+            progress->end("failed");
+            return;
+          }
+          const auto& rec = out->value();
+          const auto& lr = rec.round->lines;
+          std::string summary = "kernlens: " + cfg.focusFunction + ": " + std::to_string(lr.mappedOps) + " of " +
+                                std::to_string(lr.totalOps) + " GPU ops mapped to lines" +
+                                (lr.emulated ? " (EMULATED)" : "");
+          for (const auto& n : rec.round->notes) summary += "; " + n;
+          server.logMessage(MessageType::Info, summary);
+          view->reloadFromStore();
+          progress->end(summary.substr(10));
+        });
+  });
+
+  server.command("kernlens.cancel", [state](const json&, Reply<json> reply) {
+    bool was = state->running;
+    if (was) state->source.cancel();
+    reply(json{{"cancelled", was}});
+  });
+
+  server.onShutdown([state] {
+    if (state->running) state->source.cancel();
+  });
+}
+
+}  // namespace kl::lsp
