@@ -181,8 +181,8 @@ const cute::CuteSourceMap& CuteRegions::mapOf(const Document& doc) {
   static const cute::CuteSourceMap kEmpty;
   if (!doc.source()) return kEmpty;
   auto it = maps_.find(doc.uri());
-  if (it == maps_.end() || it->second.version != doc.version()) {
-    Cached c{doc.version(), cute::mapCuteSource(*doc.source())};
+  if (it == maps_.end() || it->second.source != doc.source()) {
+    Cached c{doc.source(), cute::mapCuteSource(*doc.source())};
     it = maps_.insert_or_assign(doc.uri(), std::move(c)).first;
   }
   return it->second.map;

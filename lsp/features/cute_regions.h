@@ -39,7 +39,7 @@ struct LoadedRegions {
   const cute::TagStats* find(int64_t tag) const;
 };
 
-/// Loaded regions + per-document tag maps (cached per document version). Main loop only.
+/// Loaded regions + per-document tag maps (cached per document snapshot). Main loop only.
 class CuteRegions {
  public:
   const std::shared_ptr<const LoadedRegions>& loaded() const { return loaded_; }
@@ -54,7 +54,7 @@ class CuteRegions {
 
  private:
   struct Cached {
-    int32_t version = 0;
+    python::SourceFilePtr source;  // the snapshot mapped (kept alive: identity check)
     cute::CuteSourceMap map;
   };
   std::shared_ptr<const LoadedRegions> loaded_;
