@@ -15,7 +15,6 @@ import {
   LanguageClientOptions,
   ServerOptions,
   State,
-  TransportKind,
 } from 'vscode-languageclient/node';
 
 let client: LanguageClient | undefined;
@@ -81,9 +80,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   setStatus('$(pulse) kernlens');
 
   const command = serverCommand(context);
+  // No `transport`: with TransportKind.stdio the client appends `--stdio` to the arguments;
+  // `kernlens lsp` speaks stdio by default.
   const serverOptions: ServerOptions = {
-    run: { command, args: ['lsp'], transport: TransportKind.stdio },
-    debug: { command, args: ['lsp'], transport: TransportKind.stdio },
+    run: { command, args: ['lsp'] },
+    debug: { command, args: ['lsp'] },
   };
   const clientOptions: LanguageClientOptions = {
     documentSelector: [{ scheme: 'file', language: 'python' }],

@@ -86,14 +86,18 @@ const log = (...a) => console.log('[vscode-e2e]', ...a);
     // Hover each hinted line over its code (not over the hint).
     report.hovers = {};
     for (const h of report.hints_before) {
+      // Hide the previous hover first, then hover the code (not the hint) of this line and wait
+      // for a hover whose header is this line's: "GPU <time> · <n> kernels".
+      await page.keyboard.press('Escape');
+      await page.mouse.move(5, 5);
+      await page.locator('.monaco-hover:visible').first().waitFor({ state: 'hidden', timeout: 5000 }).catch(() => {});
       const row = page.locator('.editor-instance .view-lines .view-line', { hasText: h.code }).first();
       const box = await row.boundingBox();
       if (!box) continue;
-      await page.mouse.move(box.x + 5, box.y - 200);
-      await page.waitForTimeout(200);
       const indent = (await row.innerText()).replace(/\u00a0/g, ' ').search(/\S/);
       await page.mouse.move(box.x + 9 * (indent + 2), box.y + box.height / 2);
-      const hover = page.locator('.monaco-hover').filter({ hasText: 'launches' });
+      const header = h.label.replace('⏱ ', 'GPU ');
+      const hover = page.locator('.monaco-hover').filter({ hasText: header });
       report.hovers[h.line] = await hover.first().waitFor({ state: 'visible', timeout: 15000 })
         .then(() => hover.first().innerText()).catch(() => '');
       if (Object.keys(report.hovers).length === 1) await page.screenshot({ path: path.join(out, '02-hover.png') });
