@@ -69,12 +69,14 @@ void registerLoadProfile(Server& server, std::shared_ptr<ResultsView> view) {
           o.matcher = &matcher;
           o.cancel = token;
           o.profilePath = p.string();
+          // The snapshot: the saved file (what a profile ran), else the open buffer. Results are
+          // then remapped onto the live buffer like stored ones.
           o.textOf = [&](const std::string& rel) -> std::optional<std::string> {
+            if (!root.empty())
+              if (std::ifstream in(root / rel, std::ios::binary); in)
+                return std::string(std::istreambuf_iterator<char>(in), {});
             if (auto it = open.find(rel); it != open.end()) return it->second;
-            if (root.empty()) return std::nullopt;
-            std::ifstream in(root / rel, std::ios::binary);
-            if (!in) return std::nullopt;
-            return std::string(std::istreambuf_iterator<char>(in), {});
+            return std::nullopt;
           };
           return std::make_shared<Result<results::ResultSet>>(results::loadProfile(p, o));
         },

@@ -74,13 +74,29 @@
 --> {"id":20,"result":[{"position": {"line": 21, "character": 31}, "label": "⏱ 50.3 µs · 2 kernels", "paddingLeft": true, "data": {"uri": "file://${KL_SOURCE_DIR}/tests/data/editor/ws/mlp.py", "line": 21, "gen": 1}}, {"position": {"line": 23, "character": 27}, "label": "⏱ 44.3 µs · 1 kernel", "paddingLeft": true, "data": {"uri": "file://${KL_SOURCE_DIR}/tests/data/editor/ws/mlp.py", "line": 23, "gen": 1}}, {"position": {"line": 29, "character": 37}, "label": "⏱ 12.0 µs · 2 kernels", "paddingLeft": true, "data": {"uri": "file://${KL_SOURCE_DIR}/tests/data/editor/ws/mlp.py", "line": 29, "gen": 1}}, {"position": {"line": 30, "character": 19}, "label": "⏱ 206 µs · 9 kernels", "paddingLeft": true, "data": {"uri": "file://${KL_SOURCE_DIR}/tests/data/editor/ws/mlp.py", "line": 30, "gen": 1}}, {"position": {"line": 31, "character": 14}, "label": "⏱ 36.5 µs · 1 kernel", "paddingLeft": true, "data": {"uri": "file://${KL_SOURCE_DIR}/tests/data/editor/ws/mlp.py", "line": 31, "gen": 1}}, {"position": {"line": 44, "character": 40}, "label": "⏱ 38.0 µs · 1 kernel", "paddingLeft": true, "data": {"uri": "file://${KL_SOURCE_DIR}/tests/data/editor/ws/mlp.py", "line": 44, "gen": 1}}, {"position": {"line": 46, "character": 51}, "label": "⏱ 2.00 µs · 1 kernel", "paddingLeft": true, "data": {"uri": "file://${KL_SOURCE_DIR}/tests/data/editor/ws/mlp.py", "line": 46, "gen": 1}}, {"position": {"line": 47, "character": 58}, "label": "⏱ 2.00 µs · 1 kernel", "paddingLeft": true, "data": {"uri": "file://${KL_SOURCE_DIR}/tests/data/editor/ws/mlp.py", "line": 47, "gen": 1}}]}
 <-- {"id":21,"method":"codeLens/resolve","params":{"range": {"start": {"line": 20, "character": 4}, "end": {"line": 20, "character": 15}}, "data": {"uri": "file://${KL_SOURCE_DIR}/tests/data/editor/ws/mlp.py", "function": "MLP.forward", "kind": "gpu", "gen": 1}}}
 --> {"id":21,"result":{"command":{"title":"GPU 94.6 µs · 3 kernels · 20 % · emulated · stale"}}}
-# Clear: diagnostics cleared, refresh requested, no hints.
-<-- {"id":22,"method":"workspace/executeCommand","params":{"command":"kernlens.clearResults","arguments":[]}}
---> {"method":"textDocument/publishDiagnostics","params":{"uri":"file://${KL_SOURCE_DIR}/tests/data/editor/ws/mlp.py","diagnostics":[]}}
---> {"id":22,"result":null}
+# Nsight Compute data (an ncu CSV): the hover adds the bound class of matching kernels.
+<-- {"id":30,"method":"workspace/executeCommand","params":{"command":"kernlens.loadProfile","arguments":["${KL_SOURCE_DIR}/tests/data/editor/ncu_elementwise.csv"]}}
+--> {"id":30,"result":{"ncuLaunches":1}}
+<-- {"id":31,"method":"textDocument/hover","params":{"textDocument":{"uri":"file://${KL_SOURCE_DIR}/tests/data/editor/ws/mlp.py"},"position":{"line":21,"character":12}}}
+--> {"id":31,"result":{"contents":{"value":"<contains:Nsight Compute:\n- `vectorized_elementwise_kernel`: **memory-bound** — >"}}}
+# Loading again: the replaced results become the previous run; the hover shows the change.
+<-- {"id":32,"method":"workspace/executeCommand","params":{"command":"kernlens.loadProfile","arguments":["${KL_SOURCE_DIR}/tests/data/editor/mlp_emulated.sqlite"]}}
+--> {"method":"textDocument/publishDiagnostics","params":{"uri":"file://${KL_SOURCE_DIR}/tests/data/editor/ws/mlp.py","version":3}}
+--> {"method":"window/logMessage"}
+--> {"id":32,"result":{"lines":9}}
 --> {"id":3,"method":"workspace/inlayHint/refresh"}
 --> {"id":4,"method":"workspace/codeLens/refresh"}
 <-- {"id":3,"result":null}
 <-- {"id":4,"result":null}
+<-- {"id":33,"method":"textDocument/hover","params":{"textDocument":{"uri":"file://${KL_SOURCE_DIR}/tests/data/editor/ws/mlp.py"},"position":{"line":30,"character":8}}}
+--> {"id":33,"result":{"contents":{"value":"<contains:vs previous run (`profile:mlp_emulated.sqlite`): `train_step` 255 µs → 255 µs (+0 %)>"}}}
+# Clear: diagnostics cleared, refresh requested, no hints.
+<-- {"id":22,"method":"workspace/executeCommand","params":{"command":"kernlens.clearResults","arguments":[]}}
+--> {"method":"textDocument/publishDiagnostics","params":{"uri":"file://${KL_SOURCE_DIR}/tests/data/editor/ws/mlp.py","diagnostics":[]}}
+--> {"id":22,"result":null}
+--> {"id":5,"method":"workspace/inlayHint/refresh"}
+--> {"id":6,"method":"workspace/codeLens/refresh"}
+<-- {"id":5,"result":null}
+<-- {"id":6,"result":null}
 <-- {"id":23,"method":"textDocument/inlayHint","params":{"textDocument":{"uri":"file://${KL_SOURCE_DIR}/tests/data/editor/ws/mlp.py"},"range":{"start": {"line": 0, "character": 0}, "end": {"line": 70, "character": 0}}}}
 --> {"id":23,"result":[]}

@@ -1,0 +1,35 @@
+# Settings (initializationOptions, didChangeConfiguration) and bad input.
+# The client has no refreshSupport: no refresh requests are sent.
+<-- {"id":1,"method":"initialize","params":{"processId":null,"rootUri":"file://${KL_SOURCE_DIR}/tests/data/editor/ws","capabilities":{},
+     "initializationOptions":{"kernlens":{"hints":{"minShare":0.3},"lenses":{"profileUnprofiled":false}}}}}
+--> {"id":1,"result":"<any>"}
+<-- {"method":"initialized","params":{}}
+%open-file file://${KL_SOURCE_DIR}/tests/data/editor/ws/mlp.py ${KL_SOURCE_DIR}/tests/data/editor/ws/mlp.py
+# Bad input: one-line errors, nothing installed.
+<-- {"id":2,"method":"workspace/executeCommand","params":{"command":"kernlens.loadProfile","arguments":[]}}
+--> {"id":2,"error":{"code":-32602,"message":"<contains:expected arguments [path]>"}}
+<-- {"id":3,"method":"workspace/executeCommand","params":{"command":"kernlens.loadProfile","arguments":["${KL_SOURCE_DIR}/tests/data/editor/no-such-file.sqlite"]}}
+--> {"id":3,"error":{"code":-32803,"message":"<contains:no-such-file.sqlite>"}}
+<-- {"id":4,"method":"workspace/executeCommand","params":{"command":"kernlens.loadProfile","arguments":["${KL_SOURCE_DIR}/tests/data/editor/README.md"]}}
+--> {"id":4,"error":{"code":-32803,"message":"<contains:README.md>"}}
+<-- {"id":5,"method":"workspace/executeCommand","params":{"command":"kernlens.loadProfile","arguments":[{"path":"../mlp_emulated.sqlite"}]}}
+--> {"method":"textDocument/publishDiagnostics","params":{"uri":"file://${KL_SOURCE_DIR}/tests/data/editor/ws/mlp.py"}}
+--> {"method":"window/logMessage"}
+--> {"id":5,"result":{"lines":9}}
+# minShare 0.3: only lines with >= 30 % of their function: gelu (49 % of forward), backward
+# (81 % of train_step), .to(device) (90 % of main).
+<-- {"id":6,"method":"textDocument/inlayHint","params":{"textDocument":{"uri":"file://${KL_SOURCE_DIR}/tests/data/editor/ws/mlp.py"},"range":{"start": {"line": 0, "character": 0}, "end": {"line": 60, "character": 0}}}}
+--> {"id":6,"result":[{"position":{"line":20,"character":31},"label":"⏱ 91.6 µs · 2 kernels"},{"position":{"line":28,"character":19},"label":"⏱ 206 µs · 9 kernels"},{"position":{"line":42,"character":40},"label":"⏱ 38.0 µs · 1 kernel"}]}
+# Lenses without the "▶ Profile" on unprofiled functions (MLP.__init__ has none).
+<-- {"id":7,"method":"textDocument/codeLens","params":{"textDocument":{"uri":"file://${KL_SOURCE_DIR}/tests/data/editor/ws/mlp.py"}}}
+--> {"id":7,"result":[{"data":{"function":"MLP.forward"}},{},{},{"data":{"function":"train_step"}},{},{},{"data":{"function":"main"}},{},{}]}
+# Units in ms and an absolute threshold of 0.04 ms; then hints off.
+<-- {"method":"workspace/didChangeConfiguration","params":{"settings":{"kernlens":{"hints":{"minShare":0,"thresholdMs":0.04,"units":"ms"}}}}}
+<-- {"id":8,"method":"textDocument/inlayHint","params":{"textDocument":{"uri":"file://${KL_SOURCE_DIR}/tests/data/editor/ws/mlp.py"},"range":{"start": {"line": 0, "character": 0}, "end": {"line": 60, "character": 0}}}}
+--> {"id":8,"result":[{"label":"⏱ 0.05 ms · 2 kernels"},{"label":"⏱ 0.09 ms · 2 kernels"},{"label":"⏱ 0.04 ms · 1 kernel"},{"label":"⏱ 0.21 ms · 9 kernels"}]}
+<-- {"method":"workspace/didChangeConfiguration","params":{"settings":{"kernlens":{"hints":{"enabled":false}}}}}
+<-- {"id":9,"method":"textDocument/inlayHint","params":{"textDocument":{"uri":"file://${KL_SOURCE_DIR}/tests/data/editor/ws/mlp.py"},"range":{"start": {"line": 0, "character": 0}, "end": {"line": 60, "character": 0}}}}
+--> {"id":9,"result":[]}
+# Hovers and lenses stay.
+<-- {"id":10,"method":"textDocument/hover","params":{"textDocument":{"uri":"file://${KL_SOURCE_DIR}/tests/data/editor/ws/mlp.py"},"position":{"line":28,"character":5}}}
+--> {"id":10,"result":{"contents":{"value":"<contains:**GPU 206 µs**>"}}}
