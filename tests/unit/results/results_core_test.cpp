@@ -82,6 +82,7 @@ FileResult sampleFile() {
   b.lastLine = 3;
   b.gpuNs = 3000;
   b.kernels[0].name = "k2";
+  b.kernels[0].fullName = "k2";
   f.lines = {a, b};
   computeFunctions(f, functionSpans(f.snapshot));
   return f;
