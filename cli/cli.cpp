@@ -58,20 +58,25 @@ Args::Args(std::vector<std::string> argv, const std::vector<OptionSpec>& spec) {
     }
     const OptionSpec* s = findSpec(spec, name);
     if (!s) throw UsageError("unknown option '" + name + "'");
-    std::string value;
-    if (s->takesValue) {
-      if (inlineValue) {
-        value = *inlineValue;
-      } else {
-        if (i + 1 >= argv.size()) throw UsageError("option '" + name + "' needs a value");
-        value = argv[++i];
-      }
-    } else if (inlineValue) {
-      throw UsageError("option '" + name + "' takes no value");
-    }
     auto& vs = opts_[name];
     if (!vs.empty() && !s->repeatable) throw UsageError("option '" + name + "' given twice");
-    vs.push_back(std::move(value));
+    if (!s->takesValue) {
+      if (inlineValue) throw UsageError("option '" + name + "' takes no value");
+      vs.emplace_back();
+      continue;
+    }
+    if (s->arity > 1 && !inlineValue) {
+      if (i + s->arity >= argv.size())
+        throw UsageError("option '" + name + "' needs " + std::to_string(s->arity) + " values");
+      for (int k = 0; k < s->arity; ++k) vs.push_back(argv[++i]);
+      continue;
+    }
+    if (inlineValue) {
+      vs.push_back(*inlineValue);
+    } else {
+      if (i + 1 >= argv.size()) throw UsageError("option '" + name + "' needs a value");
+      vs.push_back(argv[++i]);
+    }
   }
 }
 

@@ -24,11 +24,14 @@ struct InputError : std::runtime_error {
 };
 
 /// One option a command accepts. `takesValue` options read the next argument (or `=value`);
-/// `repeatable` ones may be given several times (values() returns all).
+/// `repeatable` ones may be given several times (values() returns all). An option with
+/// `arity` > 1 reads that many following arguments (`--trim START END`), or one `--opt=value`;
+/// values() returns them.
 struct OptionSpec {
   std::string name;  // "--format"
   bool takesValue = true;
   bool repeatable = false;
+  int arity = 1;
 };
 
 /// Parsed arguments of one subcommand. Unknown options are a UsageError.

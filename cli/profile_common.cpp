@@ -10,7 +10,7 @@
 namespace kl::cli {
 
 std::vector<OptionSpec> profileOptions(std::vector<OptionSpec> extra) {
-  std::vector<OptionSpec> o = {{"--format"}, {"--gpu"}, {"--trim"}};
+  std::vector<OptionSpec> o = {{"--format"}, {"--gpu"}, {"--trim", true, false, 2}};
   o.insert(o.end(), extra.begin(), extra.end());
   return o;
 }
@@ -46,17 +46,6 @@ int64_t parseDurationNs(const std::string& s, const std::string& what) {
   return static_cast<int64_t>(std::llround(ns));
 }
 
-namespace {
-bool looksLikeTime(const std::string& s) {
-  if (s.empty() || !(std::isdigit(static_cast<unsigned char>(s[0])))) return false;
-  try {
-    parseDurationNs(s, "");
-    return true;
-  } catch (const UsageError&) {
-    return false;
-  }
-}
-}  // namespace
 
 CommonArgs parseCommon(const Args& args, const std::vector<std::string>& formats) {
   CommonArgs c;
@@ -66,22 +55,17 @@ CommonArgs parseCommon(const Args& args, const std::vector<std::string>& formats
     c.scope.device = static_cast<int32_t>(*g);
   }
   c.files = args.positional();
-  if (auto t = args.get("--trim")) {
-    std::string start = *t, end;
-    if (auto sep = t->find_first_of(":,"); sep != std::string::npos) {
-      start = t->substr(0, sep);
-      end = t->substr(sep + 1);
+  if (args.has("--trim")) {
+    // `--trim START END`, or `--trim=START:END` (one value).
+    auto t = args.values("--trim");
+    std::string start = t[0], end;
+    if (t.size() == 2) {
+      end = t[1];
+    } else if (auto sep = start.find_first_of(":,"); sep != std::string::npos) {
+      end = start.substr(sep + 1);
+      start.resize(sep);
     } else {
-      // `--trim START END`: END is the first positional that reads as a time (the argument
-      // parser leaves it among the positionals).
-      for (size_t i = 0; i < c.files.size(); ++i) {
-        if (looksLikeTime(c.files[i])) {
-          end = c.files[i];
-          c.files.erase(c.files.begin() + static_cast<long>(i));
-          break;
-        }
-      }
-      if (end.empty()) throw UsageError("option '--trim' needs START and END");
+      throw UsageError("option '--trim' needs START and END");
     }
     int64_t s = parseDurationNs(start, "--trim START");
     int64_t e = parseDurationNs(end, "--trim END");

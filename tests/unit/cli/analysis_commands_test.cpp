@@ -49,7 +49,7 @@ TEST_CASE("analysis commands: bad usage exits 2, bad input exits 1 with one line
   CHECK(run({"summary", f, "--format", "xml"}).code == 2);
   CHECK(run({"summary", f, "--trim", "5", "1"}).code == 2);
   CHECK(run({"summary", f, "--trim", "5"}).code == 2);
-  CHECK(run({"summary", f, "--trim", "1x:5"}).code == 2);
+  CHECK(run({"summary", f, "--trim=1x:5"}).code == 2);
   CHECK(run({"summary", f, "--gpu", "zero"}).code == 2);
   CHECK(run({"gaps", f, "--min-gap", "abc"}).code == 2);
   CHECK(run({"diff", f}).code == 2);
@@ -101,7 +101,7 @@ TEST_CASE("analysis commands: --gpu and --trim select what SQL selects") {
 
   auto all = nlohmann::json::parse(run({"info", f, "--format", "json"}).out);
   auto a = nlohmann::json::parse(run({"info", f, "--trim", "0", "100ms", "--format", "json"}).out);
-  auto b = nlohmann::json::parse(run({"info", f, "--trim", "0:100000000", "--format", "json"}).out);
+  auto b = nlohmann::json::parse(run({"info", f, "--trim=0:100000000", "--format", "json"}).out);
   CHECK(a["counts"]["kernels"] == b["counts"]["kernels"]);
   CHECK(a["counts"]["kernels"].get<int64_t>() > 0);
   CHECK(a["counts"]["kernels"].get<int64_t>() < all["counts"]["kernels"].get<int64_t>());
