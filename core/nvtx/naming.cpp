@@ -185,7 +185,10 @@ std::string makeLabel(std::string_view text, size_t maxLen) {
       i += n;
       continue;
     }
-    out += (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') ? '?' : static_cast<char>(c);
+    // '{' and '}' too: torch.cuda.nvtx.range(msg) runs msg.format(), which a brace breaks.
+    out += (c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '{' || c == '}')
+               ? '?'
+               : static_cast<char>(c);
     i += n == 0 ? 1 : n;
   }
   auto trimTail = [&] {

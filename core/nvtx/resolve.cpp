@@ -131,14 +131,15 @@ std::string statementHead(const python::SourceFile& f, const Statement& s) {
   uint32_t l = s.lines.first;
   uint32_t e = std::min(lines.end(l), s.bytes.end);
   // Decorated definitions: name them by their def/class line.
-  std::string_view t = f.text().substr(s.bytes.start, e - s.bytes.start);
+  const std::string_view text = f.text();  // views into the snapshot, never into a temporary
+  std::string_view t = text.substr(s.bytes.start, e - s.bytes.start);
   if (s.decorated && s.definesFunction != kNone) {
     const auto& fn = f.model().functions[s.definesFunction];
     uint32_t dl = fn.defLine;
-    t = f.text().substr(lines.wsEnd(dl), lines.end(dl) - lines.wsEnd(dl));
+    t = text.substr(lines.wsEnd(dl), lines.end(dl) - lines.wsEnd(dl));
   } else if (s.decorated && s.definesClass != kNone) {
     uint32_t cl = f.model().classes[s.definesClass].classLine;
-    t = f.text().substr(lines.wsEnd(cl), lines.end(cl) - lines.wsEnd(cl));
+    t = text.substr(lines.wsEnd(cl), lines.end(cl) - lines.wsEnd(cl));
   }
   // Cut a trailing comment when it is clearly one (no quote before the '#').
   size_t hash = t.find('#');
@@ -248,7 +249,7 @@ Result<Resolved> resolveRequest(const python::SourceFile& f, const RangeRequest&
         return Error::invalid("function '" + fn.qualName + "' (line " +
                               std::to_string(fn.defLine + 1) +
                               ") has a one-line body starting with its docstring; nothing to wrap");
-      std::string_view gap = f.text().substr(body.header.end, s0.bytes.start - body.header.end);
+      std::string_view gap = std::string_view(f.text()).substr(body.header.end, s0.bytes.start - body.header.end);
       if (gap.find_first_not_of(" \t") != std::string_view::npos)
         return Error::unsupported("function '" + fn.qualName + "' (line " +
                                   std::to_string(fn.defLine + 1) +

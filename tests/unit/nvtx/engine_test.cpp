@@ -407,3 +407,14 @@ TEST_CASE("atomic write replaces the file and keeps its mode") {
   CHECK_FALSE(writeFileAtomically(dir / "no/such/dir/a.py", "x").ok());
   CHECK_FALSE(readWholeFile(dir / "missing.py").ok());
 }
+
+TEST_CASE("labels of long statements are exact and brace-free (torch formats the range text)") {
+  // Longer than any small-string buffer: a label built from a dangling view would be garbage.
+  std::string out = wrap("print(f\"final loss {loss.item():.4f} after steps\")\n", {lines(1, 1)});
+  CHECK(out.find("with torch.cuda.nvtx.range(\"kl:m.py:1-1:print(f?final loss ?loss.item():.4f? after") !=
+        std::string::npos);
+  std::string header = out.substr(0, out.find('\n', out.find("with ")));
+  CHECK(header.find('{') == std::string::npos);
+  CHECK(header.find('}') == std::string::npos);
+  CHECK(makeLabel("d = {'k': v}") == "d = ?'k': v?");
+}
