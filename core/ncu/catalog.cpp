@@ -158,9 +158,14 @@ Result<void> Catalog::migrate(sql::Database& db) {
     return Error::unsupported("kernel catalogue schema v" + std::to_string(*v) +
                               " is newer than this kernlens understands (v" +
                               std::to_string(kCatalogSchemaVersion) + "); upgrade kernlens");
+  // Each step re-reads the version inside its IMMEDIATE transaction, so two processes opening a
+  // fresh database at once apply every migration exactly once.
   for (int i = *v; i < kCatalogSchemaVersion; ++i) {
     auto tx = sql::Transaction::begin(db);
     if (!tx) return tx.error();
+    auto now = schemaVersion(db);
+    if (!now) return now.error();
+    if (*now > i) continue;  // another process got there first (tx rolls back, nothing written)
     KL_TRY(db.exec(kMigrations[i]));
     auto st = db.prepare(
         "INSERT INTO kl_schema(component, version) VALUES('ncu', ?) "

@@ -1,5 +1,8 @@
 #include "core/support/sqlite.h"
 
+#include <chrono>
+#include <thread>
+
 #include <sqlite3.h>
 
 #include <cstring>
@@ -93,9 +96,16 @@ Result<Database> Database::openReadWrite(const std::filesystem::path& path) {
   auto db = openWith(uriPath(path), SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, true);
   if (!db) return Error::io(path.string() + ": " + db.error().message);
   sqlite3_busy_timeout(db->handle(), 5000);
-  if (auto r = db->exec("PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;");
-      !r)
-    return Error::io(path.string() + ": " + r.error().message);
+  // Switching a fresh file to WAL can fail with SQLITE_BUSY without consulting the busy handler
+  // when another process is creating the same database (lock upgrade deadlock avoidance):
+  // retry for a few seconds before giving up.
+  Result<void> r = Error::io("not attempted");
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    r = db->exec("PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;");
+    if (r.ok() || sqlite3_errcode(db->handle()) != SQLITE_BUSY) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10 + 5 * (attempt % 10)));
+  }
+  if (!r) return Error::io(path.string() + ": " + r.error().message);
   return db;
 }
 

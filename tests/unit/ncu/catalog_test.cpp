@@ -1,6 +1,9 @@
 // The kernel catalogue: schema versioning, imports, re-import, merging, aggregation.
 #include <doctest/doctest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "core/ncu/catalog.h"
 #include "tests/support/test_support.h"
 
@@ -38,6 +41,22 @@ TEST_CASE("schema: created at v1, idempotent, newer versions refused") {
   auto c = Catalog::open(path);
   REQUIRE_FALSE(c.ok());
   CHECK(c.error().message.find("newer") != std::string::npos);
+}
+
+TEST_CASE("schema: two processes creating the catalogue at once both succeed") {
+  for (int round = 0; round < 20; ++round) {
+    TempDir dir;
+    auto path = defaultCatalogPath(dir.path());
+    pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) _exit(Catalog::open(path).ok() ? 0 : 1);
+    auto mine = Catalog::open(path);
+    int status = 0;
+    REQUIRE(waitpid(child, &status, 0) == child);
+    CHECK_MESSAGE(mine.ok(), (mine.ok() ? "" : mine.error().message));
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+  }
 }
 
 TEST_CASE("import: a launch split over files is merged, re-import does not double count") {
