@@ -270,6 +270,16 @@ const char* kBody = R"HTML(<header><h1 id="title">kernlens report</h1><div class
 void writeReport(std::ostream& out, const View& v, const ReportOptions& o) {
   const auto& m = v.m;
   out << kHead << kBody;
+  for (const auto& [heading, html] : o.extraSections) {
+    out << "<section class=\"extra\"><h2>";
+    for (char c : heading) {
+      if (c == '<') out << "&lt;";
+      else if (c == '>') out << "&gt;";
+      else if (c == '&') out << "&amp;";
+      else out << c;
+    }
+    out << "</h2>" << html << "</section>\n";
+  }
   out << "<script type=\"application/json\" id=\"kl-data\">";
   json::Writer w(out, 0, /*htmlSafe=*/true);
   w.beginObject().field("title", o.title);

@@ -10,6 +10,8 @@
 
 #include <ostream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/analysis/view.h"
 
@@ -19,6 +21,9 @@ struct ReportOptions {
   std::string title;         // shown at the top (e.g. the file name)
   size_t topKernels = 50;
   size_t maxRectsPerLane = 4000;
+  /// Extra sections appended after the analyses: (heading, trusted self-contained HTML such as
+  /// an inline <svg>). Used for the Nsight Compute roofline.
+  std::vector<std::pair<std::string, std::string>> extraSections;
 };
 
 void writeReport(std::ostream& out, const View& v, const ReportOptions& o);

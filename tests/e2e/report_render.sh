@@ -54,4 +54,27 @@ PY
   head -c 8 "$png" | od -An -tx1 | tr -d ' \n' | grep -q '^89504e470d0a1a0a' || fail "$f: screenshot is not a PNG"
   echo "screenshot: $png"
 done
+# Nsight Compute roofline section (--ncu): an inline SVG with one point per launch that has the
+# metrics, counted independently of kernlens from the CSVs' roofline-chart rows.
+ncu_dir="$KL_SOURCE_DIR/tests/data/ncu/dsocr_v2"
+html="$tmp/roofline.html"
+"$KERNLENS" report "$KL_SOURCE_DIR/tests/data/real/hta_a100_alexnet_small.json.gz" \
+  --ncu "$ncu_dir/kernel_0001.section_SpeedOfLight_RooflineChart.csv" \
+  --ncu "$ncu_dir/kernel_0003.section_SpeedOfLight_RooflineChart.csv" -o "$html" 2>/dev/null \
+  || fail "report --ncu failed"
+run_chrome "$tmp/prof-roof" --virtual-time-budget=10000 --dump-dom "file://$html" > "$tmp/roof.dom" \
+  || fail "chromium --dump-dom failed on the roofline report"
+python3 - "$tmp/roof.dom" <<'PY'
+import re, sys
+dom = open(sys.argv[1], encoding="utf-8").read()
+assert 'data-rendered="1"' in dom, "page script did not finish"
+m = re.search(r'<section class="extra"><h2>Roofline \(Nsight Compute\)</h2>(.*?)</section>', dom, re.S)
+assert m, "no roofline section"
+sec = m.group(1)
+assert "<svg" in sec, "no roofline svg"
+pts = len(re.findall(r"<circle", sec))
+assert pts == 2, ("roofline points", pts)
+assert "2 of 2 Nsight Compute launches plotted" in sec, sec[-300:]
+print(f"roofline: {pts} points")
+PY
 echo "PASS report_render"
