@@ -182,7 +182,7 @@ Result<RoundResult> RoundRunner::run(const RoundPlan& plan, const CancellationTo
     auto text = nvtx::readWholeFile(*path);
     if (!text) return text.error();
     auto of = nvtx::instrumentFile(fp.relPath, *text, fp.ranges);
-    if (!of) return Error(of.error().code, fp.relPath + ": " + of.error().message);
+    if (!of) return Error{of.error().code, fp.relPath + ": " + of.error().message};
     for (const auto& s : of->skipped) res.notes.push_back("not wrapped: " + fp.relPath + ": " + s.reason);
     res.files.push_back({fp.relPath, std::move(*text)});
     res.overlay.files.emplace(fp.relPath, std::move(*of));
