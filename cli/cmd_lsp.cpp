@@ -28,6 +28,7 @@ constexpr const char* kUsage =
     "  --log-level LEVEL  minimum level logged (default: info)\n"
     "  --threads N        background threads (default: cores - 1, at least 1);\n"
     "                     0 runs background work on the main loop, deterministically\n"
+    "  --stdio            accepted and ignored (stdio is the only transport; many clients pass it)\n"
     "\n"
     "exit status: 0 after shutdown + exit, 1 when the client exits without shutdown or\n"
     "closes the input, 2 on bad usage.\n";
@@ -61,7 +62,7 @@ int run(const Args& args, Context& ctx) {
 }
 
 Registrar reg{Command{"lsp", "run the language server (LSP 3.17 over stdio)", kUsage,
-                      {{"--log-file"}, {"--log-level"}, {"--threads"}}, run}};
+                      {{"--log-file"}, {"--log-level"}, {"--threads"}, {"--stdio", false}}, run}};
 
 }  // namespace
 }  // namespace kl::cli

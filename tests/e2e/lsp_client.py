@@ -125,9 +125,9 @@ def initialize(c, capabilities=None):
     return r["result"]
 
 
-def scenario_handshake(binary, threads):
+def scenario_handshake(binary, threads, *extra):
     """initialize → initialized → didOpen/didChange → shutdown → exit: exit code 0."""
-    c = Client(binary, "--threads", threads)
+    c = Client(binary, "--threads", threads, *extra)
     try:
         result = initialize(c)
         caps = result["capabilities"]
@@ -209,6 +209,8 @@ def main():
     binary = sys.argv[1]
     scenarios = [("handshake (inline)", lambda: scenario_handshake(binary, "0")),
                  ("handshake (pool)", lambda: scenario_handshake(binary, "3")),
+                 ("handshake (--stdio, as clients pass it)",
+                  lambda: scenario_handshake(binary, "1", "--stdio")),
                  ("malformed input", lambda: scenario_malformed(binary)),
                  ("end of input", lambda: scenario_eof(binary))]
     for name, run in scenarios:
