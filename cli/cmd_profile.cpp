@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "core/nvtx/file_io.h"
 #include "core/nvtx/naming.h"
+#include "core/planner/cli_entry.h"
 #include "core/runner/round_runner.h"
 #include "core/store/store.h"
 
@@ -161,13 +162,16 @@ int run(const Args& args, Context& ctx) {
   args.expectPositional(0, 0);
   auto entry = args.get("--entry");
   if (!entry || entry->empty()) throw UsageError("--entry \"CMD\" is required (e.g. --entry \"python train.py\")");
+  // The multi-round convergence loop (core/planner, docs/loop.md) when asked for; else one round.
+  bool loop = args.getInt("--rounds").value_or(1) != 1;
+  for (const char* o : {"--lines", "--kernel", "--strategy", "--harness", "--harness-factory", "--no-baseline",
+                        "--no-store", "--max-pushes-per-launch"})
+    loop = loop || args.has(o);
   auto focus = args.get("--focus");
-  if (!focus) throw UsageError("--focus FILE::QUALNAME is required");
-  size_t sep = focus->find("::");
-  if (sep == std::string::npos || sep == 0 || sep + 2 >= focus->size())
+  if (!focus && !loop) throw UsageError("--focus FILE::QUALNAME is required");
+  size_t sep = focus ? focus->find("::") : 0;
+  if (focus && (sep == std::string::npos || sep == 0 || sep + 2 >= focus->size()))
     throw UsageError("--focus needs FILE::QUALNAME, got '" + *focus + "'");
-  auto rounds = args.getInt("--rounds").value_or(1);
-  if (rounds != 1) throw UsageError("--rounds: only 1 round is supported yet (the convergence loop is separate)");
   std::string format = args.choice("--format", {"text", "json"});
 
   runner::RunConfig cfg;
@@ -176,12 +180,12 @@ int run(const Args& args, Context& ctx) {
   if (!std::filesystem::is_directory(cfg.workspace, ec))
     throw InputError("--root " + cfg.workspace.string() + ": not a directory");
   cfg.workspace = std::filesystem::absolute(cfg.workspace, ec).lexically_normal();
-  std::string file = focus->substr(0, sep);
-  cfg.focusFunction = focus->substr(sep + 2);
+  std::string file = focus ? focus->substr(0, sep) : std::string();
+  cfg.focusFunction = focus ? focus->substr(sep + 2) : std::string();
   std::filesystem::path fp = file;
   // A relative FILE is relative to --root when it exists there, else to the current directory.
   if (fp.is_relative()) fp = std::filesystem::exists(cfg.workspace / fp, ec) ? cfg.workspace / fp : std::filesystem::absolute(fp, ec);
-  cfg.focusPath = orFail(nvtx::relativeToWorkspace(cfg.workspace, fp));
+  if (focus) cfg.focusPath = orFail(nvtx::relativeToWorkspace(cfg.workspace, fp));
   cfg.entry = *entry;
   if (args.has("--cwd")) cfg.cwd = *args.get("--cwd");
   if (args.has("--nsys")) cfg.nsysPath = *args.get("--nsys");
@@ -207,6 +211,23 @@ int run(const Args& args, Context& ctx) {
   if (timeout <= 0) throw UsageError("--timeout must be > 0 seconds");
   cfg.timeout = std::chrono::seconds(static_cast<long long>(timeout + 0.999));
 
+  if (loop) {
+    planner::ProfileArgs pa;
+    pa.run = cfg;
+    pa.focus = focus ? *focus : "";
+    pa.lines = args.getOr("--lines", "");
+    pa.kernel = args.getOr("--kernel", "");
+    pa.strategy = args.choice("--strategy", {"edits", "lines"});
+    pa.harness = args.choice("--harness", {"off", "auto", "always"});
+    pa.harnessFactory = args.getOr("--harness-factory", "");
+    pa.rounds = static_cast<int>(args.getInt("--rounds").value_or(8));
+    pa.format = format;
+    pa.progressBar = ::isatty(STDERR_FILENO);
+    pa.baseline = !args.has("--no-baseline");
+    pa.store = !args.has("--no-store");
+    if (auto m = args.getDouble("--max-pushes-per-launch")) pa.maxPushesPerLaunch = *m;
+    return planner::profileCommand(pa, ctx.out, ctx.err);
+  }
   auto plan = orFail(runner::initialPlan(cfg.workspace, cfg.focusPath, cfg.focusFunction));
   auto rr = orFail(runner::RoundRunner::create(cfg));
   auto store = orFail(store::Store::open(cfg.workspace));
@@ -255,10 +276,25 @@ Registrar reg{Command{
     "  --probe-dir DIR      the kernlens probe (default: next to the binary)\n"
     "  --format text|json   output format\n"
     "\n"
+    "\n"
+    "Multi-round (the convergence loop, docs/loop.md) with --rounds N (N != 1) or any of:\n"
+    "  --lines FILE:A-B     focus on a region instead of --focus\n"
+    "  --kernel REGEX       only refine ranges launching a matching kernel (with or without --focus)\n"
+    "  --strategy edits|lines   edits (default): refine round after round; lines: one NVTX range per\n"
+    "                       executed line of the focus functions, one round\n"
+    "  --harness off|auto|always  generate a harness when the entry never reaches the focus function\n"
+    "  --harness-factory M:F  builds the object for a method's harness\n"
+    "  --max-pushes-per-launch X  per-range NVTX budget (default 4)\n"
+    "  --no-baseline        skip the uninstrumented run (no wall-time overhead)\n"
+    "  --no-store           do not record rounds in .kernlens/kernlens.db\n"
+    "  loop output: the focus source annotated per line (text) or the issue-6 JSON document.\n"
+    "\n"
     "exit status: 0 success, 1 the run failed (reason and log path on stderr), 2 bad usage.\n",
     {{"--entry"}, {"--focus"}, {"--backend"}, {"--launch"}, {"--template"}, {"--rounds"}, {"--timeout"},
      {"--format"}, {"--root"}, {"--cwd"}, {"--python"}, {"--nsys"}, {"--gpu"}, {"--probe-dir"},
-     {"--slurm-mode"}, {"--ntasks"}, {"--nodes"}, {"--partition"}},
+     {"--slurm-mode"}, {"--ntasks"}, {"--nodes"}, {"--partition"}, {"--lines"}, {"--kernel"}, {"--strategy"},
+     {"--harness"}, {"--harness-factory"}, {"--max-pushes-per-launch"}, {"--no-baseline", false},
+     {"--no-store", false}},
     run}};
 
 }  // namespace
