@@ -12,11 +12,11 @@ WS=$(mktemp -d)
 trap 'rm -rf "$WS"' EXIT
 cp -r "$ROOT/samples/transformer/." "$WS/"
 echo "== kernlens profile on samples/transformer (EMULATED backend: kernels and times are modelled on CPU PyTorch)"
-echo "   \$ kernlens profile --entry \"python3 train.py --steps 2\" --focus train.py::train_step --backend emulate"
+echo "   \$ kernlens profile --entry \"python3 train.py --steps 2\" --focus train.py::train_step --backend emulate --rounds 8"
 cd "$WS"
 if "$KERNLENS" profile --help 2>/dev/null | grep -q -- "--strategy"; then
   "$KERNLENS" profile --root "$WS" --entry "python3 train.py --steps 2" --focus train.py::train_step \
-    --backend emulate --format text
+    --backend emulate --rounds 8 --format text
 else
   # `kernlens profile` does not route to the multi-round loop in this build yet: run it through the
   # planner's test driver (same code path: kl::planner::profileCommand).
