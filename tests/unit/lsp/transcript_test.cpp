@@ -16,6 +16,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
+/// `${KL_SOURCE_DIR}` in a transcript is the repository root, so a conversation can name real
+/// files (profiles under tests/data/, samples/).
+std::string substituteSourceDir(std::string s) {
+  const std::string key = "${KL_SOURCE_DIR}";
+  std::string root = kl::test::sourcePath("").string();
+  while (root.size() > 1 && root.back() == '/') root.pop_back();
+  for (size_t p; (p = s.find(key)) != std::string::npos;) s.replace(p, key.size(), root);
+  return s;
+}
+
 /// Decodes a double-quoted string with \r \n \t \" \\ \xNN escapes.
 std::string unescape(std::string_view s, std::string& error) {
   while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
@@ -105,7 +115,7 @@ std::vector<Step> parseTranscript(const std::string& text, std::string& error) {
 void runTranscript(const fs::path& path) {
   std::string name = path.filename().string();
   std::string error;
-  auto steps = parseTranscript(kl::test::readFile(path), error);
+  auto steps = parseTranscript(substituteSourceDir(kl::test::readFile(path)), error);
   INFO(name);
   REQUIRE_MESSAGE(error.empty(), error);
   REQUIRE(!steps.empty());
@@ -144,6 +154,15 @@ void runTranscript(const fs::path& path) {
       ++next;
     } else if (s.kind == "%open") {
       json item = {{"uri", s.arg}, {"languageId", "python"}, {"version", 1}, {"text", s.body}};
+      client.send({{"method", "textDocument/didOpen"}, {"params", {{"textDocument", item}}}});
+    } else if (s.kind == "%open-file") {
+      // %open-file URI PATH: didOpen with a file's text (keeps long sources out of transcripts).
+      std::istringstream args(s.arg);
+      std::string uri, file;
+      args >> uri >> file;
+      REQUIRE_MESSAGE(!file.empty(), "%open-file needs URI and PATH");
+      json item = {{"uri", uri}, {"languageId", "python"}, {"version", 1},
+                   {"text", kl::test::readFile(file)}};
       client.send({{"method", "textDocument/didOpen"}, {"params", {{"textDocument", item}}}});
     } else if (s.kind == "%close-input") {
       client.transport().clientClose();
