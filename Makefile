@@ -21,6 +21,7 @@ test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 1200
 
 demo: build
+	@bash scripts/install-deps.sh probe
 	@bash scripts/demo.sh $(BUILD)/kernlens
 
 # libFuzzer targets (clang); bounded run, see tests/fuzz/README.md.

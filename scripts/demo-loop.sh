@@ -14,15 +14,5 @@ cp -r "$ROOT/samples/transformer/." "$WS/"
 echo "== kernlens profile on samples/transformer (EMULATED backend: kernels and times are modelled on CPU PyTorch)"
 echo "   \$ kernlens profile --entry \"python3 train.py --steps 2\" --focus train.py::train_step --backend emulate --rounds 8"
 cd "$WS"
-if "$KERNLENS" profile --help 2>/dev/null | grep -q -- "--strategy"; then
-  "$KERNLENS" profile --root "$WS" --entry "python3 train.py --steps 2" --focus train.py::train_step \
-    --backend emulate --rounds 8 --format text
-else
-  # `kernlens profile` does not route to the multi-round loop in this build yet: run it through the
-  # planner's test driver (same code path: kl::planner::profileCommand).
-  DRIVER=$(dirname "$KERNLENS")/tests/test_planner
-  [ -x "$DRIVER" ] || DRIVER=$ROOT/build/tests/test_planner
-  KL_LOOP_ROOT="$WS" KL_LOOP_ENTRY="python3 train.py --steps 2" KL_LOOP_FOCUS=train.py::train_step \
-    KL_LOOP_FORMAT=text KL_LOOP_OUT="$WS/out.txt" "$DRIVER" -tc="loop driver*" >/dev/null
-  cat "$WS/out.txt"
-fi
+"$KERNLENS" profile --root "$WS" --entry "python3 train.py --steps 2" --focus train.py::train_step \
+  --backend emulate --rounds 8 --format text
