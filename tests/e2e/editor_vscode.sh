@@ -12,7 +12,10 @@ set -euo pipefail
 S=$KL_SOURCE_DIR
 "$S/scripts/install-deps.sh" build editor
 TOOLS=${KL_EDITOR_TOOLS:-$HOME/.cache/kernlens/editor-tools}
-CSV=${CODE_SERVER_VERSION:-4.100.3}
+case "$(node --version 2>/dev/null | sed -E 's/^v([0-9]+).*/\1/')" in
+  18) CSV=${CODE_SERVER_VERSION:-4.89.1} ;;   # Debian 12's nodejs 18
+  *) CSV=${CODE_SERVER_VERSION:-4.100.3} ;;   # Node 20
+esac
 CODE_SERVER_VERSION=$CSV bash "$S/tests/e2e/editor/install-code-server.sh" "$TOOLS"
 CS=$TOOLS/code-server-$CSV/bin/code-server
 PW=$TOOLS/playwright-core-1.65.1

@@ -7,7 +7,13 @@
 # libkrb5-dev (node-gyp builds of kerberos), ripgrep (seeds @vscode/ripgrep's download cache),
 # chromium. Pitfalls handled, one per numbered step (see docs/editors/vscode.md):
 set -euo pipefail
-VER=${CODE_SERVER_VERSION:-4.100.3}   # the newest code-server whose engines.node is 20 (system Node)
+# The newest code-server whose engines.node matches the system Node: 20 (this image, NodeSource)
+# -> 4.100.3; 18 (Debian 12's own nodejs) -> 4.89.1.
+case "$(node --version 2>/dev/null | sed -E 's/^v([0-9]+).*/\1/')" in
+  18) default_cs=4.89.1 ;;
+  *) default_cs=4.100.3 ;;
+esac
+VER=${CODE_SERVER_VERSION:-$default_cs}
 PREFIX=${1:-${KL_EDITOR_TOOLS:-$HOME/.cache/kernlens/editor-tools}}
 CS=$PREFIX/code-server-$VER
 if [[ -x $CS/bin/code-server && -f $CS/.complete ]]; then echo "code-server $VER present in $CS"; exit 0; fi
