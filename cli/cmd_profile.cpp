@@ -162,8 +162,9 @@ int run(const Args& args, Context& ctx) {
   args.expectPositional(0, 0);
   auto entry = args.get("--entry");
   if (!entry || entry->empty()) throw UsageError("--entry \"CMD\" is required (e.g. --entry \"python train.py\")");
-  // The multi-round convergence loop (core/planner, docs/loop.md) when asked for; else one round.
-  bool loop = args.getInt("--rounds").value_or(1) != 1;
+  // The convergence loop (core/planner, docs/loop.md) by default; `--rounds 1` runs round 0 only
+  // (the runner's single round, with its own output), unless a loop-only flag asks for the loop.
+  bool loop = args.getInt("--rounds").value_or(8) != 1;
   for (const char* o : {"--lines", "--kernel", "--strategy", "--harness", "--harness-factory", "--no-baseline",
                         "--no-store", "--max-pushes-per-launch"})
     loop = loop || args.has(o);
@@ -254,14 +255,18 @@ int run(const Args& args, Context& ctx) {
 
 Registrar reg{Command{
     "profile", "profile a function: run the entry under a profiler and map kernels to lines",
-    "usage: kernlens profile --entry \"CMD\" --focus FILE::QUALNAME [--backend nsys|torch|emulate]\n"
-    "                        [--launch local|template|slurm] [--template T] [--rounds 1]\n"
-    "                        [--timeout S] [--format text|json] [--root DIR]\n"
+    "usage: kernlens profile --entry \"CMD\" (--focus FILE::QUALNAME | --lines FILE:A-B | --kernel RE)\n"
+    "                        [--backend nsys|torch|emulate] [--strategy edits|lines] [--rounds N]\n"
+    "                        [--launch local|template|slurm] [--template T] [--timeout S]\n"
+    "                        [--format text|json] [--root DIR]\n"
     "\n"
-    "Runs ONE round: the body of QUALNAME in FILE and each of its top-level statements are wrapped\n"
-    "in kl: NVTX ranges in an overlay (your files are never written), CMD runs under the backend\n"
-    "with the kernlens probe, and the kernels are mapped to lines. Results are stored in\n"
-    "<root>/.kernlens/kernlens.db; run files in <root>/.kernlens/runs/<run>/round0/.\n"
+    "Runs the convergence loop: the focus is wrapped in kl: NVTX ranges in an overlay (your files\n"
+    "are never written), CMD runs under the backend with the kernlens probe, kernels are attributed\n"
+    "to the innermost range on the launching thread, and ranges still holding several kernels are\n"
+    "refined (into blocks and called workspace functions), round after round, until every kernel\n"
+    "maps to one line or an atomic line, or --rounds N (default 8) is spent. Rounds are stored in\n"
+    "<root>/.kernlens/kernlens.db; run files in <root>/.kernlens/runs/<run>/round<k>/.\n"
+    "--rounds 1 runs only round 0 (the function body and its top-level statements).\n"
     "\n"
     "  --entry CMD          the command to run, e.g. \"python train.py --steps 2\" (run unchanged)\n"
     "  --focus F::Q         the function to profile (file relative to --root or absolute)\n"
@@ -277,7 +282,7 @@ Registrar reg{Command{
     "  --format text|json   output format\n"
     "\n"
     "\n"
-    "Multi-round (the convergence loop, docs/loop.md) with --rounds N (N != 1) or any of:\n"
+    "Loop options (docs/loop.md):\n"
     "  --lines FILE:A-B     focus on a region instead of --focus\n"
     "  --kernel REGEX       only refine ranges launching a matching kernel (with or without --focus)\n"
     "  --strategy edits|lines   edits (default): refine round after round; lines: one NVTX range per\n"

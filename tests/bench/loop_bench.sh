@@ -8,15 +8,15 @@
 set -euo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${1:-$SRC/build}
-DRIVER=$BUILD/tests/test_planner
-[ -x "$DRIVER" ] || { echo "loop_bench: $DRIVER not found (build test_planner)" >&2; exit 1; }
+KERNLENS=$BUILD/kernlens
+[ -x "$KERNLENS" ] || { echo "loop_bench: $KERNLENS not found (make build)" >&2; exit 1; }
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 run() {  # sample entry focus strategy
   local ws="$T/$1-$4"
   rm -rf "$ws"; cp -r "$SRC/samples/$1" "$ws"
-  (cd "$ws" && KL_LOOP_ROOT="$ws" KL_LOOP_ENTRY="$2" KL_LOOP_FOCUS="$3" KL_LOOP_STRATEGY="$4" \
-     KL_LOOP_FORMAT=text KL_LOOP_BASELINE=1 KL_LOOP_OUT="$ws.txt" "$DRIVER" -tc="loop driver*" >/dev/null 2>&1)
+  (cd "$ws" && "$KERNLENS" profile --root "$ws" --entry "$2" --focus "$3" --strategy "$4" \
+     --backend emulate --no-store --format text > "$ws.txt" 2>/dev/null)
   local head over rounds conv ranges ppl wall base
   head=$(head -1 "$ws.txt"); over=$(grep '^overhead:' "$ws.txt" || true)
   rounds=$(sed -n 's/.* after \([0-9]*\) round.*/\1/p' <<<"$head")

@@ -11,7 +11,7 @@ T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 mkdir -p "$T/ws" && cp "$SRC/samples/mlp/mlp.py" "$T/ws/"
 cp "$T/ws/mlp.py" "$T/orig.py"
 
-"$KL" profile --root "$T/ws" --entry "python mlp.py --steps 2" --focus "$T/ws/mlp.py::train_step" \
+"$KL" profile --rounds 1 --root "$T/ws" --entry "python mlp.py --steps 2" --focus "$T/ws/mlp.py::train_step" \
   --backend emulate --format json > "$T/out.json" 2> "$T/err.txt" || { cat "$T/err.txt"; echo "runner_emulate: profile failed" >&2; exit 1; }
 cmp -s "$T/ws/mlp.py" "$T/orig.py" || { echo "runner_emulate: the user's file was modified" >&2; exit 1; }
 
@@ -46,7 +46,7 @@ print("runner_emulate: json ok (%d ops, %d mapped)" % (r["total_ops"], r["mapped
 PY
 
 # Text output: labelled, annotated source; and the store holds the run.
-"$KL" profile --root "$T/ws" --entry "python mlp.py --steps 1" --focus mlp.py::train_step --backend emulate > "$T/out.txt" 2> "$T/err.txt" \
+"$KL" profile --rounds 1 --root "$T/ws" --entry "python mlp.py --steps 1" --focus mlp.py::train_step --backend emulate > "$T/out.txt" 2> "$T/err.txt" \
   || { cat "$T/err.txt"; exit 1; }
 head -1 "$T/out.txt" | grep -q '^EMULATED' || { cat "$T/out.txt"; echo "runner_emulate: text output not labelled EMULATED" >&2; exit 1; }
 grep -q 'logits = model(x)' "$T/out.txt" && grep -q '↳ .*gemm' "$T/out.txt" || { cat "$T/out.txt"; echo "runner_emulate: no annotated source" >&2; exit 1; }
@@ -57,8 +57,8 @@ DB="$T/ws/.kernlens/kernlens.db"
 
 # Bad usage and bad input: exit codes 2 and 1 with one line.
 set +e
-"$KL" profile --entry "python mlp.py" --root "$T/ws" > /dev/null 2>&1; [[ $? -eq 2 ]] || { echo "runner_emulate: missing --focus must exit 2" >&2; exit 1; }
-"$KL" profile --root "$T/ws" --entry "python mlp.py" --focus mlp.py::nope --backend emulate > /dev/null 2> "$T/e"; rc=$?
+"$KL" profile --rounds 1 --entry "python mlp.py" --root "$T/ws" > /dev/null 2>&1; [[ $? -eq 2 ]] || { echo "runner_emulate: missing --focus must exit 2" >&2; exit 1; }
+"$KL" profile --rounds 1 --root "$T/ws" --entry "python mlp.py" --focus mlp.py::nope --backend emulate > /dev/null 2> "$T/e"; rc=$?
 set -e
 [[ $rc -eq 1 ]] && grep -q "no function 'nope'" "$T/e" || { cat "$T/e"; echo "runner_emulate: unknown function must exit 1 with a reason" >&2; exit 1; }
 echo "runner_emulate: ok"

@@ -10,7 +10,7 @@ command -v nsys >/dev/null || [[ -x /usr/lib/x86_64-linux-gnu/nsight-systems/tar
   || { echo "runner_nsys: nsys not installed (scripts/install-deps.sh nsys)" >&2; exit 1; }
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 mkdir -p "$T/ws" && cp "$SRC/samples/mlp/mlp.py" "$T/ws/"
-"$KL" profile --root "$T/ws" --entry "python mlp.py --steps 2" --focus mlp.py::train_step --backend nsys \
+"$KL" profile --rounds 1 --root "$T/ws" --entry "python mlp.py --steps 2" --focus mlp.py::train_step --backend nsys \
   --timeout 240 --format json > "$T/out.json" 2> "$T/err.txt" || { cat "$T/err.txt"; echo "runner_nsys: profile failed" >&2; exit 1; }
 "$PY" - "$T/out.json" <<'PY'
 import json, sys

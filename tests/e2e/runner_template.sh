@@ -19,7 +19,7 @@ printf '%s\n' "$CMD" > "$R/cmd.txt"
 cp -a "$R/out/." "$OUT/"             # results copied back
 exit $rc
 SH
-"$KL" profile --root "$T/ws" --entry "python mlp.py --steps 1" --focus mlp.py::train_step --backend emulate \
+"$KL" profile --rounds 1 --root "$T/ws" --entry "python mlp.py --steps 1" --focus mlp.py::train_step --backend emulate \
   --launch template --template "bash '$T/fake_remote.sh' {out} '$T/remote' '{cmd}'" --format json > "$T/out.json" 2> "$T/err.txt" \
   || { cat "$T/err.txt"; echo "runner_template: profile failed" >&2; exit 1; }
 job=$(ls -d "$T"/remote/job.*)
@@ -35,11 +35,11 @@ assert any(p.endswith("/round0/out/profile.sqlite") for p in r["profiles"]), r["
 PY
 # A template that is wrong fails with its reason; the plain bash -c form works.
 set +e
-"$KL" profile --root "$T/ws" --entry "python mlp.py" --focus mlp.py::train_step --backend emulate --launch template \
+"$KL" profile --rounds 1 --root "$T/ws" --entry "python mlp.py" --focus mlp.py::train_step --backend emulate --launch template \
   --template "ssh host {nope}" > /dev/null 2> "$T/e"; rc=$?
 set -e
 [[ $rc -eq 1 ]] && grep -q 'unknown placeholder {nope}' "$T/e" || { cat "$T/e"; echo "runner_template: bad template not reported" >&2; exit 1; }
-"$KL" profile --root "$T/ws" --entry "python -c 'import mlp; print(1)'" --focus mlp.py::train_step --backend emulate \
+"$KL" profile --rounds 1 --root "$T/ws" --entry "python -c 'import mlp; print(1)'" --focus mlp.py::train_step --backend emulate \
   --launch template --template "bash -c '{cmd}'" > "$T/o2.txt" 2> "$T/e2" || { cat "$T/e2"; exit 1; }
 grep -q 'no kl: range was recorded' "$T/o2.txt" || { cat "$T/o2.txt"; echo "runner_template: expected the not-run note" >&2; exit 1; }
 echo "runner_template: ok"

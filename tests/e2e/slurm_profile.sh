@@ -40,15 +40,15 @@ if gemms != 3 * ranks * steps: fail("line 27 GEMMs %d, want %d" % (gemms, 3 * ra
 print("slurm_profile: %d ranks ingested as one run, %d ops" % (ranks, r["total_ops"]))
 PY
 }
-"$KL" profile --root "$T/ws" --entry "python mlp.py --steps 1" --focus mlp.py::train_step --backend emulate \
+"$KL" profile --rounds 1 --root "$T/ws" --entry "python mlp.py --steps 1" --focus mlp.py::train_step --backend emulate \
   --launch slurm --ntasks 2 --timeout 240 --format json > "$T/srun.json" 2> "$T/err" || { cat "$T/err"; fail "srun profile failed"; }
 check "$T/srun.json" 2 1
-"$KL" profile --root "$T/ws" --entry "python mlp.py --steps 1" --focus mlp.py::train_step --backend emulate \
+"$KL" profile --rounds 1 --root "$T/ws" --entry "python mlp.py --steps 1" --focus mlp.py::train_step --backend emulate \
   --launch slurm --slurm-mode sbatch --ntasks 1 --timeout 240 --format json > "$T/sbatch.json" 2> "$T/err" || { cat "$T/err"; fail "sbatch profile failed"; }
 check "$T/sbatch.json" 1 1
 # A failing job: its exit code and output come back through sbatch --wait.
 set +e
-"$KL" profile --root "$T/ws" --entry "python mlp.py --steps x" --focus mlp.py::train_step --backend emulate \
+"$KL" profile --rounds 1 --root "$T/ws" --entry "python mlp.py --steps x" --focus mlp.py::train_step --backend emulate \
   --launch slurm --slurm-mode sbatch --timeout 240 > /dev/null 2> "$T/err"; rc=$?
 set -e
 [[ $rc -eq 1 ]] && grep -q 'the program failed' "$T/err" && grep -q "invalid int value" "$T/err" \
