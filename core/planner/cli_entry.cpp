@@ -53,23 +53,13 @@ Result<LoopConfig> loopConfigFrom(const ProfileArgs& a) {
   return c;
 }
 
-int profileCommand(const ProfileArgs& args, std::ostream& out, std::ostream& err, const CancellationToken& cancel) {
-  if (args.format != "text" && args.format != "json") {
-    err << "kernlens profile: --format must be text or json\n";
-    return 2;
-  }
+Result<LoopResult> runProfile(const ProfileArgs& args, const ProfileHooks& hooks, const CancellationToken& cancel) {
   auto cfg = loopConfigFrom(args);
-  if (!cfg) {
-    err << "kernlens profile: " << cfg.error().message << "\n";
-    return cfg.error().code == Error::Code::Invalid ? 2 : 1;
-  }
+  if (!cfg) return cfg.error();
   std::optional<store::Store> st;
   if (args.store) {
     auto s = store::Store::open(cfg->workspace);
-    if (!s) {
-      err << "kernlens profile: store: " << s.error().message << "\n";
-      return 1;
-    }
+    if (!s) return Error::io("store: " + s.error().message);
     st.emplace(std::move(*s));
   }
   std::vector<std::shared_ptr<RunnerExecutor>> executors;
@@ -84,25 +74,36 @@ int profileCommand(const ProfileArgs& args, std::ostream& out, std::ostream& err
     auto ex = RunnerExecutor::create(rc, st ? &*st : nullptr);
     if (!ex) return ex.error();
     std::shared_ptr<RunnerExecutor> sp(std::move(*ex));
-    if (args.progressBar) {
-      sp->progress = [&err](const runner::RoundProgress& p) {
-        int width = 24, filled = static_cast<int>(p.fraction * width + 0.5);
-        err << "\r  [" << std::string(static_cast<size_t>(filled), '#') << std::string(static_cast<size_t>(width - filled), '.')
-            << "] " << std::left << std::setw(30) << p.message.substr(0, 30) << std::right << std::flush;
-      };
-    }
+    sp->progress = hooks.progress;
+    sp->output = hooks.output;
     executors.push_back(sp);
     return std::shared_ptr<RoundExecutor>(sp);
   };
-  LoopCallbacks cb;
-  cb.onRound = [&](const LoopProgress& p) {
-    if (args.progressBar) err << "\r" << std::string(72, ' ') << "\r";
-    err << "kernlens: " << p.message << (args.progressBar ? "\n" : "\n") << std::flush;
-  };
-  auto res = runLoop(*cfg, make, cb, cancel);
-  if (args.progressBar) err << "\r" << std::string(72, ' ') << "\r" << std::flush;
+  auto res = runLoop(*cfg, make, hooks.loop, cancel);
   for (auto& e : executors) e->finish(res && res->stopReason == "cancelled" ? "cancelled" : res ? "ok" : "failed",
                                       res ? "" : res.error().message);
+  return res;
+}
+
+int profileCommand(const ProfileArgs& args, std::ostream& out, std::ostream& err, const CancellationToken& cancel) {
+  if (args.format != "text" && args.format != "json") {
+    err << "kernlens profile: --format must be text or json\n";
+    return 2;
+  }
+  ProfileHooks hooks;
+  if (args.progressBar) {
+    hooks.progress = [&err](const runner::RoundProgress& p) {
+      int width = 24, filled = static_cast<int>(p.fraction * width + 0.5);
+      err << "\r  [" << std::string(static_cast<size_t>(filled), '#') << std::string(static_cast<size_t>(width - filled), '.')
+          << "] " << std::left << std::setw(30) << p.message.substr(0, 30) << std::right << std::flush;
+    };
+  }
+  hooks.loop.onRound = [&](const LoopProgress& p) {
+    if (args.progressBar) err << "\r" << std::string(72, ' ') << "\r";
+    err << "kernlens: " << p.message << "\n" << std::flush;
+  };
+  auto res = runProfile(args, hooks, cancel);
+  if (args.progressBar) err << "\r" << std::string(72, ' ') << "\r" << std::flush;
   if (!res) {
     err << "kernlens profile: " << res.error().message << "\n";
     return res.error().code == Error::Code::Invalid ? 2 : 1;
@@ -110,6 +111,7 @@ int profileCommand(const ProfileArgs& args, std::ostream& out, std::ostream& err
   if (args.format == "json") {
     out << renderJson(*res) << "\n";
   } else {
+    auto cfg = loopConfigFrom(args);  // succeeded in runProfile
     WorkspaceIndex index(cfg->workspace, {cfg->cwd});
     out << renderText(*res, index);
   }

@@ -30,6 +30,19 @@ struct ProfileArgs {
   double maxWallOverhead = 0.5;
 };
 
+/// What a front end hears while the loop runs (all optional; called on the running thread).
+struct ProfileHooks {
+  LoopCallbacks loop;               // per round (progress) and per decision (log)
+  runner::ProgressFn progress;      // within a round (phases of the run)
+  runner::OutputFn output;          // the profiled program's stdout/stderr lines
+};
+
+/// Runs the loop for `args` (its format/progressBar are ignored), recording rounds in the store
+/// when args.store; the executors' store runs are finished (ok / cancelled / failed). Error::Invalid
+/// = bad usage; other errors = the run could not start.
+Result<LoopResult> runProfile(const ProfileArgs& args, const ProfileHooks& hooks,
+                              const CancellationToken& cancel = {});
+
 /// Exit status: 0 done (converged or not: the output says which), 1 the run failed (one line on
 /// `err`), 2 bad usage (one line on `err`).
 int profileCommand(const ProfileArgs& args, std::ostream& out, std::ostream& err,

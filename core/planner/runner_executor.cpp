@@ -27,6 +27,16 @@ void RunnerExecutor::finish(const std::string& status, const std::string& error)
 }
 
 Result<RoundOutcome> RunnerExecutor::run(const RoundRequest& req, const CancellationToken& cancel) {
+  // The store's run row exists from the first run on (the baseline included), so a run that
+  // fails or is cancelled before its first instrumented round is still recorded with its status.
+  if (store_ && !run_) {
+    run_ = rr_.runInfo();
+    auto id = store_->beginRun(*run_);
+    if (!id) {
+      run_.reset();
+      return Error::io("store: " + id.error().message);
+    }
+  }
   runner::RoundPlan plan;
   plan.index = req.index < 0 ? 999 : req.index;  // the baseline gets its own directory
   plan.files = req.files;
@@ -38,11 +48,6 @@ Result<RoundOutcome> RunnerExecutor::run(const RoundRequest& req, const Cancella
   if (req.lineSpec) unsetenv("KERNLENS_PROBE_LINE_RANGES");
   if (!res) return res.error();
   if (store_ && req.index >= 0) {
-    if (!run_) {
-      run_ = rr_.runInfo();
-      auto id = store_->beginRun(*run_);
-      if (!id) return Error::io("store: " + id.error().message);
-    }
     auto rid = store_->writeRound(run_->id, res->record());
     if (!rid) return Error::io("store: " + rid.error().message);
     run_->gpu = res->gpu;

@@ -2,9 +2,10 @@
 //
 // kernlens.profileFunction arguments: [{"uri", "position"}] (the function containing the
 // position) or [{"uri", "function": qualname}]. Answers at once with {"runKey", "function",
-// "path", "backend"}; the run (core/runner: round 0 of the function, stored in
-// .kernlens/kernlens.db) goes on the pool with a cancellable work-done progress
-// (window/workDoneProgress/create + $/progress begin/report/end). The program's output goes to
+// "path", "backend"}; the run — the convergence loop (core/planner, the same as `kernlens profile`),
+// every round stored in .kernlens/kernlens.db — goes on the pool with a cancellable work-done
+// progress reported per round (window/workDoneProgress/create + $/progress begin/report/end);
+// the editor results are reloaded from the store after each round. The program's output goes to
 // window/logMessage (Log) as it comes; a failure is a window/showMessage (Error) with the reason and
 // the log path; success reloads the editor results from the store (ResultsView::reloadFromStore).
 // One run at a time: a second request answers RequestFailed. kernlens.cancel (or cancelling the
@@ -13,13 +14,15 @@
 // Settings (initializationOptions.kernlens / didChangeConfiguration): entry (required, e.g.
 // "python train.py --steps 2"), backend (nsys|torch|emulate; default nsys when found, else
 // emulate), launch (local|template|slurm), launchTemplate (for template), nsysPath, python
-// (default /usr/bin/python3), timeoutSeconds (default 900), gpu (emulate: h100|h200|a100).
+// (default /usr/bin/python3), timeoutSeconds (default 900, per round), gpu (emulate:
+// h100|h200|a100), rounds (default 8), strategy (edits|lines).
 #include <unistd.h>
 
 #include <chrono>
 #include <ctime>
 #include <memory>
 
+#include "core/planner/cli_entry.h"
 #include "core/runner/round_runner.h"
 #include "core/store/store.h"
 #include "lsp/features/results_view.h"
@@ -121,53 +124,61 @@ void registerProfileRun(Server& server, std::shared_ptr<ResultsView> view) {
     server.logMessage(MessageType::Info, "kernlens: profiling " + *rel + "::" + function + " with `" + cfg.entry +
                                              "` (backend " + runner::backendName(cfg.backend) + ", run " + cfg.runKey + ")");
 
-    using Out = std::shared_ptr<Result<runner::RecordedRound>>;
+    planner::ProfileArgs pa;
+    pa.run = cfg;
+    pa.focus = *rel + "::" + function;
+    pa.rounds = static_cast<int>(s.get<double>("rounds", 8));
+    pa.strategy = s.get<std::string>("strategy", "edits");
+    if (pa.rounds < 1) pa.rounds = 1;
+
+    using Out = std::shared_ptr<Result<planner::LoopResult>>;
     server.background<Out>(
         "kernlens.profileFunction", src.token(),
-        [&server, cfg, progress](const CancellationToken& token) -> Out {
-          auto fail = [](Error e) { return std::make_shared<Result<runner::RecordedRound>>(std::move(e)); };
-          auto plan = runner::initialPlan(cfg.workspace, cfg.focusPath, cfg.focusFunction);
-          if (!plan) return fail(plan.error());
-          auto rr = runner::RoundRunner::create(cfg);
-          if (!rr) return fail(rr.error());
-          auto store = store::Store::open(cfg.workspace);
-          if (!store) return fail(store.error());
-          auto onProgress = [progress](const runner::RoundProgress& p) {
-            progress->report(p.message, static_cast<unsigned>(p.fraction * 100));
+        [&server, pa, progress, view](const CancellationToken& token) -> Out {
+          planner::ProfileHooks hooks;
+          hooks.loop.onRound = [&server, progress, view, max = pa.rounds](const planner::LoopProgress& p) {
+            unsigned pct = p.round < 0 ? 0u : static_cast<unsigned>(100 * p.round / std::max(1, max));
+            progress->report(p.message, std::min(pct, 99u));
+            // Rounds already stored become visible while the loop goes on.
+            if (p.round > 0) server.post([view] { view->reloadFromStore(); });
           };
-          auto onOutput = [&server](std::string_view stream, std::string_view line) {
+          hooks.progress = [progress](const runner::RoundProgress& p) {  // phases within a round
+            progress->report(p.message, std::nullopt);
+          };
+          hooks.loop.log = [&server](std::string_view line) {
+            server.logMessage(MessageType::Log, "kernlens: " + std::string(line));
+          };
+          hooks.output = [&server](std::string_view stream, std::string_view line) {
             server.logMessage(MessageType::Log, std::string(stream == "stderr" ? "[stderr] " : "") + std::string(line));
           };
-          return std::make_shared<Result<runner::RecordedRound>>(
-              runner::runAndRecord(*rr, *store, *plan, token, onProgress, onOutput));
+          return std::make_shared<Result<planner::LoopResult>>(planner::runProfile(pa, hooks, token));
         },
         [&server, view, state, progress, cfg](Out out) {
           state->running = false;
-          if (!out->ok()) {
-            const Error& e = out->error();
-            if (e.code == Error::Code::Cancelled) {
-              progress->end("cancelled");
-              server.logMessage(MessageType::Info, "kernlens: run " + cfg.runKey + " cancelled");
-              return;
-            }
-            std::string msg = "kernlens: profiling " + cfg.focusFunction + " failed: " + firstLine(e.message);
-            auto log = e.message.find("(log: ");
-            if (log != std::string::npos && msg.find("(log: ") == std::string::npos) msg += " " + e.message.substr(log);
+          auto failed = [&](const std::string& message) {
+            std::string msg = "kernlens: profiling " + cfg.focusFunction + " failed: " + firstLine(message);
+            auto log = message.find("(log: ");
+            if (log != std::string::npos && msg.find("(log: ") == std::string::npos) msg += " " + message.substr(log);
             else if (log == std::string::npos)
-              msg += " (run dir: " + (cfg.workspace / ".kernlens" / "runs" / cfg.runKey).string() + ")";
-            server.logMessage(MessageType::Error, e.message);
+              msg += " (run dir: " + (cfg.workspace / ".kernlens" / "runs").string() + ")";
+            server.logMessage(MessageType::Error, message);
             server.showMessage(MessageType::Error, msg);  // before the progress ends
             progress->end("failed");
+          };
+          if (!out->ok()) return failed(out->error().message);
+          const auto& res = out->value();
+          view->reloadFromStore();
+          if (res.stopReason == "cancelled") {
+            progress->end("cancelled");
+            server.logMessage(MessageType::Info, "kernlens: run " + cfg.runKey + " cancelled after " +
+                                                     std::to_string(res.rounds) + " round(s)");
             return;
           }
-          const auto& rec = out->value();
-          const auto& lr = rec.round->lines;
-          std::string summary = "kernlens: " + cfg.focusFunction + ": " + std::to_string(lr.mappedOps) + " of " +
-                                std::to_string(lr.totalOps) + " GPU ops mapped to lines" +
-                                (lr.emulated ? " (EMULATED)" : "");
-          for (const auto& n : rec.round->notes) summary += "; " + n;
+          if (res.stopReason == "failed") return failed(res.why);
+          std::string summary = "kernlens: " + cfg.focusFunction + ": " + res.stopReason + " after " +
+                                std::to_string(res.rounds) + " round(s), " + std::to_string(res.lines.size()) +
+                                " lines mapped" + (res.emulated ? " (EMULATED)" : "") + " — " + res.why;
           server.logMessage(MessageType::Info, summary);
-          view->reloadFromStore();
           progress->end(summary.substr(10));
         });
   });
