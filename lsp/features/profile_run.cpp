@@ -1,4 +1,5 @@
-// kernlens.profileFunction / kernlens.cancel: profiling runs in the background.
+// kernlens.profileFunction / kernlens.refineHere / kernlens.cancel: profiling runs in the
+// background. refineHere [{uri, range[, function]}] runs the same loop focused on the range's lines.
 //
 // kernlens.profileFunction arguments: [{"uri", "position"}] (the function containing the
 // position) or [{"uri", "function": qualname}]. Answers at once with {"runKey", "function",
@@ -63,6 +64,111 @@ std::string newRunKey() {
 
 }  // namespace
 
+/// Starts the convergence loop in the background for `rel::function`, or for the lines
+/// `rel:lines` ("A-B", 1-based) when given; replies at once (see the header comment).
+void startRun(Server& server, const std::shared_ptr<ResultsView>& view, const std::shared_ptr<RunState>& state,
+              Reply<json> reply, const std::string& rel, const std::string& function, const std::string& lines) {
+  const Settings& s = server.settings();
+  runner::RunConfig cfg;
+  cfg.workspace = view->root();
+  cfg.entry = s.get<std::string>("entry", "");
+  if (cfg.entry.empty())
+    return reply.error(ErrorCode::RequestFailed,
+                       "kernlens: set the `kernlens.entry` setting to the command that runs your code "
+                       "(e.g. \"python train.py --steps 2\")");
+  std::string nsysPath = s.get<std::string>("nsysPath", "");
+  if (!nsysPath.empty()) cfg.nsysPath = nsysPath;
+  std::string backend = s.get<std::string>("backend", "");
+  if (backend.empty()) cfg.backend = runner::defaultBackend(cfg.nsysPath);
+  else if (auto b = runner::parseBackend(backend)) cfg.backend = *b;
+  else return reply.error(ErrorCode::RequestFailed, "kernlens.backend: " + b.error().message);
+  auto launch = runner::parseLaunch(s.get<std::string>("launch", "local"));
+  if (!launch) return reply.error(ErrorCode::RequestFailed, "kernlens.launch: " + launch.error().message);
+  cfg.launch.kind = *launch;
+  cfg.launch.templ = s.get<std::string>("launchTemplate", "");
+  cfg.python = s.get<std::string>("python", "/usr/bin/python3");
+  cfg.gpu = s.get<std::string>("gpu", "h100");
+  cfg.timeout = std::chrono::seconds(static_cast<long long>(s.get<double>("timeoutSeconds", 900)));
+  cfg.focusPath = rel;
+  cfg.focusFunction = function;
+  cfg.runKey = newRunKey();
+
+  state->running = true;
+  state->runKey = cfg.runKey;
+  state->source = CancellationSource();
+  CancellationSource src = state->source;
+  std::string what = lines.empty() ? function : rel + ":" + lines;
+  auto progress = server.beginProgress("kernlens: profiling " + what,
+                                       {.cancellable = true, .onCancel = [src]() mutable { src.cancel(); },
+                                        .message = "starting", .percentage = 0u});
+  reply(json{{"runKey", cfg.runKey}, {"function", function}, {"path", rel}, {"lines", lines},
+             {"backend", runner::backendName(cfg.backend)}});
+  server.logMessage(MessageType::Info, "kernlens: profiling " + rel + (lines.empty() ? "::" + function : ":" + lines) + " with `" + cfg.entry +
+                                           "` (backend " + runner::backendName(cfg.backend) + ", run " + cfg.runKey + ")");
+
+  planner::ProfileArgs pa;
+  pa.run = cfg;
+  if (lines.empty()) {
+    pa.focus = rel + "::" + function;
+  } else {
+    pa.lines = rel + ":" + lines;  // the lines' own statements (a function's lines: its body)
+  }
+  pa.rounds = static_cast<int>(s.get<double>("rounds", 8));
+  pa.strategy = s.get<std::string>("strategy", "edits");
+  if (pa.rounds < 1) pa.rounds = 1;
+
+  using Out = std::shared_ptr<Result<planner::LoopResult>>;
+  server.background<Out>(
+      "kernlens.profileFunction", src.token(),
+      [&server, pa, progress, view](const CancellationToken& token) -> Out {
+        planner::ProfileHooks hooks;
+        hooks.loop.onRound = [&server, progress, view, max = pa.rounds](const planner::LoopProgress& p) {
+          unsigned pct = p.round < 0 ? 0u : static_cast<unsigned>(100 * p.round / std::max(1, max));
+          progress->report(p.message, std::min(pct, 99u));
+          // Rounds already stored become visible while the loop goes on.
+          if (p.round > 0) server.post([view] { view->reloadFromStore(); });
+        };
+        hooks.progress = [progress](const runner::RoundProgress& p) {  // phases within a round
+          progress->report(p.message, std::nullopt);
+        };
+        hooks.loop.log = [&server](std::string_view line) {
+          server.logMessage(MessageType::Log, "kernlens: " + std::string(line));
+        };
+        hooks.output = [&server](std::string_view stream, std::string_view line) {
+          server.logMessage(MessageType::Log, std::string(stream == "stderr" ? "[stderr] " : "") + std::string(line));
+        };
+        return std::make_shared<Result<planner::LoopResult>>(planner::runProfile(pa, hooks, token));
+      },
+      [&server, view, state, progress, cfg](Out out) {
+        state->running = false;
+        auto failed = [&](const std::string& message) {
+          std::string msg = "kernlens: profiling " + cfg.focusFunction + " failed: " + firstLine(message);
+          auto log = message.find("(log: ");
+          if (log != std::string::npos && msg.find("(log: ") == std::string::npos) msg += " " + message.substr(log);
+          else if (log == std::string::npos)
+            msg += " (run dir: " + (cfg.workspace / ".kernlens" / "runs").string() + ")";
+          server.logMessage(MessageType::Error, message);
+          server.showMessage(MessageType::Error, msg);  // before the progress ends
+          progress->end("failed");
+        };
+        if (!out->ok()) return failed(out->error().message);
+        const auto& res = out->value();
+        view->reloadFromStore();
+        if (res.stopReason == "cancelled") {
+          progress->end("cancelled");
+          server.logMessage(MessageType::Info, "kernlens: run " + cfg.runKey + " cancelled after " +
+                                                   std::to_string(res.rounds) + " round(s)");
+          return;
+        }
+        if (res.stopReason == "failed") return failed(res.why);
+        std::string summary = "kernlens: " + cfg.focusFunction + ": " + res.stopReason + " after " +
+                              std::to_string(res.rounds) + " round(s), " + std::to_string(res.lines.size()) +
+                              " lines mapped" + (res.emulated ? " (EMULATED)" : "") + " — " + res.why;
+        server.logMessage(MessageType::Info, summary);
+        progress->end(summary.substr(10));
+      });
+}
+
 void registerProfileRun(Server& server, std::shared_ptr<ResultsView> view) {
   auto state = std::make_shared<RunState>();
 
@@ -87,100 +193,31 @@ void registerProfileRun(Server& server, std::shared_ptr<ResultsView> view) {
         return reply.error(ErrorCode::RequestFailed, "kernlens.profileFunction: no function at that position");
       function = m.functions[static_cast<size_t>(fi)].qualName;
     }
-    const Settings& s = server.settings();
-    runner::RunConfig cfg;
-    cfg.workspace = view->root();
-    cfg.entry = s.get<std::string>("entry", "");
-    if (cfg.entry.empty())
+    startRun(server, view, state, std::move(reply), *rel, function, "");
+  });
+
+  // kernlens.refineHere [{uri, range[, function]}]: the loop focused on the lines of `range`
+  // (the ⟳ Refine lens sends the function's lines; an editor command sends the selection).
+  server.command("kernlens.refineHere", [&server, view, state](const json& args, Reply<json> reply) {
+    if (state->running)
       return reply.error(ErrorCode::RequestFailed,
-                         "kernlens: set the `kernlens.entry` setting to the command that runs your code "
-                         "(e.g. \"python train.py --steps 2\")");
-    std::string nsysPath = s.get<std::string>("nsysPath", "");
-    if (!nsysPath.empty()) cfg.nsysPath = nsysPath;
-    std::string backend = s.get<std::string>("backend", "");
-    if (backend.empty()) cfg.backend = runner::defaultBackend(cfg.nsysPath);
-    else if (auto b = runner::parseBackend(backend)) cfg.backend = *b;
-    else return reply.error(ErrorCode::RequestFailed, "kernlens.backend: " + b.error().message);
-    auto launch = runner::parseLaunch(s.get<std::string>("launch", "local"));
-    if (!launch) return reply.error(ErrorCode::RequestFailed, "kernlens.launch: " + launch.error().message);
-    cfg.launch.kind = *launch;
-    cfg.launch.templ = s.get<std::string>("launchTemplate", "");
-    cfg.python = s.get<std::string>("python", "/usr/bin/python3");
-    cfg.gpu = s.get<std::string>("gpu", "h100");
-    cfg.timeout = std::chrono::seconds(static_cast<long long>(s.get<double>("timeoutSeconds", 900)));
-    cfg.focusPath = *rel;
-    cfg.focusFunction = function;
-    cfg.runKey = newRunKey();
-
-    state->running = true;
-    state->runKey = cfg.runKey;
-    state->source = CancellationSource();
-    CancellationSource src = state->source;
-    auto progress = server.beginProgress("kernlens: profiling " + function,
-                                         {.cancellable = true, .onCancel = [src]() mutable { src.cancel(); },
-                                          .message = "starting", .percentage = 0u});
-    reply(json{{"runKey", cfg.runKey}, {"function", function}, {"path", *rel},
-               {"backend", runner::backendName(cfg.backend)}});
-    server.logMessage(MessageType::Info, "kernlens: profiling " + *rel + "::" + function + " with `" + cfg.entry +
-                                             "` (backend " + runner::backendName(cfg.backend) + ", run " + cfg.runKey + ")");
-
-    planner::ProfileArgs pa;
-    pa.run = cfg;
-    pa.focus = *rel + "::" + function;
-    pa.rounds = static_cast<int>(s.get<double>("rounds", 8));
-    pa.strategy = s.get<std::string>("strategy", "edits");
-    if (pa.rounds < 1) pa.rounds = 1;
-
-    using Out = std::shared_ptr<Result<planner::LoopResult>>;
-    server.background<Out>(
-        "kernlens.profileFunction", src.token(),
-        [&server, pa, progress, view](const CancellationToken& token) -> Out {
-          planner::ProfileHooks hooks;
-          hooks.loop.onRound = [&server, progress, view, max = pa.rounds](const planner::LoopProgress& p) {
-            unsigned pct = p.round < 0 ? 0u : static_cast<unsigned>(100 * p.round / std::max(1, max));
-            progress->report(p.message, std::min(pct, 99u));
-            // Rounds already stored become visible while the loop goes on.
-            if (p.round > 0) server.post([view] { view->reloadFromStore(); });
-          };
-          hooks.progress = [progress](const runner::RoundProgress& p) {  // phases within a round
-            progress->report(p.message, std::nullopt);
-          };
-          hooks.loop.log = [&server](std::string_view line) {
-            server.logMessage(MessageType::Log, "kernlens: " + std::string(line));
-          };
-          hooks.output = [&server](std::string_view stream, std::string_view line) {
-            server.logMessage(MessageType::Log, std::string(stream == "stderr" ? "[stderr] " : "") + std::string(line));
-          };
-          return std::make_shared<Result<planner::LoopResult>>(planner::runProfile(pa, hooks, token));
-        },
-        [&server, view, state, progress, cfg](Out out) {
-          state->running = false;
-          auto failed = [&](const std::string& message) {
-            std::string msg = "kernlens: profiling " + cfg.focusFunction + " failed: " + firstLine(message);
-            auto log = message.find("(log: ");
-            if (log != std::string::npos && msg.find("(log: ") == std::string::npos) msg += " " + message.substr(log);
-            else if (log == std::string::npos)
-              msg += " (run dir: " + (cfg.workspace / ".kernlens" / "runs").string() + ")";
-            server.logMessage(MessageType::Error, message);
-            server.showMessage(MessageType::Error, msg);  // before the progress ends
-            progress->end("failed");
-          };
-          if (!out->ok()) return failed(out->error().message);
-          const auto& res = out->value();
-          view->reloadFromStore();
-          if (res.stopReason == "cancelled") {
-            progress->end("cancelled");
-            server.logMessage(MessageType::Info, "kernlens: run " + cfg.runKey + " cancelled after " +
-                                                     std::to_string(res.rounds) + " round(s)");
-            return;
-          }
-          if (res.stopReason == "failed") return failed(res.why);
-          std::string summary = "kernlens: " + cfg.focusFunction + ": " + res.stopReason + " after " +
-                                std::to_string(res.rounds) + " round(s), " + std::to_string(res.lines.size()) +
-                                " lines mapped" + (res.emulated ? " (EMULATED)" : "") + " — " + res.why;
-          server.logMessage(MessageType::Info, summary);
-          progress->end(summary.substr(10));
-        });
+                         "a profiling run is already going (" + state->runKey + "); cancel it with kernlens.cancel");
+    const json a = args.is_array() && !args.empty() ? args[0] : json();
+    Range range;
+    JPath::Root root("arguments[0]");
+    if (!a.is_object() || !a.contains("uri") || !a["uri"].is_string() || !a.contains("range") ||
+        !fromJson(a["range"], range, JPath(root).field("range")))
+      return reply.error(ErrorCode::InvalidParams, "kernlens.refineHere: expected [{uri, range[, function]}]");
+    if (view->root().empty())
+      return reply.error(ErrorCode::RequestFailed, "kernlens.refineHere: open a workspace folder first");
+    std::string uri = a["uri"].get<std::string>();
+    auto rel = view->relativePath(uri);
+    if (!rel) return reply.error(ErrorCode::InvalidParams, "kernlens.refineHere: " + uri + " is not a file of the workspace");
+    uint32_t first = range.start.line, last = range.end.line;
+    if (last > first && range.end.character == 0) --last;  // a selection ending at column 0
+    std::string function = a.value("function", std::string());
+    startRun(server, view, state, std::move(reply), *rel, function,
+             std::to_string(first + 1) + "-" + std::to_string(last + 1));
   });
 
   server.command("kernlens.cancel", [state](const json&, Reply<json> reply) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # kernlens.profileFunction in the real server over stdio (emulate backend on samples/mlp):
 # work-done progress create/begin/report/end, the program's output as window/logMessage, requests
-# answered while the run goes, results in the store; kernlens.cancel stops a hanging run; a
+# answered while the run goes, results in the store; kernlens.refineHere on a line range;
+# kernlens.cancel stops a hanging run; a
 # failing run ends in a window/showMessage with the reason and the log path.
 set -euo pipefail
 SRC="${KL_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -68,6 +69,17 @@ try:
     check("EMULATED" in s["end"].get("message", ""), "end: %r %r" % (s["end"], s["show"]))
     check(any("final loss" in l["message"] for l in s["log"]), "program output not logged")
     print("runner_lsp: run ok:", s["end"]["message"][:100])
+    # kernlens.refineHere (the ⟳ Refine lens / a selection): the loop focused on lines 24-30.
+    rid = c.request("workspace/executeCommand", {"command": "kernlens.refineHere",
+                    "arguments": [{"uri": uri, "range": {"start": {"line": 23, "character": 0},
+                                                         "end": {"line": 30, "character": 0}},
+                                   "function": "train_step"}]})
+    s = run(c, rid)
+    check(s["reply"] and s["reply"]["result"]["lines"] == "24-30", "refineHere reply: %r" % s["reply"])
+    check("EMULATED" in s["end"].get("message", ""), "refineHere end: %r %r" % (s["end"], s["show"]))
+    bad = c.request("workspace/executeCommand", {"command": "kernlens.refineHere", "arguments": [{"uri": uri}]})
+    check(c.response(bad).get("error", {}).get("code") == -32602, "refineHere without a range must be -32602")
+    print("runner_lsp: refineHere ok:", s["end"]["message"][:100])
     # Cancel a hanging run via kernlens.cancel.
     c.notify("workspace/didChangeConfiguration", {"settings": {"kernlens": {"entry": "python hang.py", "backend": "emulate"}}})
     rid = c.request("workspace/executeCommand", {"command": "kernlens.profileFunction",
@@ -93,6 +105,6 @@ finally:
 import sqlite3
 db = sqlite3.connect(ws + "/.kernlens/kernlens.db")
 st = [r[0] for r in db.execute("SELECT status FROM runs ORDER BY id")]
-check(st == ["ok", "cancelled", "failed"], "store statuses %r" % st)
+check(st == ["ok", "ok", "cancelled", "failed"], "store statuses %r" % st)
 print("runner_lsp: ok")
 PY
