@@ -1,0 +1,106 @@
+// `kernlens map PROFILE [--root DIR]`: what a profile already says about the workspace's source
+// lines — from `kl:` ranges, or from the Python stacks of a PyTorch trace — without running
+// anything (the CLI twin of the editor's kernlens.loadProfile; core/results/from_profile.h).
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/cli.h"
+#include "core/results/format.h"
+#include "core/results/from_profile.h"
+#include "core/results/path_match.h"
+
+namespace kl::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::optional<std::string> readText(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+int run(const Args& args, Context& ctx) {
+  args.expectPositional(1, 1);
+  std::string format = args.choice("--format", {"text", "json"});
+  fs::path root = args.getOr("--root", ".");
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) throw InputError("--root " + root.string() + ": not a directory");
+  root = fs::absolute(root, ec).lexically_normal();
+
+  results::PathMatcher matcher(results::scanPythonFiles(root));
+  results::BuildOptions o;
+  o.matcher = &matcher;
+  o.profilePath = args.positional()[0];
+  o.textOf = [&](const std::string& rel) { return readText(root / rel); };
+  auto rs = orFail(results::loadProfile(args.positional()[0], o));
+
+  if (format == "json") {
+    nlohmann::json j = {{"source", rs.provenance.source},
+                        {"emulated", rs.provenance.emulated},
+                        {"lines", nlohmann::json::array()},
+                        {"unmapped", {{"ops", rs.unmapped.ops}, {"gpu_ns", rs.unmapped.gpuNs},
+                                      {"top_kernels", rs.unmapped.topKernels}}}};
+    for (const auto& f : rs.files)
+      for (const auto& l : f.lines) {
+        nlohmann::json ks = nlohmann::json::array();
+        for (const auto& k : l.kernels)
+          ks.push_back({{"name", k.fullName}, {"launches", k.launches}, {"gpu_ns", k.totalNs}});
+        j["lines"].push_back({{"file", f.path}, {"line", l.line + 1}, {"end_line", l.lastLine + 1},
+                              {"function", l.function}, {"gpu_ns", l.gpuNs}, {"launches", l.ops},
+                              {"kernels", std::move(ks)}});
+      }
+    ctx.out << j.dump(1) << "\n";
+    return 0;
+  }
+  ctx.out << "mapped from " << rs.provenance.source << " in " << o.profilePath
+          << (rs.provenance.emulated ? "  [EMULATED: kernels and times modelled, not measured]" : "")
+          << "\n";
+  for (const auto& f : rs.files) {
+    ctx.out << "\n== " << f.path << "\n";
+    std::vector<std::string_view> lines;
+    std::string_view text = f.snapshot;
+    for (size_t p = 0; p <= text.size();) {
+      size_t e = text.find('\n', p);
+      if (e == std::string_view::npos) e = text.size();
+      lines.push_back(text.substr(p, e - p));
+      p = e + 1;
+    }
+    for (const auto& l : f.lines) {
+      std::string src = l.line < lines.size() ? std::string(lines[l.line]) : std::string();
+      while (!src.empty() && (src.back() == '\r' || src.back() == ' ')) src.pop_back();
+      ctx.out << "  " << l.line + 1 << " | " << src << "    # " << results::formatDuration(l.gpuNs) << " · "
+              << l.ops << (l.ops == 1 ? " launch" : " launches");
+      size_t shown = 0;
+      for (const auto& k : l.kernels) {
+        if (shown++ == 3) {
+          ctx.out << ", +" << l.kernels.size() - 3 << " more";
+          break;
+        }
+        ctx.out << (shown == 1 ? " · " : ", ") << k.name << " x" << k.launches;
+      }
+      ctx.out << "\n";
+    }
+  }
+  if (rs.unmapped.ops)
+    ctx.out << "\nunmapped: " << rs.unmapped.ops << " GPU ops, " << results::formatDuration(rs.unmapped.gpuNs)
+            << " (no workspace line)\n";
+  return 0;
+}
+
+Registrar reg{Command{"map", "map an existing profile's GPU ops to workspace source lines",
+                      "usage: kernlens map PROFILE [--root DIR] [--format text|json]\n\n"
+                      "Shows what a profile already says about the source lines of the workspace\n"
+                      "(DIR, default .), without running anything: from kernlens' kl: NVTX ranges, or\n"
+                      "from the python_function stacks of a PyTorch-profiler trace (paths matched to\n"
+                      "workspace files by suffix). PROFILE: an nsys SQLite export or a Kineto JSON.\n"
+                      "Exit status: 0 success, 1 bad input, 2 bad usage.\n",
+                      {{"--root"}, {"--format"}}, run}};
+
+}  // namespace
+}  // namespace kl::cli
