@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "core/nvtx/engine.h"
+#include "lsp/features/cute_regions.h"
 #include "lsp/server/server.h"
 
 namespace kl::lsp {
@@ -91,6 +92,8 @@ std::pair<uint32_t, uint32_t> offsets(const Document& doc, const Range& r) {
 }
 
 Result<json> computeEdit(const DocumentPtr& doc, const json& data, const std::string& relPath) {
+  // Providers of other features (the same version check and pool run apply to them).
+  if (isCuteRegionAction(data)) return cuteRegionEdit(*doc, data);
   const auto& src = *doc->source();
   std::string what = data.value("action", std::string());
   nvtx::Options opt;
@@ -122,7 +125,7 @@ Result<json> computeEdit(const DocumentPtr& doc, const json& data, const std::st
 void registerCodeActions(Server& server) {
   server.addCapabilities(
       {{"codeActionProvider",
-        {{"codeActionKinds", {kWrap, kRefine, kRemove}}, {"resolveProvider", true}}}});
+        {{"codeActionKinds", {kWrap, kRefine, kRemove, kCuteRegionActionKind}}, {"resolveProvider", true}}}});
 
   server.method<json, json>("textDocument/codeAction", [&server](const json& params,
                                                                 Reply<json> reply) {
@@ -185,6 +188,7 @@ void registerCodeActions(Server& server) {
       d["action"] = "remove";
       out.push_back(action("Remove kernlens NVTX ranges", kRemove, d));
     }
+    for (auto& ca : cuteRegionCodeActions(*doc, params)) out.push_back(std::move(ca));
     reply(out);
   });
 

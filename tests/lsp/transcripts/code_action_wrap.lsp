@@ -1,7 +1,7 @@
 # NVTX code actions: which actions are offered, lazy resolve to a versioned WorkspaceEdit, the
 # `only` filter, and a resolve for a stale document version refused with ContentModified.
 <-- {"id":1,"method":"initialize","params":{"processId":null,"rootUri":"file:///ws","capabilities":{}}}
---> {"id":1,"result":{"capabilities":{"codeActionProvider":{"codeActionKinds":["refactor.rewrite.nvtx.wrap","refactor.rewrite.nvtx.refine","source.removeNvtx"],"resolveProvider":true}}}}
+--> {"id":1,"result":{"capabilities":{"codeActionProvider":{"codeActionKinds":["refactor.rewrite.nvtx.wrap","refactor.rewrite.nvtx.refine","source.removeNvtx","refactor.rewrite.cute.region"],"resolveProvider":true}}}}
 <-- {"method":"initialized","params":{}}
 %open file:///ws/pkg/train.py
 import torch

@@ -379,3 +379,51 @@ TEST_CASE("cute regions: loadRegions with a background pool") {
   REQUIRE(h[0]["result"].size() == 3);
   CHECK(h[0]["result"][2]["label"] == "⏱ region TAG_STORE: mean 2.20 µs · n=4 · 59 %");
 }
+
+
+TEST_CASE("cute regions: the code action through textDocument/codeAction and codeAction/resolve") {
+  Client cl(false);
+  const std::string text = kernelText();
+  cl.c.open(kUri, text);
+  const uint32_t base = lineOf(text, "base = bidx * TILE");
+  auto caps = cl.c.server().serverCapabilities();
+  auto kinds = caps["codeActionProvider"]["codeActionKinds"];
+  CHECK(std::find(kinds.begin(), kinds.end(), json("refactor.rewrite.cute.region")) != kinds.end());
+
+  auto offered = cl.send("textDocument/codeAction",
+                         {{"textDocument", {{"uri", kUri}}},
+                          {"range", lspRange(base, 4, base, 10)},
+                          {"context", {{"diagnostics", json::array()}, {"only", {"refactor.rewrite.cute"}}}}});
+  REQUIRE(offered.size() == 1);
+  REQUIRE(offered[0]["result"].size() == 1);
+  json action = offered[0]["result"][0];
+  CHECK(action["title"] == "Time this region inside the kernel");
+  CHECK_FALSE(action.contains("edit"));
+
+  auto resolved = cl.send("codeAction/resolve", action);
+  REQUIRE(resolved.size() == 1);
+  REQUIRE(resolved[0].contains("result"));
+  const json& tde = resolved[0]["result"]["edit"]["documentChanges"][0];
+  CHECK(tde["textDocument"]["version"] == 1);
+  std::string expected = text;
+  expected.replace(expected.find("TAG_STORE = 2\n"), 14, "TAG_STORE = 2\nTAG_REGION_3 = 3\n");
+  expected.replace(expected.find("    base = bidx * TILE\n"), 23,
+                   "    eid_region_3 = lane0_warp0_start(prof_buf, max_events)\n"
+                   "    base = bidx * TILE\n"
+                   "    lane0_warp0_stop(prof_buf, eid_region_3, Int32(TAG_REGION_3), bidx, max_events)\n");
+  CHECK(applyEdits(text, tde["edits"]) == expected);
+
+  // Outside the kernel: no cute action among the offers.
+  auto outside = cl.send("textDocument/codeAction",
+                         {{"textDocument", {{"uri", kUri}}},
+                          {"range", lspRange(lineOf(text, "blocks = cute.size"), 4, lineOf(text, "blocks = cute.size"), 6)},
+                          {"context", {{"diagnostics", json::array()}, {"only", {"refactor.rewrite.cute"}}}}});
+  CHECK(outside[0]["result"].empty());
+
+  // The document changed: resolving the old offer is refused.
+  cl.c.notify("textDocument/didChange", {{"textDocument", {{"uri", kUri}, {"version", 2}}},
+                                         {"contentChanges", json::array({{{"text", text + "\n"}}})}});
+  auto stale = cl.send("codeAction/resolve", action);
+  REQUIRE(stale.size() == 1);
+  CHECK(stale[0]["error"]["code"] == -32801);
+}
