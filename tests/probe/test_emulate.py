@@ -127,7 +127,7 @@ class EmulateMlpTest(unittest.TestCase):
 
     def test_schema_matches_reference(self):
         ref = sqlite3.connect(":memory:")
-        with open(os.path.join(DATA, "nsys-schema.sql")) as f:
+        with open(os.path.join(DATA, "..", "fixtures", "nsys-schema.sql")) as f:
             ref.executescript(f.read())
         out = sqlite3.connect(self.db)
         tables = [t for (t,) in out.execute("SELECT name FROM sqlite_master WHERE type='table'")]

@@ -1,7 +1,7 @@
 """Write an Nsight Systems SQLite export (schema 3.25.0 column set, as in nsys-schema.sql).
 
 Column names, order, declared types and NOT NULL flags of every table below are exactly those of
-the reference DDL (docs/probe.md; tests/probe compare them against tests/data/probe/nsys-schema.sql).
+the reference DDL (docs/probe.md; tests/probe compare them against tests/data/fixtures/nsys-schema.sql).
 Rows are always inserted with explicit column lists. The file is written to a temporary name in the
 same directory and renamed into place, so OUT_PATH is either absent or a complete database.
 """
