@@ -1,5 +1,7 @@
 #include "core/nvtx/naming.h"
 
+#include "core/support/utf8.h"
+
 #include <charconv>
 #include <cstdio>
 #include <vector>
@@ -21,7 +23,6 @@ bool parseLine(std::string_view s, uint32_t& out) {
   return true;
 }
 
-size_t decodeUtf8(std::string_view s, size_t i, uint32_t& cp);
 
 /// Valid UTF-8 without control characters, '"' or '\\'.
 bool validLabel(std::string_view label) {
@@ -29,43 +30,11 @@ bool validLabel(std::string_view label) {
     unsigned char c = static_cast<unsigned char>(label[i]);
     if (c < 0x20 || c == 0x7f || c == '"' || c == '\\') return false;
     uint32_t cp = 0;
-    size_t n = decodeUtf8(label, i, cp);
+    size_t n = utf8::decode(label, i, cp);
     if (n == 0 || (cp >= 0x80 && cp < 0xA0)) return false;
     i += n;
   }
   return true;
-}
-
-void appendUtf8(std::string& out, uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
-
-/// Decodes one UTF-8 sequence at s[i]; returns its length (0 when malformed).
-size_t decodeUtf8(std::string_view s, size_t i, uint32_t& cp) {
-  auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  unsigned char c = b(i);
-  size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-  if (n == 0 || i + n > s.size()) return 0;
-  cp = n == 1 ? c : n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
-  for (size_t k = 1; k < n; ++k) {
-    if ((b(i + k) >> 6) != 0x2) return 0;
-    cp = (cp << 6) | (b(i + k) & 0x3F);
-  }
-  return n;
 }
 
 }  // namespace
@@ -179,7 +148,7 @@ std::string makeLabel(std::string_view text, size_t maxLen) {
     space = false;
     charStarts.push_back(out.size());
     uint32_t cp = 0;
-    size_t n = c >= 0x80 ? decodeUtf8(text, i, cp) : 1;
+    size_t n = c >= 0x80 ? utf8::decode(text, i, cp) : 1;
     if (n > 1 && cp >= 0xA0) {
       out.append(text.substr(i, n));
       i += n;
@@ -222,7 +191,7 @@ std::string pythonLiteral(std::string_view value) {
       ++i;
     } else {
       uint32_t cp = 0;
-      size_t n = decodeUtf8(value, i, cp);
+      size_t n = utf8::decode(value, i, cp);
       if (n == 0) {  // not UTF-8: keep the byte's value as a code point (latin-1 view)
         cp = c;
         n = 1;
@@ -294,7 +263,7 @@ Result<std::string> decodeLiteral(std::string_view lit) {
         auto v = hex(e == 'x' ? 2 : e == 'u' ? 4 : 8);
         if (!v) return v.error();
         if (*v > 0x10FFFF || (*v >= 0xD800 && *v <= 0xDFFF)) return bad("escape out of range");
-        appendUtf8(out, *v);
+        utf8::append(out, *v);
         break;
       }
       default:
@@ -302,7 +271,7 @@ Result<std::string> decodeLiteral(std::string_view lit) {
           uint32_t v = static_cast<uint32_t>(e - '0');
           for (int k = 0; k < 2 && i + 1 < body.size() && body[i + 1] >= '0' && body[i + 1] <= '7'; ++k)
             v = v * 8 + static_cast<uint32_t>(body[++i] - '0');
-          appendUtf8(out, v);
+          utf8::append(out, v);
         } else {
           out += '\\';  // unknown escapes keep the backslash, as Python does
           out += e;

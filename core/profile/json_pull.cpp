@@ -1,5 +1,7 @@
 #include "core/profile/json_pull.h"
 
+#include "core/support/utf8.h"
+
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -11,24 +13,6 @@ constexpr size_t kChunk = size_t{1} << 20;
 constexpr size_t kMaxDepth = 100000;
 
 bool isWs(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
-
-void appendUtf8(std::string& out, uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
 
 int hexVal(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -186,7 +170,7 @@ JsonPull::Tok JsonPull::lexString(bool isKey) {
           } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
             cp = 0xFFFD;
           }
-          appendUtf8(scratch_, cp);
+          utf8::append(scratch_, cp);
           break;
         }
         default: return fail("bad escape in string");
