@@ -70,7 +70,11 @@ void publish(Server& server, ResultsView& view, const DocumentPtr& doc) {
 void registerDiagnostics(Server& server, std::shared_ptr<ResultsView> view) {
   // Remember which documents got diagnostics so that clearing results clears them too.
   auto published = std::make_shared<std::set<std::string>>();
-  auto publishDoc = [&server, view, published](const DocumentPtr& doc) {
+  // Weak: publishDoc is also one of the view's own change hooks (a strong capture would be a cycle).
+  std::weak_ptr<ResultsView> weakView = view;
+  auto publishDoc = [&server, weakView, published](const DocumentPtr& doc) {
+    auto view = weakView.lock();
+    if (!view) return;
     const auto* dr = view->forDocument(doc);
     bool has = dr && dr->hasResults && view->results();
     if (!has && !published->count(doc->uri())) return;  // nothing to say, nothing to clear

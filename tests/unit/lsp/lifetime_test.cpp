@@ -1,0 +1,46 @@
+// Feature state dies with its server: no shared_ptr cycles between the results view, its change
+// hooks and hint providers (found by the fuzzer's leak checker; the fuzz build runs LSan, this
+// test keeps the g++ build honest).
+#include <doctest/doctest.h>
+
+#include <memory>
+
+#include "lsp/features/all.h"
+#include "lsp/features/cute_regions.h"
+#include "lsp/features/results_view.h"
+#include "tests/unit/lsp/lsp_test_client.h"
+
+using namespace kl::lsp;
+
+namespace kl::lsp {
+void registerCodeLens(Server&, std::shared_ptr<ResultsView>);
+void registerDiagnostics(Server&, std::shared_ptr<ResultsView>);
+void registerHover(Server&, std::shared_ptr<ResultsView>);
+void registerInlayHints(Server&, std::shared_ptr<ResultsView>);
+void registerLoadProfile(Server&, std::shared_ptr<ResultsView>);
+void registerProfileRun(Server&, std::shared_ptr<ResultsView>);
+}  // namespace kl::lsp
+
+TEST_CASE("the results view and the CUTE regions are freed with their server") {
+  std::weak_ptr<ResultsView> view;
+  std::weak_ptr<CuteRegions> regions;
+  {
+    test::TestClient client([&](Server& s) {
+      auto v = registerResultsView(s);
+      view = v;
+      registerCodeLens(s, v);
+      regions = registerCuteRegions(s, v);
+      registerDiagnostics(s, v);
+      registerHover(s, v);
+      registerInlayHints(s, v);
+      registerLoadProfile(s, v);
+      registerProfileRun(s, v);
+    });
+    client.request(1, "initialize", {{"processId", nullptr}, {"rootUri", nullptr}, {"capabilities", json::object()}});
+    client.notify("initialized", json::object());
+    client.take();
+    CHECK_FALSE(view.expired());
+  }
+  CHECK(view.expired());
+  CHECK(regions.expired());
+}
