@@ -7,6 +7,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 KERNLENS=${1:-${KERNLENS:-$ROOT/build/kernlens}}
 [ -x "$KERNLENS" ] || { echo "demo-loop: $KERNLENS not found (make build first)" >&2; exit 1; }
+KERNLENS=$(cd "$(dirname "$KERNLENS")" && pwd)/$(basename "$KERNLENS")  # we cd into a copy below
 /usr/bin/python3 -c "import torch" 2>/dev/null || { echo "demo-loop: needs Debian python3-torch (scripts/install-deps.sh)" >&2; exit 1; }
 WS=$(mktemp -d)
 trap 'rm -rf "$WS"' EXIT
