@@ -1,5 +1,7 @@
 #include "core/ncu/catalog.h"
 
+#include "core/support/schema.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -83,12 +85,6 @@ CREATE TABLE ncu_rules(
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kCatalogSchemaVersion);
 
-#define KL_TRY(expr)                        \
-  do {                                      \
-    auto _r = (expr);                       \
-    if (!_r.ok()) return _r.error();        \
-  } while (0)
-
 Result<void> bindOpt(sql::Statement& st, int i, const std::optional<double>& v) {
   return v ? st.bind(i, *v) : st.bindNull(i);
 }
@@ -140,42 +136,11 @@ std::filesystem::path defaultCatalogPath(const std::filesystem::path& root) {
   return root / ".kernlens" / "kernlens.db";
 }
 
-Result<int> Catalog::schemaVersion(const sql::Database& db) {
-  if (!db.tableExists("kl_schema")) return 0;
-  auto st = db.prepare("SELECT version FROM kl_schema WHERE component = 'ncu'");
-  if (!st) return st.error();
-  auto r = st->step();
-  if (!r) return r.error();
-  return *r ? static_cast<int>(st->int64(0)) : 0;
-}
+Result<int> Catalog::schemaVersion(const sql::Database& db) { return sql::componentVersion(db, "ncu"); }
 
 Result<void> Catalog::migrate(sql::Database& db) {
-  KL_TRY(db.exec(
-      "CREATE TABLE IF NOT EXISTS kl_schema(component TEXT PRIMARY KEY, version INTEGER NOT NULL)"));
-  auto v = schemaVersion(db);
-  if (!v) return v.error();
-  if (*v > kCatalogSchemaVersion)
-    return Error::unsupported("kernel catalogue schema v" + std::to_string(*v) +
-                              " is newer than this kernlens understands (v" +
-                              std::to_string(kCatalogSchemaVersion) + "); upgrade kernlens");
-  // Each step re-reads the version inside its IMMEDIATE transaction, so two processes opening a
-  // fresh database at once apply every migration exactly once.
-  for (int i = *v; i < kCatalogSchemaVersion; ++i) {
-    auto tx = sql::Transaction::begin(db);
-    if (!tx) return tx.error();
-    auto now = schemaVersion(db);
-    if (!now) return now.error();
-    if (*now > i) continue;  // another process got there first (tx rolls back, nothing written)
-    KL_TRY(db.exec(kMigrations[i]));
-    auto st = db.prepare(
-        "INSERT INTO kl_schema(component, version) VALUES('ncu', ?) "
-        "ON CONFLICT(component) DO UPDATE SET version = excluded.version");
-    if (!st) return st.error();
-    KL_TRY(st->bind(1, int64_t{i + 1}));
-    KL_TRY(st->run());
-    KL_TRY(tx->commit());
-  }
-  return {};
+  return sql::migrateComponent(db, {"ncu", "kernel catalogue schema", kMigrations, kCatalogSchemaVersion},
+                               kCatalogSchemaVersion);
 }
 
 Result<Catalog> Catalog::open(const std::filesystem::path& dbPath) {

@@ -1,5 +1,7 @@
 #include "core/store/store.h"
 
+#include "core/support/schema.h"
+
 #include <algorithm>
 #include <ctime>
 #include <fstream>
@@ -9,12 +11,6 @@
 
 namespace kl::store {
 namespace {
-
-#define KL_TRY(expr)                 \
-  do {                               \
-    auto _r = (expr);                \
-    if (!_r.ok()) return _r.error(); \
-  } while (0)
 
 // Migration i (0-based) brings the store schema from version i to i + 1. Never edit a shipped
 // entry; append a new one (and bump kStoreSchemaVersion).
@@ -240,51 +236,10 @@ std::filesystem::path Store::dbPathFor(const std::filesystem::path& workspace) {
   return workspace / ".kernlens" / "kernlens.db";
 }
 
-Result<int> Store::schemaVersion(const sql::Database& db) {
-  if (!db.tableExists("kl_schema")) return 0;
-  auto st = db.prepare("SELECT version FROM kl_schema WHERE component = 'store'");
-  if (!st) return st.error();
-  auto r = st->step();
-  if (!r) return r.error();
-  return *r ? static_cast<int>(st->int64(0)) : 0;
-}
+Result<int> Store::schemaVersion(const sql::Database& db) { return sql::componentVersion(db, "store"); }
 
 Result<void> Store::migrate(sql::Database& db, int target) {
-  if (target < 0 || target > kStoreSchemaVersion) return Error::invalid("store: bad migration target");
-  for (;;) {
-    // Each step re-reads the versions under the write lock: concurrent openers serialise here.
-    auto tx = sql::Transaction::begin(db, /*immediate=*/true);
-    if (!tx) return tx.error();
-    auto uv = db.prepare("PRAGMA user_version");
-    if (!uv) return uv.error();
-    auto has = uv->step();
-    if (!has) return has.error();
-    int64_t layout = *has ? uv->int64(0) : 0;
-    uv = sql::Statement();
-    if (layout > kDatabaseLayoutVersion)
-      return Error::unsupported("kernlens.db layout v" + std::to_string(layout) +
-                                " is newer than this kernlens understands (v" +
-                                std::to_string(kDatabaseLayoutVersion) + "); upgrade kernlens");
-    KL_TRY(db.exec("CREATE TABLE IF NOT EXISTS kl_schema(component TEXT PRIMARY KEY, version INTEGER NOT NULL)"));
-    if (layout < kDatabaseLayoutVersion)
-      KL_TRY(db.exec("PRAGMA user_version = " + std::to_string(kDatabaseLayoutVersion)));
-    auto v = schemaVersion(db);
-    if (!v) return v.error();
-    if (*v > kStoreSchemaVersion)
-      return Error::unsupported("kernlens.db store schema v" + std::to_string(*v) +
-                                " is newer than this kernlens understands (v" +
-                                std::to_string(kStoreSchemaVersion) + "); upgrade kernlens");
-    if (*v >= target) return tx->commit();
-    KL_TRY(db.exec(kMigrations[*v]));
-    auto st = db.prepare(
-        "INSERT INTO kl_schema(component, version) VALUES('store', ?) "
-        "ON CONFLICT(component) DO UPDATE SET version = excluded.version");
-    if (!st) return st.error();
-    KL_TRY(st->bind(1, int64_t{*v + 1}));
-    KL_TRY(st->run());
-    st = sql::Statement();
-    KL_TRY(tx->commit());
-  }
+  return sql::migrateComponent(db, {"store", "kernlens.db store schema", kMigrations, kStoreSchemaVersion}, target);
 }
 
 Result<Store> Store::openFile(const std::filesystem::path& dbPath) {

@@ -24,14 +24,15 @@
 
 #include "core/store/results.h"
 #include "core/support/result.h"
+#include "core/support/schema.h"
 #include "core/support/sqlite.h"
 
 namespace kl::store {
 
 /// The store schema version this build writes (kl_schema row 'store').
 constexpr int kStoreSchemaVersion = 3;
-/// PRAGMA user_version this build writes and understands.
-constexpr int kDatabaseLayoutVersion = 1;
+/// PRAGMA user_version this build writes and understands (core/support/schema.h).
+using sql::kDatabaseLayoutVersion;
 
 /// Provenance and state of one run (one `kernlens profile`, one profileFunction).
 struct RunInfo {

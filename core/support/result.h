@@ -63,3 +63,11 @@ class [[nodiscard]] Result<void> {
 };
 
 }  // namespace kl
+
+/// Inside a function returning Result<...>: evaluates a Result-returning expression and returns
+/// its error, if any.
+#define KL_TRY(expr)                 \
+  do {                               \
+    auto _r = (expr);                \
+    if (!_r.ok()) return _r.error(); \
+  } while (0)
