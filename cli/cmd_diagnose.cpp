@@ -13,12 +13,7 @@ int run(const Args& args, Context& ctx) {
   auto lp = loadProfile(c.files);
   analysis::View v(lp->model, c.scope, &lp->attr);
   auto r = analysis::computeDiagnose(v);
-  if (c.format == "json") {
-    json::Writer w(ctx.out, 2);
-    analysis::writeJson(w, r, v);
-    ctx.out << "\n";
-    return 0;
-  }
+  if (c.format == "json") return printJson(ctx.out, r, v);
   auto& o = ctx.out;
   noteEmulated(o, lp->model);
   if (r.findings.empty()) o << "No rule fired.\n";

@@ -24,12 +24,7 @@ int run(const Args& args, Context& ctx) {
   analysis::View v(lp->model, c.scope, &lp->attr);
   auto r = analysis::computeGaps(v, go);
   const auto& m = lp->model;
-  if (c.format == "json") {
-    json::Writer w(ctx.out, 2);
-    analysis::writeJson(w, r, v);
-    ctx.out << "\n";
-    return 0;
-  }
+  if (c.format == "json") return printJson(ctx.out, r, v);
   auto lane = [](const analysis::Gap& g) {
     return "r" + std::to_string(g.dev.rank) + " gpu" + std::to_string(g.dev.device) +
            (g.stream ? " s" + std::to_string(*g.stream) : std::string());

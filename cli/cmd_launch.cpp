@@ -25,12 +25,7 @@ int run(const Args& args, Context& ctx) {
   analysis::View v(lp->model, c.scope, &lp->attr);
   auto r = analysis::computeLaunch(v);
   const auto& m = lp->model;
-  if (c.format == "json") {
-    json::Writer w(ctx.out, 2);
-    analysis::writeJson(w, r, m, static_cast<size_t>(top));
-    ctx.out << "\n";
-    return 0;
-  }
+  if (c.format == "json") return printJson(ctx.out, r, m, static_cast<size_t>(top));
   bool csv = c.format == "csv";
   auto f = [&](double ns) { return csv ? std::to_string(static_cast<int64_t>(ns)) : fmtDuration(ns); };
   std::vector<std::vector<std::string>> rows;

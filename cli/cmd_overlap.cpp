@@ -15,12 +15,7 @@ int run(const Args& args, Context& ctx) {
   auto lp = loadProfile(c.files);
   analysis::View v(lp->model, c.scope, &lp->attr);
   auto r = analysis::computeOverlap(v);
-  if (c.format == "json") {
-    json::Writer w(ctx.out, 2);
-    analysis::writeJson(w, r);
-    ctx.out << "\n";
-    return 0;
-  }
+  if (c.format == "json") return printJson(ctx.out, r);
   std::vector<std::vector<std::string>> rows;
   bool csv = c.format == "csv";
   auto f = [&](int64_t ns) { return csv ? std::to_string(ns) : fmtDuration(static_cast<double>(ns)); };

@@ -27,12 +27,7 @@ int run(const Args& args, Context& ctx) {
   analysis::View v(lp->model, c.scope, &lp->attr);
   auto r = orFail(analysis::computeSearch(v, so));
   const auto& m = lp->model;
-  if (c.format == "json") {
-    json::Writer w(ctx.out, 2);
-    analysis::writeJson(w, r, v);
-    ctx.out << "\n";
-    return 0;
-  }
+  if (c.format == "json") return printJson(ctx.out, r, v);
   if (c.format == "csv") {
     std::vector<std::vector<std::string>> rows;
     for (const auto& k : r.kernels)

@@ -19,12 +19,7 @@ int run(const Args& args, Context& ctx) {
   analysis::View v(lp->model, c.scope, &lp->attr);
   auto r = analysis::computeSummary(v, shortNames);
   const auto& m = lp->model;
-  if (c.format == "json") {
-    json::Writer w(ctx.out, 2);
-    analysis::writeJson(w, r, m, top);
-    ctx.out << "\n";
-    return 0;
-  }
+  if (c.format == "json") return printJson(ctx.out, r, m, top);
   size_t n = top ? std::min(top, r.kernelsByTime.size()) : r.kernelsByTime.size();
   std::vector<std::vector<std::string>> rows;
   for (size_t i = 0; i < n; ++i) {

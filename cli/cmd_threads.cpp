@@ -16,12 +16,7 @@ int run(const Args& args, Context& ctx) {
   analysis::View v(lp->model, c.scope, &lp->attr);
   auto r = analysis::computeThreads(v);
   const auto& m = lp->model;
-  if (c.format == "json") {
-    json::Writer w(ctx.out, 2);
-    analysis::writeJson(w, r, m);
-    ctx.out << "\n";
-    return 0;
-  }
+  if (c.format == "json") return printJson(ctx.out, r, m);
   bool csv = c.format == "csv";
   auto f = [&](int64_t ns) { return csv ? std::to_string(ns) : fmtDuration(static_cast<double>(ns)); };
   std::vector<std::vector<std::string>> rows;

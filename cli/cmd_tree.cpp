@@ -34,12 +34,7 @@ int run(const Args& args, Context& ctx) {
   analysis::View v(lp->model, c.scope, &lp->attr);
   auto r = analysis::computeTree(v);
   const auto& m = lp->model;
-  if (c.format == "json") {
-    json::Writer w(ctx.out, 2);
-    analysis::writeJson(w, r, m, static_cast<uint32_t>(depth), static_cast<size_t>(kernels));
-    ctx.out << "\n";
-    return 0;
-  }
+  if (c.format == "json") return printJson(ctx.out, r, m, static_cast<uint32_t>(depth), static_cast<size_t>(kernels));
   if (c.format == "csv") {
     std::vector<std::vector<std::string>> rows;
     std::vector<std::string> paths(r.nodes.size());

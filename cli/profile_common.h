@@ -19,6 +19,7 @@
 #include "core/analysis/view.h"
 #include "core/attribution/attribution.h"
 #include "core/profile/model.h"
+#include "core/support/json_writer.h"
 
 namespace kl::cli {
 
@@ -75,5 +76,15 @@ class OutputTarget {
   std::ostream* os_;
   std::string path_;
 };
+
+/// Prints an analysis result as indented JSON (its writeJson(w, result, extra...)) and a
+/// newline; returns exit status 0.
+template <typename R, typename... Extra>
+int printJson(std::ostream& out, const R& result, const Extra&... extra) {
+  json::Writer w(out, 2);
+  writeJson(w, result, extra...);  // found by ADL in kl::analysis
+  out << "\n";
+  return 0;
+}
 
 }  // namespace kl::cli
