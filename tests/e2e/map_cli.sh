@@ -27,4 +27,26 @@ print(f"map: {mapped} of {ops} GPU ops on {len(lines)} lines")
 PY
 if "$KERNLENS" map /nonexistent.sqlite --root "$D/ws" 2> "$T/err"; then fail "missing file must fail"; fi
 [ "$(wc -l < "$T/err")" = 1 ] || fail "error must be one line: $(cat "$T/err")"
+# A real PyTorch trace (H100, BERT inference): no kl: ranges, so the python_function stacks map
+# GPU ops onto a workspace file matched by path suffix. Checked against a plain scan of the trace.
+mkdir -p "$T/ws/transformers/models/bert"
+python3 -c "print('\n'.join('x%d = %d' % (i, i) for i in range(2000)))" > "$T/ws/transformers/models/bert/modeling_bert.py"
+trace="$KL_SOURCE_DIR/tests/data/real/tracelens_h100_bert_small_infer.json.gz"
+"$KERNLENS" map "$trace" --root "$T/ws" --format json > "$T/bert.json" || fail "map on the Kineto trace failed"
+python3 - "$T/bert.json" "$trace" <<'PY'
+import gzip, json, re, sys
+j = json.load(open(sys.argv[1]))
+ev = json.load(gzip.open(sys.argv[2]))["traceEvents"]
+gpu = sum(1 for e in ev if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset"))
+frames = {int(m.group(1)) for e in ev if e.get("cat") == "python_function"
+          for m in [re.search(r"modeling_bert\.py\((\d+)\)", e.get("name", ""))] if m}
+assert j["source"] == "python-stacks" and j["emulated"] is False, j["source"]
+mapped = sum(l["launches"] for l in j["lines"])
+assert mapped + j["unmapped"]["ops"] == gpu, (mapped, j["unmapped"], gpu)
+assert mapped > 0
+for l in j["lines"]:
+    assert l["file"] == "transformers/models/bert/modeling_bert.py", l["file"]
+    assert l["line"] in frames, (l["line"], sorted(frames)[:10])
+print(f"map (Kineto stacks): {mapped} of {gpu} GPU ops on {len(j['lines'])} modeling_bert.py lines")
+PY
 echo "PASS map_cli"
