@@ -1,5 +1,3 @@
-#include <cstdlib>
-
 #include "core/planner/executor.h"
 
 namespace kl::planner {
@@ -40,12 +38,8 @@ Result<RoundOutcome> RunnerExecutor::run(const RoundRequest& req, const Cancella
   runner::RoundPlan plan;
   plan.index = req.index < 0 ? 999 : req.index;  // the baseline gets its own directory
   plan.files = req.files;
-  // TEMPORARY (requests-runner.md #3): the line strategy's spec reaches the probe through the
-  // environment that `env PYTHONPATH=... python -m kernlens_probe` inherits, until RunConfig can
-  // carry extra probe variables. Only the CLI uses the line strategy (single-threaded).
-  if (req.lineSpec) setenv("KERNLENS_PROBE_LINE_RANGES", req.lineSpec->c_str(), 1);
+  if (req.lineSpec) plan.lineRanges = *req.lineSpec;
   auto res = rr_.run(plan, cancel, progress, output);
-  if (req.lineSpec) unsetenv("KERNLENS_PROBE_LINE_RANGES");
   if (!res) return res.error();
   if (store_ && req.index >= 0) {
     auto rid = store_->writeRound(run_->id, res->record());

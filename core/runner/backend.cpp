@@ -36,6 +36,7 @@ std::vector<std::string> Backend::probeCommand(const ProbeOptions& p, std::strin
   std::vector<std::string> a = {"env", "PYTHONPATH=" + pythonPath, p.python, "-m", "kernlens_probe",
                                 "--backend", std::string(backend)};
   if (!paths.overlayDir.empty()) a.insert(a.end(), {"--overlay", paths.overlayDir.string()});
+  if (!paths.lineRanges.empty()) a.insert(a.end(), {"--line-ranges", paths.lineRanges.string()});
   a.insert(a.end(), {"--workspace", p.workspace.string(), "--status",
                      (paths.outDir / "status{rank}.json").string()});
   if (out) a.insert(a.end(), {"--out", *out});

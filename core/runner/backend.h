@@ -37,6 +37,7 @@ struct RoundPaths {
   std::filesystem::path roundDir;    // .kernlens/runs/<run>/round<k>
   std::filesystem::path overlayDir;  // roundDir/overlay ("" = no overlay)
   std::filesystem::path outDir;      // roundDir/out: profiler outputs
+  std::filesystem::path lineRanges;  // the probe's --line-ranges spec ("" = none)
   std::filesystem::path stdoutLog, stderrLog;
 };
 

@@ -171,6 +171,7 @@ Result<RoundResult> RoundRunner::run(const RoundPlan& plan, const CancellationTo
   p.outDir = p.roundDir / "out";
   std::filesystem::create_directories(p.outDir, ec);
   if (ec) return Error::io(p.outDir.string() + ": cannot create: " + ec.message());
+  p.lineRanges = plan.lineRanges;
   p.stdoutLog = p.roundDir / "stdout.log";
   p.stderrLog = p.roundDir / "stderr.log";
 

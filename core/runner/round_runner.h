@@ -54,6 +54,9 @@ struct RunConfig {
 struct RoundPlan {
   int index = 0;
   std::vector<nvtx::FilePlan> files;
+  /// Line strategy: the spec of the functions whose executed lines the probe wraps in ranges
+  /// (core/planner/line_strategy.h); passed as `--line-ranges`.
+  std::filesystem::path lineRanges;
 };
 
 /// Round 0 for a focus function: its body and each top-level statement of the body (after the
