@@ -3,31 +3,31 @@
 #include "lsp/features/all.h"
 
 #include "lsp/features/cute_regions.h"  // registerCuteRegions
-#include "lsp/features/results_view.h"
+#include "lsp/features/feature_context.h"
 #include "lsp/server/server.h"
 
 namespace kl::lsp {
 
 // Feature registrations (one line each; keep sorted).
-// Editor features share one ResultsView (lsp/features/results_view.h).
+// Editor features share one FeatureContext (lsp/features/feature_context.h).
 void registerCodeActions(Server&);
-void registerCodeLens(Server&, std::shared_ptr<ResultsView>);
-void registerDiagnostics(Server&, std::shared_ptr<ResultsView>);
-void registerHover(Server&, std::shared_ptr<ResultsView>);
-void registerInlayHints(Server&, std::shared_ptr<ResultsView>);
-void registerLoadProfile(Server&, std::shared_ptr<ResultsView>);
-void registerProfileRun(Server&, std::shared_ptr<ResultsView>);
+void registerCodeLens(Server&, std::shared_ptr<FeatureContext>);
+void registerDiagnostics(Server&, std::shared_ptr<FeatureContext>);
+void registerHover(Server&, std::shared_ptr<FeatureContext>);
+void registerInlayHints(Server&, std::shared_ptr<FeatureContext>);
+void registerLoadProfile(Server&, std::shared_ptr<FeatureContext>);
+void registerProfileRun(Server&, std::shared_ptr<FeatureContext>);
 
 void registerAllFeatures(Server& server) {
-  auto results = registerResultsView(server);
+  auto ctx = registerFeatureContext(server);
   registerCodeActions(server);
-  registerCodeLens(server, results);
-  registerCuteRegions(server, results);
-  registerDiagnostics(server, results);
-  registerHover(server, results);
-  registerInlayHints(server, results);
-  registerLoadProfile(server, results);
-  registerProfileRun(server, results);
+  registerCodeLens(server, ctx);
+  registerCuteRegions(server, ctx);
+  registerDiagnostics(server, ctx);
+  registerHover(server, ctx);
+  registerInlayHints(server, ctx);
+  registerLoadProfile(server, ctx);
+  registerProfileRun(server, ctx);
 }
 
 }  // namespace kl::lsp

@@ -14,6 +14,7 @@
 #include "core/nvtx/engine.h"
 #include "lsp/features/cute_regions.h"
 #include "lsp/server/server.h"
+#include "lsp/server/uri.h"
 
 namespace kl::lsp {
 namespace {
@@ -39,43 +40,11 @@ bool wanted(const json& params, const std::string& kind) {
   return false;
 }
 
-/// Path of a file:// URI (percent-decoded); nullopt for other schemes.
-std::optional<std::filesystem::path> filePath(const std::string& uri) {
-  constexpr std::string_view kScheme = "file://";
-  if (uri.compare(0, kScheme.size(), kScheme) != 0) return std::nullopt;
-  std::string out;
-  for (size_t i = kScheme.size(); i < uri.size(); ++i) {
-    auto hex = [](char c) {
-      return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-             : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-    };
-    if (uri[i] == '%' && i + 2 < uri.size() && hex(uri[i + 1]) >= 0 && hex(uri[i + 2]) >= 0) {
-      out += static_cast<char>(hex(uri[i + 1]) * 16 + hex(uri[i + 2]));
-      i += 2;
-    } else {
-      out += uri[i];
-    }
-  }
-  if (out.empty() || out[0] != '/') return std::nullopt;  // file://host/... is not supported
-  return std::filesystem::path(out);
-}
-
-/// The workspace root from initialize: rootUri, else the first workspace folder, else rootPath.
-std::optional<std::filesystem::path> workspaceRoot(const Server& server) {
-  const auto& ip = server.initializeParams();
-  if (ip.rootUri) return filePath(*ip.rootUri);
-  if (!ip.workspaceFolders.empty()) return filePath(ip.workspaceFolders.front());
-  if (ip.rootPath && !ip.rootPath->empty()) return std::filesystem::path(*ip.rootPath);
-  return std::nullopt;
-}
-
 /// Workspace-relative path used in range names; the file name when the document is not a file
 /// under the workspace root.
 std::string namePath(const Server& server, const std::string& uri) {
-  auto p = filePath(uri);
-  auto root = workspaceRoot(server);
-  if (p && root)
-    if (auto rel = nvtx::relativeToWorkspace(*root, *p)) return *rel;
+  if (auto rel = server.workspace().relativePath(uri)) return *rel;
+  auto p = uriToPath(uri);
   std::string name = p ? p->filename().string() : uri.substr(uri.find_last_of('/') + 1);
   if (nvtx::checkRelativePath(name).ok()) return name;
   return "untitled.py";

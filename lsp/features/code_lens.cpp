@@ -8,21 +8,21 @@
 // (the runner's and the planner's); the GPU lens has no command (title only).
 // Counts are distinct kernel names; the percentage is the share of the run's GPU time.
 #include "core/results/format.h"
-#include "lsp/features/results_view.h"
+#include "lsp/features/feature_context.h"
 #include "lsp/server/server.h"
 
 namespace kl::lsp {
 
-void registerCodeLens(Server& server, std::shared_ptr<ResultsView> view) {
+void registerCodeLens(Server& server, std::shared_ptr<FeatureContext> ctx) {
   server.addCapabilities({{"codeLensProvider", {{"resolveProvider", true}}}});
 
-  server.method<json, json>("textDocument/codeLens", [&server, view](const json& params,
+  server.method<json, json>("textDocument/codeLens", [&server, ctx](const json& params,
                                                                     Reply<json> reply) {
     json out = json::array();
     std::string uri = params.value("/textDocument/uri"_json_pointer, std::string());
     auto doc = server.documents().get(uri);
-    if (!doc || !doc->source() || !view->settings().lensesEnabled) return reply(out);
-    const auto* dr = view->forDocument(doc);
+    if (!doc || !doc->source() || !ctx->settings.lensesEnabled) return reply(out);
+    const auto* dr = ctx->results->forDocument(doc);
     const auto& mod = doc->source()->model();
     for (const auto& f : mod.functions) {
       if (f.qualName.empty() || f.nameBytes.empty()) continue;
@@ -37,20 +37,20 @@ void registerCodeLens(Server& server, std::shared_ptr<ResultsView> view) {
       auto lens = [&](const char* kind) {
         out.push_back({{"range", toJson(r)},
                        {"data", {{"uri", uri}, {"function", f.qualName}, {"kind", kind},
-                                 {"gen", view->generation()}}}});
+                                 {"gen", ctx->results->generation()}}}});
       };
       if (fr) {
         lens("gpu");
         lens("profile");
         lens("refine");
-      } else if (view->settings().profileLenses) {
+      } else if (ctx->settings.profileLenses) {
         lens("profile");
       }
     }
     reply(out);
   });
 
-  server.method<json, json>("codeLens/resolve", [&server, view](const json& lens,
+  server.method<json, json>("codeLens/resolve", [&server, ctx](const json& lens,
                                                                Reply<json> reply) {
     json out = lens;
     const json* data = lens.contains("data") ? &lens["data"] : nullptr;
@@ -65,12 +65,12 @@ void registerCodeLens(Server& server, std::shared_ptr<ResultsView> view) {
       return reply(out);
     }
     auto doc = server.documents().get(uri);
-    const auto* dr = view->forDocument(doc);
+    const auto* dr = ctx->results->forDocument(doc);
     const results::FunctionResult* fr =
         dr && dr->hasResults ? dr->file.file.function(fn) : nullptr;
     if (kind == "refine") {
       json range = lens.contains("range") ? lens["range"] : json();
-      if (doc && fr) range = toJson(lineRange(*doc, fr->defLine, fr->lastLine));
+      if (doc && fr) range = toJson(doc->lineRange(fr->defLine, fr->lastLine));
       out["command"] = {{"title", "⟳ Refine"},
                         {"command", "kernlens.refineHere"},
                         {"arguments", json::array({{{"uri", uri}, {"range", range}, {"function", fn}}})}};
@@ -78,9 +78,9 @@ void registerCodeLens(Server& server, std::shared_ptr<ResultsView> view) {
     }
     // kind == "gpu": the numbers (results may have changed since codeLens: say so, keep a title).
     std::string title = "GPU: results changed — refresh";
-    if (fr && view->results()) {
-      title = results::lensTitle(*fr, view->results()->totalGpuNs, view->settings().units);
-      if (view->results()->provenance.emulated) title += " · emulated";
+    if (fr && ctx->results->results()) {
+      title = results::lensTitle(*fr, ctx->results->results()->totalGpuNs, ctx->settings.units);
+      if (ctx->results->results()->provenance.emulated) title += " · emulated";
       if (dr->file.stale) title += " · stale";
     }
     out["command"] = {{"title", title}, {"command", ""}};

@@ -18,8 +18,9 @@
 #include <optional>
 
 #include "core/cute/buffer.h"
-#include "lsp/features/results_view.h"
+#include "lsp/features/feature_context.h"
 #include "lsp/server/server.h"
+#include "lsp/server/uri.h"
 
 namespace kl::lsp {
 
@@ -227,7 +228,7 @@ json cuteRegionHints(CuteRegions& state, const Document& doc, uint32_t firstLine
     if (site.anchorLine < firstLine || site.anchorLine > lastLine) continue;
     const cute::TagStats* s = siteStats(*loaded, site);
     if (!s) continue;
-    out.push_back({{"position", toJson(lineEndPosition(doc, site.anchorLine))},
+    out.push_back({{"position", toJson(doc.lineEndPosition(site.anchorLine))},
                    {"label", regionHintLabel(site.constant, *s, units)},
                    {"paddingLeft", true},
                    {"tooltip", {{"kind", "markdown"}, {"value", tooltipFor(site.constant, *s, *loaded, units)}}}});
@@ -280,18 +281,14 @@ Result<json> cuteRegionEdit(const Document& doc, const json& data) {
   return toJson(we);
 }
 
-std::shared_ptr<CuteRegions> registerCuteRegions(Server& server, std::shared_ptr<ResultsView> view) {
+std::shared_ptr<CuteRegions> registerCuteRegions(Server& server, std::shared_ptr<FeatureContext> ctx) {
   auto state = std::make_shared<CuteRegions>();
 
   server.onDocumentClosed([state](const std::string& uri) { state->forget(uri); });
 
-  server.command<LoadRegionsArgs>("kernlens.loadRegions", [&server, view, state](const LoadRegionsArgs& a,
+  server.command<LoadRegionsArgs>("kernlens.loadRegions", [&server, state](const LoadRegionsArgs& a,
                                                                               Reply<json> reply) {
-    auto resolve = [&](const std::string& p) {
-      fs::path path(p);
-      if (path.is_relative() && !view->root().empty()) path = view->root() / path;
-      return path;
-    };
+    auto resolve = [&](const std::string& p) { return server.workspace().resolve(p); };
     auto fail = [&server](const Reply<json>& r, const std::string& msg) {
       server.showMessage(MessageType::Error, "kernlens.loadRegions: " + msg);
       r.error(ErrorCode::RequestFailed, msg);
@@ -354,11 +351,11 @@ std::shared_ptr<CuteRegions> registerCuteRegions(Server& server, std::shared_ptr
   });
 
   // Hints ride on textDocument/inlayHint of inlay_hints.cpp (see cute_regions.h).
-  std::weak_ptr<ResultsView> weakView = view;
-  view->addHintProvider([state, weakView](const DocumentPtr& doc, uint32_t first, uint32_t last) {
-    auto v = weakView.lock();
+  std::weak_ptr<FeatureContext> weakCtx = ctx;
+  ctx->hintProviders.push_back([state, weakCtx](const DocumentPtr& doc, uint32_t first, uint32_t last) {
+    auto v = weakCtx.lock();
     if (!doc || !v) return json::array();
-    return cuteRegionHints(*state, *doc, first, last, v->settings().units);
+    return cuteRegionHints(*state, *doc, first, last, v->settings.units);
   });
   return state;
 }

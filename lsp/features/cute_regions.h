@@ -5,7 +5,7 @@
 // The LSP methods these ride on belong to other features, so this file registers no second
 // handler for them; it exposes providers instead:
 //   - inlay hints: cuteRegionHints(), hooked into textDocument/inlayHint (inlay_hints.cpp) by
-//     registerCuteRegions() through ResultsView::addHintProvider;
+//     registerCuteRegions() through FeatureContext::hintProviders;
 //   - code actions: cuteRegionCodeActions() / isCuteRegionAction() / cuteRegionEdit(), called by
 //     textDocument/codeAction and codeAction/resolve (code_actions.cpp).
 // Main loop only, except cuteRegionEdit() (pure; any thread over a Document snapshot).
@@ -26,7 +26,7 @@
 namespace kl::lsp {
 
 class Server;
-class ResultsView;
+struct FeatureContext;
 
 /// A decoded buffer as the editor shows it.
 struct LoadedRegions {
@@ -97,6 +97,6 @@ bool isCuteRegionAction(const json& data);
 Result<json> cuteRegionEdit(const Document& doc, const json& data);
 
 /// Registers kernlens.loadRegions / kernlens.clearRegions and the hint provider (see top).
-std::shared_ptr<CuteRegions> registerCuteRegions(Server& server, std::shared_ptr<ResultsView> view);
+std::shared_ptr<CuteRegions> registerCuteRegions(Server& server, std::shared_ptr<FeatureContext> ctx);
 
 }  // namespace kl::lsp

@@ -8,7 +8,7 @@
 #include <set>
 
 #include "core/results/format.h"
-#include "lsp/features/results_view.h"
+#include "lsp/features/feature_context.h"
 #include "lsp/server/server.h"
 
 namespace kl::lsp {
@@ -26,16 +26,16 @@ json diagnostic(const Range& r, int severity, const std::string& code, std::stri
           {"message", std::move(message)}};
 }
 
-void publish(Server& server, ResultsView& view, const DocumentPtr& doc) {
+void publish(Server& server, ResultStore& store, const DocumentPtr& doc) {
   if (!doc) return;
   json diags = json::array();
-  const auto* dr = view.forDocument(doc);
-  if (dr && dr->hasResults && view.results()) {
-    const auto& rs = *view.results();
-    Range top = lineRange(*doc, 0, 0);
+  const auto* dr = store.forDocument(doc);
+  if (dr && dr->hasResults && store.results()) {
+    const auto& rs = *store.results();
+    Range top = doc->lineRange(0, 0);
     for (const auto& l : dr->file.file.lines)
       if (l.refinable && l.distinctKernels() > 1)
-        diags.push_back(diagnostic(lineRange(*doc, l.line, l.line), kHint, "refine",
+        diags.push_back(diagnostic(doc->lineRange(l.line, l.line), kHint, "refine",
                                    "range covers " + std::to_string(l.distinctKernels()) +
                                        " distinct kernels — refine to split them by line"));
     if (rs.unmapped.distinctKernels > 0) {
@@ -67,22 +67,23 @@ void publish(Server& server, ResultsView& view, const DocumentPtr& doc) {
 
 }  // namespace
 
-void registerDiagnostics(Server& server, std::shared_ptr<ResultsView> view) {
+void registerDiagnostics(Server& server, std::shared_ptr<FeatureContext> ctx) {
   // Remember which documents got diagnostics so that clearing results clears them too.
   auto published = std::make_shared<std::set<std::string>>();
-  // Weak: publishDoc is also one of the view's own change hooks (a strong capture would be a cycle).
-  std::weak_ptr<ResultsView> weakView = view;
-  auto publishDoc = [&server, weakView, published](const DocumentPtr& doc) {
-    auto view = weakView.lock();
-    if (!view) return;
-    const auto* dr = view->forDocument(doc);
-    bool has = dr && dr->hasResults && view->results();
+  // Weak: publishDoc is also one of the store's own change hooks (a strong capture would be a
+  // cycle).
+  std::weak_ptr<ResultStore> weakStore = ctx->results;
+  auto publishDoc = [&server, weakStore, published](const DocumentPtr& doc) {
+    auto store = weakStore.lock();
+    if (!store) return;
+    const auto* dr = store->forDocument(doc);
+    bool has = dr && dr->hasResults && store->results();
     if (!has && !published->count(doc->uri())) return;  // nothing to say, nothing to clear
-    publish(server, *view, doc);
+    publish(server, *store, doc);
     if (has) published->insert(doc->uri());
     else published->erase(doc->uri());
   };
-  view->onChange([&server, publishDoc] {
+  ctx->results->onChange([&server, publishDoc] {
     for (const auto& d : server.documents().all()) publishDoc(d);
   });
   server.onDocumentChanged([publishDoc](const DocumentPtr& doc) { publishDoc(doc); });

@@ -7,7 +7,7 @@
 #include <cstdio>
 
 #include "core/results/format.h"
-#include "lsp/features/results_view.h"
+#include "lsp/features/feature_context.h"
 #include "lsp/server/server.h"
 
 namespace kl::lsp {
@@ -40,7 +40,7 @@ std::string streams(const std::vector<uint32_t>& ids) {
 }
 
 std::string hoverText(const results::LineResult& line, const DocumentResults& dr,
-                      const results::ResultSet& rs, const ResultsView& view,
+                      const results::ResultSet& rs, const ResultStore& store,
                       results::Units units) {
   const auto& file = dr.file.file;
   const results::FunctionResult* fn = line.function.empty() ? nullptr : file.function(line.function);
@@ -73,7 +73,7 @@ std::string hoverText(const results::LineResult& line, const DocumentResults& dr
   }
   std::string bounds;
   for (const auto& k : line.kernels)
-    if (auto b = view.boundFor(k.fullName, k.name))
+    if (auto b = store.boundFor(k.fullName, k.name))
       bounds += "- " + code(k.name, 48) + ": **" + b->bound + "-bound** — " + b->summary + " *(" +
                 b->source + ")*\n";
   if (!bounds.empty()) md += "\nNsight Compute:\n" + bounds;
@@ -108,23 +108,23 @@ std::string hoverText(const results::LineResult& line, const DocumentResults& dr
 
 }  // namespace
 
-void registerHover(Server& server, std::shared_ptr<ResultsView> view) {
+void registerHover(Server& server, std::shared_ptr<FeatureContext> ctx) {
   server.addCapabilities({{"hoverProvider", true}});
   server.method<TextDocumentPositionParams, json>(
       "textDocument/hover",
-      [&server, view](const TextDocumentPositionParams& p, Reply<json> reply) {
+      [&server, ctx](const TextDocumentPositionParams& p, Reply<json> reply) {
         auto doc = server.documents().get(p.textDocument.uri);
-        const auto* dr = view->forDocument(doc);
-        if (!doc || !dr || !dr->hasResults || !view->results()) return reply(json(nullptr));
-        uint32_t line = lineOf(*doc, p.position);
+        const auto* dr = ctx->results->forDocument(doc);
+        if (!doc || !dr || !dr->hasResults || !ctx->results->results()) return reply(json(nullptr));
+        uint32_t line = doc->lineOf(p.position);
         const results::LineResult* hit = nullptr;
         for (const auto& l : dr->file.file.lines)
           if (l.line <= line && line <= l.lastLine && (!hit || l.line >= hit->line)) hit = &l;
         if (!hit) return reply(json(nullptr));
-        std::string md = hoverText(*hit, *dr, *view->results(), *view,
-                                   view->settings().units);
+        std::string md = hoverText(*hit, *dr, *ctx->results->results(), *ctx->results,
+                                   ctx->settings.units);
         reply(json{{"contents", toJson(MarkupContent{MarkupKind::Markdown, md})},
-                   {"range", toJson(lineRange(*doc, hit->line, hit->lastLine))}});
+                   {"range", toJson(doc->lineRange(hit->line, hit->lastLine))}});
       });
 }
 

@@ -2,7 +2,7 @@
 //
 // arguments: [path] or [{"path": path}] — an nsys SQLite export or a Kineto JSON trace (gzip
 // allowed); a relative path is resolved against the workspace root. Read and attributed on the
-// pool (core/results/from_profile.h), then installed in the ResultsView (hints, lenses,
+// pool (core/results/from_profile.h), then installed in the ResultStore (hints, lenses,
 // diagnostics refresh). Result: {"files", "lines", "mappedOps", "unmappedOps", "source",
 // "emulated", "runId"}; a bad file answers RequestFailed with the reader's one-line reason.
 // A `.csv` path is an Nsight Compute report instead: its bound classes appear in hovers
@@ -15,15 +15,15 @@
 
 #include "core/ncu/report.h"
 #include "core/results/from_profile.h"
-#include "lsp/features/results_view.h"
+#include "lsp/features/feature_context.h"
 #include "lsp/server/server.h"
 
 namespace kl::lsp {
 
 namespace fs = std::filesystem;
 
-void registerLoadProfile(Server& server, std::shared_ptr<ResultsView> view) {
-  server.command("kernlens.loadProfile", [&server, view](const json& args, Reply<json> reply) {
+void registerLoadProfile(Server& server, std::shared_ptr<FeatureContext> ctx) {
+  server.command("kernlens.loadProfile", [&server, ctx](const json& args, Reply<json> reply) {
     std::string path;
     json first = args.is_array() && !args.empty() ? args[0] : json();
     if (first.is_string()) path = first.get<std::string>();
@@ -33,27 +33,26 @@ void registerLoadProfile(Server& server, std::shared_ptr<ResultsView> view) {
       return reply.error(ErrorCode::InvalidParams,
                          "kernlens.loadProfile: expected arguments [path] (an nsys .sqlite or a "
                          "Kineto .json trace)");
-    fs::path p(path);
-    if (p.is_relative() && !view->root().empty()) p = view->root() / p;
+    fs::path p = server.workspace().resolve(path);
 
     if (p.extension() == ".csv") {  // Nsight Compute CSV: bound classes for hovers
       using Ncu = std::shared_ptr<Result<ncu::NcuReport>>;
       server.background<Ncu>(
           "kernlens.loadProfile", reply.token(),
           [p](const CancellationToken&) { return std::make_shared<Result<ncu::NcuReport>>(ncu::readNcuFile(p)); },
-          [view, reply](Ncu r) {
+          [ctx, reply](Ncu r) {
             if (!r->ok()) return reply.error(ErrorCode::RequestFailed, r->error().message);
             size_t n = r->value().launches.size();
-            view->setNcu(std::make_shared<const ncu::NcuReport>(std::move(r->value())));
+            ctx->results->setNcu(std::make_shared<const ncu::NcuReport>(std::move(r->value())));
             reply(json{{"ncuLaunches", n}});
           });
       return;
     }
     // Main loop: copy what the pool needs (root, open buffers); the pool scans and builds.
-    fs::path root = view->root();
+    fs::path root = server.workspace().root();
     std::map<std::string, std::string> open;
     for (const auto& d : server.documents().all())
-      if (auto rel = view->relativePath(d->uri())) open[*rel] = d->text();
+      if (auto rel = server.workspace().relativePath(d->uri())) open[*rel] = d->text();
 
     using Out = std::shared_ptr<Result<results::ResultSet>>;
     server.background<Out>(
@@ -80,7 +79,7 @@ void registerLoadProfile(Server& server, std::shared_ptr<ResultsView> view) {
           };
           return std::make_shared<Result<results::ResultSet>>(results::loadProfile(p, o));
         },
-        [&server, view, reply](Out out) {
+        [&server, ctx, reply](Out out) {
           if (!out->ok()) {
             if (out->error().code == Error::Code::Cancelled) return reply(Error::cancelled());
             return reply.error(ErrorCode::RequestFailed, out->error().message);
@@ -100,7 +99,7 @@ void registerLoadProfile(Server& server, std::shared_ptr<ResultsView> view) {
                             std::to_string(rs.files.size()) + " files" +
                             (rs.provenance.emulated ? " (emulated GPU)" : "");
           if (rs.files.empty()) msg += " — no GPU work maps to files of this workspace";
-          view->setResults(std::move(rs));
+          ctx->results->setResults(std::move(rs));
           server.logMessage(MessageType::Info, msg);
           reply(summary);
         });

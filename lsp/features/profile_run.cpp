@@ -8,7 +8,7 @@
 // progress reported per round (window/workDoneProgress/create + $/progress begin/report/end);
 // the editor results are reloaded from the store after each round. The program's output goes to
 // window/logMessage (Log) as it comes; a failure is a window/showMessage (Error) with the reason and
-// the log path; success reloads the editor results from the store (ResultsView::reloadFromStore).
+// the log path; success reloads the editor results from the store (ResultStore::reloadFromStore).
 // One run at a time: a second request answers RequestFailed. kernlens.cancel (or cancelling the
 // progress) kills the run's process group; answers {"cancelled": bool}.
 //
@@ -26,7 +26,7 @@
 #include "core/planner/cli_entry.h"
 #include "core/runner/round_runner.h"
 #include "core/store/store.h"
-#include "lsp/features/results_view.h"
+#include "lsp/features/feature_context.h"
 #include "lsp/server/server.h"
 
 namespace kl::lsp {
@@ -66,11 +66,11 @@ std::string newRunKey() {
 
 /// Starts the convergence loop in the background for `rel::function`, or for the lines
 /// `rel:lines` ("A-B", 1-based) when given; replies at once (see the header comment).
-void startRun(Server& server, const std::shared_ptr<ResultsView>& view, const std::shared_ptr<RunState>& state,
+void startRun(Server& server, const std::shared_ptr<FeatureContext>& ctx, const std::shared_ptr<RunState>& state,
               Reply<json> reply, const std::string& rel, const std::string& function, const std::string& lines) {
   const Settings& s = server.settings();
   runner::RunConfig cfg;
-  cfg.workspace = view->root();
+  cfg.workspace = server.workspace().root();
   cfg.entry = s.get<std::string>("entry", "");
   if (cfg.entry.empty())
     return reply.error(ErrorCode::RequestFailed,
@@ -120,13 +120,13 @@ void startRun(Server& server, const std::shared_ptr<ResultsView>& view, const st
   using Out = std::shared_ptr<Result<planner::LoopResult>>;
   server.background<Out>(
       "kernlens.profileFunction", src.token(),
-      [&server, pa, progress, view](const CancellationToken& token) -> Out {
+      [&server, pa, progress, ctx](const CancellationToken& token) -> Out {
         planner::ProfileHooks hooks;
-        hooks.loop.onRound = [&server, progress, view, max = pa.rounds](const planner::LoopProgress& p) {
+        hooks.loop.onRound = [&server, progress, ctx, max = pa.rounds](const planner::LoopProgress& p) {
           unsigned pct = p.round < 0 ? 0u : static_cast<unsigned>(100 * p.round / std::max(1, max));
           progress->report(p.message, std::min(pct, 99u));
           // Rounds already stored become visible while the loop goes on.
-          if (p.round > 0) server.post([view] { view->reloadFromStore(); });
+          if (p.round > 0) server.post([ctx] { ctx->results->reloadFromStore(); });
         };
         hooks.progress = [progress](const runner::RoundProgress& p) {  // phases within a round
           progress->report(p.message, std::nullopt);
@@ -139,7 +139,7 @@ void startRun(Server& server, const std::shared_ptr<ResultsView>& view, const st
         };
         return std::make_shared<Result<planner::LoopResult>>(planner::runProfile(pa, hooks, token));
       },
-      [&server, view, state, progress, cfg](Out out) {
+      [&server, ctx, state, progress, cfg](Out out) {
         state->running = false;
         auto failed = [&](const std::string& message) {
           std::string msg = "kernlens: profiling " + cfg.focusFunction + " failed: " + firstLine(message);
@@ -153,7 +153,7 @@ void startRun(Server& server, const std::shared_ptr<ResultsView>& view, const st
         };
         if (!out->ok()) return failed(out->error().message);
         const auto& res = out->value();
-        view->reloadFromStore();
+        ctx->results->reloadFromStore();
         if (res.stopReason == "cancelled") {
           progress->end("cancelled");
           server.logMessage(MessageType::Info, "kernlens: run " + cfg.runKey + " cancelled after " +
@@ -169,16 +169,16 @@ void startRun(Server& server, const std::shared_ptr<ResultsView>& view, const st
       });
 }
 
-void registerProfileRun(Server& server, std::shared_ptr<ResultsView> view) {
+void registerProfileRun(Server& server, std::shared_ptr<FeatureContext> ctx) {
   auto state = std::make_shared<RunState>();
 
-  server.command<Target>("kernlens.profileFunction", [&server, view, state](const Target& t, Reply<json> reply) {
+  server.command<Target>("kernlens.profileFunction", [&server, ctx, state](const Target& t, Reply<json> reply) {
     if (state->running)
       return reply.error(ErrorCode::RequestFailed,
                          "a profiling run is already going (" + state->runKey + "); cancel it with kernlens.cancel");
-    if (view->root().empty())
+    if (!server.workspace().hasRoot())
       return reply.error(ErrorCode::RequestFailed, "kernlens.profileFunction: open a workspace folder first");
-    auto rel = view->relativePath(t.uri);
+    auto rel = server.workspace().relativePath(t.uri);
     if (!rel) return reply.error(ErrorCode::InvalidParams, "kernlens.profileFunction: " + t.uri + " is not a file of the workspace");
     std::string function = t.function;
     if (function.empty()) {
@@ -193,12 +193,12 @@ void registerProfileRun(Server& server, std::shared_ptr<ResultsView> view) {
         return reply.error(ErrorCode::RequestFailed, "kernlens.profileFunction: no function at that position");
       function = m.functions[static_cast<size_t>(fi)].qualName;
     }
-    startRun(server, view, state, std::move(reply), *rel, function, "");
+    startRun(server, ctx, state, std::move(reply), *rel, function, "");
   });
 
   // kernlens.refineHere [{uri, range[, function]}]: the loop focused on the lines of `range`
   // (the ⟳ Refine lens sends the function's lines; an editor command sends the selection).
-  server.command("kernlens.refineHere", [&server, view, state](const json& args, Reply<json> reply) {
+  server.command("kernlens.refineHere", [&server, ctx, state](const json& args, Reply<json> reply) {
     if (state->running)
       return reply.error(ErrorCode::RequestFailed,
                          "a profiling run is already going (" + state->runKey + "); cancel it with kernlens.cancel");
@@ -208,15 +208,15 @@ void registerProfileRun(Server& server, std::shared_ptr<ResultsView> view) {
     if (!a.is_object() || !a.contains("uri") || !a["uri"].is_string() || !a.contains("range") ||
         !fromJson(a["range"], range, JPath(root).field("range")))
       return reply.error(ErrorCode::InvalidParams, "kernlens.refineHere: expected [{uri, range[, function]}]");
-    if (view->root().empty())
+    if (!server.workspace().hasRoot())
       return reply.error(ErrorCode::RequestFailed, "kernlens.refineHere: open a workspace folder first");
     std::string uri = a["uri"].get<std::string>();
-    auto rel = view->relativePath(uri);
+    auto rel = server.workspace().relativePath(uri);
     if (!rel) return reply.error(ErrorCode::InvalidParams, "kernlens.refineHere: " + uri + " is not a file of the workspace");
     uint32_t first = range.start.line, last = range.end.line;
     if (last > first && range.end.character == 0) --last;  // a selection ending at column 0
     std::string function = a.value("function", std::string());
-    startRun(server, view, state, std::move(reply), *rel, function,
+    startRun(server, ctx, state, std::move(reply), *rel, function,
              std::to_string(first + 1) + "-" + std::to_string(last + 1));
   });
 

@@ -15,6 +15,49 @@ Document::Document(std::string uri, std::string languageId, int32_t version,
       fallbackText_(source_ ? std::string() : std::move(fallbackText)),
       lines_(text()) {}
 
+Position Document::lineEndPosition(uint32_t line) const {
+  const std::string& t = text();
+  uint32_t off = 0;
+  if (source_) {
+    const auto& li = source_->lines();
+    if (line >= li.lineCount()) return positionAt(static_cast<uint32_t>(t.size()));
+    off = li.lineEnd(line, t);
+  } else {
+    uint32_t l = 0;
+    while (off < t.size() && l < line) {
+      if (t[off] == '\n') ++l;
+      ++off;
+    }
+    while (off < t.size() && t[off] != '\n') ++off;
+  }
+  // lineEnd may include a '\r' of a CRLF ending: stop before it.
+  while (off > 0 && off <= t.size() && t[off - 1] == '\r') --off;
+  return positionAt(off);
+}
+
+Range Document::lineRange(uint32_t first, uint32_t last) const {
+  const std::string& t = text();
+  uint32_t start = 0;
+  if (source_) {
+    const auto& li = source_->lines();
+    start = first < li.lineCount() ? li.lineStart(first) : static_cast<uint32_t>(t.size());
+  } else {
+    for (uint32_t l = 0; start < t.size() && l < first; ++start)
+      if (t[start] == '\n') ++l;
+  }
+  return {positionAt(start), lineEndPosition(last)};
+}
+
+uint32_t Document::lineOf(Position pos) const {
+  uint32_t off = offsetAt(pos);
+  if (source_) return source_->lines().toLineCol(off).line;
+  const std::string& t = text();
+  uint32_t l = 0;
+  for (uint32_t i = 0; i < off && i < t.size(); ++i)
+    if (t[i] == '\n') ++l;
+  return l;
+}
+
 namespace {
 /// Parses `text`; on parser failure logs and returns null (the document keeps plain text).
 python::SourceFilePtr parseOrNull(const std::string& uri, std::string text) {

@@ -40,6 +40,15 @@ class Document {
   Range rangeOf(uint32_t begin, uint32_t end) const { return {positionAt(begin), positionAt(end)}; }
   uint32_t lineCount() const { return lines_.lineCount(); }
 
+  // Lines as core numbers them (0-based, '\n'-terminated; results, the Python model), which may
+  // differ from LSP lines when the text has lone '\r's.
+  /// Position of the end of core line `line` (before its line break, clamped to the text).
+  Position lineEndPosition(uint32_t line) const;
+  /// Range from the start of core line `first` to the end of core line `last`.
+  Range lineRange(uint32_t first, uint32_t last) const;
+  /// Core line of an LSP position.
+  uint32_t lineOf(Position pos) const;
+
  private:
   std::string uri_;
   std::string languageId_;

@@ -379,6 +379,7 @@ void Server::handleResponse(const json& msg) {
 
 void Server::onInitialize(const InitializeParams& params, Reply<json> reply) {
   init_ = params;
+  workspace_ = Workspace::fromInitialize(params);
   documents_.setEncoding(negotiateEncoding(params.capabilities.positionEncodings));
   settings_.replace(Settings::kernlensSection(params.initializationOptions));
   phase_ = Phase::Running;

@@ -26,6 +26,7 @@
 #include "lsp/server/reply.h"
 #include "lsp/server/scheduler.h"
 #include "lsp/server/settings.h"
+#include "lsp/server/workspace.h"
 #include "lsp/transport/transport.h"
 
 namespace kl::lsp {
@@ -124,6 +125,8 @@ class Server final : private MessageSink {
   DocumentStore& documents() { return documents_; }
   const DocumentStore& documents() const { return documents_; }
   const Settings& settings() const { return settings_; }
+  /// The workspace root, computed once from the initialize params (see workspace.h).
+  const Workspace& workspace() const { return workspace_; }
   /// The capabilities answered (or to be answered) by initialize.
   json serverCapabilities() const;
   /// Registered command names, sorted.
@@ -241,6 +244,7 @@ class Server final : private MessageSink {
   InitializeParams init_;
   DocumentStore documents_;
   Settings settings_;
+  Workspace workspace_;
 
   uint64_t nextCookie_ = 1;
   std::map<std::string, InFlight> inFlight_;  // key: id.dump()

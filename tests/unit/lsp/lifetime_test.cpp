@@ -7,27 +7,29 @@
 
 #include "lsp/features/all.h"
 #include "lsp/features/cute_regions.h"
-#include "lsp/features/results_view.h"
+#include "lsp/features/feature_context.h"
 #include "tests/unit/lsp/lsp_test_client.h"
 
 using namespace kl::lsp;
 
 namespace kl::lsp {
-void registerCodeLens(Server&, std::shared_ptr<ResultsView>);
-void registerDiagnostics(Server&, std::shared_ptr<ResultsView>);
-void registerHover(Server&, std::shared_ptr<ResultsView>);
-void registerInlayHints(Server&, std::shared_ptr<ResultsView>);
-void registerLoadProfile(Server&, std::shared_ptr<ResultsView>);
-void registerProfileRun(Server&, std::shared_ptr<ResultsView>);
+void registerCodeLens(Server&, std::shared_ptr<FeatureContext>);
+void registerDiagnostics(Server&, std::shared_ptr<FeatureContext>);
+void registerHover(Server&, std::shared_ptr<FeatureContext>);
+void registerInlayHints(Server&, std::shared_ptr<FeatureContext>);
+void registerLoadProfile(Server&, std::shared_ptr<FeatureContext>);
+void registerProfileRun(Server&, std::shared_ptr<FeatureContext>);
 }  // namespace kl::lsp
 
-TEST_CASE("the results view and the CUTE regions are freed with their server") {
-  std::weak_ptr<ResultsView> view;
+TEST_CASE("the feature context, its result store and the CUTE regions are freed with their server") {
+  std::weak_ptr<FeatureContext> view;
+  std::weak_ptr<ResultStore> store;
   std::weak_ptr<CuteRegions> regions;
   {
     test::TestClient client([&](Server& s) {
-      auto v = registerResultsView(s);
+      auto v = registerFeatureContext(s);
       view = v;
+      store = v->results;
       registerCodeLens(s, v);
       regions = registerCuteRegions(s, v);
       registerDiagnostics(s, v);
@@ -42,5 +44,6 @@ TEST_CASE("the results view and the CUTE regions are freed with their server") {
     CHECK_FALSE(view.expired());
   }
   CHECK(view.expired());
+  CHECK(store.expired());
   CHECK(regions.expired());
 }

@@ -1,0 +1,25 @@
+// The presentation settings of the editor features, read from `kernlens.*` (see
+// docs/editor-features.md). The current value lives in the FeatureContext (feature_context.h),
+// re-read after initialize and each didChangeConfiguration.
+#pragma once
+
+#include "core/results/format.h"
+
+namespace kl::lsp {
+
+class Settings;
+
+struct EditorSettings {
+  bool hintsEnabled = true;      // hints.enabled
+  double minShare = 0.01;        // hints.minShare: hide lines below this share of their function
+  double thresholdMs = 0.0;      // hints.thresholdMs: hide lines below this absolute time
+  results::Units units = results::Units::Auto;  // hints.units
+  bool lensesEnabled = true;     // lenses.enabled
+  bool profileLenses = true;     // lenses.profileUnprofiled: "▶ Profile" on functions without results
+
+  /// The values in `s`; a missing or mistyped key keeps its default (Settings::get logs it).
+  static EditorSettings read(const Settings& s);
+  friend bool operator==(const EditorSettings&, const EditorSettings&) = default;
+};
+
+}  // namespace kl::lsp

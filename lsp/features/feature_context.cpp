@@ -1,0 +1,35 @@
+// The shared state of the editor features (see feature_context.h) and kernlens.clearResults.
+#include "lsp/features/feature_context.h"
+
+#include "lsp/server/server.h"
+
+namespace kl::lsp {
+
+std::shared_ptr<FeatureContext> registerFeatureContext(Server& server) {
+  auto ctx = std::make_shared<FeatureContext>(server);
+  std::weak_ptr<FeatureContext> weak = ctx;
+  server.onSettingsChanged([weak, &server] {
+    auto c = weak.lock();
+    if (!c) return;
+    EditorSettings next = EditorSettings::read(server.settings());
+    bool changed = !(next == c->settings);
+    c->settings = next;
+    if (changed && server.isInitialized()) {
+      server.refreshInlayHints();
+      server.refreshCodeLenses();
+    }
+  });
+  server.onInitialized([weak] {
+    if (auto c = weak.lock()) c->results->reloadFromStore();
+  });
+  server.onDocumentClosed([weak](const std::string& uri) {
+    if (auto c = weak.lock()) c->results->forget(uri);
+  });
+  server.command("kernlens.clearResults", [weak](const json&, Reply<json> reply) {
+    if (auto c = weak.lock()) c->results->clear();
+    reply(json(nullptr));
+  });
+  return ctx;
+}
+
+}  // namespace kl::lsp

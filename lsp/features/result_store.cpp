@@ -1,0 +1,138 @@
+#include "lsp/features/result_store.h"
+
+#include <cstdio>
+
+#include "core/ncu/catalog.h"
+#include "core/ncu/classify.h"
+#include "core/ncu/kernel_name.h"
+#include "core/results/format.h"
+#include "core/results/from_store.h"
+#include "lsp/server/server.h"
+
+namespace kl::lsp {
+
+namespace fs = std::filesystem;
+
+void ResultStore::setResults(results::ResultSet rs, bool keepPrevious) {
+  if (keepPrevious && rs.previousFunctions.empty() && results_) {
+    for (const auto& f : results_->files)
+      for (const auto& fn : f.functions) rs.previousFunctions[results::functionKey(f.path, fn.qualName)] = fn;
+    rs.previousRunId = results_->provenance.runId;
+  }
+  results_ = std::make_shared<const results::ResultSet>(std::move(rs));
+  changed();
+}
+
+void ResultStore::clear() {
+  results_.reset();
+  changed();
+}
+
+void ResultStore::changed() {
+  ++generation_;
+  cache_.clear();
+  for (auto& h : changeHooks_) h();
+  server_.refreshInlayHints();
+  server_.refreshCodeLenses();
+}
+
+std::optional<BoundInfo> ResultStore::boundFor(const std::string& fullName,
+                                               const std::string& shortName) const {
+  if (ncu_)
+    for (const auto* n : {&fullName, &shortName}) {
+      auto c = ncu::boundForKernel(*n, *ncu_);
+      if (c.bound != ncu::Bound::Unknown)
+        return BoundInfo{std::string(ncu::boundName(c.bound)), c.summary(), "ncu report"};
+    }
+  for (const auto* n : {&fullName, &shortName})
+    if (auto it = catalog_.find(ncu::normalizedKey(*n)); it != catalog_.end()) return it->second;
+  return std::nullopt;
+}
+
+namespace {
+/// The catalogue's bound classes (empty when the workspace has no database or no ncu tables).
+std::map<std::string, BoundInfo> catalogBounds(const fs::path& root) {
+  std::map<std::string, BoundInfo> out;
+  std::error_code ec;
+  auto path = ncu::defaultCatalogPath(root);
+  if (!fs::exists(path, ec)) return out;
+  auto cat = ncu::Catalog::open(path);
+  if (!cat) return out;
+  auto rows = cat->kernels();
+  if (!rows) return out;
+  for (const auto& k : *rows) {
+    if (k.bound == ncu::Bound::Unknown) continue;
+    std::string summary = std::string(ncu::boundName(k.bound)) + "-bound";
+    if (k.smPct && k.memPct) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, " (SM %.0f %%, memory %.0f %%)", *k.smPct, *k.memPct);
+      summary += buf;
+    }
+    if (!k.limiter.empty()) summary += ", limiter " + k.limiter;
+    if (!k.detail.empty()) summary += "; " + k.detail;
+    BoundInfo b{std::string(ncu::boundName(k.bound)), summary, "kernel catalogue"};
+    out.emplace(ncu::normalizedKey(k.name), b);
+    if (!k.baseName.empty()) out.emplace(ncu::normalizedKey(k.baseName), b);
+  }
+  return out;
+}
+}  // namespace
+
+void ResultStore::reloadFromStore() {
+  const fs::path& root = server_.workspace().root();
+  if (root.empty()) return;
+  server_.background<std::shared_ptr<std::map<std::string, BoundInfo>>>(
+      "kernlens.catalog.load", CancellationToken(),
+      [root](const CancellationToken&) {
+        return std::make_shared<std::map<std::string, BoundInfo>>(catalogBounds(root));
+      },
+      [weak = weak_from_this()](std::shared_ptr<std::map<std::string, BoundInfo>> b) {
+        if (auto v = weak.lock(); v && !b->empty()) v->setCatalogBounds(std::move(*b));
+      });
+  using Out = std::shared_ptr<Result<std::optional<results::ResultSet>>>;
+  server_.background<Out>(
+      "kernlens.store.load", CancellationToken(),
+      [root](const CancellationToken&) -> Out {
+        return std::make_shared<Result<std::optional<results::ResultSet>>>(results::loadFromStore(root));
+      },
+      [weak = weak_from_this()](Out out) {
+        auto v = weak.lock();
+        if (!v) return;
+        if (!out->ok()) {
+          v->server_.logMessage(MessageType::Warning,
+                                "kernlens: stored results not loaded: " + out->error().message);
+          return;
+        }
+        if (!out->value()) return;
+        size_t lines = 0;
+        for (const auto& f : (*out->value()).files) lines += f.lines.size();
+        v->server_.logMessage(MessageType::Info, "kernlens: loaded stored results (" +
+                                                     std::to_string(lines) + " lines, run " +
+                                                     (*out->value()).provenance.runId + ")");
+        v->setResults(std::move(*out->value()), false);
+      });
+}
+
+const DocumentResults* ResultStore::forDocument(const DocumentPtr& doc) {
+  if (!doc) return nullptr;
+  auto it = cache_.find(doc->uri());
+  if (it != cache_.end() && it->second.version == doc->version() &&
+      it->second.generation == generation_)
+    return &it->second.results;
+  Cached c;
+  c.version = doc->version();
+  c.generation = generation_;
+  if (auto rel = server_.workspace().relativePath(doc->uri())) {
+    c.results.path = *rel;
+    if (results_)
+      if (const auto* f = results_->file(*rel)) {
+        c.results.file = results::remapFile(*f, doc->text());
+        c.results.hasResults = true;
+      }
+  }
+  auto& slot = cache_[doc->uri()];
+  slot = std::move(c);
+  return &slot.results;
+}
+
+}  // namespace kl::lsp

@@ -1,0 +1,92 @@
+// ResultStore: the server's current GPU-time results and the kernel data that goes with them.
+//
+// Owns the current ResultSet (core/results) with a generation counter, the Nsight Compute bound
+// classes of kernels (a loaded ncu CSV, the workspace's kernel catalogue), and a per-document
+// cache of the results remapped from the profiled snapshot onto the live buffer
+// (core/results/remap.h), keyed by (document version, results generation). Producers
+// (load_profile, the runner's background runs, the workspace store at start-up) install results;
+// every editor feature reads through forDocument().
+//
+// Main loop only. One per server, owned by the FeatureContext (feature_context.h).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/ncu/report.h"
+#include "core/results/remap.h"
+#include "core/results/result_set.h"
+#include "lsp/server/documents.h"
+
+namespace kl::lsp {
+
+class Server;
+
+/// One document's view of the results.
+struct DocumentResults {
+  std::string path;              // workspace-relative
+  results::RemappedFile file;    // lines/functions in the LIVE buffer's lines
+  bool hasResults = false;       // the result set covers this file
+};
+
+/// Nsight Compute's verdict on one kernel, for hovers.
+struct BoundInfo {
+  std::string bound;    // "compute", "memory", "latency", "balanced"
+  std::string summary;  // one sentence
+  std::string source;   // "ncu report" | "kernel catalogue"
+};
+
+class ResultStore : public std::enable_shared_from_this<ResultStore> {
+ public:
+  explicit ResultStore(Server& server) : server_(server) {}
+
+  /// Replaces the results (generation + 1), runs the change hooks and asks clients to refresh
+  /// hints and lenses. `keepPrevious`: the replaced set's function totals become
+  /// previousFunctions of the new one when it has none of its own.
+  void setResults(results::ResultSet rs, bool keepPrevious = true);
+  void clear();
+  /// Loads the latest stored results and the kernel catalogue of the workspace
+  /// (core/results/from_store.h, core/ncu/catalog.h) on the pool and installs them (no-op when
+  /// the store has none). Called after initialize and after each round of a profiling run.
+  void reloadFromStore();
+  const std::shared_ptr<const results::ResultSet>& results() const { return results_; }
+  unsigned generation() const { return generation_; }
+
+  /// Results of an open document, remapped to its current text; null when `doc` is null.
+  /// Cached until the document or the results change.
+  const DocumentResults* forDocument(const DocumentPtr& doc);
+  /// Drops the cache entry of a closed document.
+  void forget(const std::string& uri) { cache_.erase(uri); }
+
+  /// A loaded Nsight Compute report (kernlens.loadProfile of a .csv).
+  void setNcu(std::shared_ptr<const ncu::NcuReport> report) { ncu_ = std::move(report); }
+  /// normalizedKey -> bound class, from the workspace's kernel catalogue.
+  void setCatalogBounds(std::map<std::string, BoundInfo> bounds) { catalog_ = std::move(bounds); }
+  /// The bound class of a kernel (full or short name; ncu::normalizedKey matching): the ncu
+  /// report first, then the catalogue; nullopt when no data covers it.
+  std::optional<BoundInfo> boundFor(const std::string& fullName, const std::string& shortName) const;
+
+  /// Called on every results change (after the generation bump), e.g. by diagnostics.
+  void onChange(std::function<void()> fn) { changeHooks_.push_back(std::move(fn)); }
+
+ private:
+  struct Cached {
+    int32_t version = 0;
+    unsigned generation = 0;
+    DocumentResults results;
+  };
+  void changed();
+
+  Server& server_;
+  std::shared_ptr<const results::ResultSet> results_;
+  unsigned generation_ = 0;
+  std::shared_ptr<const ncu::NcuReport> ncu_;
+  std::map<std::string, BoundInfo> catalog_;
+  std::map<std::string, Cached> cache_;
+  std::vector<std::function<void()>> changeHooks_;
+};
+
+}  // namespace kl::lsp
