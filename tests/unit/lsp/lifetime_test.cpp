@@ -1,4 +1,4 @@
-// Feature state dies with its server: no shared_ptr cycles between the results view, its change
+// Feature state dies with its server: no shared_ptr cycles between the feature context, the store's change
 // hooks and hint providers (found by the fuzzer's leak checker; the fuzz build runs LSan, this
 // test keeps the g++ build honest).
 #include <doctest/doctest.h>
@@ -11,15 +11,6 @@
 #include "tests/unit/lsp/lsp_test_client.h"
 
 using namespace kl::lsp;
-
-namespace kl::lsp {
-void registerCodeLens(Server&, std::shared_ptr<FeatureContext>);
-void registerDiagnostics(Server&, std::shared_ptr<FeatureContext>);
-void registerHover(Server&, std::shared_ptr<FeatureContext>);
-void registerInlayHints(Server&, std::shared_ptr<FeatureContext>);
-void registerLoadProfile(Server&, std::shared_ptr<FeatureContext>);
-void registerProfileRun(Server&, std::shared_ptr<FeatureContext>);
-}  // namespace kl::lsp
 
 TEST_CASE("the feature context, its result store and the CUTE regions are freed with their server") {
   std::weak_ptr<FeatureContext> view;
