@@ -166,7 +166,7 @@ int run(const Args& args, Context& ctx) {
   // (the runner's single round, with its own output), unless a loop-only flag asks for the loop.
   bool loop = args.getInt("--rounds").value_or(8) != 1;
   for (const char* o : {"--lines", "--kernel", "--strategy", "--harness", "--harness-factory", "--no-baseline",
-                        "--no-store", "--max-pushes-per-launch"})
+                        "--no-discovery", "--no-store", "--max-pushes-per-launch"})
     loop = loop || args.has(o);
   auto focus = args.get("--focus");
   if (!focus && !loop) throw UsageError("--focus FILE::QUALNAME is required");
@@ -225,6 +225,7 @@ int run(const Args& args, Context& ctx) {
     pa.format = format;
     pa.progressBar = ::isatty(STDERR_FILENO);
     pa.baseline = !args.has("--no-baseline");
+    pa.discovery = !args.has("--no-discovery");
     pa.store = !args.has("--no-store");
     if (auto m = args.getDouble("--max-pushes-per-launch")) pa.maxPushesPerLaunch = *m;
     return planner::profileCommand(pa, ctx.out, ctx.err);
@@ -291,6 +292,7 @@ Registrar reg{Command{
     "  --harness-factory M:F  builds the object for a method's harness\n"
     "  --max-pushes-per-launch X  per-range NVTX budget (default 4)\n"
     "  --no-baseline        skip the uninstrumented run (no wall-time overhead)\n"
+    "  --no-discovery       skip the call-discovery run (follow only statically resolved calls)\n"
     "  --no-store           do not record rounds in .kernlens/kernlens.db\n"
     "  loop output: the focus source annotated per line (text) or the issue-6 JSON document.\n"
     "\n"
@@ -299,7 +301,7 @@ Registrar reg{Command{
      {"--format"}, {"--root"}, {"--cwd"}, {"--python"}, {"--nsys"}, {"--gpu"}, {"--probe-dir"},
      {"--slurm-mode"}, {"--ntasks"}, {"--nodes"}, {"--partition"}, {"--lines"}, {"--kernel"}, {"--strategy"},
      {"--harness"}, {"--harness-factory"}, {"--max-pushes-per-launch"}, {"--no-baseline", false},
-     {"--no-store", false}},
+     {"--no-discovery", false}, {"--no-store", false}},
     run}};
 
 }  // namespace

@@ -47,6 +47,7 @@ Result<LoopConfig> loopConfigFrom(const ProfileArgs& a) {
   if (a.rounds < 1 || a.rounds > 64) return Error::invalid("--rounds must be between 1 and 64");
   c.maxRounds = a.rounds;
   c.measureBaseline = a.baseline;
+  c.discoverCalls = a.discovery;
   if (a.maxPushesPerLaunch <= 0) return Error::invalid("--max-pushes-per-launch must be > 0");
   c.policy.maxPushesPerLaunch = a.maxPushesPerLaunch;
   c.policy.maxWallOverhead = a.maxWallOverhead;

@@ -25,6 +25,7 @@ struct ProfileArgs {
   std::string format = "text";    // text | json
   bool progressBar = false;
   bool baseline = true;           // one uninstrumented run (wall-time overhead)
+  bool discovery = true;          // one call-discovery run (follow the calls that ran)
   bool store = true;              // record rounds in .kernlens/kernlens.db
   double maxPushesPerLaunch = 4.0;
   double maxWallOverhead = 0.5;

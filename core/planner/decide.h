@@ -32,6 +32,9 @@ struct Policy {
   uint32_t budgetMinInvocations = 64;
   /// Wall-time budget: instrumented / uninstrumented wall - 1 (0.5 = +50 %); see budget.h.
   double maxWallOverhead = 0.5;
+  /// Call discovery: the NVTX pushes (predicted from how often the lines ran) that ranges placed
+  /// several call levels deep at once, before they are measured, may cost in one round.
+  uint64_t maxEagerPushes = 100000;
   /// --kernel: only refine ranges that launch a kernel matching this (ECMAScript, searched).
   std::optional<std::string> kernelPattern;
 };

@@ -18,11 +18,16 @@
 
 namespace kl::planner {
 
+/// RoundRequest::index of the discovery pass (uninstrumented, with call discovery).
+inline constexpr int kDiscoveryRound = -2;
+
 struct RoundRequest {
-  int index = 0;                        // -1: the uninstrumented baseline run
+  int index = 0;                        // -1: the uninstrumented baseline run; kDiscoveryRound
   std::vector<nvtx::FilePlan> files;    // empty: no overlay
   /// Line strategy: the probe's line-range spec (core/planner/line_strategy.h) for this run.
   std::optional<std::filesystem::path> lineSpec;
+  /// Call discovery (RoundOutcome::callsFile); only for runs whose timings are not reported.
+  bool discoverCalls = false;
 };
 
 struct RoundOutcome {
@@ -32,6 +37,7 @@ struct RoundOutcome {
   bool emulated = false;
   std::string roundDir;                 // where its files are ("" when none)
   std::vector<std::string> notes;
+  std::filesystem::path callsFile;      // call discovery output ("" when none)
 };
 
 class RoundExecutor {

@@ -139,6 +139,11 @@ class Loop {
   int addCallersStage(int round);
   bool switchToHarness(const std::string& why);
   void buildLines(const RoundStats& stats, bool widenedOut);
+  bool discover();
+  int eagerExpand(int round);
+  uint64_t predictedPushes(const PlanNode& n);
+  uint64_t predictedPushes(const FunctionRef& fn);
+  std::pair<std::string, std::string> atomicReason(int id);
   std::string describe(const PlanNode& n) const {
     char buf[64];
     std::snprintf(buf, sizeof buf, ":%u-%u", n.lines.first + 1, n.lines.last + 1);
@@ -159,7 +164,135 @@ class Loop {
   LoopResult res_;
   std::optional<std::regex> kernelRe_;
   bool harnessTried_ = false;
+  std::set<int> eagerSkipped_;
+  bool widenedAhead_ = false;    // the observed callers were wrapped in round 0   // nodes not expanded eagerly because the push budget was spent
 };
+
+bool Loop::discover() {
+  if (cb_.onRound) cb_.onRound(LoopProgress{-1, cfg_.maxRounds, 0, "discovery: which workspace functions run"});
+  RoundRequest req{kDiscoveryRound, {}, std::nullopt};
+  req.discoverCalls = true;
+  auto out = exec_->run(req, cancel_);
+  if (!out) {
+    if (out.error().code == Error::Code::Cancelled) return false;
+    res_.notes.push_back("call discovery failed (static call resolution only): " + out.error().message);
+    return true;
+  }
+  res_.discoveryWallMs = out->wallMs;
+  if (out->callsFile.empty()) {
+    res_.notes.push_back("call discovery recorded nothing (static call resolution only)");
+    return true;
+  }
+  auto calls = ObservedCalls::read(out->callsFile);
+  if (!calls) {
+    res_.notes.push_back("call discovery unreadable (static call resolution only): " + calls.error().message);
+    return true;
+  }
+  res_.observedFunctions = calls->codes().size();
+  log("discovery: " + std::to_string(calls->codes().size()) + " workspace code objects ran, " +
+      std::to_string(calls->edges().size()) + " call edges, " + fmtMs(out->wallMs));
+  plan_.setObserved(std::make_shared<const ObservedCalls>(std::move(*calls)));
+  return true;
+}
+
+uint64_t Loop::predictedPushes(const FunctionRef& fn) {
+  const ObservedCalls* oc = plan_.observed();
+  uint64_t calls = 0;
+  for (int32_t c : oc->codesOf(fn.path, fn.qualName)) calls += oc->code(c).calls;
+  return calls;
+}
+
+uint64_t Loop::predictedPushes(const PlanNode& n) {
+  const ObservedCalls* oc = plan_.observed();
+  if (n.kind == NodeKind::FunctionBody) return predictedPushes(FunctionRef{n.path, n.qualName, n.defLine});
+  uint64_t hits = 0;
+  for (int32_t c : plan_.observedCodes(n)) hits += oc->maxLineHits(c, n.lines.first + 1, n.lines.last + 1);
+  return hits;
+}
+
+int Loop::eagerExpand(int round) {
+  // Follow what ran, several levels at once: every planned, unexpanded node whose lines ran is
+  // refined now (its statements and the functions observed beneath it, whose own lines are then
+  // treated the same way), breadth-first, while the predicted pushes fit the eager budget. What
+  // does not fit is refined the ordinary way, after it was measured.
+  if (!plan_.observed()) return 0;
+  const ObservedCalls* oc = plan_.observed();
+  std::vector<int> queue;
+  for (const auto& n : plan_.nodes())
+    if (n.state == NodeState::Pending && !n.expanded) queue.push_back(n.id);
+  uint64_t spent = 0;
+  int added = 0;
+  for (size_t qi = 0; qi < queue.size(); ++qi) {
+    int id = queue[qi];
+    const PlanNode& n = plan_.node(id);
+    if (n.expanded || n.state != NodeState::Pending) continue;
+    bool ran = false;
+    for (int32_t c : plan_.observedCodes(n)) ran = ran || oc->anyLineRan(c, n.lines.first + 1, n.lines.last + 1);
+    if (!ran) continue;
+    Children c = plan_.children(id);
+    if (c.empty()) continue;
+    uint64_t cost = 0;
+    for (const auto& fn : c.callees)
+      if (!plan_.hasFunction(fn)) cost += predictedPushes(fn) * 2;  // body + its lines, roughly
+    PlanNode probe = n;
+    for (const auto& s : c.statements) {
+      probe.lines = s;
+      probe.kind = NodeKind::Statements;
+      cost += predictedPushes(probe);
+    }
+    if (spent + cost > cfg_.policy.maxEagerPushes) {
+      eagerSkipped_.insert(id);
+      continue;
+    }
+    spent += cost;
+    size_t mark = plan_.nodes().size();
+    added += plan_.expand(id, round);
+    for (size_t k = mark; k < plan_.nodes().size(); ++k) {
+      const PlanNode& nk = plan_.node(static_cast<int>(k));
+      queue.push_back(nk.id);
+      // A function body was added with its top-level lines: those are candidates too.
+    }
+  }
+  if (added > 0) log("followed the observed calls: " + std::to_string(added) + " ranges placed ahead");
+  if (!eagerSkipped_.empty())
+    log("eager placement stopped at the push budget (" + std::to_string(cfg_.policy.maxEagerPushes) + ")");
+  return added;
+}
+
+std::pair<std::string, std::string> Loop::atomicReason(int id) {
+  Children c = plan_.children(id);
+  for (const auto& k : plan_.nodes())
+    if (k.parent == id && k.state == NodeState::Refused)
+      return {"budget", "a finer range was refused for the NVTX budget (" + describe(k) + ": " + k.reason + ")"};
+  if (eagerSkipped_.count(id))
+    return {"budget", "the calls beneath it were not followed: the push budget for ranges placed ahead was spent"};
+  for (const auto& fn : c.callees) {
+    bool found = false;
+    for (const auto& k : plan_.nodes()) {
+      if (k.kind != NodeKind::FunctionBody || k.path != fn.path || k.qualName != fn.qualName) continue;
+      found = true;
+      if (k.state == NodeState::Refused)
+        return {"budget", fn.path + "::" + fn.qualName + " ran beneath it but was refused for the NVTX budget (" + k.reason + ")"};
+      if (k.state == NodeState::Unplaced)
+        return {"unfollowed", fn.path + "::" + fn.qualName + " ran beneath it but could not be wrapped (" + k.reason +
+                                  "); focus on it: --focus " + fn.path + "::" + fn.qualName};
+    }
+    if (!found)
+      return {"unfollowed", fn.path + "::" + fn.qualName + " ran beneath it but was not wrapped; focus on it: --focus " +
+                                fn.path + "::" + fn.qualName};
+  }
+  for (const auto& u : c.unfollowed) {
+    std::string where = u.path + ":" + std::to_string(u.line) + " " + u.qualName;
+    if (u.noSource) return {"no_source", where + " ran beneath it: " + u.why};
+    return {"unfollowed", where + " ran beneath it: " + u.why +
+                              (u.qualName.find("<lambda>") != std::string::npos
+                                   ? "; its launches stay on this line (make it a def to see them per line)"
+                                   : "")};
+  }
+  if (!plan_.observed())
+    return {"library", "no workspace call beneath it was resolved statically (call discovery was off)"};
+  return {"library", "its launches come from code outside the workspace"};
+}
 
 Result<void> Loop::planRoundZero() {
   const Focus& f = cfg_.focus;
@@ -241,12 +374,29 @@ int Loop::addCallersStage(int round) {
       fns.push_back(FunctionRef{plan_.node(id).path, plan_.node(id).qualName, plan_.node(id).defLine});
   // The entry file may hold the callers: make sure it is loaded before searching.
   if (entryPath_) (void)index_.file(*entryPath_);
-  for (const auto& fn : fns)
-    for (const auto& c : plan_.resolver().callers(fn))
+  for (const auto& fn : fns) {
+    std::vector<FunctionRef> callers = plan_.resolver().callers(fn);
+    if (const ObservedCalls* oc = plan_.observed()) {
+      // The functions seen calling it, and theirs, up to the entry: one widening round.
+      std::vector<int32_t> work = oc->codesOf(fn.path, fn.qualName);
+      std::set<int32_t> seen(work.begin(), work.end());
+      while (!work.empty()) {
+        int32_t code = work.back();
+        work.pop_back();
+        for (const auto& e : oc->edgesInto(code)) {
+          if (!seen.insert(e.caller).second) continue;
+          work.push_back(e.caller);
+          if (auto c = plan_.functionOfCode(e.caller); c && std::find(callers.begin(), callers.end(), *c) == callers.end())
+            callers.push_back(*c);
+        }
+      }
+    }
+    for (const auto& c : callers)
       if (!plan_.hasFunction(c)) {
         (void)plan_.addFunction(c, Origin::Caller, -1, round);
         res_.notes.push_back("widened to caller " + c.path + "::" + c.qualName);
       }
+  }
   for (const auto& t : plan_.resolver().threadTargets())
     if (!plan_.hasFunction(t)) {
       (void)plan_.addFunction(t, Origin::ThreadTarget, -1, round);
@@ -313,10 +463,29 @@ void Loop::buildLines(const RoundStats& stats, bool widenedOut) {
     l.invocations = s.invocations;
     l.atomic = n.state == NodeState::Atomic;
     l.body = n.kind == NodeKind::FunctionBody;
+    if (l.body) {
+      // A one-statement body is wrapped as one range: report it on its statement.
+      Children kids = plan_.children(n.id);
+      if (kids.statements.empty())
+        if (auto f = index_.file(n.path)) {
+          const auto& m = (*f)->model();
+          int32_t fi = plan_.resolver().functionIndex(FunctionRef{n.path, n.qualName, n.defLine});
+          std::vector<int32_t> top;
+          for (size_t si = 0; fi != kNone && si < m.statements.size(); ++si)
+            if (m.statements[si].parentBlock == m.functions[fi].body && !m.statements[si].docstring)
+              top.push_back(static_cast<int32_t>(si));
+          if (top.size() == 1 && !m.functions[fi].oneLine) {
+            l.line = m.statements[top[0]].lines.first + 1;
+            l.endLine = m.statements[top[0]].lines.last + 1;
+            l.body = false;
+          }
+        }
+    }
     l.kernels = s.exclusiveKernels;
     if (s.variants.size() > 1)
       for (const auto& v : s.variants) l.variants.push_back(LineVariant{v.kernels, v.invocations});
     if (n.state == NodeState::Atomic || n.state == NodeState::OutOfFocus) l.note = n.reason;
+    if (n.state == NodeState::Atomic) std::tie(l.atomicReason, l.note) = atomicReason(n.id);
     if (n.state == NodeState::Refining || n.state == NodeState::Pending) l.note = "not converged: still being refined";
     res_.lines.push_back(std::move(l));
   }
@@ -359,6 +528,18 @@ Result<LoopResult> Loop::run() {
 
   if (cfg_.strategy == Strategy::Lines) return runLines();
 
+  if (cfg_.discoverCalls) {
+    if (!discover()) {
+      res_.stopReason = "cancelled";
+      res_.why = "cancelled during the call discovery run";
+      return res_;
+    }
+    // The focus is seen called from workspace code: wrap that caller chain now rather than
+    // after a round shows launches outside the focus (nearly every program launches some).
+    if (plan_.observed() && cfg_.focus.kind != FocusKind::Kernel && addCallersStage(0) > 0) widenedAhead_ = true;
+    eagerExpand(0);
+  }
+
   if (cfg_.measureBaseline) {
     if (cb_.onRound) cb_.onRound(LoopProgress{-1, cfg_.maxRounds, 0, "baseline: uninstrumented run"});
     auto base = exec_->run(RoundRequest{-1, {}, std::nullopt}, cancel_);
@@ -374,7 +555,7 @@ Result<LoopResult> Loop::run() {
     log("baseline (uninstrumented): " + fmtMs(base->wallMs));
   }
 
-  int widenStage = 0;  // 0: nothing yet, 1: callers tried, 2: entry tried
+  int widenStage = widenedAhead_ ? 1 : 0;  // 0: nothing yet, 1: callers tried, 2: entry tried
   std::set<std::string> everWrapped;
   RoundStats last;
   bool haveStats = false;
@@ -526,6 +707,7 @@ Result<LoopResult> Loop::run() {
       }
       if (added > 0) changed = true;
     }
+    if (changed) eagerExpand(round + 1);
     res_.pushesPerLaunch = oh.pushesPerLaunch();
     last = std::move(*stats);
     haveStats = true;

@@ -59,6 +59,10 @@ struct LoopConfig {
   HarnessMode harness = HarnessMode::Off;
   std::string harnessFactory;           // "module:function" building the object (settings)
   int lineDepth = 8;                    // line strategy: call depth of reachable functions traced
+  /// Edit strategy: one uninstrumented discovery pass first (its timings are not reported) that
+  /// records which workspace functions ran from which line; the loop then follows the calls that
+  /// actually ran and places ranges several levels deep at once (observed_calls.h).
+  bool discoverCalls = true;
 };
 
 struct LineVariant {
@@ -76,6 +80,11 @@ struct LineResult {
   int64_t launches = 0;
   uint32_t invocations = 0;
   bool atomic = false;         // launches several kernels per invocation; nothing finer to wrap
+  /// Why a line is atomic: "library" (its launches come from code outside the workspace: a final
+  /// answer), "unfollowed" (a workspace function ran beneath it that could not be wrapped; `note`
+  /// says which and why), "budget" (a finer range was refused for the NVTX budget), "no_source"
+  /// (a workspace function beneath it has no readable source). "" when not atomic.
+  std::string atomicReason;
   bool body = false;           // a whole function body (launches outside its statement ranges)
   std::vector<KernelCount> kernels;  // by GPU time, descending
   std::vector<LineVariant> variants; // > 1: dynamic dispatch (different kernel sets per invocation)
@@ -114,6 +123,8 @@ struct LoopResult {
   std::vector<std::string> refusals;      // ranges refused for the budget, with the reason
   std::vector<std::string> notes;         // widening, harness, unplaced ranges, ...
   int64_t baselineWallMs = -1;            // -1: not measured
+  int64_t discoveryWallMs = -1;           // -1: no discovery pass
+  size_t observedFunctions = 0;           // workspace code objects the discovery pass saw run
   int64_t lastWallMs = 0;
   size_t rangesInserted = 0;              // distinct ranges wrapped over all rounds
   double pushesPerLaunch = 0;             // of the last round

@@ -192,6 +192,7 @@ Children Plan::children(int id) {
     if (!parentInside) top.push_back(static_cast<int32_t>(si));
   }
   bool single = top.size() == 1 || (!top.empty() && !kids);
+  if (observed_) observedCallees(n, out.statements, out);
   if (!single) return out;
   for (int32_t si : top) {
     const auto& s = m.statements[si];
@@ -202,6 +203,71 @@ Children Plan::children(int id) {
         out.callees.push_back(std::move(fn));
   }
   return out;
+}
+
+std::vector<int32_t> Plan::observedCodes(const PlanNode& n) const {
+  if (!observed_) return {};
+  std::string qual = n.kind == NodeKind::FunctionBody ? n.qualName : n.function.empty() ? "<module>" : n.function;
+  return observed_->codesOf(n.path, qual);
+}
+
+std::optional<FunctionRef> Plan::functionOfCode(int32_t code) {
+  if (!observed_) return std::nullopt;
+  const ObservedCode& c = observed_->code(code);
+  if (c.isLambda() || c.isModule()) return std::nullopt;
+  auto f = index_.file(c.path);
+  if (!f) return std::nullopt;
+  const Module& m = (*f)->model();
+  std::optional<FunctionRef> byName;
+  for (const auto& fn : m.functions) {
+    if (fn.qualName != c.qualName) continue;
+    FunctionRef ref{c.path, fn.qualName, fn.defLine};
+    if (fn.lines.first + 1 == c.firstLine || fn.defLine + 1 == c.firstLine) return ref;
+    if (!byName) byName = ref;  // the file changed since the discovery run: the same name
+  }
+  return byName;
+}
+
+void Plan::observedCallees(const PlanNode& n, const std::vector<LineSpan>& excluded, Children& out) {
+  std::vector<int32_t> work;
+  for (int32_t code : observedCodes(n))
+    for (const auto& e : observed_->edgesFrom(code, n.lines.first + 1, n.lines.last + 1)) {
+      bool inChild = std::any_of(excluded.begin(), excluded.end(), [&](const LineSpan& s) {
+        return e.line >= s.first + 1 && e.line <= s.last + 1;
+      });
+      if (!inChild) work.push_back(e.callee);
+    }
+  std::vector<bool> seen(observed_->codes().size(), false);
+  while (!work.empty()) {
+    int32_t k = work.back();
+    work.pop_back();
+    if (seen[static_cast<size_t>(k)]) continue;
+    seen[static_cast<size_t>(k)] = true;
+    if (auto fn = functionOfCode(k)) {
+      if (std::find(out.callees.begin(), out.callees.end(), *fn) == out.callees.end()) out.callees.push_back(*fn);
+      continue;
+    }
+    // Not wrappable: look through it to the workspace functions it called.
+    const ObservedCode& c = observed_->code(k);
+    bool classBody = false;
+    auto f = index_.file(c.path);
+    if (f) classBody = (*f)->model().findClass(c.qualName) != kNone;
+    if (!classBody) {
+      UnfollowedCall u{c.path, c.firstLine, c.qualName, "", false};
+      if (!f) {
+        u.why = "its source is not readable (" + f.error().message + ")";
+        u.noSource = true;
+      } else if (c.isLambda()) {
+        u.why = "a lambda: source edits cannot wrap it";
+      } else if (c.isModule()) {
+        u.why = "module-level code run at import";
+      } else {
+        u.why = "no function of that name in the file as it is now";
+      }
+      out.unfollowed.push_back(std::move(u));
+    }
+    for (const auto& e : observed_->edgesFrom(k, 0, UINT32_MAX)) work.push_back(e.callee);
+  }
 }
 
 int Plan::expand(int id, int round) {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -13,6 +14,7 @@
 
 #include "core/nvtx/overlay.h"
 #include "core/planner/call_resolution.h"
+#include "core/planner/observed_calls.h"
 #include "core/planner/workspace_index.h"
 
 namespace kl::planner {
@@ -61,10 +63,20 @@ struct PlanNode {
   nvtx::RangeRequest request() const;
 };
 
+/// A workspace function that ran beneath a line (call discovery) but cannot be wrapped.
+struct UnfollowedCall {
+  std::string path;        // workspace-relative
+  uint32_t line = 0;       // 1-based first line of the code object
+  std::string qualName;    // "Block.__init__.<locals>.<lambda>"
+  std::string why;         // "a lambda: source edits cannot wrap it", ...
+  bool noSource = false;   // its source is not readable (compiled, generated, deleted)
+};
+
 /// What refining a node would wrap.
 struct Children {
   std::vector<python::LineSpan> statements;  // statement runs in the same file (0-based lines)
   std::vector<FunctionRef> callees;          // workspace functions called by its statement(s)
+  std::vector<UnfollowedCall> unfollowed;    // observed workspace callees that cannot be wrapped
   bool empty() const { return statements.empty() && callees.empty(); }
 };
 
@@ -89,8 +101,20 @@ class Plan {
   Result<int> addRegion(const std::string& path, python::LineSpan lines, Origin origin, int round);
 
   /// What refining `id` would wrap (nothing for a def/class statement or a line without workspace
-  /// calls). Pure: adds no nodes.
+  /// calls). Callees are those static resolution finds plus, with call discovery, every workspace
+  /// function observed to run from the node's own lines (not the lines of its child statements);
+  /// observed callees that cannot be wrapped (lambdas, code without source) are looked through:
+  /// the functions THEY called become callees, and they are listed as unfollowed. Pure.
   Children children(int id);
+
+  /// Call discovery of this run (nullptr: static resolution only).
+  void setObserved(std::shared_ptr<const ObservedCalls> calls) { observed_ = std::move(calls); }
+  const ObservedCalls* observed() const { return observed_.get(); }
+  /// Observed code ids of the code a node's lines belong to (its function, or the module).
+  std::vector<int32_t> observedCodes(const PlanNode& n) const;
+  /// The workspace function an observed code object is; nullopt for lambdas, class bodies,
+  /// modules and code whose source is not in the index.
+  std::optional<FunctionRef> functionOfCode(int32_t code);
   /// Adds the children of `id`; returns how many new nodes were added.
   int expand(int id, int round);
 
@@ -108,8 +132,11 @@ class Plan {
   std::optional<int> find(const std::tuple<std::string, int, uint32_t, uint32_t, std::string>& key) const;
   std::string enclosingFunction(const std::string& path, python::LineSpan lines);
 
+  void observedCallees(const PlanNode& n, const std::vector<python::LineSpan>& excluded, Children& out);
+
   WorkspaceIndex& index_;
   CallResolver resolver_;
+  std::shared_ptr<const ObservedCalls> observed_;
   std::vector<PlanNode> nodes_;
   std::map<std::tuple<std::string, int, uint32_t, uint32_t, std::string>, int> byKey_;
   std::map<std::string, int> byName_;

@@ -38,6 +38,8 @@ std::string renderJson(const LoopResult& r) {
     w.key("gpu_ns").value(static_cast<long long>(l.gpuNs));
     w.key("launches").value(static_cast<long long>(l.launches));
     w.field("atomic", l.atomic);
+    if (l.atomicReason.empty()) w.key("atomic_reason").null();
+    else w.field("atomic_reason", l.atomicReason);
     w.key("kernels").beginArray();
     for (const auto& k : l.kernels) {
       w.beginObject();
@@ -119,7 +121,7 @@ std::string variantText(const LineResult& l, const LineVariant& v) {
 std::string annotation(const LineResult& l, int maxKernels) {
   std::string a = formatNs(l.gpuNs) + " · " + std::to_string(l.launches) + " launch" + (l.launches == 1 ? "" : "es");
   if (l.invocations > 1) a += " in " + std::to_string(l.invocations) + " calls";
-  if (l.atomic) a += " · ATOMIC";
+  if (l.atomic) a += " · ATOMIC" + (l.atomicReason.empty() ? std::string() : " (" + l.atomicReason + ")");
   a += " · ";
   int shown = 0;
   for (const auto& k : l.kernels) {
@@ -169,7 +171,7 @@ std::string renderText(const LoopResult& r, WorkspaceIndex& index, const TextOpt
           os << (k ? "\n       | " : "") << "    # " << annotation(l, opts.maxKernelsPerLine);
           if (l.endLine > l.line) os << " (lines " << l.line << "-" << l.endLine << ")";
           for (const auto& v : l.variants) os << "\n       |      " << variantText(l, v);
-          if (!l.note.empty() && !l.atomic) os << "  [" << l.note << "]";
+          if (!l.note.empty() && (!l.atomic || l.atomicReason != "library")) os << "  [" << l.note << "]";
         }
       }
       os << "\n";

@@ -36,9 +36,11 @@ Result<RoundOutcome> RunnerExecutor::run(const RoundRequest& req, const Cancella
     }
   }
   runner::RoundPlan plan;
-  plan.index = req.index < 0 ? 999 : req.index;  // the baseline gets its own directory
+  // The baseline and the discovery pass get their own directories.
+  plan.index = req.index == kDiscoveryRound ? 998 : req.index < 0 ? 999 : req.index;
   plan.files = req.files;
   if (req.lineSpec) plan.lineRanges = *req.lineSpec;
+  plan.discoverCalls = req.discoverCalls;
   auto res = rr_.run(plan, cancel, progress, output);
   if (!res) return res.error();
   if (store_ && req.index >= 0) {
@@ -55,6 +57,7 @@ Result<RoundOutcome> RunnerExecutor::run(const RoundRequest& req, const Cancella
   out.emulated = res->emulated;
   out.roundDir = res->paths.roundDir.string();
   out.notes = std::move(res->notes);
+  out.callsFile = res->callsFile;
   return out;
 }
 

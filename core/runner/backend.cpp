@@ -37,6 +37,7 @@ std::vector<std::string> Backend::probeCommand(const ProbeOptions& p, std::strin
                                 "--backend", std::string(backend)};
   if (!paths.overlayDir.empty()) a.insert(a.end(), {"--overlay", paths.overlayDir.string()});
   if (!paths.lineRanges.empty()) a.insert(a.end(), {"--line-ranges", paths.lineRanges.string()});
+  if (!paths.callsFile.empty()) a.insert(a.end(), {"--discover-calls", paths.callsFile.string()});
   a.insert(a.end(), {"--workspace", p.workspace.string(), "--status",
                      (paths.outDir / "status{rank}.json").string()});
   if (out) a.insert(a.end(), {"--out", *out});

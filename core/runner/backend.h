@@ -38,6 +38,7 @@ struct RoundPaths {
   std::filesystem::path overlayDir;  // roundDir/overlay ("" = no overlay)
   std::filesystem::path outDir;      // roundDir/out: profiler outputs
   std::filesystem::path lineRanges;  // the probe's --line-ranges spec ("" = none)
+  std::filesystem::path callsFile;   // the probe's --discover-calls output ("" = no discovery)
   std::filesystem::path stdoutLog, stderrLog;
 };
 

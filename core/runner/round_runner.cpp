@@ -172,6 +172,7 @@ Result<RoundResult> RoundRunner::run(const RoundPlan& plan, const CancellationTo
   std::filesystem::create_directories(p.outDir, ec);
   if (ec) return Error::io(p.outDir.string() + ": cannot create: " + ec.message());
   p.lineRanges = plan.lineRanges;
+  if (plan.discoverCalls) p.callsFile = p.outDir / "calls.tsv";
   p.stdoutLog = p.roundDir / "stdout.log";
   p.stderrLog = p.roundDir / "stderr.log";
 
@@ -291,6 +292,10 @@ Result<RoundResult> RoundRunner::run(const RoundPlan& plan, const CancellationTo
     res.notes.push_back("NVTX was a no-op in the program (no torch NVTX and no libnvToolsExt.so.1): the profiler saw no ranges");
   if (res.lines.klRanges == 0 && !res.overlay.files.empty())
     res.notes.push_back("no kl: range was recorded: the instrumented code did not run (is the focus function called by the entry?)");
+  if (!p.callsFile.empty()) {
+    if (std::filesystem::is_regular_file(p.callsFile, ec)) res.callsFile = p.callsFile;
+    else res.notes.push_back("call discovery wrote nothing (" + p.callsFile.string() + ")");
+  }
   res.wallMs = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
   report(RoundProgress::Stage::Done, 1.0, "done");
   return res;

@@ -57,6 +57,10 @@ struct RoundPlan {
   /// Line strategy: the spec of the functions whose executed lines the probe wraps in ranges
   /// (core/planner/line_strategy.h); passed as `--line-ranges`.
   std::filesystem::path lineRanges;
+  /// Call discovery: the probe records which workspace functions ran and from which line
+  /// (kernlens_probe/call_discovery.py) into RoundResult::callsFile. Slows the program down: ask
+  /// for it only in a run whose timings are not reported.
+  bool discoverCalls = false;
 };
 
 /// Round 0 for a focus function: its body and each top-level statement of the body (after the
@@ -90,6 +94,7 @@ struct RoundResult {
   int64_t wallMs = 0;
   std::vector<store::FileSnapshot> files;  // disk texts of the instrumented files
   std::vector<std::string> notes;          // e.g. "nsys captured no GPU kernels (no GPU on this machine)"
+  std::filesystem::path callsFile;         // call discovery output ("" when not asked for or not written)
   /// The round as the store writes it.
   store::RoundRecord record() const;
 };

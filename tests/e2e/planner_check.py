@@ -12,7 +12,7 @@ import re
 import sys
 
 TOP = {"converged", "stop_reason", "rounds", "backend", "emulated", "lines", "unmapped"}
-LINE = {"file", "line", "end_line", "function", "gpu_ns", "launches", "atomic", "kernels"}
+LINE = {"file", "line", "end_line", "function", "gpu_ns", "launches", "atomic", "atomic_reason", "kernels"}
 KERNEL = {"name", "launches", "gpu_ns"}
 UNMAPPED = {"name", "launches", "gpu_ns", "reason"}
 

@@ -36,6 +36,8 @@ def _parser():
     p.add_argument("--workspace", help="workspace root (overrides the manifest's)")
     p.add_argument("--status", help="write a JSON status file here at the end")
     p.add_argument("--line-ranges", help="line strategy: trace the functions of this spec (line_ranges.py)")
+    p.add_argument("--discover-calls", metavar="OUT",
+                   help="record which workspace functions ran, from which line (call_discovery.py)")
     p.add_argument("--version", action="version", version="kernlens-probe %s" % __version__)
     return p
 
@@ -115,6 +117,12 @@ def main(argv=None):
     except (OSError, ValueError, KeyError) as e:
         return _fail("line ranges: %s" % e, args.status, status)
 
+    if args.discover_calls:  # planner's discovery pass (call_discovery.py)
+        if not args.workspace:
+            return _fail("--discover-calls needs --workspace", args.status, status)
+        from . import call_discovery
+        call_discovery.install(args.workspace, os.path.abspath(args.discover_calls))
+
     if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
         signal.signal(signal.SIGTERM, _on_sigterm)
 
@@ -138,6 +146,11 @@ def main(argv=None):
     if rc != 0:
         sess.partial = True
     entry.join_threads()
+    if args.discover_calls:
+        from . import call_discovery
+        derr = call_discovery.finish()
+        if derr:
+            sys.stderr.write("kernlens-probe: warning: %s\n" % derr)
 
     err = sess.finish()
     status["exit_code"] = rc

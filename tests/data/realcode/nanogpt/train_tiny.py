@@ -37,10 +37,11 @@ def main():
     p.add_argument("--forward-only", action="store_true")
     args = p.parse_args()
     torch.manual_seed(0)
+    device = "cuda" if torch.cuda.is_available() else "cpu"
     config = GPTConfig(block_size=16, vocab_size=64, n_layer=2, n_head=2, n_embd=32, dropout=0.0, bias=True)
-    model = GPT(config)
+    model = GPT(config).to(device)
     optimizer = model.configure_optimizers(0.1, 1e-3, (0.9, 0.95), "cpu")
-    data = torch.randint(config.vocab_size, (512,))
+    data = torch.randint(config.vocab_size, (512,)).to(device)
     for step in range(args.steps):
         x, y = get_batch(data, config.block_size, 4)
         if args.forward_only:

@@ -57,13 +57,15 @@ def main():
     p.add_argument("--forward-only", action="store_true")
     args = p.parse_args()
     torch.manual_seed(0)
+    device = "cuda" if torch.cuda.is_available() else "cpu"
     ntokens, emsize, nhid, nlayers, bptt, batch = 50, 32, 32, 2, 8, 4
     if args.model == "Transformer":
         model = model_lib.TransformerModel(ntokens, emsize, 2, nhid, nlayers, 0.2)
     else:
         model = model_lib.RNNModel(args.model, ntokens, emsize, nhid, nlayers, 0.2)
+    model = model.to(device)
     criterion = nn.NLLLoss()
-    source = torch.randint(ntokens, (bptt * (args.steps + 1) + 1, batch))
+    source = torch.randint(ntokens, (bptt * (args.steps + 1) + 1, batch)).to(device)
     hidden = None if args.model == "Transformer" else model.init_hidden(batch)
     for step, i in enumerate(range(0, bptt * args.steps, bptt)):
         data, targets = get_batch(source, i, bptt)
