@@ -1,9 +1,10 @@
 # The two commands: `make demo` and `make test` (both install what is missing, then build).
 BUILD ?= build
 JOBS ?= $(shell nproc)
+PREFIX ?= /usr/local
 CMAKE_FLAGS ?=
 
-.PHONY: all build deps configure demo test fuzz bench clean
+.PHONY: all build deps configure demo test fuzz bench install package vsix clean
 
 all: build
 
@@ -31,6 +32,19 @@ fuzz:
 
 bench: build
 	@bash tests/bench/run.sh $(BUILD)
+
+# Install under PREFIX (DESTDIR is honoured): bin/kernlens, share/kernlens/, share/doc/kernlens/.
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+# Debian package: $(BUILD)/kernlens_<version>_amd64.deb (Depends computed by dpkg-shlibdeps).
+package: build
+	@bash scripts/install-deps.sh package
+	cd $(BUILD) && cpack -G DEB
+
+# VS Code extension bundled with esbuild, embedding this build's server: $(BUILD)/kernlens-linux-x64.vsix
+vsix: build
+	@bash scripts/package-vsix.sh $(BUILD) $(BUILD)/kernlens-linux-x64.vsix
 
 clean:
 	rm -rf $(BUILD) build-fuzz

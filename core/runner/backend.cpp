@@ -178,7 +178,7 @@ class ProbeBackend : public Backend {
 Result<std::unique_ptr<Backend>> makeBackend(BackendKind kind, const BackendOptions& opts) {
   if (opts.probe.probeDir.empty() || !std::filesystem::is_directory(opts.probe.probeDir / "kernlens_probe"))
     return Error::notFound("the kernlens probe was not found (looked for " +
-                           (opts.probe.probeDir.empty() ? std::string("<binary dir>/share/kernlens/probe")
+                           (opts.probe.probeDir.empty() ? std::string("<binary dir>/share/kernlens/probe or <binary dir>/../share/kernlens/probe")
                                                         : opts.probe.probeDir.string()) +
                            "/kernlens_probe); set KERNLENS_PROBE_DIR");
   if (!findExecutable(opts.probe.python))
@@ -201,9 +201,12 @@ std::optional<std::filesystem::path> findProbeDir() {
   ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
   if (n <= 0) return std::nullopt;
   buf[n] = 0;
-  auto dir = std::filesystem::path(buf).parent_path() / "share" / "kernlens" / "probe";
-  std::error_code ec;
-  if (std::filesystem::is_directory(dir / "kernlens_probe", ec)) return dir;
+  const auto exeDir = std::filesystem::path(buf).parent_path();
+  // The build tree keeps the probe beside the binary; an install keeps it under <prefix>/share.
+  for (const auto& dir : {exeDir / "share" / "kernlens" / "probe", exeDir.parent_path() / "share" / "kernlens" / "probe"}) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(dir / "kernlens_probe", ec)) return dir.lexically_normal();
+  }
   return std::nullopt;
 }
 

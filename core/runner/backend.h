@@ -94,8 +94,9 @@ struct ProbeStatus {
 /// Reads a status file; found == false when it is missing or unreadable.
 ProbeStatus readProbeStatus(const std::filesystem::path& path);
 
-/// The probe directory: $KERNLENS_PROBE_DIR, else <dir of the running binary>/share/kernlens/probe
-/// when it holds kernlens_probe/, else nullopt.
+/// The probe directory: $KERNLENS_PROBE_DIR, else the first of <dir of the running binary>/share/
+/// kernlens/probe (the build tree) and <dir of the running binary>/../share/kernlens/probe (an
+/// install: <prefix>/bin/kernlens) that holds kernlens_probe/, else nullopt. Never the source tree.
 std::optional<std::filesystem::path> findProbeDir();
 
 }  // namespace kl::runner

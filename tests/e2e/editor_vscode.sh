@@ -1,8 +1,8 @@
 #!/bin/bash
-# Real VS Code: code-server (from the npm registry) on 127.0.0.1 with the packaged kernlens .vsix,
-# driven by headless Debian Chromium through playwright-core. The extension starts the real
-# `kernlens lsp`, loads the emulated MLP profile (KERNLENS_LOAD_PROFILE), and the page must show
-# the oracle's hints on exactly its lines, hovers listing each line's kernels, the function lenses,
+# Real VS Code: code-server (from the npm registry) on 127.0.0.1 with the packaged kernlens .vsix
+# (bundled client + embedded server, as `make vsix` builds it), driven by headless Debian Chromium
+# through playwright-core. The extension starts its bundled `kernlens lsp` (no serverPath set),
+# loads the emulated MLP profile (KERNLENS_LOAD_PROFILE), and the page must show the oracle's hints on exactly its lines, hovers listing each line's kernels, the function lenses,
 # and, after two lines are typed at the top, the same hints two lines lower.
 # Artifacts: $KL_BINARY_DIR/editor-e2e/vscode/{01-hints,02-hover,03-after-edit}.png, report.json,
 # server logs. Tools are cached in $KL_EDITOR_TOOLS (default ~/.cache/kernlens/editor-tools).
@@ -23,14 +23,19 @@ PW=$TOOLS/playwright-core-1.65.1
   npm install --prefix "$PW" --no-audit --no-fund playwright-core@1.65.1 >/dev/null
 
 W=$KL_BINARY_DIR/editor-e2e/vscode
-rm -rf "$W"; mkdir -p "$W/ws" "$W/ud/User" "$W/extensions" "$W/ext-src"
+rm -rf "$W"; mkdir -p "$W/ws" "$W/ud/User" "$W/extensions"
 cp "$S/tests/data/editor/ws/mlp.py" "$W/ws/"
 /usr/bin/python3 "$S/tests/e2e/editor/expected_hints.py" "$S/tests/data/editor/mlp_emulated.sqlite" "$W/ws" > "$W/oracle.json"
 
-# Package the extension from a copy of its sources (npm ci from the committed lockfile).
-tar -C "$S/vscode-extension" --exclude=node_modules --exclude=out --exclude='*.vsix' -cf - . | tar -C "$W/ext-src" -xf -
-(cd "$W/ext-src" && npm ci --no-audit --no-fund >/dev/null 2>&1 && npx vsce package --allow-missing-repository -o "$W/kernlens.vsix" >"$W/vsce.log" 2>&1) ||
-  { echo "packaging the extension failed:"; tail -20 "$W/vsce.log"; exit 1; }
+# Package the extension as `make vsix` does: esbuild bundle + this build's server embedded
+# (bin/kernlens, share/kernlens/probe); the script fails on any vsce warning.
+bash "$S/scripts/package-vsix.sh" "$KL_BINARY_DIR" "$W/kernlens.vsix"
+# No kernlens.serverPath below: the extension must start its bundled server. A `kernlens` on PATH
+# that records its use proves the fallback was not taken.
+mkdir -p "$W/fakebin"
+printf '#!/bin/sh\ntouch "%s/used-kernlens-from-PATH"\nexit 1\n' "$W" > "$W/fakebin/kernlens"
+chmod +x "$W/fakebin/kernlens"
+export PATH="$W/fakebin:$PATH"
 
 export XDG_CONFIG_HOME=$W/ud/xdg-config XDG_DATA_HOME=$W/ud/xdg-data
 "$CS" --user-data-dir "$W/ud" --extensions-dir "$W/extensions" --install-extension "$W/kernlens.vsix" >"$W/install.log" 2>&1 ||
@@ -41,7 +46,7 @@ cat > "$W/ud/User/settings.json" <<JSON
   "editor.inlayHints.enabled": "on", "editor.codeLens": true, "telemetry.telemetryLevel": "off",
   "update.mode": "none", "extensions.autoCheckUpdates": false, "extensions.autoUpdate": false,
   "workbench.tips.enabled": false, "chat.disableAIFeatures": true, "editor.minimap.enabled": false,
-  "kernlens.serverPath": "$KERNLENS", "kernlens.lenses.profileUnprofiled": true
+  "kernlens.lenses.profileUnprofiled": true
 }
 JSON
 PORT=${KL_CODE_SERVER_PORT:-$((20000 + RANDOM % 20000))}
@@ -55,4 +60,6 @@ for _ in $(seq 1 300); do curl -sf -o /dev/null "http://127.0.0.1:$PORT/healthz"
 NODE_PATH=$PW/node_modules timeout 300 node "$S/tests/e2e/editor/vscode_e2e.js" \
   "http://127.0.0.1:$PORT/?folder=$W/ws" "$W" mlp.py || { echo "browser run failed"; tail -30 "$W/code-server.log"; exit 1; }
 /usr/bin/python3 "$S/tests/e2e/editor/check_report.py" "$W/oracle.json" "$W/report.json" --shift 2
+[[ ! -e $W/used-kernlens-from-PATH ]] || { echo "FAIL: the extension ran kernlens from PATH, not its bundled server"; exit 1; }
+ls "$W"/extensions/*/bin/kernlens >/dev/null || { echo "FAIL: the installed extension has no bin/kernlens"; exit 1; }
 echo "screenshots: $W/01-hints.png $W/02-hover.png $W/03-after-edit.png"

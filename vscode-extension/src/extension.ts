@@ -6,6 +6,7 @@
 // here use distinct client-side ids (kernlens.client.*) and forward with
 // workspace/executeCommand — registering the server ids again would fail with "command already
 // exists", and a palette command must work before the server is up.
+import { execFile } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
@@ -18,14 +19,70 @@ import {
 } from 'vscode-languageclient/node';
 
 let client: LanguageClient | undefined;
+/** Why the server is not running (set when the start-up check failed); commands report it. */
+let serverError: string | undefined;
 let status: vscode.StatusBarItem | undefined;
 
+/** Where the server binary came from: the setting, the .vsix (bin/kernlens), or PATH. */
+type ServerSource = 'setting' | 'bundled' | 'path';
+
 /** The kernlens binary: setting, else the bundled bin/kernlens, else `kernlens` on PATH. */
-function serverCommand(context: vscode.ExtensionContext): string {
+function serverCommand(context: vscode.ExtensionContext): { command: string; source: ServerSource } {
   const configured = vscode.workspace.getConfiguration('kernlens').get<string>('serverPath', '');
-  if (configured) return configured;
+  if (configured) return { command: configured, source: 'setting' };
   const bundled = context.asAbsolutePath(path.join('bin', 'kernlens'));
-  return fs.existsSync(bundled) ? bundled : 'kernlens';
+  if (fs.existsSync(bundled)) {
+    // A .vsix unpacked by a tool that drops file modes leaves the server without its x bit.
+    try {
+      fs.accessSync(bundled, fs.constants.X_OK);
+    } catch {
+      try {
+        fs.chmodSync(bundled, 0o755);
+      } catch {
+        /* reported by the version check below */
+      }
+    }
+    return { command: bundled, source: 'bundled' };
+  }
+  return { command: 'kernlens', source: 'path' };
+}
+
+/**
+ * Runs `<server> --version` and compares it with this extension's version. Returns an error text
+ * when the server cannot run at all (missing binary, missing shared libraries), a warning text
+ * when the versions differ, or nothing when all is well.
+ */
+function checkServer(
+  command: string,
+  source: ServerSource,
+  expected: string,
+): Promise<{ error?: string; warning?: string; version?: string }> {
+  const where =
+    source === 'setting' ? `kernlens.serverPath = ${command}` : source === 'bundled' ? `the bundled ${command}` : '`kernlens` on PATH';
+  return new Promise((resolve) => {
+    execFile(command, ['--version'], { timeout: 15000 }, (err, stdout, stderr) => {
+      if (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        const reason =
+          code === 'ENOENT'
+            ? 'not found'
+            : code === 'EACCES'
+              ? 'not executable'
+              : (String(stderr).split('\n').find((l) => l.trim()) ?? err.message).trim();
+        resolve({ error: `kernlens: the language server could not start (${where}: ${reason}).` });
+        return;
+      }
+      const m = /kernlens\s+(\S+)/.exec(String(stdout));
+      const version = m ? m[1] : undefined;
+      if (!version) resolve({ error: `kernlens: ${where} did not print a kernlens version.` });
+      else if (version !== expected)
+        resolve({
+          version,
+          warning: `kernlens: the server is version ${version} but the extension is ${expected} (${where}); install matching versions or set kernlens.serverPath.`,
+        });
+      else resolve({ version });
+    });
+  });
 }
 
 /** The `kernlens` settings object sent as initializationOptions.kernlens. */
@@ -51,7 +108,7 @@ function setStatus(text: string, tooltip?: string): void {
 
 /** Forwards a command to the server (after it is running). */
 async function runServerCommand(command: string, args: unknown[]): Promise<unknown> {
-  if (!client) throw new Error('kernlens: the language server is not running');
+  if (!client) throw new Error(serverError ?? 'the language server is not running');
   if (client.state !== State.Running) await client.start();
   return client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args });
 }
@@ -79,7 +136,24 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(output, status);
   setStatus('$(pulse) kernlens');
 
-  const command = serverCommand(context);
+  const { command, source } = serverCommand(context);
+  const expected = String((context.extension.packageJSON as { version?: string }).version ?? '');
+  const check = await checkServer(command, source, expected);
+  output.appendLine(`kernlens server: ${command} (${source}) version ${check.version ?? 'unknown'}; extension ${expected}`);
+  if (check.error) {
+    setStatus('$(error) kernlens: no server', check.error);
+    output.appendLine(check.error);
+    serverError = check.error;
+    void vscode.window.showErrorMessage(`${check.error} Set kernlens.serverPath to a kernlens binary.`, 'Open Settings').then((pick) => {
+      if (pick) void vscode.commands.executeCommand('workbench.action.openSettings', 'kernlens.serverPath');
+    });
+  }
+  if (check.warning) {
+    output.appendLine(check.warning);
+    void vscode.window.showWarningMessage(check.warning, 'Open Settings').then((pick) => {
+      if (pick) void vscode.commands.executeCommand('workbench.action.openSettings', 'kernlens.serverPath');
+    });
+  }
   // No `transport`: with TransportKind.stdio the client appends `--stdio` to the arguments;
   // `kernlens lsp` speaks stdio by default.
   const serverOptions: ServerOptions = {
@@ -101,7 +175,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       },
     },
   };
-  client = new LanguageClient('kernlens', 'kernlens', serverOptions, clientOptions);
+  if (!serverError) client = new LanguageClient('kernlens', 'kernlens', serverOptions, clientOptions);
 
   const reg = (id: string, fn: () => Promise<unknown> | void) =>
     context.subscriptions.push(vscode.commands.registerCommand(id, fn));
@@ -161,6 +235,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('kernlens.client.loadProfileFrom', (p: string) => loadProfile(p)),
   );
 
+  if (!client) return; // the commands stay registered and report serverError
   await client.start();
   setStatus('$(pulse) kernlens', `kernlens server: ${command}`);
 
