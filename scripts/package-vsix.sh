@@ -17,7 +17,6 @@ if [[ $SERVER == 1 ]]; then
   [[ -x "$BUILD/kernlens" && -d "$BUILD/share/kernlens/probe/kernlens_probe" ]] ||
     { echo "package-vsix: no built server in $BUILD (run make build first)" >&2; exit 1; }
 fi
-command -v npm >/dev/null || { echo "package-vsix: npm is missing (scripts/install-deps.sh build)" >&2; exit 1; }
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -25,16 +24,8 @@ stage=$work/extension
 mkdir -p "$stage"
 tar -C "$S/vscode-extension" --exclude=node_modules --exclude=out --exclude=bin --exclude=share \
     --exclude='*.vsix' -cf - . | tar -C "$stage" -xf -
-# node_modules from the committed lockfile, cached per lockfile hash (npm ci is the slow part).
-cache=${KL_NPM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kernlens/vsix-node_modules}/$(sha256sum "$stage/package-lock.json" | cut -c1-16)
-if [[ ! -f $cache/.complete ]]; then
-  rm -rf "$cache"; mkdir -p "$cache"
-  cp "$stage/package.json" "$stage/package-lock.json" "$cache/"
-  (cd "$cache" && npm ci --no-audit --no-fund) >"$work/npm.log" 2>&1 ||
-    { echo "package-vsix: npm ci failed:" >&2; tail -20 "$work/npm.log" >&2; exit 1; }
-  touch "$cache/.complete"
-fi
-ln -s "$cache/node_modules" "$stage/node_modules"
+nm=$(bash "$S/scripts/extension-node-modules.sh")
+ln -s "$nm" "$stage/node_modules"
 
 target=()
 if [[ $SERVER == 1 ]]; then

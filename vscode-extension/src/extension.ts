@@ -6,7 +6,6 @@
 // here use distinct client-side ids (kernlens.client.*) and forward with
 // workspace/executeCommand — registering the server ids again would fail with "command already
 // exists", and a palette command must work before the server is up.
-import { execFile } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
@@ -17,14 +16,12 @@ import {
   ServerOptions,
   State,
 } from 'vscode-languageclient/node';
+import { checkServer, ServerSource } from './server_check';
 
 let client: LanguageClient | undefined;
 /** Why the server is not running (set when the start-up check failed); commands report it. */
 let serverError: string | undefined;
 let status: vscode.StatusBarItem | undefined;
-
-/** Where the server binary came from: the setting, the .vsix (bin/kernlens), or PATH. */
-type ServerSource = 'setting' | 'bundled' | 'path';
 
 /** The kernlens binary: setting, else the bundled bin/kernlens, else `kernlens` on PATH. */
 function serverCommand(context: vscode.ExtensionContext): { command: string; source: ServerSource } {
@@ -47,43 +44,6 @@ function serverCommand(context: vscode.ExtensionContext): { command: string; sou
   return { command: 'kernlens', source: 'path' };
 }
 
-/**
- * Runs `<server> --version` and compares it with this extension's version. Returns an error text
- * when the server cannot run at all (missing binary, missing shared libraries), a warning text
- * when the versions differ, or nothing when all is well.
- */
-function checkServer(
-  command: string,
-  source: ServerSource,
-  expected: string,
-): Promise<{ error?: string; warning?: string; version?: string }> {
-  const where =
-    source === 'setting' ? `kernlens.serverPath = ${command}` : source === 'bundled' ? `the bundled ${command}` : '`kernlens` on PATH';
-  return new Promise((resolve) => {
-    execFile(command, ['--version'], { timeout: 15000 }, (err, stdout, stderr) => {
-      if (err) {
-        const code = (err as NodeJS.ErrnoException).code;
-        const reason =
-          code === 'ENOENT'
-            ? 'not found'
-            : code === 'EACCES'
-              ? 'not executable'
-              : (String(stderr).split('\n').find((l) => l.trim()) ?? err.message).trim();
-        resolve({ error: `kernlens: the language server could not start (${where}: ${reason}).` });
-        return;
-      }
-      const m = /kernlens\s+(\S+)/.exec(String(stdout));
-      const version = m ? m[1] : undefined;
-      if (!version) resolve({ error: `kernlens: ${where} did not print a kernlens version.` });
-      else if (version !== expected)
-        resolve({
-          version,
-          warning: `kernlens: the server is version ${version} but the extension is ${expected} (${where}); install matching versions or set kernlens.serverPath.`,
-        });
-      else resolve({ version });
-    });
-  });
-}
 
 /** The `kernlens` settings object sent as initializationOptions.kernlens. */
 function settingsObject(): Record<string, unknown> {
