@@ -11,81 +11,117 @@
 #include "lsp/features/feature_context.h"
 #include "lsp/server/server.h"
 
+#include "lsp/protocol/commands.h"
+
 namespace kl::lsp {
+
+namespace {
+
+/// Which lens of a function.
+enum class LensKind { Gpu, Profile, Refine };
+constexpr std::pair<LensKind, const char*> kLensKinds[] = {
+    {LensKind::Gpu, "gpu"}, {LensKind::Profile, "profile"}, {LensKind::Refine, "refine"}};
+
+/// What a lens carries to codeLens/resolve.
+struct LensData {
+  std::string uri;
+  std::string function;  // qualified name
+  LensKind kind = LensKind::Gpu;
+  unsigned gen = 0;  // results generation of codeLens
+};
+bool fromJson(const json& j, LensData& d, JPath path) {
+  ObjectReader o(j, path);
+  std::string kind;
+  if (!(o && o.req("uri", d.uri) && o.req("function", d.function) && o.req("kind", kind) &&
+        o.opt("gen", d.gen)))
+    return false;
+  for (const auto& [k, name] : kLensKinds)
+    if (kind == name) {
+      d.kind = k;
+      return true;
+    }
+  return path.field("kind").report("expected \"gpu\", \"profile\" or \"refine\"");
+}
+json toJson(const LensData& d) {
+  const char* kind = "";
+  for (const auto& [k, name] : kLensKinds)
+    if (k == d.kind) kind = name;
+  return {{"uri", d.uri}, {"function", d.function}, {"kind", kind}, {"gen", d.gen}};
+}
+
+}  // namespace
 
 void registerCodeLens(Server& server, std::shared_ptr<FeatureContext> ctx) {
   server.addCapabilities({{"codeLensProvider", {{"resolveProvider", true}}}});
 
-  server.method<json, json>("textDocument/codeLens", [&server, ctx](const json& params,
-                                                                    Reply<json> reply) {
-    json out = json::array();
-    std::string uri = params.value("/textDocument/uri"_json_pointer, std::string());
-    auto doc = server.documents().get(uri);
-    if (!doc || !doc->source() || !ctx->settings.lensesEnabled) return reply(out);
-    const auto* dr = ctx->results->forDocument(doc);
-    const auto& mod = doc->source()->model();
-    for (const auto& f : mod.functions) {
-      if (f.qualName.empty() || f.nameBytes.empty()) continue;
-      const results::FunctionResult* fr =
-          dr && dr->hasResults ? dr->file.file.function(f.qualName) : nullptr;
-      // The `def` keyword: the function's bytes start at its decorators; the def line's
-      // statement text starts at `def`/`async`.
-      uint32_t defStart = doc->source()->lines().lineStart(f.defLine);
-      const std::string& text = doc->text();
-      while (defStart < text.size() && (text[defStart] == ' ' || text[defStart] == '\t')) ++defStart;
-      Range r{doc->positionAt(defStart), doc->positionAt(f.nameBytes.end)};
-      auto lens = [&](const char* kind) {
-        out.push_back({{"range", toJson(r)},
-                       {"data", {{"uri", uri}, {"function", f.qualName}, {"kind", kind},
-                                 {"gen", ctx->results->generation()}}}});
-      };
-      if (fr) {
-        lens("gpu");
-        lens("profile");
-        lens("refine");
-      } else if (ctx->settings.profileLenses) {
-        lens("profile");
-      }
-    }
-    reply(out);
-  });
+  server.method<CodeLensParams, std::vector<CodeLens>>(
+      "textDocument/codeLens",
+      [&server, ctx](const CodeLensParams& params, Reply<std::vector<CodeLens>> reply) {
+        std::vector<CodeLens> out;
+        const std::string& uri = params.textDocument.uri;
+        auto doc = server.documents().get(uri);
+        if (!doc || !doc->source() || !ctx->settings.lensesEnabled) return reply(out);
+        const auto* dr = ctx->results->forDocument(doc);
+        const auto& mod = doc->source()->model();
+        for (const auto& f : mod.functions) {
+          if (f.qualName.empty() || f.nameBytes.empty()) continue;
+          const results::FunctionResult* fr =
+              dr && dr->hasResults ? dr->file.file.function(f.qualName) : nullptr;
+          // The `def` keyword: the function's bytes start at its decorators; the def line's
+          // statement text starts at `def`/`async`.
+          uint32_t defStart = doc->source()->lines().lineStart(f.defLine);
+          const std::string& text = doc->text();
+          while (defStart < text.size() && (text[defStart] == ' ' || text[defStart] == '\t')) ++defStart;
+          Range r{doc->positionAt(defStart), doc->positionAt(f.nameBytes.end)};
+          auto lens = [&](LensKind kind) {
+            out.push_back(CodeLens{r, std::nullopt,
+                                   toJson(LensData{uri, f.qualName, kind, ctx->results->generation()})});
+          };
+          if (fr) {
+            lens(LensKind::Gpu);
+            lens(LensKind::Profile);
+            lens(LensKind::Refine);
+          } else if (ctx->settings.profileLenses) {
+            lens(LensKind::Profile);
+          }
+        }
+        reply(out);
+      });
 
-  server.method<json, json>("codeLens/resolve", [&server, ctx](const json& lens,
-                                                               Reply<json> reply) {
-    json out = lens;
-    const json* data = lens.contains("data") ? &lens["data"] : nullptr;
-    if (!data || !data->is_object()) return reply(out);
-    std::string uri = data->value("uri", std::string());
-    std::string fn = data->value("function", std::string());
-    std::string kind = data->value("kind", std::string());
-    if (kind == "profile") {
-      out["command"] = {{"title", "▶ Profile"},
-                        {"command", "kernlens.profileFunction"},
-                        {"arguments", json::array({{{"uri", uri}, {"function", fn}}})}};
-      return reply(out);
-    }
-    auto doc = server.documents().get(uri);
-    const auto* dr = ctx->results->forDocument(doc);
-    const results::FunctionResult* fr =
-        dr && dr->hasResults ? dr->file.file.function(fn) : nullptr;
-    if (kind == "refine") {
-      json range = lens.contains("range") ? lens["range"] : json();
-      if (doc && fr) range = toJson(doc->lineRange(fr->defLine, fr->lastLine));
-      out["command"] = {{"title", "⟳ Refine"},
-                        {"command", "kernlens.refineHere"},
-                        {"arguments", json::array({{{"uri", uri}, {"range", range}, {"function", fn}}})}};
-      return reply(out);
-    }
-    // kind == "gpu": the numbers (results may have changed since codeLens: say so, keep a title).
-    std::string title = "GPU: results changed — refresh";
-    if (fr && ctx->results->results()) {
-      title = results::lensTitle(*fr, ctx->results->results()->totalGpuNs, ctx->settings.units);
-      if (ctx->results->results()->provenance.emulated) title += " · emulated";
-      if (dr->file.stale) title += " · stale";
-    }
-    out["command"] = {{"title", title}, {"command", ""}};
-    reply(out);
-  });
+  server.method<CodeLens, CodeLens>(
+      "codeLens/resolve", [&server, ctx](const CodeLens& lens, Reply<CodeLens> reply) {
+        if (!lens.data) return reply(lens);  // not one of ours
+        LensData data;
+        std::string error;
+        if (!parseJson(*lens.data, data, error, "params.data"))
+          return reply.error(ErrorCode::InvalidParams, error);
+        CodeLens out = lens;
+        if (data.kind == LensKind::Profile) {
+          out.command = Command{"▶ Profile", "kernlens.profileFunction",
+                                json::array({toJson(ProfileFunctionArgs{data.uri, std::nullopt, data.function})})};
+          return reply(out);
+        }
+        auto doc = server.documents().get(data.uri);
+        const auto* dr = ctx->results->forDocument(doc);
+        const results::FunctionResult* fr =
+            dr && dr->hasResults ? dr->file.file.function(data.function) : nullptr;
+        if (data.kind == LensKind::Refine) {
+          Range range = lens.range;
+          if (doc && fr) range = doc->lineRange(fr->defLine, fr->lastLine);
+          out.command = Command{"⟳ Refine", "kernlens.refineHere",
+                                json::array({toJson(RefineHereArgs{data.uri, range, data.function})})};
+          return reply(out);
+        }
+        // The GPU lens: the numbers (results may have changed since codeLens: say so, keep a title).
+        std::string title = "GPU: results changed — refresh";
+        if (fr && ctx->results->results()) {
+          title = results::lensTitle(*fr, ctx->results->results()->totalGpuNs, ctx->settings.units);
+          if (ctx->results->results()->provenance.emulated) title += " · emulated";
+          if (dr->file.stale) title += " · stale";
+        }
+        out.command = Command{title, "", std::nullopt};
+        reply(out);
+      });
 }
 
 }  // namespace kl::lsp

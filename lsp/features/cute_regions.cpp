@@ -19,6 +19,7 @@
 
 #include "core/cute/buffer.h"
 #include "lsp/features/feature_context.h"
+#include "lsp/protocol/commands.h"
 #include "lsp/server/server.h"
 #include "lsp/server/uri.h"
 
@@ -30,17 +31,15 @@ namespace {
 
 constexpr const char* kAction = "cute.timeRegion";
 
-struct LoadRegionsArgs {
-  std::string path;
-  std::optional<std::string> tags, uri;
-  std::optional<int64_t> capacity;
-  bool allowOverflow = false;
+/// The `data` of "Time this region inside the kernel" that codeAction/resolve reads back.
+struct TimeRegionData {
+  uint32_t firstLine = 0, lastLine = 0;
+  std::string label;  // empty: region_<id>
 };
-
-bool fromJson(const json& j, LoadRegionsArgs& a, JPath path) {
+bool fromJson(const json& j, TimeRegionData& d, JPath path) {
   ObjectReader o(j, path);
-  return o && o.req("path", a.path) && o.opt("tags", a.tags) && o.opt("uri", a.uri) &&
-         o.opt("capacity", a.capacity) && o.opt("allowOverflow", a.allowOverflow);
+  return o && o.req("firstLine", d.firstLine) && o.req("lastLine", d.lastLine) &&
+         o.opt("label", d.label);
 }
 
 std::string upperNoPrefix(const std::string& s) {
@@ -134,22 +133,6 @@ std::string tooltipFor(const std::string& constant, const cute::TagStats& s, con
   return t;
 }
 
-/// `only` filter of a CodeActionParams: kind K passes when an entry equals K or is a dot-prefix.
-bool wanted(const json& params, const std::string& kind) {
-  const json* only = nullptr;
-  if (params.contains("context") && params["context"].is_object() &&
-      params["context"].contains("only") && params["context"]["only"].is_array())
-    only = &params["context"]["only"];
-  if (!only) return true;
-  for (const auto& e : *only) {
-    if (!e.is_string()) continue;
-    const std::string o = e.get<std::string>();
-    if (kind == o || (kind.size() > o.size() && kind.compare(0, o.size(), o) == 0 && kind[o.size()] == '.'))
-      return true;
-  }
-  return false;
-}
-
 /// `@cute.kernel` / `@cutlass.cute.kernel` (with or without call arguments).
 bool isCuteKernel(const python::Function& f) {
   for (const auto& d : f.decorators) {
@@ -217,9 +200,9 @@ std::string regionHintLabel(const std::string& constant, const cute::TagStats& s
          " · n=" + std::to_string(s.count) + " · " + results::formatShare(s.share);
 }
 
-json cuteRegionHints(CuteRegions& state, const Document& doc, uint32_t firstLine, uint32_t lastLine,
-                     results::Units units) {
-  json out = json::array();
+std::vector<InlayHint> cuteRegionHints(CuteRegions& state, const Document& doc, uint32_t firstLine,
+                                       uint32_t lastLine, results::Units units) {
+  std::vector<InlayHint> out;
   const auto& loaded = state.loaded();
   if (!loaded) return out;
   const cute::CuteSourceMap& map = state.mapOf(doc);
@@ -228,21 +211,21 @@ json cuteRegionHints(CuteRegions& state, const Document& doc, uint32_t firstLine
     if (site.anchorLine < firstLine || site.anchorLine > lastLine) continue;
     const cute::TagStats* s = siteStats(*loaded, site);
     if (!s) continue;
-    out.push_back({{"position", toJson(doc.lineEndPosition(site.anchorLine))},
-                   {"label", regionHintLabel(site.constant, *s, units)},
-                   {"paddingLeft", true},
-                   {"tooltip", {{"kind", "markdown"}, {"value", tooltipFor(site.constant, *s, *loaded, units)}}}});
+    InlayHint h;
+    h.position = doc.lineEndPosition(site.anchorLine);
+    h.label = regionHintLabel(site.constant, *s, units);
+    h.paddingLeft = true;
+    h.tooltip = MarkupContent{MarkupKind::Markdown, tooltipFor(site.constant, *s, *loaded, units)};
+    out.push_back(std::move(h));
   }
   return out;
 }
 
-json cuteRegionCodeActions(const Document& doc, const json& params) {
-  json out = json::array();
-  if (!params.is_object() || !wanted(params, kCuteRegionActionKind)) return out;
-  if (!doc.source() || doc.source()->hasErrors() || !params.contains("range")) return out;
-  Range range;
-  JPath::Root root("params");
-  if (!fromJson(params["range"], range, JPath(root).field("range"))) return out;
+std::vector<CodeAction> cuteRegionCodeActions(const Document& doc, const CodeActionParams& params) {
+  std::vector<CodeAction> out;
+  if (!params.context.wants(kCuteRegionActionKind)) return out;
+  if (!doc.source() || doc.source()->hasErrors()) return out;
+  const Range& range = params.range;
   const auto& src = *doc.source();
   uint32_t a = doc.offsetAt(range.start), b = doc.offsetAt(range.end);
   if (a > b) std::swap(a, b);
@@ -252,11 +235,12 @@ json cuteRegionCodeActions(const Document& doc, const json& params) {
   const python::Module& m = src.model();
   int32_t sa = m.statementAtLine(la), sb = m.statementAtLine(lb);
   if (!inCuteKernel(m, sa) || !inCuteKernel(m, sb)) return out;
-  out.push_back({{"title", "Time this region inside the kernel"},
-                 {"kind", kCuteRegionActionKind},
-                 {"data",
-                  {{"uri", doc.uri()}, {"version", doc.version()}, {"action", kAction},
-                   {"firstLine", la}, {"lastLine", lb}}}});
+  CodeAction ca;
+  ca.title = "Time this region inside the kernel";
+  ca.kind = kCuteRegionActionKind;
+  ca.data = json{{"uri", doc.uri()}, {"version", doc.version()}, {"action", kAction},
+                 {"firstLine", la}, {"lastLine", lb}};
+  out.push_back(std::move(ca));
   return out;
 }
 
@@ -264,21 +248,19 @@ bool isCuteRegionAction(const json& data) {
   return data.is_object() && data.contains("action") && data["action"] == kAction;
 }
 
-Result<json> cuteRegionEdit(const Document& doc, const json& data) {
+Result<WorkspaceEdit> cuteRegionEdit(const Document& doc, const json& data) {
   if (!doc.source()) return Error::invalid("the document could not be parsed");
-  if (!data.contains("firstLine") || !data["firstLine"].is_number_unsigned() ||
-      !data.contains("lastLine") || !data["lastLine"].is_number_unsigned())
-    return Error::invalid("data.firstLine/lastLine: expected line numbers");
-  std::string label = data.contains("label") && data["label"].is_string() ? data["label"].get<std::string>() : "";
-  auto plan = cute::planTimeRegion(*doc.source(), data["firstLine"].get<uint32_t>(),
-                                   data["lastLine"].get<uint32_t>(), label);
+  TimeRegionData d;
+  std::string error;
+  if (!parseJson(data, d, error, "params.data")) return Error::invalid(error);
+  auto plan = cute::planTimeRegion(*doc.source(), d.firstLine, d.lastLine, d.label);
   if (!plan) return plan.error();
   TextDocumentEdit tde;
   tde.textDocument = {doc.uri(), doc.version()};
   for (const auto& e : plan->edits) tde.edits.push_back({doc.rangeOf(e.start, e.end), e.newText});
   WorkspaceEdit we;
   we.documentChanges.push_back(std::move(tde));
-  return toJson(we);
+  return we;
 }
 
 std::shared_ptr<CuteRegions> registerCuteRegions(Server& server, std::shared_ptr<FeatureContext> ctx) {
@@ -342,7 +324,7 @@ std::shared_ptr<CuteRegions> registerCuteRegions(Server& server, std::shared_ptr
         });
   });
 
-  server.command("kernlens.clearRegions", [&server, state](const json&, Reply<json> reply) {
+  server.command<NoArguments>("kernlens.clearRegions", [&server, state](const NoArguments&, Reply<json> reply) {
     state->nextSeq();
     bool had = state->loaded() != nullptr;
     state->clear();
@@ -354,7 +336,7 @@ std::shared_ptr<CuteRegions> registerCuteRegions(Server& server, std::shared_ptr
   std::weak_ptr<FeatureContext> weakCtx = ctx;
   ctx->hintProviders.push_back([state, weakCtx](const DocumentPtr& doc, uint32_t first, uint32_t last) {
     auto v = weakCtx.lock();
-    if (!doc || !v) return json::array();
+    if (!doc || !v) return std::vector<InlayHint>{};
     return cuteRegionHints(*state, *doc, first, last, v->settings.units);
   });
   return state;

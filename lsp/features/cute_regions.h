@@ -77,24 +77,24 @@ const cute::TagStats* siteStats(const LoadedRegions& loaded, const cute::TagSite
 std::string regionHintLabel(const std::string& constant, const cute::TagStats& s,
                             results::Units units = results::Units::Auto);
 
-/// Inlay hints (JSON InlayHint array) at the end of each region's anchor line within '\n'-lines
+/// Inlay hints at the end of each region's anchor line within '\n'-lines
 /// [firstLine, lastLine] of `doc`; empty when nothing is loaded or the document does not match.
-json cuteRegionHints(CuteRegions& state, const Document& doc, uint32_t firstLine, uint32_t lastLine,
-                     results::Units units = results::Units::Auto);
+std::vector<InlayHint> cuteRegionHints(CuteRegions& state, const Document& doc, uint32_t firstLine,
+                                       uint32_t lastLine, results::Units units = results::Units::Auto);
 
 /// Code action kind of "Time this region inside the kernel".
 inline constexpr const char* kCuteRegionActionKind = "refactor.rewrite.cute.region";
-/// textDocument/codeAction provider: 0 or 1 CodeAction (no edit) for `params` (CodeActionParams
-/// JSON) when the selection holds statements inside a `@cute.kernel` function of a document
+/// textDocument/codeAction provider: 0 or 1 CodeAction (no edit) for `params` when the selection holds statements inside a `@cute.kernel` function of a document
 /// that parses cleanly; honours context.only. `data` = {uri, version, action: "cute.timeRegion",
 /// firstLine, lastLine}.
-json cuteRegionCodeActions(const Document& doc, const json& params);
+std::vector<CodeAction> cuteRegionCodeActions(const Document& doc, const CodeActionParams& params);
 /// True when a codeAction/resolve `data` belongs to cuteRegionCodeActions.
 bool isCuteRegionAction(const json& data);
 /// The WorkspaceEdit (documentChanges, versioned with doc's version) of core/cute
-/// planTimeRegion for `data`; its one-line error when the selection cannot be timed. The caller
-/// checks that data.version is the document's current version.
-Result<json> cuteRegionEdit(const Document& doc, const json& data);
+/// planTimeRegion for `data`; Error::Invalid naming the field ("params.data.firstLine: ...") for
+/// malformed data, else its one-line error when the selection cannot be timed. The caller checks
+/// that data.version is the document's current version.
+Result<WorkspaceEdit> cuteRegionEdit(const Document& doc, const json& data);
 
 /// Registers kernlens.loadRegions / kernlens.clearRegions and the hint provider (see top).
 std::shared_ptr<CuteRegions> registerCuteRegions(Server& server, std::shared_ptr<FeatureContext> ctx);

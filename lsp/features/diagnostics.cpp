@@ -15,20 +15,17 @@ namespace kl::lsp {
 
 namespace {
 
-constexpr int kInformation = 3;
-constexpr int kHint = 4;
+constexpr auto kInformation = DiagnosticSeverity::Information;
+constexpr auto kHint = DiagnosticSeverity::Hint;
 
-json diagnostic(const Range& r, int severity, const std::string& code, std::string message) {
-  return {{"range", toJson(r)},
-          {"severity", severity},
-          {"source", "kernlens"},
-          {"code", code},
-          {"message", std::move(message)}};
+Diagnostic diagnostic(const Range& r, DiagnosticSeverity severity, const std::string& code,
+                      std::string message) {
+  return {r, severity, code, "kernlens", std::move(message)};
 }
 
 void publish(Server& server, ResultStore& store, const DocumentPtr& doc) {
   if (!doc) return;
-  json diags = json::array();
+  std::vector<Diagnostic> diags;
   const auto* dr = store.forDocument(doc);
   if (dr && dr->hasResults && store.results()) {
     const auto& rs = *store.results();
@@ -62,7 +59,7 @@ void publish(Server& server, ResultStore& store, const DocumentPtr& doc) {
               " — profile again to update"));
   }
   server.notify("textDocument/publishDiagnostics",
-                {{"uri", doc->uri()}, {"version", doc->version()}, {"diagnostics", diags}});
+                toJson(PublishDiagnosticsParams{doc->uri(), doc->version(), std::move(diags)}));
 }
 
 }  // namespace

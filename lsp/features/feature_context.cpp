@@ -1,6 +1,7 @@
 // The shared state of the editor features (see feature_context.h) and kernlens.clearResults.
 #include "lsp/features/feature_context.h"
 
+#include "lsp/protocol/commands.h"
 #include "lsp/server/server.h"
 
 namespace kl::lsp {
@@ -25,7 +26,7 @@ std::shared_ptr<FeatureContext> registerFeatureContext(Server& server) {
   server.onDocumentClosed([weak](const std::string& uri) {
     if (auto c = weak.lock()) c->results->forget(uri);
   });
-  server.command("kernlens.clearResults", [weak](const json&, Reply<json> reply) {
+  server.command<NoArguments>("kernlens.clearResults", [weak](const NoArguments&, Reply<json> reply) {
     if (auto c = weak.lock()) c->results->clear();
     reply(json(nullptr));
   });

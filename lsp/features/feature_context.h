@@ -13,7 +13,7 @@
 
 #include "lsp/features/editor_settings.h"
 #include "lsp/features/result_store.h"
-#include "lsp/protocol/json_io.h"
+#include "lsp/protocol/protocol.h"
 #include "lsp/server/documents.h"
 
 namespace kl::lsp {
@@ -31,10 +31,10 @@ struct FeatureContext {
 
   /// Inlay hints contributed by other features (e.g. cute_regions): called by
   /// textDocument/inlayHint for EVERY open document (with or without GPU results) with the
-  /// requested core lines [firstLine, lastLine]; returns a JSON array of complete InlayHint
-  /// objects (nothing to resolve). Not affected by hints.enabled / minShare.
-  using HintProvider =
-      std::function<json(const DocumentPtr& doc, uint32_t firstLine, uint32_t lastLine)>;
+  /// requested core lines [firstLine, lastLine]; returns complete hints (nothing to resolve).
+  /// Not affected by hints.enabled / minShare.
+  using HintProvider = std::function<std::vector<InlayHint>(const DocumentPtr& doc,
+                                                            uint32_t firstLine, uint32_t lastLine)>;
   std::vector<HintProvider> hintProviders;
 };
 

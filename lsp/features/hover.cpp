@@ -110,21 +110,21 @@ std::string hoverText(const results::LineResult& line, const DocumentResults& dr
 
 void registerHover(Server& server, std::shared_ptr<FeatureContext> ctx) {
   server.addCapabilities({{"hoverProvider", true}});
-  server.method<TextDocumentPositionParams, json>(
+  server.method<HoverParams, std::optional<Hover>>(
       "textDocument/hover",
-      [&server, ctx](const TextDocumentPositionParams& p, Reply<json> reply) {
+      [&server, ctx](const HoverParams& p, Reply<std::optional<Hover>> reply) {
         auto doc = server.documents().get(p.textDocument.uri);
         const auto* dr = ctx->results->forDocument(doc);
-        if (!doc || !dr || !dr->hasResults || !ctx->results->results()) return reply(json(nullptr));
+        if (!doc || !dr || !dr->hasResults || !ctx->results->results()) return reply(std::optional<Hover>());
         uint32_t line = doc->lineOf(p.position);
         const results::LineResult* hit = nullptr;
         for (const auto& l : dr->file.file.lines)
           if (l.line <= line && line <= l.lastLine && (!hit || l.line >= hit->line)) hit = &l;
-        if (!hit) return reply(json(nullptr));
+        if (!hit) return reply(std::optional<Hover>());
         std::string md = hoverText(*hit, *dr, *ctx->results->results(), *ctx->results,
                                    ctx->settings.units);
-        reply(json{{"contents", toJson(MarkupContent{MarkupKind::Markdown, md})},
-                   {"range", toJson(doc->lineRange(hit->line, hit->lastLine))}});
+        reply(std::optional<Hover>(Hover{MarkupContent{MarkupKind::Markdown, md},
+                                         doc->lineRange(hit->line, hit->lastLine)}));
       });
 }
 

@@ -13,6 +13,18 @@ namespace kl::lsp {
 
 namespace {
 
+/// What a GPU-time hint carries to inlayHint/resolve.
+struct HintData {
+  std::string uri;
+  uint32_t line = 0;
+  unsigned gen = 0;  // results generation the hint was made from
+};
+bool fromJson(const json& j, HintData& d, JPath path) {
+  ObjectReader o(j, path);
+  return o && o.req("uri", d.uri) && o.req("line", d.line) && o.req("gen", d.gen);
+}
+json toJson(const HintData& d) { return {{"uri", d.uri}, {"line", d.line}, {"gen", d.gen}}; }
+
 /// The share of `line` in its function (or in the run, at module level).
 double shareOf(const results::LineResult& line, const results::FileResult& file, int64_t total) {
   if (!line.function.empty())
@@ -37,54 +49,57 @@ std::string tooltipFor(const results::LineResult& line, const results::ResultSet
 void registerInlayHints(Server& server, std::shared_ptr<FeatureContext> ctx) {
   server.addCapabilities({{"inlayHintProvider", {{"resolveProvider", true}}}});
 
-  server.method<json, json>("textDocument/inlayHint", [&server, ctx](const json& params,
-                                                                      Reply<json> reply) {
-    json out = json::array();
-    std::string uri = params.value("/textDocument/uri"_json_pointer, std::string());
-    auto doc = server.documents().get(uri);
-    const auto& st = ctx->settings;
-    if (!doc) return reply(out);
-    const auto* dr = ctx->results->forDocument(doc);
-    uint32_t first = 0, last = UINT32_MAX;
-    Range r;
-    std::string err;
-    if (params.contains("range") && parseJson(params["range"], r, err)) {
-      first = doc->lineOf(r.start);
-      last = doc->lineOf(r.end);
-    }
-    static const results::FileResult empty;
-    static const results::ResultSet none;
-    const bool gpu = dr && dr->hasResults && st.hintsEnabled && ctx->results->results();
-    const results::ResultSet& rs = gpu ? *ctx->results->results() : none;
-    for (const auto& line : gpu ? dr->file.file.lines : empty.lines) {
-      if (line.line < first || line.line > last) continue;
-      if (static_cast<double>(line.gpuNs) < st.thresholdMs * 1e6) continue;
-      if (shareOf(line, dr->file.file, rs.totalGpuNs) < st.minShare) continue;
-      out.push_back({{"position", toJson(doc->lineEndPosition(line.line))},
-                     {"label", results::hintLabel(line, st.units)},
-                     {"paddingLeft", true},
-                     {"data", {{"uri", uri}, {"line", line.line}, {"gen", ctx->results->generation()}}}});
-    }
-    for (const auto& provider : ctx->hintProviders)
-      for (auto& h : provider(doc, first, last)) out.push_back(std::move(h));
-    reply(out);
-  });
+  server.method<InlayHintParams, std::vector<json>>(
+      "textDocument/inlayHint",
+      [&server, ctx](const InlayHintParams& params, Reply<std::vector<json>> reply) {
+        std::vector<json> out;
+        auto doc = server.documents().get(params.textDocument.uri);
+        const auto& st = ctx->settings;
+        if (!doc) return reply(out);
+        const auto* dr = ctx->results->forDocument(doc);
+        uint32_t first = 0, last = UINT32_MAX;
+        if (params.range) {
+          first = doc->lineOf(params.range->start);
+          last = doc->lineOf(params.range->end);
+        }
+        static const results::FileResult empty;
+        static const results::ResultSet none;
+        const bool gpu = dr && dr->hasResults && st.hintsEnabled && ctx->results->results();
+        const results::ResultSet& rs = gpu ? *ctx->results->results() : none;
+        for (const auto& line : gpu ? dr->file.file.lines : empty.lines) {
+          if (line.line < first || line.line > last) continue;
+          if (static_cast<double>(line.gpuNs) < st.thresholdMs * 1e6) continue;
+          if (shareOf(line, dr->file.file, rs.totalGpuNs) < st.minShare) continue;
+          InlayHint h;
+          h.position = doc->lineEndPosition(line.line);
+          h.label = results::hintLabel(line, st.units);
+          h.paddingLeft = true;
+          h.data = toJson(HintData{params.textDocument.uri, line.line, ctx->results->generation()});
+          out.push_back(toJson(h));
+        }
+        for (const auto& provider : ctx->hintProviders)
+          for (const auto& h : provider(doc, first, last)) out.push_back(toJson(h));
+        reply(out);
+      });
 
-  server.method<json, json>("inlayHint/resolve", [&server, ctx](const json& hint,
-                                                                 Reply<json> reply) {
-    json out = hint;
-    const json* data = hint.contains("data") ? &hint["data"] : nullptr;
-    if (!data || !data->is_object() || !ctx->results->results()) return reply(out);
-    if (data->value("gen", 0u) != ctx->results->generation()) return reply(out);
-    auto doc = server.documents().get(data->value("uri", std::string()));
-    const auto* dr = ctx->results->forDocument(doc);
-    if (!dr || !dr->hasResults) return reply(out);
-    if (const auto* line = dr->file.file.lineAt(data->value("line", 0u)))
-      out["tooltip"] = {{"kind", "markdown"},
-                        {"value", tooltipFor(*line, *ctx->results->results(), dr->file.stale,
-                                             ctx->settings.units)}};
-    reply(out);
-  });
+  server.method<InlayHint, InlayHint>(
+      "inlayHint/resolve", [&server, ctx](const InlayHint& hint, Reply<InlayHint> reply) {
+        // Hints of other producers, or of an older results generation, resolve unchanged.
+        HintData data;
+        std::string error;
+        if (!hint.data || !parseJson(*hint.data, data, error, "params.data") ||
+            data.gen != ctx->results->generation() || !ctx->results->results())
+          return reply(hint);
+        auto doc = server.documents().get(data.uri);
+        const auto* dr = ctx->results->forDocument(doc);
+        if (!dr || !dr->hasResults) return reply(hint);
+        InlayHint out = hint;
+        if (const auto* line = dr->file.file.lineAt(data.line))
+          out.tooltip = MarkupContent{MarkupKind::Markdown,
+                                      tooltipFor(*line, *ctx->results->results(), dr->file.stale,
+                                                 ctx->settings.units)};
+        reply(out);
+      });
 }
 
 }  // namespace kl::lsp

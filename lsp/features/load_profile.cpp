@@ -16,6 +16,7 @@
 #include "core/ncu/report.h"
 #include "core/results/from_profile.h"
 #include "lsp/features/feature_context.h"
+#include "lsp/protocol/commands.h"
 #include "lsp/server/server.h"
 
 namespace kl::lsp {
@@ -23,17 +24,9 @@ namespace kl::lsp {
 namespace fs = std::filesystem;
 
 void registerLoadProfile(Server& server, std::shared_ptr<FeatureContext> ctx) {
-  server.command("kernlens.loadProfile", [&server, ctx](const json& args, Reply<json> reply) {
-    std::string path;
-    json first = args.is_array() && !args.empty() ? args[0] : json();
-    if (first.is_string()) path = first.get<std::string>();
-    else if (first.is_object() && first.contains("path") && first["path"].is_string())
-      path = first["path"].get<std::string>();
-    if (path.empty())
-      return reply.error(ErrorCode::InvalidParams,
-                         "kernlens.loadProfile: expected arguments [path] (an nsys .sqlite or a "
-                         "Kineto .json trace)");
-    fs::path p = server.workspace().resolve(path);
+  server.command<LoadProfileArgs>("kernlens.loadProfile", [&server, ctx](const LoadProfileArgs& args,
+                                                                          Reply<json> reply) {
+    fs::path p = server.workspace().resolve(args.path);
 
     if (p.extension() == ".csv") {  // Nsight Compute CSV: bound classes for hovers
       using Ncu = std::shared_ptr<Result<ncu::NcuReport>>;
@@ -49,7 +42,7 @@ void registerLoadProfile(Server& server, std::shared_ptr<FeatureContext> ctx) {
       return;
     }
     // Main loop: copy what the pool needs (root, open buffers); the pool scans and builds.
-    fs::path root = server.workspace().root();
+    const fs::path& root = server.workspace().root();
     std::map<std::string, std::string> open;
     for (const auto& d : server.documents().all())
       if (auto rel = server.workspace().relativePath(d->uri())) open[*rel] = d->text();

@@ -27,6 +27,7 @@
 #include "core/runner/round_runner.h"
 #include "core/store/store.h"
 #include "lsp/features/feature_context.h"
+#include "lsp/protocol/commands.h"
 #include "lsp/server/server.h"
 
 namespace kl::lsp {
@@ -37,18 +38,6 @@ struct RunState {
   std::string runKey;
   CancellationSource source;
 };
-
-struct Target {
-  std::string uri;
-  std::optional<Position> position;
-  std::string function;
-};
-
-bool fromJson(const json& j, Target& t, JPath path) {
-  ObjectReader o(j, path);
-  if (!o || !o.req("uri", t.uri)) return false;
-  return o.opt("position", t.position) && o.opt("function", t.function);
-}
 
 std::string firstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
 
@@ -101,8 +90,7 @@ void startRun(Server& server, const std::shared_ptr<FeatureContext>& ctx, const 
   auto progress = server.beginProgress("kernlens: profiling " + what,
                                        {.cancellable = true, .onCancel = [src]() mutable { src.cancel(); },
                                         .message = "starting", .percentage = 0u});
-  reply(json{{"runKey", cfg.runKey}, {"function", function}, {"path", rel}, {"lines", lines},
-             {"backend", runner::backendName(cfg.backend)}});
+  reply(toJson(RunStarted{cfg.runKey, function, rel, lines, runner::backendName(cfg.backend)}));
   server.logMessage(MessageType::Info, "kernlens: profiling " + rel + (lines.empty() ? "::" + function : ":" + lines) + " with `" + cfg.entry +
                                            "` (backend " + runner::backendName(cfg.backend) + ", run " + cfg.runKey + ")");
 
@@ -172,7 +160,8 @@ void startRun(Server& server, const std::shared_ptr<FeatureContext>& ctx, const 
 void registerProfileRun(Server& server, std::shared_ptr<FeatureContext> ctx) {
   auto state = std::make_shared<RunState>();
 
-  server.command<Target>("kernlens.profileFunction", [&server, ctx, state](const Target& t, Reply<json> reply) {
+  server.command<ProfileFunctionArgs>("kernlens.profileFunction", [&server, ctx, state](const ProfileFunctionArgs& t,
+                                                                                      Reply<json> reply) {
     if (state->running)
       return reply.error(ErrorCode::RequestFailed,
                          "a profiling run is already going (" + state->runKey + "); cancel it with kernlens.cancel");
@@ -181,9 +170,7 @@ void registerProfileRun(Server& server, std::shared_ptr<FeatureContext> ctx) {
     auto rel = server.workspace().relativePath(t.uri);
     if (!rel) return reply.error(ErrorCode::InvalidParams, "kernlens.profileFunction: " + t.uri + " is not a file of the workspace");
     std::string function = t.function;
-    if (function.empty()) {
-      if (!t.position)
-        return reply.error(ErrorCode::InvalidParams, "kernlens.profileFunction: expected [{uri, position}] or [{uri, function}]");
+    if (function.empty()) {  // then the position is there (ProfileFunctionArgs)
       DocumentPtr doc = server.documents().get(t.uri);
       if (!doc || !doc->source())
         return reply.error(ErrorCode::InvalidParams, "kernlens.profileFunction: " + t.uri + " is not open");
@@ -198,32 +185,25 @@ void registerProfileRun(Server& server, std::shared_ptr<FeatureContext> ctx) {
 
   // kernlens.refineHere [{uri, range[, function]}]: the loop focused on the lines of `range`
   // (the ⟳ Refine lens sends the function's lines; an editor command sends the selection).
-  server.command("kernlens.refineHere", [&server, ctx, state](const json& args, Reply<json> reply) {
+  server.command<RefineHereArgs>("kernlens.refineHere", [&server, ctx, state](const RefineHereArgs& a,
+                                                                              Reply<json> reply) {
     if (state->running)
       return reply.error(ErrorCode::RequestFailed,
                          "a profiling run is already going (" + state->runKey + "); cancel it with kernlens.cancel");
-    const json a = args.is_array() && !args.empty() ? args[0] : json();
-    Range range;
-    JPath::Root root("arguments[0]");
-    if (!a.is_object() || !a.contains("uri") || !a["uri"].is_string() || !a.contains("range") ||
-        !fromJson(a["range"], range, JPath(root).field("range")))
-      return reply.error(ErrorCode::InvalidParams, "kernlens.refineHere: expected [{uri, range[, function]}]");
     if (!server.workspace().hasRoot())
       return reply.error(ErrorCode::RequestFailed, "kernlens.refineHere: open a workspace folder first");
-    std::string uri = a["uri"].get<std::string>();
-    auto rel = server.workspace().relativePath(uri);
-    if (!rel) return reply.error(ErrorCode::InvalidParams, "kernlens.refineHere: " + uri + " is not a file of the workspace");
-    uint32_t first = range.start.line, last = range.end.line;
-    if (last > first && range.end.character == 0) --last;  // a selection ending at column 0
-    std::string function = a.value("function", std::string());
-    startRun(server, ctx, state, std::move(reply), *rel, function,
+    auto rel = server.workspace().relativePath(a.uri);
+    if (!rel) return reply.error(ErrorCode::InvalidParams, "kernlens.refineHere: " + a.uri + " is not a file of the workspace");
+    uint32_t first = a.range.start.line, last = a.range.end.line;
+    if (last > first && a.range.end.character == 0) --last;  // a selection ending at column 0
+    startRun(server, ctx, state, std::move(reply), *rel, a.function,
              std::to_string(first + 1) + "-" + std::to_string(last + 1));
   });
 
-  server.command("kernlens.cancel", [state](const json&, Reply<json> reply) {
+  server.command<NoArguments>("kernlens.cancel", [state](const NoArguments&, Reply<json> reply) {
     bool was = state->running;
     if (was) state->source.cancel();
-    reply(json{{"cancelled", was}});
+    reply(toJson(CancelResult{was}));
   });
 
   server.onShutdown([state] {

@@ -80,6 +80,115 @@ json toJson(const MarkupContent& m) {
   return {{"kind", m.kind == MarkupKind::Markdown ? "markdown" : "plaintext"}, {"value", m.value}};
 }
 
+bool fromJson(const json& j, MarkupContent& out, JPath path) {
+  if (j.is_string()) {
+    out = {MarkupKind::PlainText, j.get<std::string>()};
+    return true;
+  }
+  ObjectReader o(j, path);
+  std::string kind;
+  if (!(o && o.req("kind", kind) && o.req("value", out.value))) return false;
+  if (kind == "markdown") out.kind = MarkupKind::Markdown;
+  else if (kind == "plaintext") out.kind = MarkupKind::PlainText;
+  else return path.field("kind").report("expected \"markdown\" or \"plaintext\"");
+  return true;
+}
+
+json toJson(const Hover& h) {
+  json j = {{"contents", toJson(h.contents)}};
+  writeOptional(j, "range", h.range);
+  return j;
+}
+
+bool fromJson(const json& j, InlayHintParams& out, JPath path) {
+  ObjectReader o(j, path);
+  return o && o.req("textDocument", out.textDocument) && o.opt("range", out.range);
+}
+
+bool fromJson(const json& j, InlayHint& out, JPath path) {
+  ObjectReader o(j, path);
+  return o && o.req("position", out.position) && o.req("label", out.label) &&
+         o.opt("kind", out.kind) && o.opt("tooltip", out.tooltip) &&
+         o.opt("paddingLeft", out.paddingLeft) && o.opt("paddingRight", out.paddingRight) &&
+         o.opt("data", out.data);
+}
+json toJson(const InlayHint& h) {
+  json j = {{"position", toJson(h.position)}, {"label", h.label}};
+  writeOptional(j, "kind", h.kind);
+  writeOptional(j, "tooltip", h.tooltip);
+  writeOptional(j, "paddingLeft", h.paddingLeft);
+  writeOptional(j, "paddingRight", h.paddingRight);
+  writeOptional(j, "data", h.data);
+  return j;
+}
+
+bool fromJson(const json& j, CodeLensParams& out, JPath path) {
+  ObjectReader o(j, path);
+  return o && o.req("textDocument", out.textDocument);
+}
+
+bool fromJson(const json& j, CodeLens& out, JPath path) {
+  ObjectReader o(j, path);
+  return o && o.req("range", out.range) && o.opt("command", out.command) && o.opt("data", out.data);
+}
+json toJson(const CodeLens& l) {
+  json j = {{"range", toJson(l.range)}};
+  writeOptional(j, "command", l.command);
+  writeOptional(j, "data", l.data);
+  return j;
+}
+
+bool CodeActionContext::wants(std::string_view kind) const {
+  if (!only) return true;
+  for (const std::string& o : *only)
+    if (kind == o || (kind.size() > o.size() && kind.compare(0, o.size(), o) == 0 && kind[o.size()] == '.'))
+      return true;
+  return false;
+}
+
+bool fromJson(const json& j, CodeActionContext& out, JPath path) {
+  ObjectReader o(j, path);
+  return o && o.opt("diagnostics", out.diagnostics) && o.opt("only", out.only);
+}
+
+bool fromJson(const json& j, CodeActionParams& out, JPath path) {
+  ObjectReader o(j, path);
+  return o && o.req("textDocument", out.textDocument) && o.req("range", out.range) &&
+         o.opt("context", out.context);
+}
+
+bool fromJson(const json& j, CodeAction& out, JPath path) {
+  ObjectReader o(j, path);
+  return o && o.req("title", out.title) && o.opt("kind", out.kind) &&
+         o.opt("diagnostics", out.diagnostics) && o.opt("isPreferred", out.isPreferred) &&
+         o.opt("command", out.command) && o.opt("data", out.data);
+}
+json toJson(const CodeAction& a) {
+  json j = {{"title", a.title}};
+  writeOptional(j, "kind", a.kind);
+  writeOptional(j, "diagnostics", a.diagnostics);
+  writeOptional(j, "isPreferred", a.isPreferred);
+  writeOptional(j, "edit", a.edit);
+  writeOptional(j, "command", a.command);
+  writeOptional(j, "data", a.data);
+  return j;
+}
+
+json toJson(const Diagnostic& d) {
+  return {{"range", toJson(d.range)},
+          {"severity", static_cast<int>(d.severity)},
+          {"source", d.source},
+          {"code", d.code},
+          {"message", d.message}};
+}
+
+json toJson(const PublishDiagnosticsParams& p) {
+  json j = {{"uri", p.uri}};
+  writeOptional(j, "version", p.version);
+  j["diagnostics"] = toJson(p.diagnostics);
+  return j;
+}
+
 bool fromJson(const json& j, DidOpenTextDocumentParams& out, JPath path) {
   ObjectReader o(j, path);
   return o && o.req("textDocument", out.textDocument);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lsp/protocol/json_io.h"
@@ -121,6 +122,103 @@ struct MarkupContent {
   std::string value;
 };
 json toJson(const MarkupContent& m);
+
+/// MarkupContent, or a plain string (read as plaintext), as hover and tooltip values may be.
+bool fromJson(const json& j, MarkupContent& out, JPath path);
+
+// ---- Language features ----
+
+/// textDocument/hover params.
+using HoverParams = TextDocumentPositionParams;
+
+struct Hover {
+  MarkupContent contents;
+  std::optional<Range> range;
+};
+json toJson(const Hover& h);
+
+struct InlayHintParams {
+  TextDocumentIdentifier textDocument;
+  /// Required by LSP; a client that omits it gets the hints of the whole document.
+  std::optional<Range> range;
+};
+bool fromJson(const json& j, InlayHintParams& out, JPath path);
+
+/// An inlay hint. `label` is a plain string (kernlens never sends label parts); `data` is the
+/// producing feature's own (round-tripped by inlayHint/resolve).
+struct InlayHint {
+  Position position;
+  std::string label;
+  std::optional<int32_t> kind;  // 1 Type, 2 Parameter
+  std::optional<MarkupContent> tooltip;
+  std::optional<bool> paddingLeft;
+  std::optional<bool> paddingRight;
+  std::optional<json> data;
+};
+bool fromJson(const json& j, InlayHint& out, JPath path);
+json toJson(const InlayHint& h);
+
+struct CodeLensParams {
+  TextDocumentIdentifier textDocument;
+};
+bool fromJson(const json& j, CodeLensParams& out, JPath path);
+
+/// A code lens: `command` is filled by codeLens/resolve; `data` is the feature's own.
+struct CodeLens {
+  Range range;
+  std::optional<Command> command;
+  std::optional<json> data;
+};
+bool fromJson(const json& j, CodeLens& out, JPath path);
+json toJson(const CodeLens& l);
+
+struct CodeActionContext {
+  json diagnostics = json::array();  // the client's diagnostics, not interpreted
+  /// Requested kinds; absent: every kind.
+  std::optional<std::vector<std::string>> only;
+  /// Whether an action of `kind` passes `only`: an entry equals `kind` or is a dot-prefix of it
+  /// ("refactor" admits "refactor.rewrite.nvtx.wrap").
+  bool wants(std::string_view kind) const;
+};
+bool fromJson(const json& j, CodeActionContext& out, JPath path);
+
+struct CodeActionParams {
+  TextDocumentIdentifier textDocument;
+  Range range;
+  CodeActionContext context;
+};
+bool fromJson(const json& j, CodeActionParams& out, JPath path);
+
+/// A code action: offered with `data` (the feature's own) and no edit; codeAction/resolve fills
+/// `edit`. Read back from the client, `edit` is ignored (it is recomputed).
+struct CodeAction {
+  std::string title;
+  std::optional<std::string> kind;
+  std::optional<json> diagnostics;
+  std::optional<bool> isPreferred;
+  std::optional<WorkspaceEdit> edit;
+  std::optional<Command> command;
+  std::optional<json> data;
+};
+bool fromJson(const json& j, CodeAction& out, JPath path);
+json toJson(const CodeAction& a);
+
+enum class DiagnosticSeverity : int { Error = 1, Warning = 2, Information = 3, Hint = 4 };
+struct Diagnostic {
+  Range range;
+  DiagnosticSeverity severity = DiagnosticSeverity::Information;
+  std::string code;
+  std::string source;
+  std::string message;
+};
+json toJson(const Diagnostic& d);
+
+struct PublishDiagnosticsParams {
+  std::string uri;
+  std::optional<int32_t> version;
+  std::vector<Diagnostic> diagnostics;
+};
+json toJson(const PublishDiagnosticsParams& p);
 
 struct DidOpenTextDocumentParams {
   TextDocumentItem textDocument;

@@ -311,10 +311,14 @@ TEST_CASE("cute regions: 'Time this region inside the kernel' edits") {
               {"range", lspRange(a, 4, b, 10)},
               {"context", {{"diagnostics", json::array()}}}};
     if (!only.is_null()) p["context"]["only"] = only;
-    return p;
+    CodeActionParams typed;
+    std::string error;
+    REQUIRE_MESSAGE(parseJson(p, typed, error), error);
+    return typed;
   };
+  auto actions = [&](const CodeActionParams& p) { return toJson(cuteRegionCodeActions(*doc, p)); };
 
-  json offers = cuteRegionCodeActions(*doc, params(base, base));
+  json offers = actions(params(base, base));
   REQUIRE(offers.size() == 1);
   CHECK(offers[0]["title"] == "Time this region inside the kernel");
   CHECK(offers[0]["kind"] == "refactor.rewrite.cute.region");
@@ -322,17 +326,18 @@ TEST_CASE("cute regions: 'Time this region inside the kernel' edits") {
   CHECK(isCuteRegionAction(offers[0]["data"]));
   CHECK(offers[0]["data"]["version"] == 1);
 
-  CHECK(cuteRegionCodeActions(*doc, params(base, base, {"refactor.rewrite.cute"})).size() == 1);
-  CHECK(cuteRegionCodeActions(*doc, params(base, base, {"refactor.rewrite.nvtx"})).empty());
+  CHECK(actions(params(base, base, {"refactor.rewrite.cute"})).size() == 1);
+  CHECK(actions(params(base, base, {"refactor.rewrite.nvtx"})).empty());
   // Outside a @cute.kernel (the @cute.jit launcher, main, module level): nothing.
-  CHECK(cuteRegionCodeActions(*doc, params(lineOf(text, "blocks = cute.size"), lineOf(text, "blocks = cute.size"))).empty());
-  CHECK(cuteRegionCodeActions(*doc, params(lineOf(text, "a = torch.randn"), lineOf(text, "a = torch.randn"))).empty());
-  CHECK(cuteRegionCodeActions(*doc, params(lineOf(text, "THREADS = 128"), lineOf(text, "THREADS = 128"))).empty());
+  CHECK(actions(params(lineOf(text, "blocks = cute.size"), lineOf(text, "blocks = cute.size"))).empty());
+  CHECK(actions(params(lineOf(text, "a = torch.randn"), lineOf(text, "a = torch.randn"))).empty());
+  CHECK(actions(params(lineOf(text, "THREADS = 128"), lineOf(text, "THREADS = 128"))).empty());
 
-  auto edit = cuteRegionEdit(*doc, offers[0]["data"]);
-  REQUIRE_MESSAGE(edit.ok(), (edit.ok() ? "" : edit.error().message));
-  REQUIRE((*edit)["documentChanges"].size() == 1);
-  const json& tde = (*edit)["documentChanges"][0];
+  auto typedEdit = cuteRegionEdit(*doc, offers[0]["data"]);
+  REQUIRE_MESSAGE(typedEdit.ok(), (typedEdit.ok() ? "" : typedEdit.error().message));
+  const json edit = toJson(*typedEdit);
+  REQUIRE(edit["documentChanges"].size() == 1);
+  const json& tde = edit["documentChanges"][0];
   CHECK(tde["textDocument"] == json({{"uri", kUri}, {"version", 1}}));
   std::string after = applyEdits(text, tde["edits"]);
   std::string expected = text;
@@ -348,12 +353,14 @@ TEST_CASE("cute regions: 'Time this region inside the kernel' edits") {
   widened["lastLine"] = lineOf(text, "ra[i] = a[base");
   auto w = cuteRegionEdit(*doc, widened);
   REQUIRE(w.ok());
-  std::string wAfter = applyEdits(text, (*w)["documentChanges"][0]["edits"]);
+  std::string wAfter = applyEdits(text, toJson(*w)["documentChanges"][0]["edits"]);
   CHECK(wAfter.find("            rb[i] = b[base + i * THREADS + tidx]\n"
                     "    lane0_warp0_stop(prof_buf, eid_region_3, Int32(TAG_REGION_3), bidx, max_events)\n") !=
         std::string::npos);
   // Bad data and a selection outside any def are one-line errors.
-  CHECK_FALSE(cuteRegionEdit(*doc, json{{"action", "cute.timeRegion"}}).ok());
+  auto bad = cuteRegionEdit(*doc, json{{"action", "cute.timeRegion"}});
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message == "params.data.firstLine: required field is missing");
   json outside = offers[0]["data"];
   outside["firstLine"] = outside["lastLine"] = lineOf(text, "THREADS = 128");
   auto refused = cuteRegionEdit(*doc, outside);
