@@ -317,9 +317,36 @@ Result<void> Loop::planRoundZero() {
     if (!file) return Error::invalid(f.path + ": " + file.error().message);
     if (f.lastLine > (*file)->lines().lineCount())
       return Error::invalid("--lines: " + f.path + " has only " + std::to_string((*file)->lines().lineCount()) + " lines");
-    auto id = plan_.addRegion(f.path, LineSpan{f.firstLine - 1, f.lastLine - 1}, Origin::Region, 0);
-    if (!id) return id.error();
-    roots_.push_back(*id);
+    // A `def` line in the region means its function: its body is wrapped (the def statement
+    // itself only runs once, when the module or class is created, and launches nothing).
+    const auto& m = (*file)->model();
+    LineSpan region{f.firstLine - 1, f.lastLine - 1};
+    std::vector<LineSpan> defSpans;
+    for (const auto& fn : m.functions) {
+      if (fn.defLine < region.first || fn.defLine > region.last) continue;
+      bool outer = std::none_of(defSpans.begin(), defSpans.end(), [&](const LineSpan& s) {
+        return fn.lines.first >= s.first && fn.lines.last <= s.last;
+      });
+      if (!outer) continue;
+      auto id = plan_.addFunction(FunctionRef{f.path, fn.qualName, fn.defLine}, Origin::Region, -1, 0);
+      if (!id) return id.error();
+      roots_.push_back(*id);
+      defSpans.push_back(fn.lines);
+    }
+    bool others = defSpans.empty();
+    for (const auto& s : m.statements) {
+      if (others) break;
+      if (s.lines.first < region.first || s.lines.last > region.last || s.docstring) continue;
+      bool inDef = std::any_of(defSpans.begin(), defSpans.end(), [&](const LineSpan& d) {
+        return s.lines.first >= d.first && s.lines.last <= d.last;
+      });
+      others = !inDef;
+    }
+    if (others) {
+      auto id = plan_.addRegion(f.path, region, Origin::Region, 0);
+      if (!id) return id.error();
+      roots_.push_back(*id);
+    }
     res_.focusPath = f.path;
     res_.focusFirstLine = f.firstLine;
     res_.focusLastLine = f.lastLine;
@@ -486,6 +513,11 @@ void Loop::buildLines(const RoundStats& stats, bool widenedOut) {
       for (const auto& v : s.variants) l.variants.push_back(LineVariant{v.kernels, v.invocations});
     if (n.state == NodeState::Atomic || n.state == NodeState::OutOfFocus) l.note = n.reason;
     if (n.state == NodeState::Atomic) std::tie(l.atomicReason, l.note) = atomicReason(n.id);
+    if (kernelRe_ && std::none_of(l.kernels.begin(), l.kernels.end(),
+                                  [&](const KernelCount& k) { return kernelMatches(kernelRe_, k.name); })) {
+      l.noMatchingKernel = true;
+      l.note = "launches no kernel matching --kernel";
+    }
     if (n.state == NodeState::Refining || n.state == NodeState::Pending) l.note = "not converged: still being refined";
     res_.lines.push_back(std::move(l));
   }
@@ -586,6 +618,9 @@ Result<LoopResult> Loop::run() {
     }
     ++res_.rounds;
     res_.emulated = res_.emulated || out->emulated;
+    for (const auto& note : out->notes)  // the emulator's warnings (unmodelled ops), once
+      if (note.rfind("emulator:", 0) == 0 && std::find(res_.notes.begin(), res_.notes.end(), note) == res_.notes.end())
+        res_.notes.push_back(note);
     res_.lastWallMs = out->wallMs;
     plan_.bindOverlay(out->overlay);
     for (const auto& n : plan_.nodes())
@@ -732,12 +767,27 @@ Result<LoopResult> Loop::run() {
   }
   int64_t outsideLaunches = 0;
   for (const auto& u : res_.unmapped) outsideLaunches += u.launches;
-  size_t atomicLines = 0;
-  for (const auto& l : res_.lines) atomicLines += l.atomic ? 1 : 0;
+  size_t atomicLines = 0, counted = 0, unmatched = 0;
+  for (const auto& l : res_.lines) {
+    if (l.noMatchingKernel) {
+      ++unmatched;
+      continue;
+    }
+    ++counted;
+    atomicLines += l.atomic ? 1 : 0;
+  }
+  if (haveStats && !roots_.empty() &&
+      std::all_of(roots_.begin(), roots_.end(), [&](int id) { return plan_.node(id).state == NodeState::Idle; })) {
+    const auto& r0 = plan_.node(roots_[0]);
+    res_.notes.push_back((cfg_.focus.kind == FocusKind::Lines ? "the region " : "the focus ") + describe(r0) +
+                         " launched nothing (" + r0.reason + ")");
+  }
   if (res_.stopReason == "converged") {
     res_.why = "every attributed launch lies in a leaf range with at most one launch per invocation (" +
-               std::to_string(res_.lines.size() - atomicLines) + " lines) or in an atomic line (" +
+               std::to_string(counted - atomicLines) + " lines) or in an atomic line (" +
                std::to_string(atomicLines) + ")";
+    if (unmatched > 0)
+      res_.why += "; " + std::to_string(unmatched) + " lines launch no kernel matching --kernel (not counted)";
     if (outsideLaunches > 0)
       res_.why += "; " + std::to_string(outsideLaunches) + " launches stayed outside every wrapped range (see unmapped)";
   } else if (res_.stopReason == "round_budget") {

@@ -85,6 +85,7 @@ struct LineResult {
   /// says which and why), "budget" (a finer range was refused for the NVTX budget), "no_source"
   /// (a workspace function beneath it has no readable source). "" when not atomic.
   std::string atomicReason;
+  bool noMatchingKernel = false;  // --kernel: none of its kernels matches (shown, not counted in `why`)
   bool body = false;           // a whole function body (launches outside its statement ranges)
   std::vector<KernelCount> kernels;  // by GPU time, descending
   std::vector<LineVariant> variants; // > 1: dynamic dispatch (different kernel sets per invocation)

@@ -62,6 +62,9 @@ std::string renderJson(const LoopResult& r) {
     w.endObject();
   }
   w.endArray();
+  w.key("notes").beginArray();
+  for (const auto& n : r.notes) w.value(n);
+  w.endArray();
   w.endObject();
   return os.str();
 }
@@ -171,7 +174,8 @@ std::string renderText(const LoopResult& r, WorkspaceIndex& index, const TextOpt
           os << (k ? "\n       | " : "") << "    # " << annotation(l, opts.maxKernelsPerLine);
           if (l.endLine > l.line) os << " (lines " << l.line << "-" << l.endLine << ")";
           for (const auto& v : l.variants) os << "\n       |      " << variantText(l, v);
-          if (!l.note.empty() && (!l.atomic || l.atomicReason != "library")) os << "  [" << l.note << "]";
+          if (!l.note.empty() && (!l.atomic || l.atomicReason != "library" || l.noMatchingKernel))
+            os << "  [" << l.note << "]";
         }
       }
       os << "\n";

@@ -246,6 +246,18 @@ ProbeStatus readProbeStatus(const std::filesystem::path& path) {
         parent = "summary";
         continue;
       }
+      if (v == Tok::ObjBegin && parent == "summary" && key == "unmodelled_ops") {
+        for (Tok k = p.next(); k == Tok::Key; k = p.next()) {
+          std::string op(p.text());
+          Tok n = p.next();
+          int64_t count = 0;
+          if (n == Tok::Number && profile::parseInt64(p.text(), count)) st.unmodelledOps.emplace_back(op, count);
+          else if (n == Tok::ObjBegin || n == Tok::ArrBegin) {
+            if (!p.skip(n)) return st;
+          }
+        }
+        continue;
+      }
       std::string val = v == Tok::String || v == Tok::Number ? std::string(p.text()) : "";
       if (parent == "summary" && depth == 2 && key == "kernels" && v == Tok::Number) {
         profile::parseInt64(val, st.kernels);

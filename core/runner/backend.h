@@ -90,6 +90,8 @@ struct ProbeStatus {
   std::string probeError, entryError, exportError;  // "" when null
   std::string nvtxProvider;                         // "torch", "ctypes:...", "noop", ""
   int64_t kernels = -1;                             // summary.kernels (-1 unknown)
+  /// summary.unmodelled_ops: ATen ops the emulator has no model for ("aten::x", count).
+  std::vector<std::pair<std::string, int64_t>> unmodelledOps;
 };
 /// Reads a status file; found == false when it is missing or unreadable.
 ProbeStatus readProbeStatus(const std::filesystem::path& path);

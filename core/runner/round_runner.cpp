@@ -288,6 +288,16 @@ Result<RoundResult> RoundRunner::run(const RoundPlan& plan, const CancellationTo
                             : "no GPU kernels were captured (no GPU on this machine, or the program launched none); "
                               "only NVTX ranges were recorded");
   ProbeStatus st = readProbeStatus(p.outDir / "status.json");
+  if (!st.unmodelledOps.empty()) {
+    int64_t total = 0;
+    std::string list;
+    for (const auto& [op, n] : st.unmodelledOps) {
+      total += n;
+      list += (list.empty() ? "" : ", ") + op + " x" + std::to_string(n);
+    }
+    res.notes.push_back("emulator: " + std::to_string(total) + " launches of ops it does not model, emitted as a "
+                        "generic elementwise kernel (their kernels and times are guesses): " + list);
+  }
   if (st.found && st.nvtxProvider == "noop")
     res.notes.push_back("NVTX was a no-op in the program (no torch NVTX and no libnvToolsExt.so.1): the profiler saw no ranges");
   if (res.lines.klRanges == 0 && !res.overlay.files.empty())

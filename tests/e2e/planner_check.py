@@ -11,7 +11,7 @@ import json
 import re
 import sys
 
-TOP = {"converged", "stop_reason", "rounds", "backend", "emulated", "lines", "unmapped"}
+TOP = {"converged", "stop_reason", "rounds", "backend", "emulated", "lines", "unmapped", "notes"}
 LINE = {"file", "line", "end_line", "function", "gpu_ns", "launches", "atomic", "atomic_reason", "kernels"}
 KERNEL = {"name", "launches", "gpu_ns"}
 UNMAPPED = {"name", "launches", "gpu_ns", "reason"}

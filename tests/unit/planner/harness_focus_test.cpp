@@ -103,11 +103,13 @@ TEST_CASE("the JSON document has exactly the issue-6 shape") {
   l.kernels = {KernelCount{"k\"1", 2, 1200}};
   r.lines.push_back(l);
   r.unmapped.push_back(UnmappedResult{"memcpy", 1, 5, "outside_kl_ranges"});
+  r.notes.push_back("n1");
   CHECK(renderJson(r) ==
         "{\"converged\":true,\"stop_reason\":\"converged\",\"rounds\":3,\"backend\":\"emulate\",\"emulated\":true,"
         "\"lines\":[{\"file\":\"m.py\",\"line\":4,\"end_line\":5,\"function\":\"f\",\"gpu_ns\":1200,\"launches\":2,"
         "\"atomic\":true,\"atomic_reason\":\"library\",\"kernels\":[{\"name\":\"k\\\"1\",\"launches\":2,\"gpu_ns\":1200}]}],"
-        "\"unmapped\":[{\"name\":\"memcpy\",\"launches\":1,\"gpu_ns\":5,\"reason\":\"outside_kl_ranges\"}]}");
+        "\"unmapped\":[{\"name\":\"memcpy\",\"launches\":1,\"gpu_ns\":5,\"reason\":\"outside_kl_ranges\"}],"
+        "\"notes\":[\"n1\"]}");
   CHECK(formatNs(1500000) == "1.50 ms");
   CHECK(formatNs(730) == "730 ns");
 }

@@ -153,6 +153,11 @@ def main(argv=None):
             sys.stderr.write("kernlens-probe: warning: %s\n" % derr)
 
     err = sess.finish()
+    unmodelled = (sess.summary or {}).get("unmodelled_ops") or {}
+    if unmodelled:
+        sys.stderr.write("kernlens-probe: warning: the emulator does not model %d op launches (emitted as a "
+                         "generic elementwise kernel): %s\n" % (sum(unmodelled.values()), ", ".join(
+                             "%s x%d" % kv for kv in sorted(unmodelled.items()))))
     status["exit_code"] = rc
     status["nvtx_provider"] = nvtx_provider.description()
     status["outputs"] = list(sess.outputs)
