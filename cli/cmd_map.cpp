@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli.h"
+#include "cli/profile_common.h"
 #include "core/results/format.h"
 #include "core/results/from_profile.h"
 #include "core/results/path_match.h"
@@ -38,7 +39,7 @@ int run(const Args& args, Context& ctx) {
   o.matcher = &matcher;
   o.profilePath = args.positional()[0];
   o.textOf = [&](const std::string& rel) { return readText(root / rel); };
-  auto rs = orFail(results::loadProfile(args.positional()[0], o));
+  auto rs = orFail(results::loadProfile(resolveReports({args.positional()[0]}, ctx.err).front(), o));
 
   if (format == "json") {
     nlohmann::json j = {{"source", rs.provenance.source},
@@ -98,7 +99,8 @@ Registrar reg{Command{"map", "map an existing profile's GPU ops to workspace sou
                       "Shows what a profile already says about the source lines of the workspace\n"
                       "(DIR, default .), without running anything: from kernlens' kl: NVTX ranges, or\n"
                       "from the python_function stacks of a PyTorch-profiler trace (paths matched to\n"
-                      "workspace files by suffix). PROFILE: an nsys SQLite export or a Kineto JSON.\n"
+                      "workspace files by suffix). PROFILE: an nsys SQLite export (or a .nsys-rep, exported\n"
+                      "once with the installed nsys and cached) or a Kineto JSON.\n"
                       "Exit status: 0 success, 1 bad input, 2 bad usage.\n",
                       {{"--root"}, {"--format"}}, run}};
 

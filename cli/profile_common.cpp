@@ -2,10 +2,13 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 
 #include "core/analysis/export_table.h"
 #include "core/profile/reader.h"
+#include "core/runner/nsys_report.h"
 
 namespace kl::cli {
 
@@ -22,8 +25,11 @@ std::string commonOptionsHelp(bool csv) {
          "  --trim START END     only rows that start in [START, END); times are relative to the\n"
          "                       first event of the profile, in ns or with a unit (150us, 2.5ms,\n"
          "                       1s); also written START:END\n"
-         "FILE... is one profile (nsys .sqlite[.gz] or Kineto .json[.gz]), or several files or a\n"
-         "directory holding the ranks of one run.\n"
+         "FILE... is one profile (nsys .sqlite[.gz] export, nsys .nsys-rep/.qdrep report, or Kineto\n"
+         ".json[.gz]), or several files or a directory holding the ranks of one run. A report is\n"
+         "exported once with the installed nsys into .kernlens/nsys-export/ next to it (or the\n"
+         "user cache) and the export is reused while the report is unchanged; KERNLENS_NSYS\n"
+         "names the nsys to use.\n"
          "Exit status: 0 success, 1 bad input (one-line reason on stderr), 2 bad usage.\n";
 }
 
@@ -76,8 +82,75 @@ CommonArgs parseCommon(const Args& args, const std::vector<std::string>& formats
   return c;
 }
 
-std::unique_ptr<LoadedProfile> loadProfile(const std::vector<std::string>& files) {
-  if (files.empty()) throw UsageError("missing profile file");
+namespace {
+
+std::vector<std::filesystem::path> reportCacheDirs(const std::filesystem::path& report) {
+  std::vector<std::filesystem::path> dirs = {runner::defaultReportCacheDir(report)};
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
+    dirs.emplace_back(std::filesystem::path(x) / "kernlens" / "nsys-export");
+  else if (const char* h = std::getenv("HOME"); h && *h)
+    dirs.emplace_back(std::filesystem::path(h) / ".cache" / "kernlens" / "nsys-export");
+  return dirs;
+}
+
+std::string exportReport(const std::filesystem::path& report, std::ostream& err) {
+  runner::ReportExportOptions o;
+  o.cacheDirs = reportCacheDirs(report);
+  if (const char* n = std::getenv("KERNLENS_NSYS"); n && *n) o.nsys = n;
+  auto r = runner::exportNsysReport(report, o);
+  if (!r) throw InputError(r.error().message);
+  if (r->reused)
+    err << "kernlens: " << report.string() << ": using its cached SQLite export " << r->sqlite.string() << "\n";
+  else
+    err << "kernlens: " << report.string() << ": exported to " << r->sqlite.string() << " with nsys "
+        << r->nsysVersion << " (reused while the report is unchanged)\n";
+  return r->sqlite.string();
+}
+
+}  // namespace
+
+std::vector<std::string> resolveReports(const std::vector<std::string>& files, std::ostream& err) {
+  std::vector<std::string> out;
+  for (const auto& f : files) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(f, ec)) {
+      std::vector<std::filesystem::path> reps;
+      for (const auto& e : std::filesystem::directory_iterator(f, ec)) {
+        const auto& p = e.path();
+        auto ext = p.extension().string();
+        if (!e.is_regular_file() || (ext != ".nsys-rep" && ext != ".qdrep")) continue;
+        auto sib = p;
+        sib.replace_extension(".sqlite");
+        if (std::filesystem::exists(sib, ec)) continue;  // its export is read from the folder
+        reps.push_back(p);
+      }
+      std::sort(reps.begin(), reps.end());
+      if (reps.empty()) {
+        out.push_back(f);
+        continue;
+      }
+      // The folder's own profiles plus the exports of its reports, as separate files.
+      std::vector<std::filesystem::path> own;
+      for (const auto& e : std::filesystem::directory_iterator(f, ec)) {
+        auto n = e.path().filename().string();
+        for (const char* x : {".sqlite", ".sqlite.gz", ".json", ".json.gz"})
+          if (e.is_regular_file() && n.size() > std::strlen(x) && n.ends_with(x)) own.push_back(e.path());
+      }
+      std::sort(own.begin(), own.end());
+      for (const auto& p : own) out.push_back(p.string());
+      for (const auto& p : reps) out.push_back(exportReport(p, err));
+    } else if (runner::isNsysReport(f)) {
+      out.push_back(exportReport(f, err));
+    } else {
+      out.push_back(f);
+    }
+  }
+  return out;
+}
+
+std::unique_ptr<LoadedProfile> loadProfile(const std::vector<std::string>& given, std::ostream& err) {
+  if (given.empty()) throw UsageError("missing profile file");
+  const auto files = resolveReports(given, err);
   auto lp = std::make_unique<LoadedProfile>();
   if (files.size() == 1 && !std::filesystem::is_directory(files[0])) {
     lp->model = orFail(profile::readProfile(files[0]));
@@ -85,8 +158,12 @@ std::unique_ptr<LoadedProfile> loadProfile(const std::vector<std::string>& files
     std::vector<std::filesystem::path> ps(files.begin(), files.end());
     lp->model = orFail(profile::readProfiles(ps));
   }
+  // Reader findings are said once, on stderr, by every command (never silently dropped).
+  const auto& warns = lp->model.meta.warnings;
+  for (size_t i = 0; i < warns.size() && i < 5; ++i) err << "kernlens: warning: " << warns[i] << "\n";
+  if (warns.size() > 5) err << "kernlens: warning: ... and " << warns.size() - 5 << " more (kernlens info lists them)\n";
   lp->attr = orFail(attribution::attribute(lp->model));
-  for (const auto& f : files) {
+  for (const auto& f : given) {
     if (!lp->label.empty()) lp->label += ", ";
     lp->label += std::filesystem::path(f).filename().string();
   }

@@ -10,6 +10,7 @@
 // Loading reads the model, then runs attribution (needed by most analyses).
 #pragma once
 
+#include <iostream>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -48,8 +49,16 @@ CommonArgs parseCommon(const Args& args, const std::vector<std::string>& formats
 /// Parses "1500", "150us", "2.5ms", "1s", "20ns" into ns. UsageError otherwise.
 int64_t parseDurationNs(const std::string& s, const std::string& what);
 
+/// Replaces every Nsight Systems report (.nsys-rep / .qdrep, also inside a directory argument)
+/// by its SQLite export, made once with the installed nsys and cached (runner/nsys_report.h);
+/// says on `err` which export is made or reused. In a directory, a report whose same-stem
+/// .sqlite export lies next to it is skipped (that export is read instead). Other arguments
+/// pass through unchanged. InputError (one line) when nsys is missing or fails.
+std::vector<std::string> resolveReports(const std::vector<std::string>& files, std::ostream& err);
+
 /// Reads the files (one profile, or several = ranks) and attributes; InputError on bad input.
-std::unique_ptr<LoadedProfile> loadProfile(const std::vector<std::string>& files);
+/// Nsight Systems reports are exported first (resolveReports, notes on `err`).
+std::unique_ptr<LoadedProfile> loadProfile(const std::vector<std::string>& files, std::ostream& err = std::cerr);
 
 /// Writes aligned text tables: header row, then rows; columns listed in `right` are
 /// right-aligned. Cells longer than `maxWidth` are cut with "…".

@@ -47,6 +47,10 @@ struct Event {
   std::optional<int64_t> correlation, device, stream, context, pyId, pyParent, bytes, regs, smem;
   int32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
   std::string argName, callStack;
+  std::string inputDims, inputTypes, concreteInputs;  // compact text, see Range::shapes
+  // NCCL kernels (PyTorch >= 2.1 copies record_param_comms' args onto the kernel event)
+  std::optional<int64_t> inNelems, outNelems, groupSize;
+  std::string collName, collDtype, pgName;
   void clear() {
     ph.clear();
     cat.clear();
@@ -69,6 +73,15 @@ struct Event {
     for (int i = 0; i < 3; ++i) grid[i] = block[i] = 0;
     argName.clear();
     callStack.clear();
+    inputDims.clear();
+    inputTypes.clear();
+    concreteInputs.clear();
+    inNelems.reset();
+    outNelems.reset();
+    groupSize.reset();
+    collName.clear();
+    collDtype.clear();
+    pgName.clear();
   }
 };
 
@@ -139,6 +152,8 @@ class KinetoReader {
  private:
   Error fail(const std::string& why) const {
     if (why == "cancelled") return Error::cancelled();
+    // Errors of the byte source (e.g. "<file>: truncated gzip data") already name the file.
+    if (why.starts_with(name_ + ": ")) return Error::invalid(why);
     return Error::invalid(name_ + ": " + why);
   }
 
@@ -191,7 +206,7 @@ class KinetoReader {
       if (t != Tok::Key) return fail(p_.error());
       std::string_view k = p_.text();
       // Keys are compared before next() invalidates the view.
-      enum { None, Corr, Dev, Stream, Ctx, PyId, PyParent, Bytes, Regs, Smem, Grid, Block, Name, Stack } which = None;
+      enum { None, Corr, Dev, Stream, Ctx, PyId, PyParent, Bytes, Regs, Smem, Grid, Block, Name, Stack, Dims, Types, Concrete, InN, OutN, Group, Coll, DType, Pg } which = None;
       if (k == "correlation") which = Corr;
       else if (k == "device") which = Dev;
       else if (k == "stream") which = Stream;
@@ -205,6 +220,15 @@ class KinetoReader {
       else if (k == "block") which = Block;
       else if (k == "name" || k == "labels") which = Name;
       else if (k == "Call stack") which = Stack;
+      else if (k == "Input Dims") which = Dims;
+      else if (k == "Input type") which = Types;
+      else if (k == "Concrete Inputs") which = Concrete;
+      else if (k == "In msg nelems") which = InN;
+      else if (k == "Out msg nelems") which = OutN;
+      else if (k == "Group size") which = Group;
+      else if (k == "Collective name") which = Coll;
+      else if (k == "dtype") which = DType;
+      else if (k == "Process Group Name") which = Pg;
       Tok v = p_.next();
       if (v == Tok::Error) return fail(p_.error());
       switch (which) {
@@ -239,10 +263,73 @@ class KinetoReader {
             continue;
           }
           break;
+        case Dims:
+        case Types:
+        case Concrete: {
+          std::string& dst = which == Dims ? e.inputDims : which == Types ? e.inputTypes : e.concreteInputs;
+          if (v != Tok::ArrBegin) break;
+          if (!compactArray(dst)) return fail(p_.error().empty() ? "bad '" + std::string(which == Dims ? "Input Dims" : which == Types ? "Input type" : "Concrete Inputs") + "'" : p_.error());
+          continue;
+        }
+        case InN: e.inNelems = intOf(v, p_.text()); break;
+        case OutN: e.outNelems = intOf(v, p_.text()); break;
+        case Group: e.groupSize = intOf(v, p_.text()); break;
+        case Coll:
+          if (v == Tok::String) e.collName = std::string(p_.text());
+          break;
+        case DType:
+          if (v == Tok::String) e.collDtype = std::string(p_.text());
+          break;
+        case Pg:
+          if (v == Tok::String) e.pgName = std::string(p_.text());
+          break;
         case None: break;
       }
       if (!p_.skip(v)) return fail(p_.error());
     }
+  }
+
+  /// After an ArrBegin: the array's elements as text, ';' between top-level elements, ','
+  /// between the numbers/strings inside one (nested lists flattened). Consumes the ArrEnd.
+  bool compactArray(std::string& out) {
+    int depth = 1;
+    bool first = true, firstInner = true;
+    while (depth > 0) {
+      Tok x = p_.next();
+      switch (x) {
+        case Tok::ArrBegin:
+          if (depth == 1) {
+            if (!first) out.push_back(';');
+            first = false;
+            firstInner = true;
+          }
+          ++depth;
+          break;
+        case Tok::ArrEnd: --depth; break;
+        case Tok::String:
+        case Tok::Number:
+        case Tok::True:
+        case Tok::False:
+        case Tok::Null: {
+          if (depth == 1) {
+            if (!first) out.push_back(';');
+            first = false;
+          } else if (!firstInner) {
+            out.push_back(',');
+          }
+          firstInner = false;
+          std::string_view t = x == Tok::True ? "True" : x == Tok::False ? "False" : x == Tok::Null ? "" : p_.text();
+          for (char ch : t)
+            if (ch != ';' && ch != ',' && ch != '|') out.push_back(ch);
+          break;
+        }
+        case Tok::ObjBegin:
+          if (!p_.skip(x)) return false;
+          break;
+        default: return false;
+      }
+    }
+    return true;
   }
 
   Result<void> readEvents() {
@@ -382,6 +469,17 @@ class KinetoReader {
         }
         k.registersPerThread = static_cast<int32_t>(e.regs.value_or(0));
         k.dynamicSharedMemory = static_cast<int32_t>(e.smem.value_or(0));  // Kineto reports one total
+        if (!e.collName.empty() || e.inNelems || e.outNelems) {
+          CollectiveDetail cd;
+          cd.name = m_.strings.intern(e.collName);
+          cd.inNelems = e.inNelems.value_or(-1);
+          cd.outNelems = e.outNelems.value_or(-1);
+          cd.groupSize = static_cast<int32_t>(std::clamp<int64_t>(e.groupSize.value_or(0), 0, INT32_MAX));
+          cd.dtype = m_.strings.intern(e.collDtype);
+          cd.processGroup = m_.strings.intern(e.pgName);
+          k.collective = static_cast<uint32_t>(m_.collectives.size());
+          m_.collectives.push_back(cd);
+        }
         op.detail = static_cast<uint32_t>(m_.kernels.size());
         m_.kernels.push_back(k);
       } else if (c == "gpu_memcpy" || c == "memcpy") {
@@ -431,6 +529,8 @@ class KinetoReader {
         r.kind = c == "user_annotation" ? RangeKind::UserAnnotation : RangeKind::CpuOp;
         if (operator2021 && e.name.find('#') != std::string::npos) r.kind = RangeKind::UserAnnotation;
         r.thread = thread(*e.pid, *e.tid);
+        if (!e.inputDims.empty() && e.inputDims.find_first_not_of(';') != std::string::npos)
+          r.shapes = m_.strings.intern(e.inputDims + "|" + e.inputTypes + "|" + e.concreteInputs);
       }
       m_.ranges.push_back(r);
       if (!e.callStack.empty() && r.thread != kNone) addCallStack(e.callStack, r);

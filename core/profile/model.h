@@ -142,6 +142,17 @@ struct KernelDetail {
   int32_t staticSharedMemory = 0;   // bytes per block
   int32_t dynamicSharedMemory = 0;  // bytes per block
   int64_t graphNodeId = -1;         // CUDA graph node id, -1 = none (graph id: GpuOp::graphId)
+  uint32_t collective = kNone;      // index into ProfileModel::collectives (NCCL kernels), kNone
+};
+
+/// What the trace records about one NCCL kernel's collective (Kineto kernel args "Collective
+/// name", "In msg nelems", "Out msg nelems", "Group size", "dtype", "Process Group Name").
+struct CollectiveDetail {
+  StrId name = kEmptyStr;          // "allreduce", "_allgather_base", ...
+  int64_t inNelems = -1, outNelems = -1;  // -1 = not recorded
+  int32_t groupSize = 0;           // 0 = not recorded
+  StrId dtype = kEmptyStr;         // "Float", "BFloat16", ...
+  StrId processGroup = kEmptyStr;  // process group name
 };
 
 /// Memory kinds follow ENUM_CUDA_MEM_KIND (0 pageable, 1 pinned, 2 device, 3 array, 4 managed ...).
@@ -211,6 +222,10 @@ struct Range {
   int32_t domainId = 0;         // raw NVTX domain id (0 = default; named or not)
   int32_t deviceId = -1;        // GpuUserAnnotation only
   uint32_t streamId = 0;        // GpuUserAnnotation only
+  /// Kineto cpu_op recorded with shapes: "<Input Dims>|<Input type>|<Concrete Inputs>", each a
+  /// list with ';' between the op's inputs and ',' inside one input ("141,512;512,512|c10::BFloat16;
+  /// c10::BFloat16|;"); kEmptyStr when not recorded. Parsed by analysis/flops.h.
+  StrId shapes = kEmptyStr;
   RangeKind kind = RangeKind::NvtxPushPop;
   bool open = false;            // never closed in the capture (nsys end NULL); end = spanEnd
 
@@ -270,6 +285,7 @@ struct ProfileModel {
   std::vector<KernelDetail> kernels;   // GpuOp::detail for Kind::Kernel
   std::vector<MemcpyDetail> memcpys;   // GpuOp::detail for Kind::Memcpy
   std::vector<MemsetDetail> memsets;   // GpuOp::detail for Kind::Memset
+  std::vector<CollectiveDetail> collectives;  // KernelDetail::collective
 
   std::vector<ApiCall> apiCalls;
   std::vector<Range> ranges;           // NVTX ranges + marks, Kineto annotations and cpu_ops

@@ -83,6 +83,9 @@ class NsysReader {
       if (opts_.cancel.isCancelled()) return Error::cancelled();
     }
     addMissingGpus();
+    if (unknownKernelNames_)
+      m_.meta.warnings.push_back(std::to_string(unknownKernelNames_) +
+                                 " kernels have a name id that is not in StringIds; shown as <unknown name #id>");
     finalizeModel(m_);
     return std::move(m_);
   }
@@ -267,6 +270,13 @@ class NsysReader {
       op.graphId = i64(s, 19, -1);
       k.graphNodeId = i64(s, 20, -1);
       op.name = k.demangledName != kEmptyStr ? k.demangledName : k.shortName;
+      if (op.name == kEmptyStr) {
+        // The name ids resolve to nothing (StringIds row missing): say so, never an empty name.
+        int nameCol = !s.isNull(7) ? 7 : !s.isNull(8) ? 8 : -1;
+        std::string shown = nameCol >= 0 ? "<unknown name #" + std::to_string(s.int64(nameCol)) + ">" : "<unknown name>";
+        op.name = k.shortName = k.demangledName = m_.strings.intern(shown);
+        ++unknownKernelNames_;
+      }
       op.detail = static_cast<uint32_t>(m_.kernels.size());
       m_.kernels.push_back(k);
       m_.gpuOps.push_back(op);
@@ -441,6 +451,7 @@ class NsysReader {
   detail::ModelBuilder b_;
   std::vector<StrId> dense_;
   std::unordered_map<int64_t, StrId> sparse_;
+  uint64_t unknownKernelNames_ = 0;
 };
 
 }  // namespace

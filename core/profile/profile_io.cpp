@@ -5,6 +5,7 @@
 #include <cstring>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <set>
 
 #include "core/profile/reader.h"
@@ -98,6 +99,23 @@ Result<ProfileModel> readProfiles(const std::vector<std::filesystem::path>& path
   }
 
   std::vector<ProfileModel> parts;
+  // Ranks of one run come from one profiler: an nsys export and a Kineto trace together are two
+  // runs (or two views of one run, which would count every kernel twice), never two ranks.
+  std::optional<std::pair<InputFormat, std::filesystem::path>> firstFmt;
+  for (const auto& f : files) {
+    auto fmt = detectFormat(f);
+    if (!fmt) return fmt.error();
+    if (*fmt != InputFormat::Unknown) {
+      if (!firstFmt) firstFmt.emplace(*fmt, f);
+      else if (firstFmt->first != *fmt) {
+        const auto& nsysFile = firstFmt->first == InputFormat::NsysSqlite ? firstFmt->second : f;
+        const auto& kinetoFile = firstFmt->first == InputFormat::NsysSqlite ? f : firstFmt->second;
+        return Error::invalid(nsysFile.string() + " is an nsys export and " + kinetoFile.string() +
+                              " a Kineto trace: they are different runs (or two views of one run), not ranks "
+                              "of one; analyse them one at a time (kernlens diff compares two runs)");
+      }
+    }
+  }
   for (const auto& f : files) {
     auto fmt = detectFormat(f);
     if (!fmt) return fmt.error();
@@ -158,7 +176,15 @@ void appendRank(ProfileModel& into, ProfileModel&& part, int32_t rank) {
     g.uuid = S(g.uuid);
     into.gpus.push_back(g);
   }
+  const auto colOff = static_cast<uint32_t>(into.collectives.size());
+  for (auto cd : part.collectives) {
+    cd.name = S(cd.name);
+    cd.dtype = S(cd.dtype);
+    cd.processGroup = S(cd.processGroup);
+    into.collectives.push_back(cd);
+  }
   for (auto k : part.kernels) {
+    if (k.collective != kNone) k.collective += colOff;
     k.demangledName = S(k.demangledName);
     k.shortName = S(k.shortName);
     k.mangledName = S(k.mangledName);
@@ -194,6 +220,7 @@ void appendRank(ProfileModel& into, ProfileModel&& part, int32_t rank) {
     r.text = S(r.text);
     r.domain = S(r.domain);
     r.category = S(r.category);
+    r.shapes = S(r.shapes);
     r.thread = T(r.thread);
     r.endThread = T(r.endThread);
     into.ranges.push_back(r);
