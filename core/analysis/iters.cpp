@@ -64,6 +64,7 @@ bool byNvtx(const View& v, ItersResult& r) {
     it.label = std::string(m.str(rg.text));
     it.start = rg.start;
     it.end = rg.end;
+    it.rank = rg.rank;
     r.iterations.push_back(it);
   }
   if (v.attr) {
@@ -150,6 +151,8 @@ bool bySequence(const View& v, ItersResult& r) {
     }
     it.gpuStart = it.start;
     it.gpuEnd = it.end;
+    it.rank = laneKey.rank;
+    it.device = laneKey.device;
     r.iterations.push_back(it);
   }
   r.method = "kernel-sequence";

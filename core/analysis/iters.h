@@ -27,6 +27,8 @@ struct Iteration {
   uint64_t ops = 0;                // ops attributed (nvtx) / kernels in the segment (sequence)
   int64_t gpuNs = 0;               // sum of their durations
   int64_t gpuStart = 0, gpuEnd = 0;  // envelope of those ops (0,0 when none)
+  int32_t rank = 0;                // the range's rank (nvtx) / the lane's rank (sequence)
+  int32_t device = -1;             // kernel-sequence: the lane's device; nvtx: -1
 };
 
 struct ItersResult {

@@ -1,14 +1,225 @@
 #include "core/analysis/nccl.h"
 
 #include <algorithm>
+#include <cctype>
+#include <optional>
 #include <map>
 #include <set>
 #include <unordered_map>
 
+#include "core/analysis/callsite.h"
 #include "core/analysis/classify.h"
+#include "core/analysis/flops.h"
+#include "core/analysis/gpu_peaks.h"
 #include "core/analysis/intervals.h"
 
 namespace kl::analysis {
+
+namespace {
+
+std::string lowerOf(std::string_view s) {
+  std::string o(s);
+  for (auto& c : o) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return o;
+}
+
+void payloadsAndStragglers(const View& v, const std::vector<uint32_t>& nccl, NcclResult& r) {
+  const auto& m = v.m;
+  // Launch calls -> innermost annotation ("nccl:all_reduce" with Input Dims).
+  std::vector<uint32_t> calls;
+  std::unordered_map<uint32_t, size_t> callPos;
+  for (uint32_t i : nccl) {
+    uint32_t c = v.attr ? v.attr->op(i).launch : kNone;
+    if (c != kNone && !callPos.count(c)) {
+      callPos[c] = calls.size();
+      calls.push_back(c);
+    }
+  }
+  auto sites = callSites(m, calls);
+  std::map<DeviceKey, std::optional<GpuPeak>> peaks;
+  std::map<int32_t, std::string> rankGpu;
+  for (const auto& g : m.gpus) {
+    peaks[{g.rank, g.deviceId}] = peakForGpu(m.str(g.name));
+    rankGpu[g.rank] = std::string(m.str(g.name));
+  }
+  auto peakOf = [&](DeviceKey d) -> std::optional<GpuPeak> {
+    if (auto it = peaks.find(d); it != peaks.end()) return it->second;
+    if (auto it = rankGpu.find(d.rank); it != rankGpu.end()) return peakForGpu(it->second);
+    return std::nullopt;
+  };
+  std::map<std::tuple<std::string, std::string, std::string, std::string, int64_t, int32_t>, NcclPayloadRow> rows;
+  // Straggler keys: (group, type) -> rank -> starts in order.
+  std::map<std::pair<std::string, std::string>, std::map<int32_t, std::vector<int64_t>>> arrivals;
+  for (uint32_t i : nccl) {
+    const auto& op = m.gpuOps[i];
+    std::string_view kname = m.str(op.name);
+    std::string type = ncclCollective(kname);
+    std::string algo, proto, dtype, source, group;
+    ncclAlgoProto(kname, algo, proto);
+    int64_t bytes = -1;
+    int32_t n = 0;
+    const auto* k = m.kernel(op);
+    std::string annotated;
+    uint32_t call = v.attr ? v.attr->op(i).launch : kNone;
+    if (call != kNone) {
+      const auto& s = sites[callPos[call]];
+      if (s.innerRange != kNone) {
+        const auto& rg = m.ranges[s.innerRange];
+        std::string_view t = m.str(rg.text);
+        if (t.starts_with("nccl:")) {
+          annotated = lowerOf(t.substr(5));
+          if (rg.shapes != profile::kEmptyStr && (!k || k->collective == kNone)) {
+            auto sh = parseShapes(m.str(rg.shapes));
+            if (!sh.dims.empty() && !sh.dims[0].empty()) {
+              int64_t ne = 1;
+              for (auto d : sh.dims[0]) ne *= d;
+              dtype = sh.types.empty() ? "" : sh.types[0];
+              if (int b = dtypeBytes(dtype); b > 0) {
+                bytes = ne * b;
+                source = "annotation";
+              }
+            }
+          }
+        }
+      }
+    }
+    if (k && k->collective != kNone && k->collective < m.collectives.size()) {
+      const auto& cd = m.collectives[k->collective];
+      dtype = std::string(m.str(cd.dtype));
+      n = cd.groupSize;
+      group = std::string(m.str(cd.processGroup));
+      if (annotated.empty()) annotated = lowerOf(m.str(cd.name));
+      int b = dtypeBytes(dtype);
+      int64_t ne = type == "AllGather" ? cd.outNelems : cd.inNelems;
+      if (b > 0 && ne >= 0) {
+        bytes = ne * b;
+        source = "kernel-args";
+      }
+    }
+    if (annotated.find("all_to_all") != std::string::npos || annotated.find("alltoall") != std::string::npos)
+      type = "AllToAll";
+    if (n == 0 && m.meta.numRanks > 1) n = m.meta.numRanks;
+    auto& row = rows[{type, algo, proto, dtype, bytes, n}];
+    row.type = type;
+    row.algo = algo;
+    row.proto = proto;
+    row.dtype = dtype;
+    row.bytes = bytes;
+    row.ranks = n;
+    row.sizeSource = source;
+    ++row.count;
+    row.totalNs += op.duration();
+    if (bytes >= 0) {
+      row.busBytes += static_cast<double>(bytes) * busBwFactor(type, n);
+      ++r.knownSizeCalls;
+    }
+    if (auto pk = peakOf(deviceOf(op)); pk && pk->linkGBps > 0) row.peakGBps = pk->linkGBps;
+    arrivals[{group, type}][op.rank].push_back(op.start);
+  }
+  for (auto& [k, row] : rows) r.payloads.push_back(row);
+  std::sort(r.payloads.begin(), r.payloads.end(), [](const NcclPayloadRow& a, const NcclPayloadRow& b) {
+    return a.totalNs != b.totalNs ? a.totalNs > b.totalNs : a.type < b.type;
+  });
+
+  std::map<int32_t, NcclStragglerRank> ranks;
+  for (auto& [key, byRank] : arrivals) {
+    if (byRank.size() < 2) continue;
+    size_t most = 0;
+    for (auto& [rk, starts] : byRank) {
+      std::sort(starts.begin(), starts.end());
+      most = std::max(most, starts.size());
+    }
+    for (size_t idx = 0; idx < most; ++idx) {
+      NcclStragglerCall c;
+      c.type = key.second;
+      c.processGroup = key.first;
+      c.index = idx;
+      int64_t first = INT64_MAX, last = INT64_MIN;
+      for (auto& [rk, starts] : byRank) {
+        if (idx >= starts.size()) continue;
+        ++c.ranks;
+        if (starts[idx] < first) {
+          first = starts[idx];
+          c.firstRank = rk;
+        }
+        if (starts[idx] > last) {
+          last = starts[idx];
+          c.lastRank = rk;
+        }
+      }
+      if (c.ranks < 2) continue;
+      c.skewNs = last - first;
+      c.start = first;
+      for (auto& [rk, starts] : byRank) {
+        if (idx >= starts.size()) continue;
+        auto& sr = ranks[rk];
+        sr.rank = rk;
+        ++sr.calls;
+        sr.waitedNs += last - starts[idx];
+      }
+      auto& lr = ranks[c.lastRank];
+      ++lr.last;
+      lr.causedNs += c.skewNs;
+      r.stragglerCalls.push_back(c);
+    }
+  }
+  std::sort(r.stragglerCalls.begin(), r.stragglerCalls.end(), [](const NcclStragglerCall& a, const NcclStragglerCall& b) {
+    return a.skewNs != b.skewNs ? a.skewNs > b.skewNs : a.start < b.start;
+  });
+  for (auto& [rk, sr] : ranks) r.stragglerRanks.push_back(sr);
+}
+
+}  // namespace
+
+double NcclPayloadRow::algbwGBps() const {
+  return bytes >= 0 && totalNs > 0 ? static_cast<double>(bytes) * static_cast<double>(count) / static_cast<double>(totalNs) : 0;
+}
+double NcclPayloadRow::busbwGBps() const {
+  return bytes >= 0 && totalNs > 0 ? busBytes / static_cast<double>(totalNs) : 0;
+}
+
+double busBwFactor(std::string_view type, int32_t n) {
+  if (n <= 0) return 0;
+  const double nn = n;
+  if (type == "AllReduce") return 2.0 * (nn - 1) / nn;
+  if (type == "AllGather" || type == "ReduceScatter" || type == "AllToAll") return (nn - 1) / nn;
+  if (type == "Broadcast" || type == "Reduce" || type == "SendRecv" || type == "Send" || type == "Recv") return 1.0;
+  return 0;
+}
+
+void ncclAlgoProto(std::string_view name, std::string& algo, std::string& proto) {
+  algo.clear();
+  proto.clear();
+  name = name.substr(0, name.find('('));
+  size_t b = 0;
+  std::vector<std::string_view> toks;
+  for (size_t i = 0; i <= name.size(); ++i)
+    if (i == name.size() || name[i] == '_') {
+      toks.push_back(name.substr(b, i - b));
+      b = i + 1;
+    }
+  for (size_t i = 0; i < toks.size(); ++i) {
+    auto t = toks[i];
+    if (t == "RING" || t == "TREE" || t == "NVLS" || t == "PAT" || t == "COLLNET") {
+      algo = std::string(t);
+      // Compound names: COLLNET_DIRECT, COLLNET_CHAIN, NVLS_TREE.
+      if (i + 1 < toks.size() && (toks[i + 1] == "DIRECT" || toks[i + 1] == "CHAIN" || (t == "NVLS" && toks[i + 1] == "TREE")))
+        algo += "_" + std::string(toks[++i]);
+    } else if (t == "LL" || t == "LL128" || t == "SIMPLE") {
+      proto = std::string(t);
+    }
+  }
+}
+
+int dtypeBytes(std::string_view d) {
+  std::string s = lowerOf(d);
+  if (s.starts_with("c10::")) s = s.substr(5);
+  if (s == "float" || s == "float32" || s == "int" || s == "int32" || s == "uint32") return 4;
+  if (s == "bfloat16" || s == "half" || s == "float16" || s == "short" || s == "short int" || s == "int16") return 2;
+  if (s == "double" || s == "float64" || s == "long" || s == "long int" || s == "int64") return 8;
+  if (s == "byte" || s == "char" || s == "bool" || s == "int8" || s == "uint8" || s == "unsigned char" || s == "signed char" || s.starts_with("float8")) return 1;
+  return 0;
+}
 
 NcclResult computeNccl(const View& v) {
   const auto& m = v.m;
@@ -47,6 +258,7 @@ NcclResult computeNccl(const View& v) {
     row.devices = devs[t].size();
     r.types.push_back(row);
   }
+  payloadsAndStragglers(v, nccl, r);
   std::sort(r.types.begin(), r.types.end(), [](const NcclRow& a, const NcclRow& b) {
     return a.totalNs != b.totalNs ? a.totalNs > b.totalNs : a.type < b.type;
   });
@@ -69,7 +281,7 @@ NcclResult computeNccl(const View& v) {
   return r;
 }
 
-void writeJson(json::Writer& w, const NcclResult& r, const ProfileModel& m) {
+void writeJson(json::Writer& w, const NcclResult& r, const ProfileModel& m, size_t top) {
   w.beginObject()
       .field("nccl_ns", r.ncclNs)
       .field("kernel_ns", r.kernelNs)
@@ -86,6 +298,57 @@ void writeJson(json::Writer& w, const NcclResult& r, const ProfileModel& m) {
         .field("overlapped_with_compute_ns", t.overlappedNs)
         .field("exposed_ns", t.totalNs - t.overlappedNs)
         .field("devices", t.devices)
+        .endObject();
+  }
+  w.endArray();
+  auto gbps = [&](double x) -> json::Writer& { return x > 0 ? w.value(x) : w.null(); };
+  w.field("calls_with_size", r.knownSizeCalls);
+  w.key("payloads").beginArray();
+  for (const auto& p : r.payloads) {
+    w.beginObject()
+        .field("type", p.type)
+        .field("algorithm", p.algo)
+        .field("protocol", p.proto)
+        .field("dtype", p.dtype)
+        .field("bytes", p.bytes)
+        .field("ranks", static_cast<int64_t>(p.ranks))
+        .field("size_source", p.sizeSource)
+        .field("count", p.count)
+        .field("total_ns", p.totalNs);
+    w.key("algbw_gb_per_s");
+    gbps(p.algbwGBps());
+    w.key("busbw_gb_per_s");
+    gbps(p.busbwGBps());
+    w.key("link_peak_gb_per_s");
+    gbps(p.peakGBps);
+    w.key("busbw_of_peak");
+    if (p.peakGBps > 0 && p.busbwGBps() > 0) w.value(p.busbwGBps() / p.peakGBps);
+    else w.null();
+    w.endObject();
+  }
+  w.endArray();
+  w.key("straggler_ranks").beginArray();
+  for (const auto& s : r.stragglerRanks)
+    w.beginObject()
+        .field("rank", static_cast<int64_t>(s.rank))
+        .field("calls", s.calls)
+        .field("last_arrivals", s.last)
+        .field("waited_ns", s.waitedNs)
+        .field("caused_ns", s.causedNs)
+        .endObject();
+  w.endArray();
+  w.field("straggler_calls_count", static_cast<uint64_t>(r.stragglerCalls.size()));
+  w.key("straggler_calls").beginArray();
+  for (size_t i = 0; i < r.stragglerCalls.size() && (top == 0 || i < top); ++i) {
+    const auto& c = r.stragglerCalls[i];
+    w.beginObject()
+        .field("type", c.type)
+        .field("process_group", c.processGroup)
+        .field("index", c.index)
+        .field("ranks", static_cast<uint64_t>(c.ranks))
+        .field("first_rank", static_cast<int64_t>(c.firstRank))
+        .field("last_rank", static_cast<int64_t>(c.lastRank))
+        .field("skew_ns", c.skewNs)
         .endObject();
   }
   w.endArray();

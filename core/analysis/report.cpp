@@ -6,15 +6,19 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/analysis/critical_path.h"
 #include "core/analysis/diagnose.h"
 #include "core/analysis/gaps.h"
 #include "core/analysis/info.h"
 #include "core/analysis/iters.h"
 #include "core/analysis/launch.h"
 #include "core/analysis/memcpy.h"
+#include "core/analysis/mfu.h"
 #include "core/analysis/nccl.h"
 #include "core/analysis/overlap.h"
+#include "core/analysis/streams.h"
 #include "core/analysis/summary.h"
+#include "core/analysis/sync.h"
 #include "core/analysis/threads.h"
 #include "core/analysis/tree.h"
 #include "core/support/json_writer.h"
@@ -227,6 +231,20 @@ table('nccl',[['type',function(r){return r.type;}],['count',function(r){return r
 table('memcpy',[['kind',function(r){return r.kind;}],['memory',function(r){return r.memory;}],['count',function(r){return r.count;},'n'],['bytes',function(r){return bytes(r.bytes);},'n'],['time',function(r){return dur(r.total_ns);},'n'],['avg GB/s',function(r){return r.avg_gbps.toFixed(2);},'n']],D.memcpy.kinds);
 table('launch',[['kernel',function(r){return r.name;},'name'],['count',function(r){return r.count;},'n'],['launch call',function(r){return dur(r.mean_launch_overhead_ns);},'n'],['queue delay',function(r){return dur(r.mean_queue_delay_ns);},'n'],['max queue',function(r){return dur(r.max_queue_delay_ns);},'n'],['GPU',function(r){return dur(r.mean_gpu_ns);},'n']],D.launch.kernels);
 table('threads',[['pid',function(r){return r.pid;},'n'],['tid',function(r){return r.tid;},'n'],['name',function(r){return r.name;},'name'],['launches',function(r){return r.launches;},'n'],['ops',function(r){return r.ops;},'n'],['GPU time',function(r){return dur(r.gpu_ns);},'n'],['API calls',function(r){return r.api_calls;},'n'],['sync',function(r){return dur(r.sync_ns);},'n']],D.threads.threads);
+table('sync',[['call site [ATen op]',function(r){return r.site||'(unknown call site)';},'name'],['calls',function(r){return r.calls;},'n'],['blocked',function(r){return dur(r.total_ns);},'n'],['max',function(r){return dur(r.max_ns);},'n'],['kinds',function(r){return r.kinds;}]],D.sync.by_site.slice(0,30));
+document.getElementById('sync-total').textContent=D.sync.calls+' sync calls, CPU blocked '+dur(D.sync.blocked_ns)+' (explicit '+dur(D.sync.explicit_ns)+', implicit '+dur(D.sync.implicit_ns)+')';
+table('concurrency',[['rank',function(r){return r.rank;},'n'],['device',function(r){return r.device;},'n'],['streams',function(r){return r.streams.length;},'n'],['active span',function(r){return dur(r.active_span_ns);},'n'],['0 busy',function(r){return dur(r.idle_ns);},'n'],['1 busy',function(r){return dur(r.one_stream_ns);},'n'],['2+ busy',function(r){return dur(r.multi_stream_ns);},'n'],['max',function(r){return r.max_concurrent_streams;},'n'],['queued pairs',function(r){return r.queued_pairs;},'n'],['serialised',function(r){return dur(r.serialised_ns);},'n']],D.streams.devices);
+table('serialised',[['rank/dev/stream',function(r){return r.rank+'/'+r.device+'/'+r.stream;}],['pairs',function(r){return r.count;},'n'],['serialised',function(r){return dur(r.serialised_ns);},'n'],['A',function(r){return r.first;},'name'],['B',function(r){return r.second;},'name']],D.streams.serialised_pairs);
+document.getElementById('cp-total').textContent=D.critical_path.iterations_count+' iterations ('+D.critical_path.method+'), '+D.critical_path.launch_bound_iterations+' launch-bound; GPU waited for the CPU '+dur(D.critical_path.gpu_wait_cpu_ns);
+table('critical-path',[['iteration',function(r){return r.label;},'name'],['rank',function(r){return r.rank;},'n'],['ops',function(r){return r.ops;},'n'],['wall',function(r){return dur(r.wall_ns);},'n'],['GPU busy',function(r){return dur(r.gpu_busy_ns);},'n'],['CPU lead',function(r){return dur(r.cpu_lead_ns);},'n'],['GPU waits CPU',function(r){return dur(r.gpu_wait_cpu_ns);},'n'],['other idle',function(r){return dur(r.other_idle_ns);},'n'],['CPU tail',function(r){return dur(r.cpu_tail_ns);},'n'],['bound',function(r){return r.bound;}]],D.critical_path.iterations);
+function tf(x){return x===null||x===undefined?'-':(x/1e12).toFixed(1)+' TFLOP/s';}
+function pc(x){return x===null||x===undefined?'-':pct(x);}
+document.getElementById('mfu-source').textContent='FLOPs from: '+D.mfu.source;
+table('mfu',[['rank',function(r){return r.rank;},'n'],['device',function(r){return r.device;},'n'],['GPU',function(r){return r.gpu;},'name'],['peak table',function(r){return r.peak_model;}],['FLOPs',function(r){return r.flops.toExponential(3);},'n'],['in kernels',function(r){return tf(r.achieved_flops_per_s_in_kernels);},'n'],['kernel MFU',function(r){return pc(r.kernel_mfu);},'n'],['over span',function(r){return tf(r.achieved_flops_per_s_over_span);},'n'],['run MFU',function(r){return pc(r.run_mfu);},'n']],D.mfu.devices);
+table('mfu-lines',[['call site',function(r){return r.site||'(unknown)';},'name'],['calls',function(r){return r.invocations;},'n'],['FLOPs',function(r){return r.flops.toExponential(3);},'n'],['kernel time',function(r){return dur(r.kernel_ns);},'n'],['achieved',function(r){return tf(r.achieved_flops_per_s);},'n'],['MFU',function(r){return pc(r.mfu);},'n']],D.mfu.lines);
+function gb(x){return x===null||x===undefined?'-':x.toFixed(1);}
+table('nccl-payloads',[['type',function(r){return r.type;}],['algo',function(r){return r.algorithm;}],['proto',function(r){return r.protocol;}],['size',function(r){return r.bytes<0?'?':bytes(r.bytes);},'n'],['ranks',function(r){return r.ranks;},'n'],['count',function(r){return r.count;},'n'],['total',function(r){return dur(r.total_ns);},'n'],['busbw GB/s',function(r){return gb(r.busbw_gb_per_s);},'n'],['link GB/s',function(r){return gb(r.link_peak_gb_per_s);},'n'],['of link',function(r){return pc(r.busbw_of_peak);},'n']],D.nccl.payloads);
+table('nccl-stragglers',[['rank',function(r){return r.rank;},'n'],['calls',function(r){return r.calls;},'n'],['last to arrive',function(r){return r.last_arrivals;},'n'],['waited for others',function(r){return dur(r.waited_ns);},'n'],['made others wait',function(r){return dur(r.caused_ns);},'n']],D.nccl.straggler_ranks);
 document.getElementById('iters-method').textContent='method: '+D.iters.method+' \u2014 '+D.iters.detail;
 table('iters',[['iteration',function(r){return r.label;},'name'],['start',function(r){return dur(r.start_ns);},'n'],['duration',function(r){return dur(r.duration_ns);},'n'],['ops',function(r){return r.ops;},'n'],['GPU time',function(r){return dur(r.gpu_ns);},'n']],D.iters.iterations);
 var rows=[];(function walk(ns){ns.forEach(function(n){rows.push(n);walk(n.children);});})(D.tree.roots);
@@ -256,7 +274,11 @@ const char* kBody = R"HTML(<header><h1 id="title">kernlens report</h1><div class
 <section><h2>Streams</h2><div id="streams"></div></section>
 <section><h2>Compute / NCCL / memory overlap</h2><div id="overlap"></div></section>
 <section><h2>Largest GPU idle gaps</h2><div id="gaps"></div></section>
-<section><h2>NCCL collectives</h2><div id="nccl"></div></section>
+<section><h2>NCCL collectives</h2><div id="nccl"></div><h3>Payloads and bus bandwidth</h3><div id="nccl-payloads"></div><h3>Stragglers across ranks</h3><div id="nccl-stragglers"></div></section>
+<section><h2>Synchronisation (CPU blocked)</h2><p id="sync-total" class="muted"></p><div id="sync"></div></section>
+<section><h2>Stream concurrency</h2><div id="concurrency"></div><h3>Serialised on one stream</h3><div id="serialised"></div></section>
+<section><h2>Critical path per iteration</h2><p id="cp-total" class="muted"></p><div id="critical-path"></div></section>
+<section><h2>MFU (achieved FLOP/s)</h2><p id="mfu-source" class="muted"></p><div id="mfu"></div><h3>Per call site</h3><div id="mfu-lines"></div></section>
 <section><h2>Memory transfers</h2><div id="memcpy"></div></section>
 <section><h2>Launch overhead and queue delay</h2><div id="launch"></div></section>
 <section><h2>CPU threads</h2><div id="threads"></div></section>
@@ -293,6 +315,14 @@ void writeReport(std::ostream& out, const View& v, const ReportOptions& o) {
   writeJson(w, computeGaps(v), v);
   w.key("nccl");
   writeJson(w, computeNccl(v), m);
+  w.key("sync");
+  writeJson(w, computeSync(v), v);
+  w.key("streams");
+  writeJson(w, computeStreams(v), m, 20);
+  w.key("critical_path");
+  writeJson(w, computeCriticalPath(v), v);
+  w.key("mfu");
+  writeJson(w, computeMfu(v), m, 30);
   w.key("memcpy");
   writeJson(w, computeMemcpy(v));
   w.key("launch");

@@ -59,7 +59,10 @@ std::string formatDims(const std::array<int32_t, 3>& d) {
 }
 
 std::string hintLabel(const LineResult& line, Units units) {
-  return "⏱ " + formatDuration(line.gpuNs, units) + " · " + kernelCount(line.distinctKernels());
+  std::string sync = line.syncCalls ? "⏸ sync " + formatDuration(line.syncNs, units) : std::string();
+  if (line.ops == 0 && line.syncCalls) return sync;
+  std::string t = "⏱ " + formatDuration(line.gpuNs, units) + " · " + kernelCount(line.distinctKernels());
+  return sync.empty() ? t : t + " · " + sync;
 }
 
 std::string lensTitle(const FunctionResult& f, int64_t totalGpuNs, Units units) {

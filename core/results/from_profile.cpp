@@ -7,6 +7,8 @@
 #include <system_error>
 #include <unordered_map>
 
+#include "core/analysis/callsite.h"
+#include "core/analysis/sync.h"
 #include "core/attribution/attribution.h"
 #include "core/nvtx/naming.h"
 #include "core/profile/reader.h"
@@ -31,6 +33,8 @@ struct LineAcc {
   uint64_t ops = 0;
   std::set<uint32_t> invocations;  // range indices
   std::map<StrId, KernelAcc> kernels;
+  int64_t syncNs = 0;
+  uint32_t syncCalls = 0;
 };
 
 // (path, 0-based line) -> accumulator
@@ -191,6 +195,34 @@ Result<ResultSet> buildFromProfile(const profile::ProfileModel& m, const BuildOp
     }
   }
 
+  // Sync calls -> the line that made them (kl: range, else the innermost user Python frame).
+  {
+    std::unordered_map<uint32_t, const profile::MemcpyDetail*> copyOf;
+    for (uint32_t i = 0; i < m.gpuOps.size(); ++i) {
+      const auto& op = m.gpuOps[i];
+      if (op.kind == profile::GpuOpKind::Memcpy && op.detail < m.memcpys.size() && a.op(i).launch != kNone)
+        copyOf[a.op(i).launch] = &m.memcpys[op.detail];
+    }
+    std::vector<uint32_t> calls;
+    for (uint32_t c = 0; c < m.apiCalls.size(); ++c) {
+      auto it = copyOf.find(c);
+      analysis::SyncKind kind;
+      if (analysis::syncKindOf(m.str(m.apiCalls[c].name), it == copyOf.end() ? nullptr : it->second, kind))
+        calls.push_back(c);
+    }
+    auto sites = analysis::callSites(m, calls);
+    for (size_t k = 0; k < calls.size(); ++k) {
+      const auto& site = sites[k];
+      if (site.file.empty() || site.line <= 0 || (hasKl ? site.via != "kl" : site.via != "python")) continue;
+      auto path = matchPath(site.file);
+      if (!path) continue;
+      LineAcc& la = acc[*path][static_cast<uint32_t>(site.line - 1)];
+      if (la.ops == 0 && la.syncCalls == 0) la.lastLine = static_cast<uint32_t>(site.line - 1);
+      la.syncNs += m.apiCalls[calls[k]].end - m.apiCalls[calls[k]].start;
+      ++la.syncCalls;
+    }
+  }
+
   rs.unmapped.distinctKernels = static_cast<uint32_t>(unmappedByName.size());
   std::vector<std::pair<int64_t, std::string>> top;
   for (const auto& [name, v] : unmappedByName) top.emplace_back(v.first, std::string(m.str(name)));
@@ -219,6 +251,8 @@ Result<ResultSet> buildFromProfile(const profile::ProfileModel& m, const BuildOp
       lr.gpuNs = la.gpuNs;
       lr.ops = la.ops;
       lr.invocations = static_cast<uint32_t>(la.invocations.size());
+      lr.syncNs = la.syncNs;
+      lr.syncCalls = la.syncCalls;
       for (auto& [id, k] : la.kernels) {
         k.stat.streams.assign(k.streams.begin(), k.streams.end());
         lr.kernels.push_back(std::move(k.stat));

@@ -49,6 +49,10 @@ struct LineResult {
   uint64_t ops = 0;         // GPU ops (launches) attributed here
   uint32_t invocations = 0; // range invocations (kl: ranges); 0 for Python-stack attribution
   std::vector<KernelStat> kernels;  // sorted by totalNs desc, then name
+  /// CPU time blocked in synchronising CUDA calls made from this line (analysis/sync.h: explicit
+  /// *Synchronize and implicit blocking copies), each call's duration once; loaded profiles only.
+  int64_t syncNs = 0;
+  uint32_t syncCalls = 0;
   /// The range spans more than one statement (its first and last lines differ), so kernels
   /// here could be split further by refining (the diagnostic "range covers N kernels").
   bool refinable = false;

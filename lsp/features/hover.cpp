@@ -53,6 +53,10 @@ std::string hoverText(const results::LineResult& line, const DocumentResults& dr
           " of " + (fn ? "`" + fn->qualName + "`" : std::string("the run"));
   if (line.invocations > 1) md += " · " + std::to_string(line.invocations) + " invocations";
   if (rs.provenance.emulated) md += " · *emulated*";
+  if (line.syncCalls)
+    md += "\n\n**CPU blocked " + formatDuration(line.syncNs, units) + "** in " + std::to_string(line.syncCalls) +
+          (line.syncCalls == 1 ? " sync call" : " sync calls") +
+          " (cudaDeviceSynchronize / StreamSynchronize / EventSynchronize, blocking copies such as `.item()`)";
   md += "\n\n| kernel | launches | total | avg | min–max | grid × block | stream | share |\n"
         "|---|---:|---:|---:|---|---|---|---:|\n";
   for (const auto& k : line.kernels) {

@@ -68,8 +68,10 @@ void registerInlayHints(Server& server, std::shared_ptr<FeatureContext> ctx) {
         const results::ResultSet& rs = gpu ? *ctx->results->results() : none;
         for (const auto& line : gpu ? dr->file.file.lines : empty.lines) {
           if (line.line < first || line.line > last) continue;
-          if (static_cast<double>(line.gpuNs) < st.thresholdMs * 1e6) continue;
-          if (shareOf(line, dr->file.file, rs.totalGpuNs) < st.minShare) continue;
+          // A line that blocks the CPU in a sync call is shown by its sync time alone.
+          const bool syncs = line.syncCalls && static_cast<double>(line.syncNs) >= st.thresholdMs * 1e6;
+          if (!syncs && static_cast<double>(line.gpuNs) < st.thresholdMs * 1e6) continue;
+          if (!syncs && shareOf(line, dr->file.file, rs.totalGpuNs) < st.minShare) continue;
           InlayHint h;
           h.position = doc->lineEndPosition(line.line);
           h.label = results::hintLabel(line, st.units);

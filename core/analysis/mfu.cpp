@@ -1,0 +1,258 @@
+#include "core/analysis/mfu.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <unordered_map>
+
+#include "core/analysis/callsite.h"
+#include "core/analysis/flops.h"
+
+namespace kl::analysis {
+
+namespace {
+
+bool icontains(std::string_view hay, std::string_view needle) {
+  auto it = std::search(hay.begin(), hay.end(), needle.begin(), needle.end(), [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+  });
+  return it != hay.end();
+}
+
+void byFlops(std::vector<MfuGroup>& v) {
+  std::sort(v.begin(), v.end(), [](const MfuGroup& a, const MfuGroup& b) {
+    return a.flops != b.flops ? a.flops > b.flops : (a.kernelNs != b.kernelNs ? a.kernelNs > b.kernelNs : a.key < b.key);
+  });
+}
+
+}  // namespace
+
+bool isGemmLikeKernel(std::string_view n) {
+  for (std::string_view k : {"gemm", "nvjet", "cutlass", "xmma", "cublas", "wgmma", "hgemm", "sgemm"})
+    if (icontains(n, k)) return true;
+  return false;
+}
+
+MfuResult computeMfu(const View& v) {
+  const auto& m = v.m;
+  MfuResult r;
+  r.source = "none";
+  // GPU name per (rank, device).
+  std::map<DeviceKey, std::string> gpuName;
+  for (const auto& g : m.gpus) gpuName[{g.rank, g.deviceId}] = std::string(m.str(g.name));
+  std::map<DeviceKey, MfuDevice> devs;
+  auto dev = [&](DeviceKey k) -> MfuDevice& {
+    auto [it, fresh] = devs.try_emplace(k);
+    if (fresh) {
+      it->second.dev = k;
+      it->second.gpuName = gpuName.count(k) ? gpuName[k] : "";
+      // Single-GPU Kineto traces without a matching device id: the only named GPU of the rank.
+      if (it->second.gpuName.empty())
+        for (const auto& [gk, n] : gpuName)
+          if (gk.rank == k.rank) it->second.gpuName = n;
+      it->second.peak = peakForGpu(it->second.gpuName);
+    }
+    return it->second;
+  };
+
+  // Kernels in scope with a launch call.
+  std::vector<uint32_t> kernels, calls;
+  std::unordered_map<uint32_t, size_t> callPos;
+  for (uint32_t i : v.ops) {
+    const auto& op = m.gpuOps[i];
+    auto& d = dev(deviceOf(op));
+    if (op.kind != GpuOpKind::Kernel) continue;
+    ++d.kernels;
+    d.kernelNs += op.duration();
+    uint32_t call = v.attr ? v.attr->op(i).launch : kNone;
+    kernels.push_back(i);
+    if (call != kNone && !callPos.count(call)) {
+      callPos[call] = calls.size();
+      calls.push_back(call);
+    }
+  }
+  // Active span per device.
+  {
+    std::map<DeviceKey, std::pair<int64_t, int64_t>> span;
+    for (uint32_t i : v.ops) {
+      const auto& op = m.gpuOps[i];
+      int64_t s = std::max(op.start, v.winStart), e = std::min(op.end, v.winEnd);
+      auto [it, fresh] = span.try_emplace(deviceOf(op), s, e);
+      if (!fresh) {
+        it->second.first = std::min(it->second.first, s);
+        it->second.second = std::max(it->second.second, e);
+      }
+    }
+    for (auto& [k, se] : span) dev(k).activeSpanNs = std::max<int64_t>(0, se.second - se.first);
+  }
+  auto sites = callSites(m, calls);
+
+  // Invocation = the operator range (cpu_op or NVTX) around the launch. FLOPs once per invocation.
+  struct Inv {
+    OpFlops f;
+    std::string name;
+    bool ok = false;
+    int64_t kernelNs = 0;
+    uint64_t kernels = 0;
+    DeviceKey dev;
+    size_t site = SIZE_MAX;  // index into sites (first kernel's launch)
+  };
+  std::unordered_map<uint32_t, Inv> invs;  // by range index
+  bool kineto = false, nvtx = false;
+  std::map<StrId, MfuGroup> uncounted;
+  for (uint32_t i : kernels) {
+    const auto& op = m.gpuOps[i];
+    uint32_t call = v.attr ? v.attr->op(i).launch : kNone;
+    uint32_t range = kNone;
+    size_t sp = SIZE_MAX;
+    if (call != kNone) {
+      sp = callPos[call];
+      const auto& s = sites[sp];
+      if (s.opRange != kNone && m.ranges[s.opRange].shapes != profile::kEmptyStr) range = s.opRange;
+      else if (s.innerRange != kNone && m.str(m.ranges[s.innerRange].text).find("sizes = [") != std::string_view::npos)
+        range = s.innerRange;
+    }
+    Inv* inv = nullptr;
+    if (range != kNone) {
+      auto [it, fresh] = invs.try_emplace(range);
+      inv = &it->second;
+      if (fresh) {
+        const auto& rg = m.ranges[range];
+        if (rg.shapes != profile::kEmptyStr) {
+          inv->name = std::string(m.str(rg.text));
+          inv->ok = flopsOf(inv->name, parseShapes(m.str(rg.shapes)), inv->f);
+          kineto = kineto || inv->ok;
+        } else {
+          OpShapes sh;
+          std::string name;
+          if (parseNvtxShapes(m.str(rg.text), name, sh)) {
+            inv->name = name;
+            inv->ok = flopsOf(name, sh, inv->f);
+            nvtx = nvtx || inv->ok;
+          }
+        }
+        inv->dev = deviceOf(op);
+        inv->site = sp;
+      }
+    }
+    auto& d = dev(deviceOf(op));
+    if (inv && inv->ok) {
+      inv->kernelNs += op.duration();
+      ++inv->kernels;
+      ++d.flopKernels;
+      d.flopKernelNs += op.duration();
+    } else if (isGemmLikeKernel(m.str(op.name))) {
+      ++d.uncountedGemmKernels;
+      d.uncountedGemmNs += op.duration();
+      auto& u = uncounted[op.name];
+      u.key = std::string(m.str(op.name));
+      ++u.kernels;
+      u.kernelNs += op.duration();
+    }
+  }
+  r.source = kineto ? "kineto-shapes" : nvtx ? "nvtx-shapes" : "none";
+
+  std::map<std::string, MfuGroup> ops, lines;
+  for (auto& [range, inv] : invs) {
+    if (!inv.ok || inv.kernels == 0) continue;
+    auto& d = dev(inv.dev);
+    double peakNs = 0;
+    bool known = d.peak.has_value() && d.peak->flopsPerSec(inv.f.dtype) > 0;
+    if (known) peakNs = inv.f.flops / d.peak->flopsPerSec(inv.f.dtype) * 1e9;
+    d.flops += inv.f.flops;
+    d.peakNs += peakNs;
+    r.flops += inv.f.flops;
+    r.peakNs += peakNs;
+    auto add = [&](MfuGroup& g, const std::string& key) {
+      g.key = key;
+      ++g.invocations;
+      g.kernels += inv.kernels;
+      g.flops += inv.f.flops;
+      g.kernelNs += inv.kernelNs;
+      g.peakNs += peakNs;
+      g.peakKnown = g.peakKnown && known;
+    };
+    add(ops[inv.name + " [" + dtypeName(inv.f.dtype) + ", " + inv.f.formula + "]"],
+        inv.name + " [" + dtypeName(inv.f.dtype) + ", " + inv.f.formula + "]");
+    std::string site = inv.site != SIZE_MAX ? sites[inv.site].site : "";
+    auto& lg = lines[site];
+    add(lg, site);
+    if (inv.site != SIZE_MAX) {
+      lg.file = sites[inv.site].file;
+      lg.line = sites[inv.site].line;
+    }
+  }
+  for (auto& [k, d] : devs) {
+    r.flopKernelNs += d.flopKernelNs;
+    r.devices.push_back(d);
+  }
+  for (auto& [k, g] : ops) r.ops.push_back(g);
+  for (auto& [k, g] : lines) r.lines.push_back(g);
+  for (auto& [k, g] : uncounted) r.uncounted.push_back(g);
+  byFlops(r.ops);
+  byFlops(r.lines);
+  std::sort(r.uncounted.begin(), r.uncounted.end(), [](const MfuGroup& a, const MfuGroup& b) {
+    return a.kernelNs != b.kernelNs ? a.kernelNs > b.kernelNs : a.key < b.key;
+  });
+  return r;
+}
+
+void writeJson(json::Writer& w, const MfuResult& r, const ProfileModel& m, size_t top) {
+  auto ratio = [&](double a, double b) -> json::Writer& {
+    if (b > 0 && a > 0) return w.value(a / b);
+    return w.null();
+  };
+  w.beginObject().field("emulated", m.meta.emulated).field("source", r.source).field("flops", r.flops).field("flop_kernel_ns", r.flopKernelNs);
+  w.key("devices").beginArray();
+  for (const auto& d : r.devices) {
+    w.beginObject()
+        .field("rank", static_cast<int64_t>(d.dev.rank))
+        .field("device", static_cast<int64_t>(d.dev.device))
+        .field("gpu", d.gpuName)
+        .field("peak_model", d.peak ? d.peak->model : "")
+        .field("peak_source", d.peak ? d.peak->source : "");
+    w.key("peak_bf16_flops_per_s");
+    if (d.peak) w.value(d.peak->flopsPerSec(DType::Bf16));
+    else w.null();
+    w.field("kernels", d.kernels)
+        .field("kernel_ns", d.kernelNs)
+        .field("flop_kernels", d.flopKernels)
+        .field("flop_kernel_ns", d.flopKernelNs)
+        .field("active_span_ns", d.activeSpanNs)
+        .field("flops", d.flops)
+        .field("peak_time_ns", static_cast<int64_t>(d.peakNs + 0.5));
+    w.key("achieved_flops_per_s_in_kernels");
+    ratio(d.flops * 1e9, static_cast<double>(d.flopKernelNs));
+    w.key("achieved_flops_per_s_over_span");
+    ratio(d.flops * 1e9, static_cast<double>(d.activeSpanNs));
+    w.key("kernel_mfu");
+    ratio(d.peak ? d.peakNs : 0, static_cast<double>(d.flopKernelNs));
+    w.key("run_mfu");
+    ratio(d.peak ? d.peakNs : 0, static_cast<double>(d.activeSpanNs));
+    w.field("uncounted_gemm_kernels", d.uncountedGemmKernels).field("uncounted_gemm_ns", d.uncountedGemmNs).endObject();
+  }
+  w.endArray();
+  auto groups = [&](const char* name, const std::vector<MfuGroup>& gs, bool site) {
+    w.key(name).beginArray();
+    for (size_t i = 0; i < gs.size() && (top == 0 || i < top); ++i) {
+      const auto& g = gs[i];
+      w.beginObject().field(site ? "site" : "name", g.key);
+      if (site) w.field("file", g.file).field("line", static_cast<int64_t>(g.line));
+      w.field("invocations", g.invocations).field("kernels", g.kernels).field("flops", g.flops).field("kernel_ns", g.kernelNs);
+      w.key("achieved_flops_per_s");
+      ratio(g.flops * 1e9, static_cast<double>(g.kernelNs));
+      w.key("mfu");
+      ratio(g.peakKnown ? g.peakNs : 0, static_cast<double>(g.kernelNs));
+      w.endObject();
+    }
+    w.endArray();
+  };
+  groups("operators", r.ops, false);
+  groups("lines", r.lines, true);
+  w.key("uncounted_gemm_kernels").beginArray();
+  for (size_t i = 0; i < r.uncounted.size() && (top == 0 || i < top); ++i)
+    w.beginObject().field("name", r.uncounted[i].key).field("kernels", r.uncounted[i].kernels).field("kernel_ns", r.uncounted[i].kernelNs).endObject();
+  w.endArray().endObject();
+}
+
+}  // namespace kl::analysis
