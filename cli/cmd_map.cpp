@@ -54,6 +54,7 @@ int run(const Args& args, Context& ctx) {
           ks.push_back({{"name", k.fullName}, {"launches", k.launches}, {"gpu_ns", k.totalNs}});
         j["lines"].push_back({{"file", f.path}, {"line", l.line + 1}, {"end_line", l.lastLine + 1},
                               {"function", l.function}, {"gpu_ns", l.gpuNs}, {"launches", l.ops},
+                              {"sync_ns", l.syncNs}, {"sync_calls", l.syncCalls},
                               {"kernels", std::move(ks)}});
       }
     ctx.out << j.dump(1) << "\n";

@@ -1,7 +1,9 @@
 // kernlens.loadProfile: show what an existing profile already says about the workspace.
 //
 // arguments: [path] or [{"path": path}] — an nsys SQLite export or a Kineto JSON trace (gzip
-// allowed); a relative path is resolved against the workspace root. Read and attributed on the
+// allowed), or an Nsight Systems report (.nsys-rep/.qdrep: exported once with the installed nsys
+// into .kernlens/nsys-export/ next to it, runner/nsys_report.h); a relative path is resolved
+// against the workspace root. Read and attributed on the
 // pool (core/results/from_profile.h), then installed in the ResultStore (hints, lenses,
 // diagnostics refresh). Result: {"files", "lines", "mappedOps", "unmappedOps", "source",
 // "emulated", "runId"}; a bad file answers RequestFailed with the reader's one-line reason.
@@ -15,6 +17,7 @@
 
 #include "core/ncu/report.h"
 #include "core/results/from_profile.h"
+#include "core/runner/nsys_report.h"
 #include "lsp/features/feature_context.h"
 #include "lsp/protocol/commands.h"
 #include "lsp/server/server.h"
@@ -70,7 +73,16 @@ void registerLoadProfile(Server& server, std::shared_ptr<FeatureContext> ctx) {
             if (auto it = open.find(rel); it != open.end()) return it->second;
             return std::nullopt;
           };
-          return std::make_shared<Result<results::ResultSet>>(results::loadProfile(p, o));
+          // An Nsight Systems report is read through its cached SQLite export (made once).
+          std::filesystem::path input = p;
+          if (runner::isNsysReport(p)) {
+            runner::ReportExportOptions ro;
+            ro.cancel = token;
+            auto ex = runner::exportNsysReport(p, ro);
+            if (!ex) return std::make_shared<Result<results::ResultSet>>(ex.error());
+            input = ex->sqlite;
+          }
+          return std::make_shared<Result<results::ResultSet>>(results::loadProfile(input, o));
         },
         [&server, ctx, reply](Out out) {
           if (!out->ok()) {

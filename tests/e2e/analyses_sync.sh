@@ -93,6 +93,20 @@ for s in r["by_site"]:
     got[key] = got.get(key, 0) + s["total_ns"]
 assert got == want, (got, want)
 print(f"sync {sys.argv[3]}: {len(calls)} calls, blocked {blocked} ns, {len([k for k in want if k])} python call sites: ok")
+json.dump({f"{k[0]}:{k[1]}": v for k, v in want.items() if k}, open(sys.argv[1] + ".sites", "w"))
 PY
 done
+# The editor's data: `kernlens map` (the loaded-profile results the server shows as hints) puts
+# the same sync time on the workspace line that made the calls.
+mkdir -p "$tmp/ws/moca/library/profiling"
+printf 'x = 1\n' > "$tmp/ws/moca/library/profiling/profile.py"
+"$KERNLENS" map "$data/tracelens_h100_bert_small_infer.json.gz" --root "$tmp/ws" --format json > "$tmp/map.json"
+python3 - "$tmp/map.json" "$tmp/sync.json.sites" <<'PY'
+import json, sys
+lines = {f"{l['file']}:{l['line']}": l for l in json.load(open(sys.argv[1]))["lines"]}
+want = json.load(open(sys.argv[2]))["moca/library/profiling/profile.py:34"]
+l = lines["moca/library/profiling/profile.py:34"]
+assert l["sync_ns"] == want and l["sync_calls"] == 2, (l, want)
+print(f"map: profile.py:34 syncs {want} ns (2 calls), as computed from the JSON: ok")
+PY
 echo "analyses_sync: ok"
