@@ -102,3 +102,35 @@ class KernelTableTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class FusedOpModelsTest(unittest.TestCase):
+    """Ops CUDA PyTorch runs as fused kernels: modelled, not the generic elementwise fallback."""
+
+    def test_native_mha_fast_path(self):
+        b, l, e, h = 2, 8, 32, 4
+        q = torch.randn(b, l, e)
+        w_in, b_in, w_out, b_out = torch.randn(3 * e, e), torch.randn(3 * e), torch.randn(e, e), torch.randn(e)
+        got, ok = launches("_native_multi_head_attention", (q, q, q, e, h, w_in, b_in, w_out, b_out), (q,))
+        self.assertTrue(ok)
+        shorts = [x.short for x in got]
+        self.assertEqual(len(got), 6)
+        self.assertIn("transform_bias_rescale_qkv_kernel", shorts)
+        self.assertIn("softmax_warp_forward", shorts)
+        gemms = [x for x in got if x.gemm]
+        self.assertEqual(len(gemms), 4)
+        self.assertEqual(gemms[0].flops, 2.0 * b * l * 3 * e * e)  # packed in-projection
+        self.assertEqual(gemms[1].gemm[3], b * h)                   # batched Q.K^T
+
+    def test_group_norm_embedding_bag_unsafe_split(self):
+        x = torch.randn(2, 8, 4, 4)
+        got, ok = launches("native_group_norm", (x, torch.ones(8), torch.zeros(8), 2, 8, 16, 4, 1e-5), (x,))
+        self.assertTrue(ok)
+        self.assertEqual([g.short for g in got][:2], ["RowwiseMomentsCUDAKernel", "ComputeFusedParamsCUDAKernel"])
+        w = torch.randn(10, 6)
+        idx = torch.tensor([1, 2, 4, 5, 4, 3])
+        (k,), ok = launches("_embedding_bag", (w, idx, torch.tensor([0, 3]), False, 1), (torch.zeros(2, 6),))
+        self.assertTrue(ok)
+        self.assertEqual(k.short, "EmbeddingBag_updateOutputKernel_sum_mean")
+        got, ok = launches("unsafe_split", (x, 2), (x,))
+        self.assertEqual((got, ok), ([], True))

@@ -700,11 +700,90 @@ def h_none(op):
     return []
 
 
+def _meta(rows, cols, like):
+    """A shape stand-in for a GEMM operand the fused op never materialises (no data, no launch)."""
+    return torch.empty((int(rows), int(cols)), dtype=like.dtype, device="meta")
+
+
+def h_native_mha(op):
+    """aten::_native_multi_head_attention (nn.MultiheadAttention's inference fast path): as CUDA
+    PyTorch runs it — the packed in-projection GEMM, transform_bias_rescale_qkv, Q·K^T (batched),
+    softmax, attention·V (batched), the out-projection GEMM."""
+    q, k = op.args[0], op.args[1]
+    e, h = int(op.args[3]), int(op.args[4])
+    qkv_w, proj_w = op.args[5], op.args[7]
+    if q.dim() == 3:
+        b, lq, s = q.shape[0], q.shape[1], k.shape[1]
+    else:
+        b, lq, s = 1, q.shape[0], k.shape[0]
+    d = max(1, e // max(h, 1))
+    es = q.element_size()
+    t = ctype(q)
+    rescale = kernel("transform_bias_rescale_qkv_kernel",
+                     "void at::native::(anonymous namespace)::transform_bias_rescale_qkv_kernel<%s, float, true>"
+                     "(at::GenericPackedTensorAccessor<%s, 3, at::RestrictPtrTraits, long>, "
+                     "at::GenericPackedTensorAccessor<%s, 1, at::RestrictPtrTraits, long>, "
+                     "at::GenericPackedTensorAccessor<%s, 5, at::RestrictPtrTraits, long>, float)" % (t, t, t, t),
+                     grid=(b * lq, 1, 1), block=(256, 1, 1), flops=3 * b * lq * e, nbytes=2 * 3 * b * lq * e * es,
+                     dtype_class=op.dtype_class(q))
+    softmax = kernel("softmax_warp_forward",
+                     "void (anonymous namespace)::softmax_warp_forward<%s, %s, float, %d, false, false>(%s*, %s const*, int, int, int, bool const*, int, bool)"
+                     % (t, t, max(0, int(math.ceil(math.log2(max(s, 1))))), t, t),
+                     grid=(max(1, b * h * lq // 4), 1, 1), block=(32, 4, 1), regs=40, flops=5 * b * h * lq * s,
+                     nbytes=2 * b * h * lq * s * es, dtype_class=op.dtype_class(q))
+    return [gemm_launch(op, _meta(b * lq, e, q), qkv_w.t()), rescale,
+            gemm_launch(op, _meta(lq, d, q), _meta(d, s, q), batch=b * h), softmax,
+            gemm_launch(op, _meta(lq, s, q), _meta(s, d, q), batch=b * h),
+            gemm_launch(op, _meta(b * lq, e, q), proj_w.t(), extra_c=True)]
+
+
+def h_group_norm(op):
+    """aten::native_group_norm: per-group moments, then the fused normalise-and-affine pass."""
+    x = op.args[0]
+    n, c, groups = int(op.args[3]), int(op.args[4]), int(op.args[6])
+    t = ctype(x)
+    return [kernel("RowwiseMomentsCUDAKernel",
+                   "void at::native::(anonymous namespace)::RowwiseMomentsCUDAKernel<%s>(long, %s, %s const*, %s*, %s*)" % (t, t, t, t, t),
+                   grid=(n * groups, 1, 1), block=(512, 1, 1), flops=3 * x.numel(), nbytes=nbytes(x),
+                   dtype_class=op.dtype_class(x)),
+            kernel("ComputeFusedParamsCUDAKernel",
+                   "void at::native::(anonymous namespace)::ComputeFusedParamsCUDAKernel<%s>(long, long, long, %s const*, %s const*, %s const*, %s const*, float*, float*)" % (t, t, t, t, t),
+                   grid=(max(1, n * c // 256), 1, 1), block=(256, 1, 1), flops=4 * n * c, nbytes=8 * n * c,
+                   dtype_class=op.dtype_class(x)),
+            elementwise_launch(op, name="group_norm_fwd", out=op.outputs[0] if op.outputs else x, ins=[x])]
+
+
+def h_group_norm_bwd(op):
+    g = op.args[0]
+    t = ctype(g)
+    return [kernel("ComputeInternalGradientsCUDAKernel",
+                   "void at::native::(anonymous namespace)::ComputeInternalGradientsCUDAKernel<%s>(long, %s const*, %s const*, float*, float*)" % (t, t, t),
+                   grid=(max(1, g.shape[0] * g.shape[1]), 1, 1), block=(512, 1, 1), flops=4 * g.numel(),
+                   nbytes=2 * nbytes(g), dtype_class=op.dtype_class(g)),
+            kernel("GroupNormBackwardCUDAKernel",
+                   "void at::native::(anonymous namespace)::GroupNormBackwardCUDAKernel<%s>(long, long, long, %s const*, %s const*, %s const*, %s*)" % (t, t, t, t, t),
+                   grid=(max(1, g.numel() // 1024), 1, 1), block=(256, 1, 1), flops=6 * g.numel(),
+                   nbytes=3 * nbytes(g), dtype_class=op.dtype_class(g))]
+
+
+def h_embedding_bag(op):
+    """aten::_embedding_bag (sum/mean/max modes): one gather-and-reduce kernel per call."""
+    weight, idx = op.args[0], op.args[1]
+    mode = int(op.args[4]) if len(op.args) > 4 and isinstance(op.args[4], int) else 0
+    out = op.outputs[0] if op.outputs else weight
+    t = ctype(weight)
+    name = "EmbeddingBag_updateOutputKernel_max" if mode == 2 else "EmbeddingBag_updateOutputKernel_sum_mean"
+    dem = "void at::native::(anonymous namespace)::%s<%s, long>(long const*, long const*, %s const*, %s*, long*, long, long, long, long, long, %s const*, long)" % (name, t, t, t, t)
+    return [kernel(name, dem, grid=(max(1, math.ceil(out.numel() / 256)), 1, 1), block=(32, 8, 1),
+                   flops=idx.numel() * weight.shape[-1], nbytes=idx.numel() * weight.shape[-1] * weight.element_size() + nbytes(out),
+                   dtype_class=op.dtype_class(weight))]
+
+
 # Views, metadata and allocations: no GPU work.
 NO_KERNEL = re.compile(r"(view|_unsafe_view|_reshape_alias|reshape|view_as|t|transpose|permute|expand|"
                        r"expand_as|squeeze|unsqueeze|select|slice|as_strided|detach|alias|lift|lift_fresh|"
                        r"empty|empty_like|empty_strided|new_empty|new_empty_strided|split|split_with_sizes|"
-                       r"chunk|unbind|narrow|diagonal|unfold|resize_|set_|is_same_size|size|stride|"
+                       r"chunk|unsafe_split|unsafe_split_with_sizes|unsafe_chunk|unbind|narrow|diagonal|unfold|resize_|set_|is_same_size|size|stride|"
                        r"sym_size|sym_stride|sym_numel|sym_storage_offset|dim|numel|is_nonzero|"
                        r"_has_compatible_shallow_copy_type|_conj|conj|_neg_view|resolve_conj|resolve_neg|"
                        r"movedim|swapaxes|_indices|_values|indices|values|real|imag|view_as_real|"
@@ -744,6 +823,10 @@ RULES = [
      r"_efficient_attention_backward", "attention", h_attention_bwd),
     (r"_softmax|_log_softmax|softmax|log_softmax", "softmax", h_softmax),
     (r"_softmax_backward_data|_log_softmax_backward_data", "softmax", h_softmax_bwd),
+    (r"_native_multi_head_attention", "attention", h_native_mha),
+    (r"native_group_norm", "groupnorm", h_group_norm),
+    (r"native_group_norm_backward", "groupnorm", h_group_norm_bwd),
+    (r"_embedding_bag|_embedding_bag_forward_only", "embedding", h_embedding_bag),
     (r"native_layer_norm", "layernorm", h_layer_norm),
     (r"native_layer_norm_backward", "layernorm", h_layer_norm_bwd),
     (r"native_batch_norm|_native_batch_norm_legit|cudnn_batch_norm", "batchnorm", h_batch_norm),
