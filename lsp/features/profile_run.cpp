@@ -206,7 +206,8 @@ void registerProfileRun(Server& server, std::shared_ptr<FeatureContext> ctx) {
     reply(toJson(CancelResult{was}));
   });
 
-  server.onShutdown([state] {
+  // shutdown, exit and end of input stop a running profile (its process group is killed).
+  server.onCancelAll([state] {
     if (state->running) state->source.cancel();
   });
 }

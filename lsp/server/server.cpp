@@ -92,7 +92,7 @@ Server::Server(Transport& transport, ServerOptions options)
 
 Server::~Server() {
   closing_ = true;
-  for (auto& [key, f] : inFlight_) f.source.cancel();
+  cancelAll();
   transport_.stop();
 }
 
@@ -194,8 +194,14 @@ int Server::run() {
 
 void Server::exit() {
   exited_ = true;
-  for (auto& [key, f] : inFlight_) f.source.cancel();
+  cancelAll();
   scheduler_.stop();
+}
+
+void Server::cancelAll() {
+  for (auto& [key, f] : inFlight_)
+    if (f.method != "shutdown") f.source.cancel();
+  for (auto& h : cancelHooks_) h();
 }
 
 // Reader thread: parse, hand over to the main loop. Stop reading after `exit`.
@@ -391,9 +397,7 @@ void Server::onInitialize(const InitializeParams& params, Reply<json> reply) {
 
 void Server::onShutdown(Reply<json> reply) {
   phase_ = Phase::ShutDown;
-  for (auto& [key, f] : inFlight_)
-    if (f.method != "shutdown") f.source.cancel();
-  for (auto& h : shutdownHooks_) h();
+  cancelAll();
   scheduler_.whenIdle([reply] { reply(json(nullptr)); });
 }
 

@@ -8,7 +8,8 @@
 //
 // Lifecycle: before `initialize` every request gets ServerNotInitialized (-32002) and
 // notifications are dropped; after `shutdown` requests get InvalidRequest; `exit` ends run()
-// with 0 if `shutdown` came first, else 1 (end of input counts as `exit`).
+// with 0 if `shutdown` came first, else 1 (end of input counts as `exit`). `shutdown`, `exit`
+// and end of input cancel all running work (cancelAll()).
 #pragma once
 
 #include <cstdint>
@@ -99,8 +100,14 @@ class Server final : private MessageSink {
   void onDocumentClosed(std::function<void(const std::string& uri)> fn) {
     closeHooks_.push_back(std::move(fn));
   }
-  /// When `shutdown` arrives, before its reply (cancel long work here).
-  void onShutdown(std::function<void()> fn) { shutdownHooks_.push_back(std::move(fn)); }
+  /// Work not tied to a request (e.g. a profiling run): `fn` cancels it. Run by cancelAll().
+  void onCancelAll(std::function<void()> fn) { cancelHooks_.push_back(std::move(fn)); }
+
+  /// Cancels all running work: the token of every in-flight request (a pending `shutdown`
+  /// excepted: it is answered once the work has ended) and every onCancelAll hook. Run on
+  /// `shutdown`, on `exit` (with or without `shutdown`), at end of input and by ~Server, so that
+  /// no background job keeps the pool — and the process — alive. Idempotent; main loop only.
+  void cancelAll();
 
   // ---- Running ----
 
@@ -233,7 +240,7 @@ class Server final : private MessageSink {
   std::map<std::string, RawNotification> notifications_;
   std::map<std::string, RawMethod> commands_;
   json capabilityPatch_ = json::object();
-  std::vector<std::function<void()>> initializedHooks_, settingsHooks_, shutdownHooks_;
+  std::vector<std::function<void()>> initializedHooks_, settingsHooks_, cancelHooks_;
   std::vector<std::function<void(const DocumentPtr&)>> documentHooks_;
   std::vector<std::function<void(const std::string&)>> closeHooks_;
 

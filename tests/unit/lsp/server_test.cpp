@@ -3,7 +3,11 @@
 // also pinned by the transcripts (tests/lsp/transcripts); these cases need API access or threads.
 #include <doctest/doctest.h>
 
+#include <atomic>
+#include <chrono>
 #include <thread>
+
+#include "lsp/protocol/commands.h"
 
 #include "tests/unit/lsp/lsp_test_client.h"
 
@@ -300,6 +304,58 @@ TEST_CASE("server: lifecycle exit codes") {
     CHECK(codeOf(msgs[0]) == -32800);
     CHECK(msgs[1]["id"] == 2);
     CHECK(msgs[1]["result"].is_null());
+  }
+}
+
+TEST_CASE("server: exit without shutdown and end of input cancel work not tied to a request") {
+  // A long job like a profiling run: started by a command that answers at once, cancelled only
+  // through its own source. Without cancelAll() on exit, ~Server would join the pool for 30 s.
+  for (const char* how : {"exit", "end of input", "shutdown + exit"}) {
+    CAPTURE(how);
+    auto source = std::make_shared<kl::CancellationSource>();
+    auto cancelledAfter = std::make_shared<std::atomic<int>>(-1);
+    auto start = std::chrono::steady_clock::now();
+    {
+      TestClient c(
+          [&](Server& s) {
+            s.onCancelAll([source] { source->cancel(); });
+            s.command<NoArguments>("test.longRun", [&s, source, cancelledAfter](const NoArguments&,
+                                                                                Reply<json> r) {
+              s.background<int>(
+                  "test.longRun", source->token(),
+                  [cancelledAfter](const kl::CancellationToken& t) {
+                    int i = 0;
+                    for (; i < 3000 && !t.isCancelled(); ++i)
+                      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+                    *cancelledAfter = t.isCancelled() ? i : -2;
+                    return i;
+                  },
+                  [](int) {});
+              r(json("started"));
+            });
+          },
+          2);
+      c.initialize();
+      // Sent together: take() would otherwise wait for the job (it runs until idle).
+      c.request(1, "workspace/executeCommand", {{"command", "test.longRun"}});
+      if (std::string(how) == "exit") {
+        c.notify("exit");
+      } else if (std::string(how) == "end of input") {
+        c.transport().clientClose();
+      } else {
+        c.request(7, "shutdown");
+        c.notify("exit");
+      }
+      auto msgs = c.take();
+      REQUIRE(!msgs.empty());
+      CHECK(msgs[0]["result"] == "started");
+      CHECK(c.server().exited());
+      CHECK(c.server().exitCode() == (std::string(how) == "shutdown + exit" ? 0 : 1));
+      CHECK(source->isCancelled());
+    }  // ~Server joins the pool
+    auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    CHECK(*cancelledAfter >= 0);  // the job saw the cancellation (-1: never ended, -2: ran out)
+    CHECK(seconds < 15.0);
   }
 }
 
