@@ -23,21 +23,70 @@ constexpr const char* kWrap = "refactor.rewrite.nvtx.wrap";
 constexpr const char* kRefine = "refactor.rewrite.nvtx.refine";
 constexpr const char* kRemove = "source.removeNvtx";
 
-/// The `data` of an NVTX action, as offered and as read back by codeAction/resolve.
-struct ActionData {
+/// Where an offered action applies; every provider's `data` has these (cute regions' too).
+struct ActionTarget {
   std::string uri;
   std::optional<int32_t> version;  // the document version the action was offered for
-  std::string action;              // wrap | wrapFunction | refine | remove | (other providers')
-  uint32_t firstLine = 0, lastLine = 0;  // wrap
-  std::string function;                  // wrapFunction
-  std::optional<uint32_t> defLine;       // wrapFunction
-  uint32_t line = 0;                     // refine
 };
-bool fromJson(const json& j, ActionData& d, JPath path) {
+bool fromJson(const json& j, ActionTarget& t, JPath path) {
   ObjectReader o(j, path);
-  return o && o.req("uri", d.uri) && o.opt("version", d.version) && o.opt("action", d.action) &&
-         o.opt("firstLine", d.firstLine) && o.opt("lastLine", d.lastLine) &&
-         o.opt("function", d.function) && o.opt("defLine", d.defLine) && o.opt("line", d.line);
+  return o && o.req("uri", t.uri) && o.opt("version", t.version);
+}
+
+enum class NvtxAction { Wrap, WrapFunction, Refine, Remove };
+constexpr std::pair<NvtxAction, const char*> kNvtxActions[] = {{NvtxAction::Wrap, "wrap"},
+                                                               {NvtxAction::WrapFunction, "wrapFunction"},
+                                                               {NvtxAction::Refine, "refine"},
+                                                               {NvtxAction::Remove, "remove"}};
+
+/// The `data` of an NVTX action, as offered and as read back by codeAction/resolve.
+struct NvtxActionData {
+  std::string uri;
+  int32_t version = 0;
+  NvtxAction action = NvtxAction::Wrap;
+  uint32_t firstLine = 0, lastLine = 0;  // Wrap: the selected core lines
+  std::string function;                  // WrapFunction: qualified name
+  std::optional<uint32_t> defLine;       // WrapFunction: its `def` line (tells overloads apart)
+  uint32_t line = 0;                     // Refine: the cursor's core line
+};
+bool fromJson(const json& j, NvtxActionData& d, JPath path) {
+  ObjectReader o(j, path);
+  std::string action;
+  if (!(o && o.req("uri", d.uri) && o.req("version", d.version) && o.req("action", action)))
+    return false;
+  bool known = false;
+  for (const auto& [a, name] : kNvtxActions)
+    if (action == name) {
+      d.action = a;
+      known = true;
+    }
+  if (!known)
+    return path.field("action").report("expected \"wrap\", \"wrapFunction\", \"refine\" or \"remove\"");
+  switch (d.action) {
+    case NvtxAction::Wrap: return o.req("firstLine", d.firstLine) && o.req("lastLine", d.lastLine);
+    case NvtxAction::WrapFunction: return o.req("function", d.function) && o.opt("defLine", d.defLine);
+    case NvtxAction::Refine: return o.req("line", d.line);
+    case NvtxAction::Remove: return true;
+  }
+  return true;
+}
+json toJson(const NvtxActionData& d) {
+  json j = {{"uri", d.uri}, {"version", d.version}};
+  for (const auto& [a, name] : kNvtxActions)
+    if (a == d.action) j["action"] = name;
+  switch (d.action) {
+    case NvtxAction::Wrap:
+      j["firstLine"] = d.firstLine;
+      j["lastLine"] = d.lastLine;
+      break;
+    case NvtxAction::WrapFunction:
+      j["function"] = d.function;
+      writeOptional(j, "defLine", d.defLine);
+      break;
+    case NvtxAction::Refine: j["line"] = d.line; break;
+    case NvtxAction::Remove: break;
+  }
+  return j;
 }
 
 /// Workspace-relative path used in range names; the file name when the document is not a file
@@ -50,11 +99,11 @@ std::string namePath(const Server& server, const std::string& uri) {
   return "untitled.py";
 }
 
-CodeAction action(const std::string& title, const char* kind, json data) {
+CodeAction action(const std::string& title, const char* kind, const NvtxActionData& data) {
   CodeAction ca;
   ca.title = title;
   ca.kind = kind;
-  ca.data = std::move(data);
+  ca.data = toJson(data);
   return ca;
 }
 
@@ -64,24 +113,28 @@ std::pair<uint32_t, uint32_t> offsets(const Document& doc, const Range& r) {
   return a <= b ? std::pair{a, b} : std::pair{b, a};
 }
 
-Result<WorkspaceEdit> computeEdit(const DocumentPtr& doc, const json& rawData, const ActionData& data,
-                                  const std::string& relPath) {
+Result<WorkspaceEdit> computeEdit(const DocumentPtr& doc, const json& data, const std::string& relPath) {
   // Providers of other features (the same version check and pool run apply to them).
-  if (isCuteRegionAction(rawData)) return cuteRegionEdit(*doc, rawData);
+  if (isCuteRegionAction(data)) return cuteRegionEdit(*doc, data);
+  NvtxActionData d;
+  std::string error;
+  if (!parseJson(data, d, error, "params.data")) return Error::invalid(error);
   const auto& src = *doc->source();
   nvtx::Options opt;
   opt.relPath = relPath;
-  Result<nvtx::FileEdit> fe = Error::invalid("unknown code action '" + data.action + "'");
-  if (data.action == "wrap") {
-    fe = nvtx::annotate(src, std::vector{nvtx::RangeRequest::statements(data.firstLine, data.lastLine)}, opt);
-  } else if (data.action == "wrapFunction") {
-    auto req = nvtx::RangeRequest::functionBody(data.function);
-    if (data.defLine) req.defLine = *data.defLine;
-    fe = nvtx::annotate(src, std::vector{req}, opt);
-  } else if (data.action == "refine") {
-    fe = nvtx::refine(src, data.line, opt);
-  } else if (data.action == "remove") {
-    fe = nvtx::stripEdit(src);
+  Result<nvtx::FileEdit> fe = Error::invalid("no edit");
+  switch (d.action) {
+    case NvtxAction::Wrap:
+      fe = nvtx::annotate(src, std::vector{nvtx::RangeRequest::statements(d.firstLine, d.lastLine)}, opt);
+      break;
+    case NvtxAction::WrapFunction: {
+      auto req = nvtx::RangeRequest::functionBody(d.function);
+      if (d.defLine) req.defLine = *d.defLine;
+      fe = nvtx::annotate(src, std::vector{req}, opt);
+      break;
+    }
+    case NvtxAction::Refine: fe = nvtx::refine(src, d.line, opt); break;
+    case NvtxAction::Remove: fe = nvtx::stripEdit(src); break;
   }
   if (!fe) return fe.error();
   TextDocumentEdit tde;
@@ -112,7 +165,9 @@ void registerCodeActions(Server& server) {
         // A selection ending at column 0 of a line does not select that line.
         if (b > a && src.lines().toLineCol(b).col == 0) --b;
         uint32_t la = src.lines().toLineCol(a).line, lb = src.lines().toLineCol(b).line;
-        json base = {{"uri", uri}, {"version", doc->version()}};
+        NvtxActionData base;
+        base.uri = uri;
+        base.version = doc->version();
         const CodeActionContext& context = params.context;
 
         bool anyManaged = false;
@@ -129,32 +184,32 @@ void registerCodeActions(Server& server) {
           if (s.lines.first <= lb && s.lines.last >= la) statementThere = true;
 
         if (statementThere && context.wants(kWrap)) {
-          json d = base;
-          d["action"] = "wrap";
-          d["firstLine"] = la;
-          d["lastLine"] = lb;
+          NvtxActionData d = base;
+          d.action = NvtxAction::Wrap;
+          d.firstLine = la;
+          d.lastLine = lb;
           out.push_back(action("Wrap in NVTX range", kWrap, d));
         }
         int32_t fi = m.functionAt(a);
         if (fi != python::kNone && context.wants(kWrap)) {
           const auto& f = m.functions[fi];
           if (!f.qualName.empty()) {
-            json d = base;
-            d["action"] = "wrapFunction";
-            d["function"] = f.qualName;
-            d["defLine"] = f.defLine;
+            NvtxActionData d = base;
+            d.action = NvtxAction::WrapFunction;
+            d.function = f.qualName;
+            d.defLine = f.defLine;
             out.push_back(action("Wrap body of `" + f.qualName + "` in NVTX range", kWrap, d));
           }
         }
         if (inManaged && context.wants(kRefine)) {
-          json d = base;
-          d["action"] = "refine";
-          d["line"] = la;
+          NvtxActionData d = base;
+          d.action = NvtxAction::Refine;
+          d.line = la;
           out.push_back(action("Refine NVTX here", kRefine, d));
         }
         if (anyManaged && context.wants(kRemove)) {
-          json d = base;
-          d["action"] = "remove";
+          NvtxActionData d = base;
+          d.action = NvtxAction::Remove;
           out.push_back(action("Remove kernlens NVTX ranges", kRemove, d));
         }
         for (auto& ca : cuteRegionCodeActions(*doc, params)) out.push_back(std::move(ca));
@@ -164,7 +219,7 @@ void registerCodeActions(Server& server) {
   server.method<CodeAction, CodeAction>(
       "codeAction/resolve", [&server](const CodeAction& ca, Reply<CodeAction> reply) {
         if (!ca.data) return reply.error(ErrorCode::InvalidParams, "params.data: required field is missing");
-        ActionData data;
+        ActionTarget data;
         std::string error;
         if (!parseJson(*ca.data, data, error, "params.data"))
           return reply.error(ErrorCode::InvalidParams, error);
@@ -179,9 +234,9 @@ void registerCodeActions(Server& server) {
                                  ", now " + std::to_string(doc->version()) + "); ask for actions again");
         std::string relPath = namePath(server, data.uri);
         server.backgroundReply<CodeAction>(
-            reply, [doc, ca, data, relPath](const CancellationToken& token) -> Result<CodeAction> {
+            reply, [doc, ca, relPath](const CancellationToken& token) -> Result<CodeAction> {
               if (token.isCancelled()) return Error::cancelled();
-              auto edit = computeEdit(doc, *ca.data, data, relPath);
+              auto edit = computeEdit(doc, *ca.data, relPath);
               if (!edit) return edit.error();
               CodeAction out = ca;
               out.edit = std::move(*edit);

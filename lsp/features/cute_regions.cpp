@@ -245,7 +245,12 @@ std::vector<CodeAction> cuteRegionCodeActions(const Document& doc, const CodeAct
 }
 
 bool isCuteRegionAction(const json& data) {
-  return data.is_object() && data.contains("action") && data["action"] == kAction;
+  struct Tag {
+    std::optional<std::string> action;
+  } tag;
+  JPath::Root root("data");
+  ObjectReader o(data, JPath(root));
+  return o && o.opt("action", tag.action) && tag.action == kAction;
 }
 
 Result<WorkspaceEdit> cuteRegionEdit(const Document& doc, const json& data) {

@@ -1,4 +1,4 @@
-// Intra-kernel regions of CUTE DSL kernels in the editor (issue 8): `kernlens.loadRegions` /
+// Intra-kernel regions of CUTE DSL kernels in the editor: `kernlens.loadRegions` /
 // `kernlens.clearRegions`, region inlay hints, and the code action "Time this region inside the
 // kernel". Core work is core/cute (decode, summarize, tree-sitter tag map, planTimeRegion).
 //
