@@ -111,6 +111,31 @@ SyncResult computeSync(const View& v) {
       kinds.push_back(SyncKind::MemcpyAsyncToPageable);
     }
   }
+  // One call, one count: some exports record a runtime call twice (old nsys: the plain name with
+  // its backtrace and the "_v<digits>" name, same thread and correlation id). Keep the longer.
+  {
+    std::map<std::pair<uint32_t, int64_t>, size_t> seen;
+    std::vector<uint32_t> keptCalls;
+    std::vector<SyncKind> keptKinds;
+    for (size_t i = 0; i < calls.size(); ++i) {
+      const auto& c = m.apiCalls[calls[i]];
+      if (c.correlationId >= 0) {
+        auto [it, fresh] = seen.try_emplace({c.thread, c.correlationId}, keptCalls.size());
+        if (!fresh) {
+          const auto& prev = m.apiCalls[keptCalls[it->second]];
+          if (c.end - c.start > prev.end - prev.start) {
+            keptCalls[it->second] = calls[i];
+            keptKinds[it->second] = kinds[i];
+          }
+          continue;
+        }
+      }
+      keptCalls.push_back(calls[i]);
+      keptKinds.push_back(kinds[i]);
+    }
+    calls = std::move(keptCalls);
+    kinds = std::move(keptKinds);
+  }
   auto sites = callSites(m, calls);
 
   std::map<std::string, SyncRow> byKind, byApi, bySite;

@@ -7,7 +7,9 @@
 //              cuMemcpy*/hipMemcpy* without "Async" — and cudaMemcpyAsync (any *MemcpyAsync)
 //              whose copy is device -> pageable host memory (CUDA returns from those only once
 //              the copy is done);
-// Blocked time = the call's duration (CPU side, end - start), each call counted once. Calls are
+// Blocked time = the call's duration (CPU side, end - start), each call counted once (two API rows
+// with the same thread and correlation id — old nsys exports record a call under its plain and
+// its "_v<digits>" name — are one call: the longer row counts). Calls are
 // in scope when their start lies in the --trim window (--gpu does not filter CPU calls).
 // Call sites: see callsite.h (kl: range, Python frame, NVTX range; the ATen op around it, e.g.
 // aten::item / aten::_local_scalar_dense for `.item()`).
