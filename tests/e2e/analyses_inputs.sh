@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-resource-lock: nsys
 # Inputs and warnings: a REAL .nsys-rep made here with the installed Nsight Systems (NVTX from
 # Python via ctypes, as in recorded/README.md) is exported once into the cache, reused while
 # unchanged, re-exported when touched; its NVTX ranges match sqlite3 over nsys's own export.

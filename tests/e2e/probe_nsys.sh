@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-resource-lock: nsys
 # Real Nsight Systems 2022.4 (Debian non-free, GPU-less machine) + the probe: a two-thread sample,
 # instrumented through the overlay, run under `nsys profile`; the SQLite export must contain
 # EXACTLY the expected kl: push/pop ranges, each on the expected thread of the python process.

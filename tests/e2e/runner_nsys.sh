@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-resource-lock: nsys
 # `kernlens profile --backend nsys` with the REAL Nsight Systems installed here (Debian 2022.4 on
 # a GPU-less machine): the kl: ranges of round 0 must be in the export and in the result, on the
 # program's main thread; no kernels can be captured, and the result says so honestly.
