@@ -36,13 +36,13 @@ touch "$rep"
 grep -q "exported to" "$tmp/e3.txt" || { cat "$tmp/e3.txt"; fail "touched report not re-exported"; }
 echo "nsys-rep: $want NVTX ranges == sqlite3; cached, reused, re-exported after touch: ok"
 
-# Unwritable folder -> the user cache.
-mkdir -p "$tmp/ro" && cp "$rep" "$tmp/ro/" && chmod 555 "$tmp/ro"
-if [[ $(id -u) -ne 0 ]]; then
-  "$KERNLENS" info "$tmp/ro/rep.nsys-rep" > /dev/null 2> "$tmp/e4.txt" || { cat "$tmp/e4.txt"; fail "read-only folder"; }
-  grep -q "$tmp/xdg/kernlens/nsys-export/" "$tmp/e4.txt" || { cat "$tmp/e4.txt"; fail "no fallback cache"; }
-fi
-chmod 755 "$tmp/ro"
+# The report's folder cannot hold .kernlens/ (a file of that name is in the way; works as root
+# too, unlike a read-only folder) -> the export goes to the user cache, named with a path hash.
+mkdir -p "$tmp/ro" && cp "$rep" "$tmp/ro/" && : > "$tmp/ro/.kernlens"
+"$KERNLENS" info "$tmp/ro/rep.nsys-rep" > /dev/null 2> "$tmp/e4.txt" || { cat "$tmp/e4.txt"; fail "blocked folder"; }
+grep -q "exported to $tmp/xdg/kernlens/nsys-export/[0-9a-f]\{16\}-rep.nsys-rep.sqlite" "$tmp/e4.txt" || { cat "$tmp/e4.txt"; fail "no fallback cache"; }
+"$KERNLENS" info "$tmp/ro/rep.nsys-rep" > /dev/null 2> "$tmp/e4.txt"
+grep -q "using its cached SQLite export $tmp/xdg/" "$tmp/e4.txt" || { cat "$tmp/e4.txt"; fail "fallback cache not reused"; }
 
 # nsys missing / too old: one line, exit 1, nothing left behind.
 mkdir -p "$tmp/r2" && cp "$rep" "$tmp/r2/new.nsys-rep"
