@@ -264,7 +264,7 @@ std::pair<std::string, std::string> Loop::atomicReason(int id) {
   for (const auto& k : plan_.nodes())
     if (k.parent == id && k.state == NodeState::Refused)
       return {"budget", "a finer range was refused for the NVTX budget (" + describe(k) + ": " + k.reason + ")"};
-  if (eagerSkipped_.count(id))
+  if (eagerSkipped_.count(id) && !plan_.node(id).expanded)
     return {"budget", "the calls beneath it were not followed: the push budget for ranges placed ahead was spent"};
   for (const auto& fn : c.callees) {
     bool found = false;

@@ -149,7 +149,7 @@ struct Run {
   int executorRuns = 0;
 };
 
-Run runOn(bool discover, const CancellationToken& cancel = {}) {
+Run runOn(bool discover, const CancellationToken& cancel = {}, const char* calls = kCalls, uint64_t eagerPushes = 100000) {
   test::TempDir dir;
   std::ofstream(dir / "net.py") << kNet;
   LoopConfig cfg;
@@ -160,7 +160,8 @@ Run runOn(bool discover, const CancellationToken& cancel = {}) {
   cfg.focus.qualName = "Net.forward";
   cfg.measureBaseline = false;
   cfg.discoverCalls = discover;
-  auto exec = std::make_shared<ScriptedExecutor>(dir.path(), kCalls);
+  cfg.policy.maxEagerPushes = eagerPushes;
+  auto exec = std::make_shared<ScriptedExecutor>(dir.path(), calls);
   auto r = runLoop(cfg, [&](const std::string&) -> Result<std::shared_ptr<RoundExecutor>> {
     return std::shared_ptr<RoundExecutor>(exec);
   }, {}, cancel);
@@ -210,4 +211,26 @@ TEST_CASE("without discovery the container call stays atomic; cancel before the 
   Run c = runOn(true, src.token());
   CHECK(c.res.stopReason == "cancelled");
   CHECK(c.executorRuns == 0);
+}
+
+TEST_CASE("atomic reasons: a lambda beneath the line is unfollowed; no eager budget still converges") {
+  std::string calls = std::string(kCalls) +
+                      "code\t2\tnet.py\t9\tNet.__init__.<locals>.<lambda>\t2\n"
+                      "edge\t1\t5\t2\t2\n";
+  Run run = runOn(true, {}, calls.c_str());
+  const LineResult* l5 = at(run.res, 5);
+  REQUIRE(l5);
+  CHECK(l5->atomic);
+  CHECK(l5->atomicReason == "unfollowed");
+  CHECK(l5->note.find("<lambda>") != std::string::npos);
+  CHECK(l5->note.find("net.py:9") != std::string::npos);
+
+  // Nothing placed ahead: the observed callees are followed round by round instead.
+  Run slow = runOn(true, {}, kCalls, 0);
+  CHECK(slow.res.converged);
+  CHECK(slow.res.rounds > 1);
+  REQUIRE(at(slow.res, 4));
+  CHECK(at(slow.res, 4)->launches == 2);
+  REQUIRE(at(slow.res, 5));
+  CHECK(at(slow.res, 5)->atomicReason == "library");
 }
