@@ -153,6 +153,14 @@ void startRun(Server& server, const std::shared_ptr<FeatureContext>& ctx, const 
                               std::to_string(res.rounds) + " round(s), " + std::to_string(res.lines.size()) +
                               " lines mapped" + (res.emulated ? " (EMULATED)" : "") + " — " + res.why;
         server.logMessage(MessageType::Info, summary);
+        // What the user should act on: a focus that launched nothing, and atomic lines the loop
+        // could not follow (the reason names the function; library lines are final answers).
+        for (const auto& n : res.notes)
+          if (n.find("launched nothing") != std::string::npos) server.showMessage(MessageType::Warning, "kernlens: " + n);
+        for (const auto& l : res.lines)
+          if (l.atomic && !l.atomicReason.empty() && l.atomicReason != "library")
+            server.logMessage(MessageType::Info, "kernlens: " + l.file + ":" + std::to_string(l.line) + " ATOMIC (" +
+                                                     l.atomicReason + "): " + l.note);
         progress->end(summary.substr(10));
       });
 }
