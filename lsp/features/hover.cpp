@@ -78,8 +78,8 @@ std::string hoverText(const results::LineResult& line, const DocumentResults& dr
   std::string bounds;
   for (const auto& k : line.kernels)
     if (auto b = store.boundFor(k.fullName, k.name))
-      bounds += "- " + code(k.name, 48) + ": **" + b->bound + "-bound** — " + b->summary + " *(" +
-                b->source + ")*\n";
+      bounds += "- " + code(k.name, 48) + ": **" + std::string(ncu::boundName(b->bound)) +
+                "-bound** — " + b->summary + " *(" + BoundInfo::sourceName(b->source) + ")*\n";
   if (!bounds.empty()) md += "\nNsight Compute:\n" + bounds;
   if (fn) {
     auto it = rs.previousFunctions.find(results::functionKey(file.path, fn->qualName));

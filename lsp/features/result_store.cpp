@@ -42,7 +42,7 @@ std::optional<BoundInfo> ResultStore::boundFor(const std::string& fullName,
     for (const auto* n : {&fullName, &shortName}) {
       auto c = ncu::boundForKernel(*n, *ncu_);
       if (c.bound != ncu::Bound::Unknown)
-        return BoundInfo{std::string(ncu::boundName(c.bound)), c.summary(), "ncu report"};
+        return BoundInfo{c.bound, c.summary(), BoundInfo::Source::NcuReport};
     }
   for (const auto* n : {&fullName, &shortName})
     if (auto it = catalog_.find(ncu::normalizedKey(*n)); it != catalog_.end()) return it->second;
@@ -70,7 +70,7 @@ std::map<std::string, BoundInfo> catalogBounds(const fs::path& root) {
     }
     if (!k.limiter.empty()) summary += ", limiter " + k.limiter;
     if (!k.detail.empty()) summary += "; " + k.detail;
-    BoundInfo b{std::string(ncu::boundName(k.bound)), summary, "kernel catalogue"};
+    BoundInfo b{k.bound, summary, BoundInfo::Source::KernelCatalogue};
     out.emplace(ncu::normalizedKey(k.name), b);
     if (!k.baseName.empty()) out.emplace(ncu::normalizedKey(k.baseName), b);
   }

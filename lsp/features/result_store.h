@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "core/ncu/classify.h"
 #include "core/ncu/report.h"
 #include "core/results/remap.h"
 #include "core/results/result_set.h"
@@ -34,9 +35,14 @@ struct DocumentResults {
 
 /// Nsight Compute's verdict on one kernel, for hovers.
 struct BoundInfo {
-  std::string bound;    // "compute", "memory", "latency", "balanced"
-  std::string summary;  // one sentence
-  std::string source;   // "ncu report" | "kernel catalogue"
+  enum class Source { NcuReport, KernelCatalogue };
+  ncu::Bound bound = ncu::Bound::Unknown;  // never Unknown in a BoundInfo that is returned
+  std::string summary;                     // one sentence
+  Source source = Source::NcuReport;
+  /// "ncu report" / "kernel catalogue", as hovers name it.
+  static const char* sourceName(Source s) {
+    return s == Source::NcuReport ? "ncu report" : "kernel catalogue";
+  }
 };
 
 class ResultStore : public std::enable_shared_from_this<ResultStore> {
