@@ -294,7 +294,7 @@ Registrar reg{Command{
     "  --no-baseline        skip the uninstrumented run (no wall-time overhead)\n"
     "  --no-discovery       skip the call-discovery run (follow only statically resolved calls)\n"
     "  --no-store           do not record rounds in .kernlens/kernlens.db\n"
-    "  loop output: the focus source annotated per line (text) or the issue-6 JSON document.\n"
+    "  loop output: the focus source annotated per line (text) or the loop's JSON document (docs/loop.md).\n"
     "\n"
     "exit status: 0 success, 1 the run failed (reason and log path on stderr), 2 bad usage.\n",
     {{"--entry"}, {"--focus"}, {"--backend"}, {"--launch"}, {"--template"}, {"--rounds"}, {"--timeout"},

@@ -2,6 +2,7 @@
 #include "core/attribution/attribution.h"
 
 #include <algorithm>
+#include <atomic>
 #include <numeric>
 
 namespace kl::attribution {
@@ -126,7 +127,14 @@ std::vector<uint32_t> linkLaunches(const ProfileModel& m) {
   return out;
 }
 
+namespace {
+std::atomic<uint64_t> gAttributionRuns{0};
+}  // namespace
+
+uint64_t attributionRuns() { return gAttributionRuns.load(std::memory_order_relaxed); }
+
 Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
+  gAttributionRuns.fetch_add(1, std::memory_order_relaxed);
   Attribution a;
   const size_t nOps = m.gpuOps.size(), nRanges = m.ranges.size(), nThreads = m.threads.size();
   a.ops_.assign(nOps, OpAttribution{});

@@ -138,6 +138,10 @@ class Attribution {
 /// Runs attribution. Fails only when cancelled.
 Result<Attribution> attribute(const profile::ProfileModel& model, const Options& opts = {});
 
+/// How many times attribute() ran in this process (a diagnostic: tests check that a profiling
+/// round attributes its profile exactly once).
+uint64_t attributionRuns();
+
 /// Index of the launch call of every op by (process, correlationId), kNone where absent.
 /// Exposed for analyses that need only the launch link (e.g. launch overhead).
 std::vector<uint32_t> linkLaunches(const profile::ProfileModel& model);

@@ -2,7 +2,7 @@
 // stored in our tables of `.kernlens/kernlens.db` (names prefixed `ncu_`).
 //
 // Schema versioning contract (see docs/ncu.md): PRAGMA user_version belongs to the database as a
-// whole (the store, issue 5); every component that owns tables records its own version in
+// whole (core/store); every component that owns tables records its own version in
 // `kl_schema(component TEXT PRIMARY KEY, version INTEGER)`. ncu's migrations are an ordered list;
 // opening applies the missing ones, each in its own transaction, and refuses a database whose
 // ncu version is newer than this build knows.

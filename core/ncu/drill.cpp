@@ -1,7 +1,9 @@
 #include "core/ncu/drill.h"
 
-#include <sys/wait.h>
-#include <unistd.h>
+#include <iterator>
+
+#include "core/runner/command.h"
+#include "core/runner/process.h"
 
 #include <cctype>
 #include <cstdio>
@@ -23,14 +25,8 @@ std::string escapeNvtx(const std::string& s) {
 
 std::string joinQuoted(const std::vector<std::string>& argv) {
   std::string s;
-  for (const auto& a : argv) s += (s.empty() ? "" : " ") + shellQuote(a);
+  for (const auto& a : argv) s += (s.empty() ? "" : " ") + runner::shellQuote(a);
   return s;
-}
-
-int exitStatus(int raw) {
-  if (raw == -1) return -1;
-  if (WIFEXITED(raw)) return WEXITSTATUS(raw);
-  return 128 + (WIFSIGNALED(raw) ? WTERMSIG(raw) : 0);
 }
 
 }  // namespace
@@ -72,77 +68,48 @@ std::vector<std::string> drillExportArgs(const DrillRequest& r) {
           "--print-units", "base"};
 }
 
-std::string shellQuote(const std::string& w) {
-  if (w.empty()) return "''";
-  bool plain = true;
-  for (char c : w)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || std::string_view("-_./:=,+%@").find(c) != std::string_view::npos))
-      plain = false;
-  if (plain) return w;
-  std::string out = "'";
-  for (char c : w) {
-    if (c == '\'') out += "'\\''";
-    else out.push_back(c);
-  }
-  return out + "'";
-}
-
 std::string drillProfileCommand(const DrillRequest& r) {
   return joinQuoted(drillProfileArgs(r)) + " " + r.entry;
 }
 
 std::string drillExportCommand(const DrillRequest& r) { return joinQuoted(drillExportArgs(r)); }
 
-std::optional<std::filesystem::path> findOnPath(const std::string& name) {
-  if (name.find('/') != std::string::npos) {
-    if (::access(name.c_str(), X_OK) == 0) return std::filesystem::path(name);
-    return std::nullopt;
-  }
-  const char* path = std::getenv("PATH");
-  if (!path) return std::nullopt;
-  std::string p(path);
-  size_t start = 0;
-  while (start <= p.size()) {
-    size_t colon = p.find(':', start);
-    std::string dir = p.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
-    if (dir.empty()) dir = ".";
-    std::filesystem::path cand = std::filesystem::path(dir) / name;
-    std::error_code ec;
-    if (std::filesystem::is_regular_file(cand, ec) && ::access(cand.c_str(), X_OK) == 0) return cand;
-    if (colon == std::string::npos) break;
-    start = colon + 1;
-  }
-  return std::nullopt;
-}
-
 Result<DrillOutcome> runDrill(const DrillRequest& r, const std::filesystem::path& workdir,
-                              Catalog& catalog, const ImportOptions& opt) {
+                              Catalog& catalog, const ImportOptions& opt, const CancellationToken& cancel) {
   if (r.entry.empty()) return Error::invalid("drill: no entry command");
   if (r.range.empty()) return Error::invalid("drill: no NVTX range");
   DrillOutcome out;
   out.profileCommand = drillProfileCommand(r);
   out.exportCommand = drillExportCommand(r);
-  if (!findOnPath(r.ncu))
+  if (!runner::findExecutable(r.ncu))
     return Error::notFound(r.ncu + " not found on PATH; run the printed command on a machine with "
                            "Nsight Compute, then `kernlens ncu import` its CSV");
   std::filesystem::path base = workdir / r.reportBase;
   std::error_code ec;
   std::filesystem::create_directories(base.parent_path(), ec);
-  const std::string cd = "cd " + shellQuote(workdir.string()) + " && ";
-  int st = exitStatus(std::system((cd + out.profileCommand).c_str()));
-  if (st != 0) return Error::io("ncu profiling run failed (exit status " + std::to_string(st) + ")");
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen((cd + out.exportCommand).c_str(), "r"), ::pclose);
-  if (!pipe) return Error::io("cannot run: " + out.exportCommand);
-  std::string csv;
-  char buf[65536];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe.get())) > 0) csv.append(buf, n);
-  int est = exitStatus(::pclose(pipe.release()));
-  if (est != 0) return Error::io("ncu export failed (exit status " + std::to_string(est) + ")");
   out.csvPath = base.string() + ".details.csv";
-  std::ofstream f(out.csvPath, std::ios::binary);
-  f << csv;
-  if (!f) return Error::io(out.csvPath.string() + ": cannot write");
+  // Both commands run through the process runner: own process group, timeout, cancellation.
+  auto shell = [&](const std::string& command, const std::filesystem::path& stdoutPath,
+                   const char* what) -> Result<void> {
+    runner::ProcessSpec spec;
+    spec.argv = {"/bin/sh", "-c", command};
+    spec.cwd = workdir;
+    spec.stdoutPath = stdoutPath;
+    spec.stderrPath = base.string() + ".log";
+    spec.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(r.timeout);
+    auto pr = runner::runProcess(spec, cancel);
+    if (!pr) return pr.error();
+    if (pr->cancelled) return Error::cancelled();
+    if (!pr->ok())
+      return Error::io(std::string(what) + " " + runner::describe(*pr) + " (log: " + spec.stderrPath.string() + ")");
+    return {};
+  };
+  std::filesystem::remove(out.csvPath, ec);
+  if (auto p = shell(out.profileCommand, base.string() + ".log", "ncu profiling run"); !p) return p.error();
+  if (auto e = shell(out.exportCommand, out.csvPath, "ncu export"); !e) return e.error();
+  std::ifstream in(out.csvPath, std::ios::binary);
+  std::string csv((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in && !in.eof()) return Error::io(out.csvPath.string() + ": cannot read");
   auto imp = catalog.importText(csv, out.csvPath.string(), opt);
   if (!imp) return imp.error();
   out.imported = std::move(*imp);

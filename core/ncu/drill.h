@@ -3,12 +3,14 @@
 // CSV, and running both when `ncu` is installed.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/ncu/catalog.h"
+#include "core/support/cancel.h"
 #include "core/support/result.h"
 
 namespace kl::ncu {
@@ -28,6 +30,8 @@ struct DrillRequest {
   /// true: `-c <launchCount>` (the first N launches in the range, whatever the kernel).
   bool useLaunchCount = false;
   int launchCount = 1;
+  /// Per command (profiling run, export); the process group is stopped when it is exceeded.
+  std::chrono::seconds timeout{3600};
 };
 
 /// `--nvtx-include` argument for a push/pop range: `[domain@]range/` (trailing '/' = push/pop;
@@ -39,15 +43,10 @@ std::vector<std::string> drillProfileArgs(const DrillRequest& r);
 /// argv of the CSV export: ncu --import <base>.ncu-rep --csv --page details --print-units base.
 std::vector<std::string> drillExportArgs(const DrillRequest& r);
 
-/// POSIX shell quoting of one word ('...' when needed).
-std::string shellQuote(const std::string& word);
 /// The full profiling command line: the quoted ncu argv followed by the entry command verbatim
 /// (it is a shell command line already).
 std::string drillProfileCommand(const DrillRequest& r);
 std::string drillExportCommand(const DrillRequest& r);
-
-/// The first executable `name` on PATH (or `name` itself when it contains '/'); nullopt if none.
-std::optional<std::filesystem::path> findOnPath(const std::string& name);
 
 struct DrillOutcome {
   std::string profileCommand, exportCommand;
@@ -55,10 +54,12 @@ struct DrillOutcome {
   ImportSummary imported;
 };
 
-/// Runs both commands (through /bin/sh, in `workdir`), saves the CSV next to the report and
-/// imports it into `catalog`. Errors: ncu not on PATH ("ncu not found on PATH; ..."), a failing
-/// command (its exit status), an export with no data.
+/// Runs both commands (through /bin/sh, in `workdir`, via runner::runProcess: own process group,
+/// r.timeout, `cancel`), saves the CSV next to the report (<base>.details.csv; ncu's stderr in
+/// <base>.log) and imports it into `catalog`. Errors: ncu not on PATH ("ncu not found on PATH;
+/// ..."), a failing or timed-out command (how it ended, the log path), Error::Cancelled, an
+/// export with no data.
 Result<DrillOutcome> runDrill(const DrillRequest& r, const std::filesystem::path& workdir,
-                              Catalog& catalog, const ImportOptions& opt);
+                              Catalog& catalog, const ImportOptions& opt, const CancellationToken& cancel = {});
 
 }  // namespace kl::ncu

@@ -1,7 +1,7 @@
 // `kernlens profile` multi-round, as one call for the CLI front end (cli/cmd_profile.cpp parses the
 // flags and fills ProfileArgs; nothing here parses argv or writes JSON with a JSON library).
 // Runs the loop with the runner's RoundRunner, records every round in .kernlens/kernlens.db, and
-// prints text (annotated source) or the exact issue-6 JSON to `out`; progress goes to `err`
+// prints text (annotated source) or the loop's JSON (planner/report.h) to `out`; progress goes to `err`
 // (a bar when `progressBar`, one line per round otherwise).
 #pragma once
 

@@ -30,7 +30,7 @@ bool kernelMatches(const std::optional<std::regex>& re, std::string_view name) {
   return std::regex_search(name.begin(), name.end(), *re);
 }
 
-Decision decide(const NodeFacts& node, const RangeRoundStats* s, const Policy& policy,
+Decision decide(const NodeFacts& node, const attribution::RangeEntry* s, const Policy& policy,
                 const std::function<bool(int)>& hasChildren) {
   Decision d;
   d.id = node.id;

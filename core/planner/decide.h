@@ -1,5 +1,5 @@
-// Refinement decisions after a round: one pure function from (node facts, that node's round
-// statistics, policy) to an action. The loop applies them; unit tests drive them with hand-built
+// Refinement decisions after a round: one pure function from (node facts, that node's entry in the
+// round's RangeTable, policy) to an action. The loop applies them; unit tests drive them with hand-built
 // statistics.
 //
 // Rules, in order, for a node that was wrapped in the round:
@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "core/planner/plan.h"
-#include "core/planner/round_stats.h"
+#include "core/attribution/range_table.h"
 
 namespace kl::planner {
 
@@ -56,7 +56,7 @@ struct Decision {
 
 /// `stats` == nullptr: the node's range never appeared in the profile. `hasChildren` is asked only
 /// when rule 5 needs it.
-Decision decide(const NodeFacts& node, const RangeRoundStats* stats, const Policy& policy,
+Decision decide(const NodeFacts& node, const attribution::RangeEntry* stats, const Policy& policy,
                 const std::function<bool(int)>& hasChildren);
 
 /// Whether `name` matches the --kernel pattern (always true without one). Error::Invalid for a

@@ -1,6 +1,8 @@
-// RoundExecutor: how the loop runs one round (instrument + profile + read). The production
-// implementation (RunnerExecutor) is the runner's RoundRunner, optionally recording every round in
-// the store; tests may substitute their own.
+// RoundExecutor: how the loop runs one round (instrument + profile + read) and records what it
+// decided on. The loop tabulates each round's profile ONCE (attribution::tabulateRanges) and hands
+// that same table back through record(). The production implementation (RunnerExecutor) is the
+// runner's RoundRunner, optionally recording every round in the store; tests substitute a
+// scripted one (tests/unit/planner/scripted_executor.h).
 #pragma once
 
 #include <filesystem>
@@ -9,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/attribution/range_table.h"
 #include "core/nvtx/overlay.h"
 #include "core/profile/model.h"
 #include "core/runner/round_runner.h"
@@ -44,6 +47,9 @@ class RoundExecutor {
  public:
   virtual ~RoundExecutor() = default;
   virtual Result<RoundOutcome> run(const RoundRequest& req, const CancellationToken& cancel) = 0;
+  /// The table the loop computed from the last run()'s model (instrumented rounds only, in order).
+  virtual Result<void> record(const RoundRequest& req, const attribution::RangeTable& table,
+                              const CancellationToken& cancel) = 0;
   virtual std::string backendName() const = 0;
   /// The run directory (for generated files such as the harness); "" when none.
   virtual std::filesystem::path runDir() const = 0;
@@ -56,6 +62,9 @@ class RunnerExecutor : public RoundExecutor {
   static Result<std::unique_ptr<RunnerExecutor>> create(runner::RunConfig cfg, store::Store* store = nullptr);
   ~RunnerExecutor() override;
   Result<RoundOutcome> run(const RoundRequest& req, const CancellationToken& cancel) override;
+  /// Converts the table for the store (disk lines, functions) and writes the round.
+  Result<void> record(const RoundRequest& req, const attribution::RangeTable& table,
+                      const CancellationToken& cancel) override;
   std::string backendName() const override;
   std::filesystem::path runDir() const override;
   /// Finishes the store's run row (status ok / failed / cancelled); idempotent.
@@ -69,6 +78,7 @@ class RunnerExecutor : public RoundExecutor {
   runner::RoundRunner rr_;
   store::Store* store_ = nullptr;
   std::optional<store::RunInfo> run_;
+  std::optional<runner::RoundResult> pending_;  // the last run(), until record()
   bool finished_ = false;
 };
 

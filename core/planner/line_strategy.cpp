@@ -63,22 +63,20 @@ Result<void> writeLineSpec(WorkspaceIndex& index, const std::vector<FunctionRef>
   return {};
 }
 
-std::vector<LineResult> lineResultsFromLineRanges(WorkspaceIndex& index, const RoundStats& stats) {
+std::vector<LineResult> lineResultsFromLineRanges(WorkspaceIndex& index, const attribution::RangeTable& table) {
   std::vector<LineResult> out;
-  for (const auto& [name, s] : stats.ranges) {
+  for (const auto& s : table.ranges) {
     if (s.exclusiveLaunches == 0) continue;
-    auto rn = nvtx::parseName(name);
-    if (!rn) continue;
     LineResult l;
-    l.file = rn->path;
-    l.line = rn->firstLine;
-    l.endLine = rn->lastLine;
-    if (auto f = index.file(rn->path)) {
+    l.file = s.path;
+    l.line = s.firstLine;
+    l.endLine = s.lastLine;
+    if (auto f = index.file(s.path)) {
       const auto& m = (*f)->model();
-      int32_t si = m.statementAtLine(rn->firstLine - 1);
-      if (si != kNone && !m.statements[si].compound && m.statements[si].lines.first == rn->firstLine - 1)
+      int32_t si = m.statementAtLine(s.firstLine - 1);
+      if (si != kNone && !m.statements[si].compound && m.statements[si].lines.first == s.firstLine - 1)
         l.endLine = std::max(l.endLine, m.statements[si].lines.last + 1);
-      uint32_t off = (*f)->lines().lineStart(rn->firstLine - 1);
+      uint32_t off = (*f)->lines().lineStart(s.firstLine - 1);
       int32_t fi = m.functionAt(off);
       // functionAt is by byte offset; the start of an indented line is inside its function.
       if (fi != kNone) l.function = m.functions[fi].qualName;
@@ -87,9 +85,8 @@ std::vector<LineResult> lineResultsFromLineRanges(WorkspaceIndex& index, const R
     l.launches = s.exclusiveLaunches;
     l.invocations = s.invocations;
     l.atomic = s.maxExclusivePerInvocation > 1;
-    l.kernels = s.exclusiveKernels;
-    if (s.variants.size() > 1)
-      for (const auto& v : s.variants) l.variants.push_back(LineVariant{v.kernels, v.invocations});
+    l.kernels = s.kernels;
+    if (s.variants.size() > 1) l.variants = s.variants;
     if (l.atomic) l.note = "the line launches several kernels per execution";
     out.push_back(std::move(l));
   }

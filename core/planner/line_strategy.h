@@ -16,7 +16,6 @@
 
 #include "core/planner/call_resolution.h"
 #include "core/planner/loop.h"
-#include "core/planner/round_stats.h"
 
 namespace kl::planner {
 
@@ -31,6 +30,6 @@ Result<void> writeLineSpec(WorkspaceIndex& index, const std::vector<FunctionRef>
 /// Line results from a round whose kl: ranges are per-line ranges: one LineResult per line that
 /// launched something (exclusive), spanning the statement that starts on that line; atomic when an
 /// execution of the line launched more than one op.
-std::vector<LineResult> lineResultsFromLineRanges(WorkspaceIndex& index, const RoundStats& stats);
+std::vector<LineResult> lineResultsFromLineRanges(WorkspaceIndex& index, const attribution::RangeTable& table);
 
 }  // namespace kl::planner

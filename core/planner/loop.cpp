@@ -8,7 +8,6 @@
 #include "core/planner/budget.h"
 #include "core/planner/harness.h"
 #include "core/planner/line_strategy.h"
-#include "core/planner/round_stats.h"
 #include "core/runner/command.h"
 
 namespace kl::planner {
@@ -138,7 +137,14 @@ class Loop {
   int addEntryStage(int round);
   int addCallersStage(int round);
   bool switchToHarness(const std::string& why);
-  void buildLines(const RoundStats& stats, bool widenedOut);
+  void buildLines(const attribution::RangeTable& table, bool widenedOut);
+  /// Tabulates the round (the one attribution run of the round) and has the executor record it.
+  Result<attribution::RangeTable> tabulate(const RoundRequest& req, const RoundOutcome& out);
+  void stop(StopReason r, std::string why = "") {
+    res_.stopReason = r;
+    stopped_ = true;
+    if (!why.empty()) res_.why = std::move(why);
+  }
   bool discover();
   int eagerExpand(int round);
   uint64_t predictedPushes(const PlanNode& n);
@@ -164,9 +170,17 @@ class Loop {
   LoopResult res_;
   std::optional<std::regex> kernelRe_;
   bool harnessTried_ = false;
+  bool stopped_ = false;
   std::set<int> eagerSkipped_;
   bool widenedAhead_ = false;    // the observed callers were wrapped in round 0   // nodes not expanded eagerly because the push budget was spent
 };
+
+Result<attribution::RangeTable> Loop::tabulate(const RoundRequest& req, const RoundOutcome& out) {
+  auto table = attribution::tabulateRanges(*out.model, cancel_);
+  if (!table) return table.error();
+  if (auto r = exec_->record(req, *table, cancel_); !r) return r.error();
+  return table;
+}
 
 bool Loop::discover() {
   if (cb_.onRound) cb_.onRound(LoopProgress{-1, cfg_.maxRounds, 0, "discovery: which workspace functions run"});
@@ -473,13 +487,13 @@ bool Loop::switchToHarness(const std::string& why) {
   return true;
 }
 
-void Loop::buildLines(const RoundStats& stats, bool widenedOut) {
+void Loop::buildLines(const attribution::RangeTable& stats, bool widenedOut) {
   res_.lines.clear();
   for (const auto& n : plan_.nodes()) {
     if (!n.wrapped() || n.rangeName.empty()) continue;
-    auto it = stats.ranges.find(n.rangeName);
-    if (it == stats.ranges.end() || it->second.exclusiveLaunches == 0) continue;
-    const auto& s = it->second;
+    const auto* found = stats.find(n.rangeName);
+    if (!found || found->exclusiveLaunches == 0) continue;
+    const auto& s = *found;
     LineResult l;
     l.file = n.path;
     l.line = n.lines.first + 1;
@@ -508,13 +522,12 @@ void Loop::buildLines(const RoundStats& stats, bool widenedOut) {
           }
         }
     }
-    l.kernels = s.exclusiveKernels;
-    if (s.variants.size() > 1)
-      for (const auto& v : s.variants) l.variants.push_back(LineVariant{v.kernels, v.invocations});
+    l.kernels = s.kernels;
+    if (s.variants.size() > 1) l.variants = s.variants;
     if (n.state == NodeState::Atomic || n.state == NodeState::OutOfFocus) l.note = n.reason;
     if (n.state == NodeState::Atomic) std::tie(l.atomicReason, l.note) = atomicReason(n.id);
     if (kernelRe_ && std::none_of(l.kernels.begin(), l.kernels.end(),
-                                  [&](const KernelCount& k) { return kernelMatches(kernelRe_, k.name); })) {
+                                  [&](const attribution::KernelEntry& k) { return kernelMatches(kernelRe_, k.name); })) {
       l.noMatchingKernel = true;
       l.note = "launches no kernel matching --kernel";
     }
@@ -525,9 +538,7 @@ void Loop::buildLines(const RoundStats& stats, bool widenedOut) {
     return std::tie(a.file, a.line, b.endLine) < std::tie(b.file, b.line, a.endLine);
   });
   res_.unmapped.clear();
-  for (const auto& u : stats.unmapped) {
-    res_.unmapped.push_back(UnmappedResult{u.name, u.launches, u.gpuNs, u.reason});
-  }
+  res_.unmapped = stats.unmapped;
   if (widenedOut && !stats.unmapped.empty())
     res_.notes.push_back("unmapped launches remain although the callers and the entry script were wrapped "
                          "(import-time code, other processes or threads not started from workspace code)");
@@ -562,8 +573,7 @@ Result<LoopResult> Loop::run() {
 
   if (cfg_.discoverCalls) {
     if (!discover()) {
-      res_.stopReason = "cancelled";
-      res_.why = "cancelled during the call discovery run";
+      stop(StopReason::Cancelled, "cancelled during the call discovery run");
       return res_;
     }
     // The focus is seen called from workspace code: wrap that caller chain now rather than
@@ -577,8 +587,7 @@ Result<LoopResult> Loop::run() {
     auto base = exec_->run(RoundRequest{-1, {}, std::nullopt}, cancel_);
     if (!base) {
       if (base.error().code == Error::Code::Cancelled) {
-        res_.stopReason = "cancelled";
-        res_.why = "cancelled during the uninstrumented baseline run";
+        stop(StopReason::Cancelled, "cancelled during the uninstrumented baseline run");
         return res_;
       }
       return Error{base.error().code, "baseline run: " + base.error().message};
@@ -589,12 +598,11 @@ Result<LoopResult> Loop::run() {
 
   int widenStage = widenedAhead_ ? 1 : 0;  // 0: nothing yet, 1: callers tried, 2: entry tried
   std::set<std::string> everWrapped;
-  RoundStats last;
+  attribution::RangeTable last;
   bool haveStats = false;
   for (int round = 0; round < cfg_.maxRounds + (harnessTried_ ? 1 : 0); ++round) {
     if (cancel_.isCancelled()) {
-      res_.stopReason = "cancelled";
-      res_.why = "cancelled before round " + std::to_string(round);
+      stop(StopReason::Cancelled, "cancelled before round " + std::to_string(round));
       break;
     }
     auto files = plan_.filePlans();
@@ -604,16 +612,15 @@ Result<LoopResult> Loop::run() {
       cb_.onRound(LoopProgress{round, cfg_.maxRounds, nranges,
                                "round " + std::to_string(round + 1) + "/" + std::to_string(cfg_.maxRounds) + ": " +
                                    std::to_string(nranges) + " ranges"});
-    auto out = exec_->run(RoundRequest{round, files, std::nullopt}, cancel_);
+    RoundRequest req{round, files, std::nullopt};
+    auto out = exec_->run(req, cancel_);
     if (!out) {
       if (out.error().code == Error::Code::Cancelled) {
-        res_.stopReason = "cancelled";
-        res_.why = "cancelled during round " + std::to_string(round + 1);
+        stop(StopReason::Cancelled, "cancelled during round " + std::to_string(round + 1));
         break;
       }
       if (round == 0 && !haveStats) return Error{out.error().code, "round 1: " + out.error().message};
-      res_.stopReason = "failed";
-      res_.why = "round " + std::to_string(round + 1) + " failed: " + out.error().message;
+      stop(StopReason::Failed, "round " + std::to_string(round + 1) + " failed: " + out.error().message);
       break;
     }
     ++res_.rounds;
@@ -627,16 +634,16 @@ Result<LoopResult> Loop::run() {
       if (n.state == NodeState::Unplaced && n.round == round) {
         res_.notes.push_back("not wrapped: " + describe(n) + ": " + n.reason);
       }
-    auto stats = computeRoundStats(*out->model, cancel_);
+    auto stats = tabulate(req, *out);
     if (!stats) {
-      res_.stopReason = stats.error().code == Error::Code::Cancelled ? "cancelled" : "failed";
-      res_.why = "attribution of round " + std::to_string(round + 1) + ": " + stats.error().message;
+      stop(stats.error().code == Error::Code::Cancelled ? StopReason::Cancelled : StopReason::Failed,
+           "attribution of round " + std::to_string(round + 1) + ": " + stats.error().message);
       break;
     }
     RoundLog rl;
     rl.index = round;
     rl.ranges = nranges;
-    rl.pushes = stats->pushes;
+    rl.pushes = stats->invocations;
     rl.launches = stats->totalOps;
     rl.wallMs = out->wallMs;
     for (const auto& n : plan_.nodes())
@@ -645,8 +652,8 @@ Result<LoopResult> Loop::run() {
     // Branch extraction: the entry never reached the focus function.
     if (round == 0 && cfg_.focus.kind == FocusKind::Function && cfg_.harness == HarnessMode::Auto && !roots_.empty()) {
       const auto& root = plan_.node(roots_[0]);
-      auto it = stats->ranges.find(root.rangeName);
-      if ((it == stats->ranges.end() || it->second.invocations == 0) && !harnessTried_) {
+      const auto* rootEntry = stats->find(root.rangeName);
+      if ((!rootEntry || rootEntry->invocations == 0) && !harnessTried_) {
         if (switchToHarness("the entry never reached " + root.path + "::" + root.qualName)) {
           rl.notes.push_back("entry never reached the focus: switched to a generated harness");
           res_.roundLog.push_back(std::move(rl));
@@ -661,8 +668,7 @@ Result<LoopResult> Loop::run() {
       if (!n0.wrapped() || n0.rangeName.empty()) continue;
       int id = n0.id;
       bool root = std::find(roots_.begin(), roots_.end(), id) != roots_.end();
-      auto it = stats->ranges.find(n0.rangeName);
-      const RangeRoundStats* s = it == stats->ranges.end() ? nullptr : &it->second;
+      const attribution::RangeEntry* s = stats->find(n0.rangeName);
       if (s) costs.push_back(RangeCost{id, s->invocations, root});
       NodeFacts facts{id, root, n0.expanded};
       Decision d = decide(facts, s, policy, [&](int nid) { return !plan_.children(nid).empty(); });
@@ -714,7 +720,7 @@ Result<LoopResult> Loop::run() {
       }
     }
     // Wall-time budget.
-    Overhead oh{res_.baselineWallMs, out->wallMs, stats->pushes, stats->totalOps};
+    Overhead oh{res_.baselineWallMs, out->wallMs, stats->invocations, stats->totalOps};
     for (const auto& w : wallRefusals(oh, costs, policy.maxWallOverhead)) {
       PlanNode& n = plan_.node(w.id);
       if (n.state == NodeState::Refused || n.state == NodeState::Idle) continue;
@@ -727,7 +733,7 @@ Result<LoopResult> Loop::run() {
     // Widening: kernels launched outside every managed range.
     int64_t outside = 0;
     for (const auto& u : stats->unmapped)
-      if (u.reason == "outside_kl_ranges" && kernelMatches(kernelRe_, u.name)) outside += u.launches;
+      if (u.reason == attribution::UnmappedReason::OutsideRanges && kernelMatches(kernelRe_, u.name)) outside += u.launches;
     if (outside > 0 && widenStage < 2) {
       int added = 0;
       if (widenStage == 0) {
@@ -752,19 +758,17 @@ Result<LoopResult> Loop::run() {
         std::to_string(rl.resolved) + ", atomic " + std::to_string(rl.atomic) + ", " + fmtMs(rl.wallMs));
     if (!changed) {
       res_.converged = true;
-      res_.stopReason = "converged";
+      stop(StopReason::Converged);
       break;
     }
     if (res_.rounds >= cfg_.maxRounds) {
-      res_.stopReason = "round_budget";
+      stop(StopReason::RoundBudget);
       break;
     }
   }
   res_.rangesInserted = everWrapped.size();
   if (haveStats) buildLines(last, widenStage == 2);
-  if (res_.stopReason.empty()) {
-    res_.stopReason = "round_budget";
-  }
+  if (!stopped_) stop(StopReason::RoundBudget);
   int64_t outsideLaunches = 0;
   for (const auto& u : res_.unmapped) outsideLaunches += u.launches;
   size_t atomicLines = 0, counted = 0, unmatched = 0;
@@ -782,7 +786,7 @@ Result<LoopResult> Loop::run() {
     res_.notes.push_back((cfg_.focus.kind == FocusKind::Lines ? "the region " : "the focus ") + describe(r0) +
                          " launched nothing (" + r0.reason + ")");
   }
-  if (res_.stopReason == "converged") {
+  if (res_.stopReason == StopReason::Converged) {
     res_.why = "every attributed launch lies in a leaf range with at most one launch per invocation (" +
                std::to_string(counted - atomicLines) + " lines) or in an atomic line (" +
                std::to_string(atomicLines) + ")";
@@ -790,7 +794,7 @@ Result<LoopResult> Loop::run() {
       res_.why += "; " + std::to_string(unmatched) + " lines launch no kernel matching --kernel (not counted)";
     if (outsideLaunches > 0)
       res_.why += "; " + std::to_string(outsideLaunches) + " launches stayed outside every wrapped range (see unmapped)";
-  } else if (res_.stopReason == "round_budget") {
+  } else if (res_.stopReason == StopReason::RoundBudget) {
     size_t pending = 0;
     for (const auto& n : plan_.nodes()) pending += n.state == NodeState::Refining || n.state == NodeState::Pending;
     res_.why = "the round budget (" + std::to_string(cfg_.maxRounds) + ") was spent with " + std::to_string(pending) +
@@ -822,8 +826,7 @@ Result<LoopResult> Loop::runLines() {
     auto base = exec_->run(RoundRequest{-1, {}, std::nullopt}, cancel_);
     if (!base) {
       if (base.error().code == Error::Code::Cancelled) {
-        res_.stopReason = "cancelled";
-        res_.why = "cancelled during the baseline run";
+        stop(StopReason::Cancelled, "cancelled during the baseline run");
         return res_;
       }
       return Error{base.error().code, "baseline run: " + base.error().message};
@@ -831,11 +834,11 @@ Result<LoopResult> Loop::runLines() {
     res_.baselineWallMs = base->wallMs;
   }
   if (cb_.onRound) cb_.onRound(LoopProgress{0, 1, traced.size(), "line strategy: tracing " + std::to_string(traced.size()) + " functions"});
-  auto out = exec_->run(RoundRequest{0, {}, spec}, cancel_);
+  RoundRequest req{0, {}, spec};
+  auto out = exec_->run(req, cancel_);
   if (!out) {
     if (out.error().code == Error::Code::Cancelled) {
-      res_.stopReason = "cancelled";
-      res_.why = "cancelled during the line-strategy round";
+      stop(StopReason::Cancelled, "cancelled during the line-strategy round");
       return res_;
     }
     return Error{out.error().code, "line-strategy round: " + out.error().message};
@@ -843,20 +846,20 @@ Result<LoopResult> Loop::runLines() {
   res_.rounds = 1;
   res_.emulated = out->emulated;
   res_.lastWallMs = out->wallMs;
-  auto stats = computeRoundStats(*out->model, cancel_);
+  auto stats = tabulate(req, *out);
   if (!stats) return stats.error();
   res_.lines = lineResultsFromLineRanges(index_, *stats);
   res_.rangesInserted = stats->ranges.size();
-  res_.pushesPerLaunch = stats->totalOps ? static_cast<double>(stats->pushes) / static_cast<double>(stats->totalOps) : 0;
+  res_.pushesPerLaunch = stats->totalOps ? static_cast<double>(stats->invocations) / static_cast<double>(stats->totalOps) : 0;
   RoundLog rl;
   rl.ranges = stats->ranges.size();
-  rl.pushes = stats->pushes;
+  rl.pushes = stats->invocations;
   rl.launches = stats->totalOps;
   rl.wallMs = out->wallMs;
   res_.roundLog.push_back(rl);
-  for (const auto& u : stats->unmapped) res_.unmapped.push_back(UnmappedResult{u.name, u.launches, u.gpuNs, u.reason});
+  res_.unmapped = stats->unmapped;
   res_.converged = true;
-  res_.stopReason = "converged";
+  stop(StopReason::Converged);
   size_t atomicLines = 0;
   for (const auto& l : res_.lines) atomicLines += l.atomic ? 1 : 0;
   res_.why = "line strategy: one range per executed line of " + std::to_string(traced.size()) +
@@ -865,6 +868,16 @@ Result<LoopResult> Loop::runLines() {
 }
 
 }  // namespace
+
+const char* stopReasonName(StopReason r) {
+  switch (r) {
+    case StopReason::Converged: return "converged";
+    case StopReason::RoundBudget: return "round_budget";
+    case StopReason::Cancelled: return "cancelled";
+    case StopReason::Failed: return "failed";
+  }
+  return "";
+}
 
 Result<LoopResult> runLoop(const LoopConfig& cfg, const ExecutorFactory& makeExecutor, const LoopCallbacks& cb,
                            const CancellationToken& cancel) {

@@ -65,11 +65,6 @@ struct LoopConfig {
   bool discoverCalls = true;
 };
 
-struct LineVariant {
-  std::vector<std::string> kernels;
-  uint32_t invocations = 0;
-};
-
 /// One source location and what it launched (exclusive: not inside a finer managed range).
 struct LineResult {
   std::string file;            // workspace-relative
@@ -87,17 +82,15 @@ struct LineResult {
   std::string atomicReason;
   bool noMatchingKernel = false;  // --kernel: none of its kernels matches (shown, not counted in `why`)
   bool body = false;           // a whole function body (launches outside its statement ranges)
-  std::vector<KernelCount> kernels;  // by GPU time, descending
-  std::vector<LineVariant> variants; // > 1: dynamic dispatch (different kernel sets per invocation)
+  std::vector<attribution::KernelEntry> kernels;  // by GPU time, descending
+  std::vector<attribution::KernelSet> variants;   // > 1: dynamic dispatch (different kernel sets per invocation)
   std::string note;            // why atomic / out of focus
 };
 
-struct UnmappedResult {
-  std::string name;
-  int64_t launches = 0;
-  int64_t gpuNs = 0;
-  std::string reason;
-};
+/// Why the loop stopped.
+enum class StopReason { Converged, RoundBudget, Cancelled, Failed };
+/// "converged" | "round_budget" | "cancelled" | "failed" (the JSON spelling).
+const char* stopReasonName(StopReason r);
 
 struct RoundLog {
   int index = 0;
@@ -111,15 +104,14 @@ struct RoundLog {
 
 struct LoopResult {
   bool converged = false;
-  /// "converged" | "round_budget" | "cancelled" | "failed"
-  std::string stopReason;
+  StopReason stopReason = StopReason::RoundBudget;
   std::string why;             // one sentence: what made it stop
   int rounds = 0;              // instrumented rounds run
   std::string backend;
   bool emulated = false;
   Strategy strategy = Strategy::Edits;
   std::vector<LineResult> lines;          // sorted by (file, line)
-  std::vector<UnmappedResult> unmapped;   // by GPU time, descending
+  std::vector<attribution::UnmappedEntry> unmapped;  // by GPU time, descending
   std::vector<RoundLog> roundLog;
   std::vector<std::string> refusals;      // ranges refused for the budget, with the reason
   std::vector<std::string> notes;         // widening, harness, unplaced ranges, ...
@@ -151,7 +143,7 @@ using ExecutorFactory = std::function<Result<std::shared_ptr<RoundExecutor>>(con
 
 /// Runs the loop. Errors only for bad configuration (unknown focus, bad regex, no entry) or a first
 /// round that cannot run at all; a later failure or a cancel ends the loop with the results so far
-/// (stopReason "failed" / "cancelled").
+/// (StopReason::Failed / Cancelled).
 Result<LoopResult> runLoop(const LoopConfig& cfg, const ExecutorFactory& makeExecutor, const LoopCallbacks& cb = {},
                            const CancellationToken& cancel = {});
 

@@ -24,7 +24,7 @@ std::string renderJson(const LoopResult& r) {
   json::Writer w(os);
   w.beginObject();
   w.field("converged", r.converged);
-  w.field("stop_reason", r.stopReason);
+  w.field("stop_reason", std::string(stopReasonName(r.stopReason)));
   w.field("rounds", r.rounds);
   w.field("backend", r.backend);
   w.field("emulated", r.emulated);
@@ -58,7 +58,7 @@ std::string renderJson(const LoopResult& r) {
     w.field("name", u.name);
     w.key("launches").value(static_cast<long long>(u.launches));
     w.key("gpu_ns").value(static_cast<long long>(u.gpuNs));
-    w.field("reason", u.reason);
+    w.field("reason", std::string(attribution::unmappedReasonName(u.reason)));
     w.endObject();
   }
   w.endArray();
@@ -102,12 +102,12 @@ std::string shortKernel(const std::string& name, size_t max = 60) {
 }
 
 /// "variant x3 (2 kernels): cunn_SoftMaxForward" — the kernels not shared by every variant.
-std::string variantText(const LineResult& l, const LineVariant& v) {
+std::string variantText(const LineResult& l, const attribution::KernelSet& v) {
   std::string out = "variant x" + std::to_string(v.invocations) + " (" + std::to_string(v.kernels.size()) +
                     " kernel" + (v.kernels.size() == 1 ? "" : "s") + "):";
   size_t shown = 0;
   for (const auto& k : v.kernels) {
-    bool common = std::all_of(l.variants.begin(), l.variants.end(), [&](const LineVariant& o) {
+    bool common = std::all_of(l.variants.begin(), l.variants.end(), [&](const attribution::KernelSet& o) {
       return std::find(o.kernels.begin(), o.kernels.end(), k) != o.kernels.end();
     });
     if (common) continue;
@@ -143,7 +143,7 @@ std::string annotation(const LineResult& l, int maxKernels) {
 std::string renderText(const LoopResult& r, WorkspaceIndex& index, const TextOptions& opts) {
   std::ostringstream os;
   const char* label = r.emulated ? "  [EMULATED: kernels and times modelled on CPU, not measured]" : "";
-  os << "kernlens profile: " << (r.converged ? "converged" : "NOT converged") << " (" << r.stopReason << ") after "
+  os << "kernlens profile: " << (r.converged ? "converged" : "NOT converged") << " (" << stopReasonName(r.stopReason) << ") after "
      << r.rounds << " round" << (r.rounds == 1 ? "" : "s") << ", backend " << r.backend << label << "\n";
   if (!r.why.empty()) os << "  why: " << r.why << "\n";
   int64_t total = 0;
@@ -213,7 +213,7 @@ std::string renderText(const LoopResult& r, WorkspaceIndex& index, const TextOpt
   if (!r.unmapped.empty()) {
     os << "unmapped (not launched inside any wrapped range):\n";
     for (const auto& u : r.unmapped)
-      os << "  " << shortKernel(u.name) << "  x" << u.launches << "  " << formatNs(u.gpuNs) << "  (" << u.reason << ")\n";
+      os << "  " << shortKernel(u.name) << "  x" << u.launches << "  " << formatNs(u.gpuNs) << "  (" << attribution::unmappedReasonName(u.reason) << ")\n";
     os << "\n";
   }
   os << "overhead: " << r.rangesInserted << " ranges inserted, " << [&] {

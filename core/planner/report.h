@@ -1,4 +1,5 @@
-// Rendering a LoopResult: the annotated focus source (text) and the exact JSON of issue 6:
+// Rendering a LoopResult: the annotated focus source (text) and the loop's JSON document
+// (docs/loop.md):
 //   {"converged": bool, "stop_reason": str, "rounds": int, "backend": str, "emulated": bool,
 //    "lines": [{"file", "line", "end_line", "function", "gpu_ns", "launches", "atomic",
 //               "kernels": [{"name", "launches", "gpu_ns"}]}],
@@ -13,7 +14,7 @@
 
 namespace kl::planner {
 
-/// Exactly the issue-6 JSON document (one line).
+/// The loop's JSON document (one line), exactly the schema above.
 std::string renderJson(const LoopResult& r);
 
 struct TextOptions {

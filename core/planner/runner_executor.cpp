@@ -43,22 +43,36 @@ Result<RoundOutcome> RunnerExecutor::run(const RoundRequest& req, const Cancella
   plan.discoverCalls = req.discoverCalls;
   auto res = rr_.run(plan, cancel, progress, output);
   if (!res) return res.error();
-  if (store_ && req.index >= 0) {
-    auto rid = store_->writeRound(run_->id, res->record());
-    if (!rid) return Error::io("store: " + rid.error().message);
-    run_->gpu = res->gpu;
-    run_->profilerVersion = res->profilerVersion;
-    run_->emulated = res->emulated;
-  }
   RoundOutcome out;
   out.model = res->model;
-  out.overlay = std::move(res->overlay);
+  out.overlay = res->overlay;
   out.wallMs = res->wallMs;
   out.emulated = res->emulated;
   out.roundDir = res->paths.roundDir.string();
-  out.notes = std::move(res->notes);
+  out.notes = res->notes;
   out.callsFile = res->callsFile;
+  pending_.reset();
+  if (req.index >= 0) {
+    res->model.reset();  // the loop holds it; the store needs only the table
+    pending_ = std::move(*res);
+  }
   return out;
+}
+
+Result<void> RunnerExecutor::record(const RoundRequest& req, const attribution::RangeTable& table,
+                                    const CancellationToken& cancel) {
+  if (!pending_ || pending_->index != req.index)
+    return Error::internal("record() without a matching run()");
+  if (auto a = pending_->attach(table, cancel); !a) return a.error();
+  if (store_) {
+    auto rid = store_->writeRound(run_->id, pending_->record());
+    if (!rid) return Error::io("store: " + rid.error().message);
+    run_->gpu = pending_->gpu;
+    run_->profilerVersion = pending_->profilerVersion;
+    run_->emulated = pending_->emulated;
+  }
+  pending_.reset();
+  return {};
 }
 
 }  // namespace kl::planner

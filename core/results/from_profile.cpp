@@ -9,7 +9,7 @@
 
 #include "core/analysis/callsite.h"
 #include "core/analysis/sync.h"
-#include "core/attribution/attribution.h"
+#include "core/attribution/range_table.h"
 #include "core/nvtx/naming.h"
 #include "core/profile/reader.h"
 #include "core/python/source_file.h"
@@ -21,18 +21,13 @@ namespace {
 using profile::kNone;
 using profile::StrId;
 
-struct KernelAcc {
-  KernelStat stat;
-  std::set<uint32_t> streams;
-};
-
 struct LineAcc {
   uint32_t lastLine = 0;
   std::string label;
   int64_t gpuNs = 0;
   uint64_t ops = 0;
-  std::set<uint32_t> invocations;  // range indices
-  std::map<StrId, KernelAcc> kernels;
+  uint32_t invocations = 0;  // range invocations that launched here (kl: ranges)
+  std::map<std::string, attribution::KernelEntry> kernels;  // by op name
   int64_t syncNs = 0;
   uint32_t syncCalls = 0;
 };
@@ -40,40 +35,20 @@ struct LineAcc {
 // (path, 0-based line) -> accumulator
 using Acc = std::map<std::string, std::map<uint32_t, LineAcc>>;
 
-void addOp(const profile::ProfileModel& m, uint32_t i, LineAcc& acc) {
-  const auto& op = m.gpuOps[i];
-  int64_t d = op.duration();
-  acc.gpuNs += d;
-  acc.ops += 1;
-  auto [it, fresh] = acc.kernels.try_emplace(op.name);
-  KernelAcc& k = it->second;
-  const auto* kd = m.kernel(op);
-  if (fresh) {
-    k.stat.name = std::string(m.shortName(op));
-    k.stat.fullName = kd && kd->demangledName != profile::kEmptyStr
-                          ? std::string(m.str(kd->demangledName))
-                          : std::string(m.str(op.name));
-    if (k.stat.name.empty()) k.stat.name = k.stat.fullName;
-    k.stat.kind = profile::gpuOpKindName(op.kind);
-    k.stat.minNs = d;
-    k.stat.maxNs = d;
-    if (kd) {
-      for (int a = 0; a < 3; ++a) {
-        k.stat.grid[a] = kd->grid[a];
-        k.stat.block[a] = kd->block[a];
-      }
-    }
-  } else {
-    k.stat.minNs = std::min(k.stat.minNs, d);
-    k.stat.maxNs = std::max(k.stat.maxNs, d);
-    if (kd) {
-      for (int a = 0; a < 3; ++a)
-        if (kd->grid[a] != k.stat.grid[a] || kd->block[a] != k.stat.block[a]) k.stat.shapeVaries = true;
-    }
-  }
-  k.stat.launches += 1;
-  k.stat.totalNs += d;
-  k.streams.insert(op.streamId);
+KernelStat kernelStat(const attribution::KernelEntry& k) {
+  KernelStat s;
+  s.name = k.shortName;
+  s.fullName = k.fullName;
+  s.kind = profile::gpuOpKindName(k.kind);
+  s.launches = static_cast<uint64_t>(k.launches);
+  s.totalNs = k.gpuNs;
+  s.minNs = k.minNs;
+  s.maxNs = k.maxNs;
+  s.grid = k.grid;
+  s.block = k.block;
+  s.shapeVaries = k.shapeVaries;
+  s.streams = k.streams;
+  return s;
 }
 
 /// Whether a source range [first, last] could be split further: it is (or starts with) a
@@ -121,51 +96,59 @@ Result<ResultSet> buildFromProfile(const profile::ProfileModel& m, const BuildOp
                           ": no kl: ranges and no python_function stacks: nothing maps to source "
                           "lines (profile with kernlens, or a torch.profiler trace with_stack=True)");
 
-  attribution::Options ao;
-  ao.cancel = opts.cancel;
-  if (hasKl) ao.namePrefix = std::string(nvtx::kNamePrefix);
-  ao.pythonFrames = !hasKl;
-  auto attr = attribution::attribute(m, ao);
-  if (!attr) return attr.error();
-  const auto& a = *attr;
-
   auto matchPath = [&](std::string_view recorded) -> std::optional<std::string> {
     if (!opts.matcher) return std::nullopt;
     return opts.matcher->match(recorded);
   };
 
   Acc acc;
-  std::map<StrId, std::pair<int64_t, uint64_t>> unmappedByName;
-  std::unordered_map<StrId, std::optional<std::pair<std::string, nvtx::RangeName>>> nameCache;
-  std::unordered_map<StrId, std::optional<std::string>> fileCache;
+  std::map<std::string, std::pair<int64_t, uint64_t>> unmappedByName;
+  auto unmapped = [&](const std::string& name, int64_t ns, uint64_t ops) {
+    auto& u = unmappedByName[name];
+    u.first += ns;
+    u.second += ops;
+    rs.unmapped.ops += ops;
+    rs.unmapped.gpuNs += ns;
+  };
 
-  for (uint32_t i = 0; i < m.gpuOps.size(); ++i) {
-    if ((i & 0xFFFF) == 0 && opts.cancel.isCancelled()) return Error::cancelled();
-    const auto& op = m.gpuOps[i];
-    rs.totalGpuNs += op.duration();
-    rs.totalOps += 1;
-    LineAcc* target = nullptr;
-    if (hasKl) {
-      uint32_t r = a.innermost(i);
-      if (r != kNone) {
-        StrId text = m.ranges[r].text;
-        auto it = nameCache.find(text);
-        if (it == nameCache.end()) {
-          std::optional<std::pair<std::string, nvtx::RangeName>> v;
-          if (auto parsed = nvtx::parseName(m.str(text)))
-            if (auto p = matchPath(parsed->path)) v.emplace(*p, *parsed);
-          it = nameCache.emplace(text, std::move(v)).first;
-        }
-        if (it->second) {
-          const auto& [path, name] = *it->second;
-          LineAcc& la = acc[path][name.firstLine - 1];
-          la.lastLine = name.lastLine - 1;
-          la.label = name.label;
-          la.invocations.insert(r);
-          target = &la;
-        }
+  if (hasKl) {
+    // The round's per-range aggregation; each range's exclusive ops go to its first line.
+    auto table = attribution::tabulateRanges(m, opts.cancel);
+    if (!table) return table.error();
+    rs.totalGpuNs = table->totalGpuNs;
+    rs.totalOps = static_cast<uint64_t>(table->totalOps);
+    std::map<std::string, std::optional<std::string>> fileCache;
+    for (const auto& e : table->ranges) {
+      if (e.exclusiveLaunches == 0) continue;
+      auto it = fileCache.find(e.path);
+      if (it == fileCache.end()) it = fileCache.emplace(e.path, matchPath(e.path)).first;
+      if (!it->second) {
+        for (const auto& k : e.kernels) unmapped(k.name, k.gpuNs, static_cast<uint64_t>(k.launches));
+        continue;
       }
-    } else {
+      LineAcc& la = acc[*it->second][e.firstLine - 1];
+      la.lastLine = e.lastLine - 1;
+      la.label = e.label;
+      la.gpuNs += e.exclusiveGpuNs;
+      la.ops += static_cast<uint64_t>(e.exclusiveLaunches);
+      for (const auto& v : e.variants) la.invocations += v.invocations;
+      for (const auto& k : e.kernels) attribution::mergeKernel(la.kernels[k.name], k);
+    }
+    for (const auto& u : table->unmapped) unmapped(u.name, u.gpuNs, static_cast<uint64_t>(u.launches));
+  } else {
+    attribution::Options ao;
+    ao.cancel = opts.cancel;
+    ao.pythonFrames = true;
+    auto attr = attribution::attribute(m, ao);
+    if (!attr) return attr.error();
+    const auto& a = *attr;
+    std::unordered_map<StrId, std::optional<std::string>> fileCache;
+    for (uint32_t i = 0; i < m.gpuOps.size(); ++i) {
+      if ((i & 0xFFFF) == 0 && opts.cancel.isCancelled()) return Error::cancelled();
+      const auto& op = m.gpuOps[i];
+      rs.totalGpuNs += op.duration();
+      rs.totalOps += 1;
+      LineAcc* target = nullptr;
       uint32_t f = a.op(i).pyFrame;
       for (int guard = 0; f != kNone && guard < 256; ++guard) {
         const auto& fr = m.pyFrames[f];
@@ -183,25 +166,24 @@ Result<ResultSet> buildFromProfile(const profile::ProfileModel& m, const BuildOp
         }
         f = fr.parent;
       }
-    }
-    if (target) {
-      addOp(m, i, *target);
-    } else {
-      auto& u = unmappedByName[op.name];
-      u.first += op.duration();
-      u.second += 1;
-      rs.unmapped.ops += 1;
-      rs.unmapped.gpuNs += op.duration();
+      if (target) {
+        target->gpuNs += op.duration();
+        target->ops += 1;
+        attribution::addLaunch(target->kernels[std::string(m.str(op.name))], m, i);
+      } else {
+        unmapped(std::string(m.str(op.name)), op.duration(), 1);
+      }
     }
   }
 
   // Sync calls -> the line that made them (kl: range, else the innermost user Python frame).
   {
     std::unordered_map<uint32_t, const profile::MemcpyDetail*> copyOf;
+    const auto launchOf = attribution::linkLaunches(m);
     for (uint32_t i = 0; i < m.gpuOps.size(); ++i) {
       const auto& op = m.gpuOps[i];
-      if (op.kind == profile::GpuOpKind::Memcpy && op.detail < m.memcpys.size() && a.op(i).launch != kNone)
-        copyOf[a.op(i).launch] = &m.memcpys[op.detail];
+      if (op.kind == profile::GpuOpKind::Memcpy && op.detail < m.memcpys.size() && launchOf[i] != kNone)
+        copyOf[launchOf[i]] = &m.memcpys[op.detail];
     }
     std::vector<uint32_t> calls;
     for (uint32_t c = 0; c < m.apiCalls.size(); ++c) {
@@ -225,7 +207,7 @@ Result<ResultSet> buildFromProfile(const profile::ProfileModel& m, const BuildOp
 
   rs.unmapped.distinctKernels = static_cast<uint32_t>(unmappedByName.size());
   std::vector<std::pair<int64_t, std::string>> top;
-  for (const auto& [name, v] : unmappedByName) top.emplace_back(v.first, std::string(m.str(name)));
+  for (const auto& [name, v] : unmappedByName) top.emplace_back(v.first, name);
   std::sort(top.begin(), top.end(), [](const auto& x, const auto& y) {
     return x.first != y.first ? x.first > y.first : x.second < y.second;
   });
@@ -250,13 +232,10 @@ Result<ResultSet> buildFromProfile(const profile::ProfileModel& m, const BuildOp
       lr.label = la.label;
       lr.gpuNs = la.gpuNs;
       lr.ops = la.ops;
-      lr.invocations = static_cast<uint32_t>(la.invocations.size());
+      lr.invocations = la.invocations;
       lr.syncNs = la.syncNs;
       lr.syncCalls = la.syncCalls;
-      for (auto& [id, k] : la.kernels) {
-        k.stat.streams.assign(k.streams.begin(), k.streams.end());
-        lr.kernels.push_back(std::move(k.stat));
-      }
+      for (const auto& [name, k] : la.kernels) lr.kernels.push_back(kernelStat(k));
       std::sort(lr.kernels.begin(), lr.kernels.end(), [](const KernelStat& x, const KernelStat& y) {
         return x.totalNs != y.totalNs ? x.totalNs > y.totalNs : x.name < y.name;
       });

@@ -82,6 +82,19 @@ Result<RoundPlan> initialPlan(const std::filesystem::path& workspace, const std:
   return plan;
 }
 
+Result<void> RoundResult::attach(const attribution::RangeTable& table, const CancellationToken& cancel) {
+  LineResultOptions lo;
+  lo.overlay = &overlay;
+  lo.workspace = workspace;
+  lo.cancel = cancel;
+  auto converted = lineResults(table, lo);
+  if (!converted) return converted.error();
+  lines = std::move(*converted);
+  if (table.invocations == 0 && !overlay.files.empty())
+    notes.push_back("no kl: range was recorded: the instrumented code did not run (is the focus function called by the entry?)");
+  return {};
+}
+
 store::RoundRecord RoundResult::record() const {
   store::RoundRecord r;
   r.index = index;
@@ -163,6 +176,7 @@ Result<RoundResult> RoundRunner::run(const RoundPlan& plan, const CancellationTo
   };
   RoundResult res;
   res.index = plan.index;
+  res.workspace = cfg_.workspace;
   RoundPaths& p = res.paths;
   p.index = plan.index;
   p.roundDir = runDir_ / ("round" + std::to_string(plan.index));
@@ -264,15 +278,6 @@ Result<RoundResult> RoundRunner::run(const RoundPlan& plan, const CancellationTo
   auto shared = std::make_shared<const profile::ProfileModel>(std::move(*model));
   res.model = shared;
 
-  // 4. Attribute and aggregate per line.
-  report(RoundProgress::Stage::Attributing, 0.94, "attributing");
-  LineResultOptions lo;
-  lo.overlay = &res.overlay;
-  lo.workspace = cfg_.workspace;
-  lo.cancel = cancel;
-  auto lines = lineResults(*shared, lo);
-  if (!lines) return lines.error();
-  res.lines = std::move(*lines);
   res.emulated = shared->meta.emulated;
   std::set<std::string> gpus;
   for (const auto& g : shared->gpus)
@@ -300,8 +305,6 @@ Result<RoundResult> RoundRunner::run(const RoundPlan& plan, const CancellationTo
   }
   if (st.found && st.nvtxProvider == "noop")
     res.notes.push_back("NVTX was a no-op in the program (no torch NVTX and no libnvToolsExt.so.1): the profiler saw no ranges");
-  if (res.lines.klRanges == 0 && !res.overlay.files.empty())
-    res.notes.push_back("no kl: range was recorded: the instrumented code did not run (is the focus function called by the entry?)");
   if (!p.callsFile.empty()) {
     if (std::filesystem::is_regular_file(p.callsFile, ec)) res.callsFile = p.callsFile;
     else res.notes.push_back("call discovery wrote nothing (" + p.callsFile.string() + ")");
@@ -319,6 +322,11 @@ Result<RecordedRound> runAndRecord(RoundRunner& runner, store::Store& store, con
   auto id = store.beginRun(out.run);
   if (!id) return id.error();
   auto res = runner.run(plan, cancel, progress, output);
+  if (res) {
+    auto table = attribution::tabulateRanges(*res->model, cancel);
+    if (!table) res = table.error();
+    else if (auto a = res->attach(*table, cancel); !a) res = a.error();
+  }
   out.run.wallMs = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
   if (!res) {
     out.run.status = res.error().code == Error::Code::Cancelled ? "cancelled" : "failed";

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "core/attribution/range_table.h"
 #include "core/nvtx/overlay.h"
 #include "core/profile/model.h"
 #include "core/runner/backend.h"
@@ -86,6 +87,7 @@ struct RoundResult {
   nvtx::Overlay overlay;
   std::vector<std::filesystem::path> profiles;
   std::shared_ptr<const profile::ProfileModel> model;
+  /// The store's per-line results: empty until attach() gives the round's RangeTable.
   store::LineResults lines;
   ProcessResult process;
   std::string profilerVersion;   // from the profile when it says (nsys export), else the backend's
@@ -95,6 +97,11 @@ struct RoundResult {
   std::vector<store::FileSnapshot> files;  // disk texts of the instrumented files
   std::vector<std::string> notes;          // e.g. "nsys captured no GPU kernels (no GPU on this machine)"
   std::filesystem::path callsFile;         // call discovery output ("" when not asked for or not written)
+  std::filesystem::path workspace;         // the run's workspace root (files a range names)
+  /// Converts the round's RangeTable (tabulated ONCE per round, by whoever decides on it) into
+  /// `lines`, with the overlay's disk lines and functions; notes a round whose instrumented code
+  /// never ran. Fails only when cancelled.
+  Result<void> attach(const attribution::RangeTable& table, const CancellationToken& cancel = {});
   /// The round as the store writes it.
   store::RoundRecord record() const;
 };
@@ -112,7 +119,8 @@ class RoundRunner {
   /// Provenance for Store::beginRun (git via libgit2; status 'running').
   store::RunInfo runInfo() const;
 
-  /// Runs one round. Thread-compatible: one round at a time per runner.
+  /// Runs one round: instrument, run, read the profile(s). Attribution is the caller's (once,
+  /// then RoundResult::attach). Thread-compatible: one round at a time per runner.
   Result<RoundResult> run(const RoundPlan& plan, const CancellationToken& cancel = {},
                           const ProgressFn& progress = {}, const OutputFn& output = {});
 
@@ -124,7 +132,7 @@ class RoundRunner {
   std::shared_ptr<Backend> backend_;
 };
 
-/// Runs one round and records it: beginRun / writeRound / finishRun (status ok, failed or
+/// Runs one round, tabulates it and records it: beginRun / writeRound / finishRun (status ok, failed or
 /// cancelled, with the error). The convenience the CLI and the server use for one-round runs.
 struct RecordedRound {
   store::RunInfo run;

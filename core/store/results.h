@@ -1,5 +1,5 @@
 // Per-line results of one profiling round: what every `kl:` range (a line span of a file)
-// launched. Plain data, produced by runner::lineResults() from an attributed profile, written by
+// launched. Plain data, converted by runner::lineResults() from the round's RangeTable, written by
 // Store::writeRound() and read back by the store's queries (editor hints/hovers/lenses).
 //
 // Lines: `firstLine/lastLine` are the 1-based lines of the ORIGINAL (kernlens-range-free) text,

@@ -142,14 +142,14 @@ void startRun(Server& server, const std::shared_ptr<FeatureContext>& ctx, const 
         if (!out->ok()) return failed(out->error().message);
         const auto& res = out->value();
         ctx->results->reloadFromStore();
-        if (res.stopReason == "cancelled") {
+        if (res.stopReason == planner::StopReason::Cancelled) {
           progress->end("cancelled");
           server.logMessage(MessageType::Info, "kernlens: run " + cfg.runKey + " cancelled after " +
                                                    std::to_string(res.rounds) + " round(s)");
           return;
         }
-        if (res.stopReason == "failed") return failed(res.why);
-        std::string summary = "kernlens: " + cfg.focusFunction + ": " + res.stopReason + " after " +
+        if (res.stopReason == planner::StopReason::Failed) return failed(res.why);
+        std::string summary = "kernlens: " + cfg.focusFunction + ": " + planner::stopReasonName(res.stopReason) + " after " +
                               std::to_string(res.rounds) + " round(s), " + std::to_string(res.lines.size()) +
                               " lines mapped" + (res.emulated ? " (EMULATED)" : "") + " — " + res.why;
         server.logMessage(MessageType::Info, summary);

@@ -7,6 +7,8 @@
 #include "core/ncu/nsys_join.h"
 #include "core/ncu/report.h"
 #include "core/ncu/roofline_svg.h"
+#include "core/runner/command.h"
+#include "core/runner/process.h"
 #include "tests/support/test_support.h"
 
 using namespace kl::ncu;
@@ -34,8 +36,8 @@ TEST_CASE("drill: the exact ncu command for a kl: push/pop range") {
   CHECK(args[4] == "-c");
   CHECK(args[5] == "5");
   CHECK(drillProfileCommand(r).find("'kl:my model.py:3-4/'") != std::string::npos);
-  CHECK(shellQuote("it's") == "'it'\\''s'");
-  CHECK(shellQuote("") == "''");
+  CHECK(kl::runner::shellQuote("it's") == "'it'\\''s'");
+  CHECK(kl::runner::shellQuote("") == "''");
 }
 
 TEST_CASE("drill: without ncu on PATH it says so and runs nothing") {
@@ -49,8 +51,8 @@ TEST_CASE("drill: without ncu on PATH it says so and runs nothing") {
   auto res = runDrill(r, dir.path(), *cat, {});
   REQUIRE_FALSE(res.ok());
   CHECK(res.error().message.find("not found on PATH") != std::string::npos);
-  CHECK(findOnPath("sh"));
-  CHECK_FALSE(findOnPath("ncu-definitely-not-installed"));
+  CHECK(kl::runner::findExecutable("sh"));
+  CHECK_FALSE(kl::runner::findExecutable("ncu-definitely-not-installed"));
 }
 
 TEST_CASE("drill: runs a (fake) ncu and imports its CSV") {

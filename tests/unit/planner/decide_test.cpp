@@ -6,8 +6,8 @@
 using namespace kl::planner;
 
 namespace {
-RangeRoundStats stats(uint32_t inv, int64_t launches, uint32_t maxExcl, std::vector<std::string> kernels = {}) {
-  RangeRoundStats s;
+kl::attribution::RangeEntry stats(uint32_t inv, int64_t launches, uint32_t maxExcl, std::vector<std::string> kernels = {}) {
+  kl::attribution::RangeEntry s;
   s.invocations = inv;
   s.launches = launches;
   s.exclusiveLaunches = launches;

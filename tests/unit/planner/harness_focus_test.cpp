@@ -87,7 +87,7 @@ TEST_CASE("focus flags and entry scripts") {
 TEST_CASE("the JSON document has exactly the issue-6 shape") {
   LoopResult r;
   r.converged = true;
-  r.stopReason = "converged";
+  r.stopReason = StopReason::Converged;
   r.rounds = 3;
   r.backend = "emulate";
   r.emulated = true;
@@ -100,9 +100,17 @@ TEST_CASE("the JSON document has exactly the issue-6 shape") {
   l.launches = 2;
   l.atomic = true;
   l.atomicReason = "library";
-  l.kernels = {KernelCount{"k\"1", 2, 1200}};
+  l.kernels.resize(1);
+  l.kernels[0].name = "k\"1";
+  l.kernels[0].launches = 2;
+  l.kernels[0].gpuNs = 1200;
   r.lines.push_back(l);
-  r.unmapped.push_back(UnmappedResult{"memcpy", 1, 5, "outside_kl_ranges"});
+  kl::attribution::UnmappedEntry u;
+  u.name = "memcpy";
+  u.launches = 1;
+  u.gpuNs = 5;
+  u.reason = kl::attribution::UnmappedReason::OutsideRanges;
+  r.unmapped.push_back(u);
   r.notes.push_back("n1");
   CHECK(renderJson(r) ==
         "{\"converged\":true,\"stop_reason\":\"converged\",\"rounds\":3,\"backend\":\"emulate\",\"emulated\":true,"

@@ -23,18 +23,20 @@ TEST_CASE("reachable functions, spec file and line results") {
   CHECK(spec.find("\"def_line\": 16") != std::string::npos);
   CHECK(spec.find("\"path\": \"tinyformer/norm.py\"") != std::string::npos);
 
-  RoundStats st;
-  auto& a = st.ranges["kl:tinyformer/attention.py:21-21:line"];
+  kl::attribution::RangeTable st;
+  auto& a = **st.insert("kl:tinyformer/attention.py:21-21:line");
   a.invocations = 2;
   a.exclusiveLaunches = 6;
   a.maxExclusivePerInvocation = 3;
-  a.exclusiveKernels = {KernelCount{"gemm", 2, 100}, KernelCount{"copy", 4, 40}};
-  auto& b = st.ranges["kl:tinyformer/block.py:17-17:line"];
+  a.kernels.resize(2);
+  a.kernels[0].name = "gemm", a.kernels[0].launches = 2, a.kernels[0].gpuNs = 100;
+  a.kernels[1].name = "copy", a.kernels[1].launches = 4, a.kernels[1].gpuNs = 40;
+  auto& b = **st.insert("kl:tinyformer/block.py:17-17:line");
   b.invocations = 2;
   b.exclusiveLaunches = 2;
   b.maxExclusivePerInvocation = 1;
-  st.ranges["kl:tinyformer/block.py:19-19:line"].invocations = 2;  // launched nothing: no line
-  st.ranges["not-a-kl-name"].exclusiveLaunches = 1;
+  (*st.insert("kl:tinyformer/block.py:19-19:line"))->invocations = 2;  // launched nothing: no line
+  CHECK_FALSE(st.insert("not-a-kl-name").ok());  // a table holds managed names only
   auto lines = lineResultsFromLineRanges(ix, st);
   REQUIRE(lines.size() == 2);
   CHECK(lines[0].file == "tinyformer/attention.py");

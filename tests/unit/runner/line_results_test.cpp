@@ -8,6 +8,7 @@
 #include "core/nvtx/overlay.h"
 #include "core/profile/reader.h"
 #include "core/runner/line_results.h"
+#include "tests/support/profile_builder.h"
 #include "tests/support/test_support.h"
 
 using namespace kl;
@@ -15,60 +16,7 @@ using namespace kl::profile;
 
 namespace {
 
-struct Fixture {
-  ProfileModel m;
-  uint32_t thread = 0;
-  int64_t corr = 1;
-  Fixture() {
-    m.strings.intern("");
-    Process p;
-    p.globalPid = GlobalId::make(0, 1, 100, 0);
-    p.pid = 100;
-    m.processes.push_back(p);
-    Thread t;
-    t.globalTid = GlobalId::make(0, 1, 100, 100);
-    t.tid = 100;
-    t.process = 0;
-    m.threads.push_back(t);
-  }
-  void range(const std::string& name, int64_t s, int64_t e) {
-    Range r;
-    r.start = s;
-    r.end = e;
-    r.text = m.strings.intern(name);
-    r.thread = 0;
-    r.kind = RangeKind::NvtxPushPop;
-    m.ranges.push_back(r);
-  }
-  /// A launch call at [t, t+1] and its kernel (duration dur). launched=false: no API row.
-  void kernel(const std::string& name, int64_t t, int64_t dur, bool launched = true) {
-    int64_t c = corr++;
-    if (launched) {
-      ApiCall a;
-      a.start = t;
-      a.end = t + 1;
-      a.correlationId = c;
-      a.name = m.strings.intern("cudaLaunchKernel_v7000");
-      a.thread = 0;
-      a.role = ApiRole::Launch;
-      m.apiCalls.push_back(a);
-    }
-    GpuOp op;
-    op.start = t + 1000;
-    op.end = t + 1000 + dur;
-    op.correlationId = c;
-    op.name = m.strings.intern(name);
-    op.process = 0;
-    op.kind = GpuOpKind::Kernel;
-    op.detail = static_cast<uint32_t>(m.kernels.size());
-    KernelDetail k;
-    k.shortName = m.strings.intern(name.substr(0, name.find('<')));
-    k.demangledName = op.name;
-    m.kernels.push_back(k);
-    m.gpuOps.push_back(op);
-  }
-  void finish() { finalizeModel(m); }
-};
+using Fixture = kl::test::ProfileBuilder;
 
 const store::SpanResult* find(const store::LineResults& r, const std::string& name) {
   for (const auto& s : r.spans)
@@ -98,7 +46,7 @@ TEST_CASE("lineResults: inclusive/exclusive per span, kernel sets, unmapped reas
   f.kernel("orphan", 1600, 9, false);   // no launch call
   f.finish();
 
-  auto r = runner::lineResults(f.m);
+  auto r = runner::lineResults(*attribution::tabulateRanges(f.m));
   REQUIRE(r.ok());
   CHECK(r->totalOps == 9);
   CHECK(r->totalGpuNs == 50 * 3 + 5 + 7 + 3 + 4 + 2 + 9);
@@ -186,7 +134,7 @@ TEST_CASE("lineResults with an overlay: functions, disk lines of kept ranges, ra
   fx.finish();
   runner::LineResultOptions o;
   o.overlay = &ov;
-  auto r = runner::lineResults(fx.m, o);
+  auto r = runner::lineResults(*attribution::tabulateRanges(fx.m), o);
   REQUIRE(r.ok());
   const auto* z = find(*r, "kl:w.py:5-5:z = y + 1");
   REQUIRE(z);
@@ -214,7 +162,7 @@ TEST_CASE("lineResults on a real emulated export (probe output in tests/data) is
   auto path = kl::test::dataPath("runner/mlp-emulated.sqlite");
   auto m = readProfile(path);
   REQUIRE_MESSAGE(m.ok(), m.error().message);
-  auto r = runner::lineResults(*m);
+  auto r = runner::lineResults(*attribution::tabulateRanges(*m));
   REQUIRE(r.ok());
   CHECK(r->emulated);
   int64_t excl = 0, un = 0;
