@@ -152,6 +152,8 @@ Result<LoopCase> parseLoopCase(const std::string& text, const std::string& name)
                                      : planner::HarnessMode::Off;
     } else if (k == "budget" && w.size() == 2) {
       c.pushesPerLaunch = std::stod(w[1]);
+    } else if (k == "discovery" && w.size() == 2) {
+      c.discovery = w[1] == "on";
     } else if (k == "wall" && w.size() == 3) {
       c.baselineMs = std::stoll(w[1]);
       c.roundMs = std::stoll(w[2]);
@@ -290,6 +292,7 @@ Result<planner::LoopResult> runLoopCase(const LoopCase& c, const fs::path& works
   cfg.maxRounds = c.rounds;
   cfg.strategy = c.strategy;
   cfg.harness = c.harness;
+  cfg.discoverCalls = c.discovery;
   if (c.pushesPerLaunch) cfg.policy.maxPushesPerLaunch = *c.pushesPerLaunch;
   const auto& f = c.focus;
   if (f[0].find("::") != std::string::npos) {

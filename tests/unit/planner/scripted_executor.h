@@ -17,6 +17,8 @@
 //   rounds N                  round budget (default 8)
 //   strategy edits|lines      harness off|auto|always      budget PUSHES_PER_LAUNCH
 //   wall BASELINE_MS ROUND_MS the wall times the executor reports (default 100 100)
+//   discovery on|off          the call-discovery pass (default off: the scripted executor
+//                             writes no calls file yet, so the loop resolves calls statically)
 //   trace [xN] [harness]      steps follow, indented: FRAME[>FRAME...] KERNELS
 //                             FRAME = file:line (1-based); KERNELS = k1,k2 | alternatives per
 //                             repetition a,b|c (repetition i uses alternative i % n) | "-" none;
@@ -73,6 +75,7 @@ struct LoopCase {
   planner::HarnessMode harness = planner::HarnessMode::Off;
   std::optional<double> pushesPerLaunch;
   int64_t baselineMs = 100, roundMs = 100;
+  bool discovery = false;
   Trace trace;
   std::optional<Trace> harnessTrace;
   std::map<int, std::string> failures;  // round -> message
