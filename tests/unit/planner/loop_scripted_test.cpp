@@ -129,6 +129,9 @@ class ScriptedExecutor : public RoundExecutor {
     out.emulated = true;
     return out;
   }
+  Result<void> record(const RoundRequest&, const attribution::RangeTable&, const CancellationToken&) override {
+    return {};
+  }
   std::string backendName() const override { return "scripted"; }
   std::filesystem::path runDir() const override { return ws_; }
 
@@ -209,7 +212,7 @@ TEST_CASE("without discovery the container call stays atomic; cancel before the 
   CancellationSource src;
   src.cancel();
   Run c = runOn(true, src.token());
-  CHECK(c.res.stopReason == "cancelled");
+  CHECK(c.res.stopReason == StopReason::Cancelled);
   CHECK(c.executorRuns == 0);
 }
 
