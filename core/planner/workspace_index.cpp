@@ -25,7 +25,7 @@ namespace {
 Result<python::SourceFilePtr> parseOriginal(std::string text, const std::string& relPath) {
   auto parsed = python::SourceFile::parse(std::move(text));
   if (!parsed) return parsed.error();
-  if ((*parsed)->text().find("kl:") == std::string::npos) return parsed;
+  if ((*parsed)->text().find(nvtx::kNamePrefix) == std::string::npos) return parsed;
   // The file may hold kept kernlens ranges: range names refer to the stripped text.
   auto stripped = nvtx::strip(**parsed);
   if (!stripped) return Error::invalid(relPath + ": " + stripped.error().message);
