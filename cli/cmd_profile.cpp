@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cli/cli.h"
+#include "cli/interrupt.h"
 #include "core/nvtx/file_io.h"
 #include "core/nvtx/naming.h"
 #include "core/planner/cli_entry.h"
@@ -211,6 +212,8 @@ int run(const Args& args, Context& ctx) {
   auto timeout = args.getDouble("--timeout").value_or(900);
   if (timeout <= 0) throw UsageError("--timeout must be > 0 seconds");
   cfg.timeout = std::chrono::seconds(static_cast<long long>(timeout + 0.999));
+  cfg.keepRuns = static_cast<int>(args.getInt("--keep-runs").value_or(20));
+  if (cfg.keepRuns < 0) throw UsageError("--keep-runs must be >= 0");
 
   if (loop) {
     planner::ProfileArgs pa;
@@ -228,7 +231,9 @@ int run(const Args& args, Context& ctx) {
     pa.discovery = !args.has("--no-discovery");
     pa.store = !args.has("--no-store");
     if (auto m = args.getDouble("--max-pushes-per-launch")) pa.maxPushesPerLaunch = *m;
-    return planner::profileCommand(pa, ctx.out, ctx.err);
+    int rc = planner::profileCommand(pa, ctx.out, ctx.err, interruptToken());
+    if (int code = interruptedExit(ctx.err, "profile")) return code;
+    return rc;
   }
   auto plan = orFail(runner::initialPlan(cfg.workspace, cfg.focusPath, cfg.focusFunction));
   auto rr = orFail(runner::RoundRunner::create(cfg));
@@ -246,8 +251,9 @@ int run(const Args& args, Context& ctx) {
       if (p.stage == runner::RoundProgress::Stage::Done) ctx.err << "\r" << std::string(70, ' ') << "\r" << std::flush;
     };
   }
-  auto rec = runner::runAndRecord(rr, store, plan, {}, progress);
+  auto rec = runner::runAndRecord(rr, store, plan, interruptToken(), progress);
   if (tty) ctx.err << "\r" << std::string(70, ' ') << "\r" << std::flush;
+  if (int code = interruptedExit(ctx.err, "profile")) return code;
   if (!rec) throw InputError("profile failed: " + rec.error().message);
   if (format == "json") ctx.out << toJson(rr.config(), *rec).dump(1) << "\n";
   else printText(ctx.out, rr.config(), *rec);
@@ -276,6 +282,7 @@ Registrar reg{Command{
     "  --launch L           local (default), template (--template with {cmd} {cwd} {out}),\n"
     "                       slurm (--slurm-mode srun|sbatch, --ntasks N, --nodes N, --partition P)\n"
     "  --timeout S          per-round limit in seconds (default 900); the process group is killed\n"
+    "  --keep-runs N        run folders kept in <root>/.kernlens/runs (default 20; 0 = all)\n"
     "  --root DIR           workspace root (default .); --cwd DIR where CMD runs (default: root)\n"
     "  --python PATH        interpreter for the probe (default /usr/bin/python3)\n"
     "  --nsys PATH          the nsys binary;  --gpu h100|h200|a100  the emulated GPU\n"
@@ -296,12 +303,14 @@ Registrar reg{Command{
     "  --no-store           do not record rounds in .kernlens/kernlens.db\n"
     "  loop output: the focus source annotated per line (text) or the loop's JSON document (docs/loop.md).\n"
     "\n"
+    "Ctrl-C, SIGTERM or SIGHUP stop the program (every process it started) and exit 128 + signal;\n"
+    "the run is recorded as interrupted.\n"
     "exit status: 0 success, 1 the run failed (reason and log path on stderr), 2 bad usage.\n",
     {{"--entry"}, {"--focus"}, {"--backend"}, {"--launch"}, {"--template"}, {"--rounds"}, {"--timeout"},
      {"--format"}, {"--root"}, {"--cwd"}, {"--python"}, {"--nsys"}, {"--gpu"}, {"--probe-dir"},
      {"--slurm-mode"}, {"--ntasks"}, {"--nodes"}, {"--partition"}, {"--lines"}, {"--kernel"}, {"--strategy"},
      {"--harness"}, {"--harness-factory"}, {"--max-pushes-per-launch"}, {"--no-baseline", false},
-     {"--no-discovery", false}, {"--no-store", false}},
+     {"--no-discovery", false}, {"--keep-runs"}, {"--no-store", false}},
     run}};
 
 }  // namespace

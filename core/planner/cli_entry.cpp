@@ -81,7 +81,7 @@ Result<LoopResult> runProfile(const ProfileArgs& args, const ProfileHooks& hooks
     return std::shared_ptr<RoundExecutor>(sp);
   };
   auto res = runLoop(*cfg, make, hooks.loop, cancel);
-  for (auto& e : executors) e->finish(res && res->stopReason == StopReason::Cancelled ? "cancelled" : res ? "ok" : "failed",
+  for (auto& e : executors) e->finish(res && res->stopReason == StopReason::Cancelled ? store::cancelledStatus(cancel) : res ? "ok" : "failed",
                                       res ? "" : res.error().message);
   return res;
 }

@@ -1,6 +1,9 @@
 #include "core/runner/process.h"
 
 #include <dirent.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -89,32 +92,6 @@ class LogTail {
   std::string partial_;
 };
 
-/// Whether any non-zombie process is in process group `pgid` (scans /proc).
-bool groupAlive(pid_t pgid) {
-  DIR* d = ::opendir("/proc");
-  if (!d) return ::kill(-pgid, 0) == 0;
-  bool alive = false;
-  while (dirent* e = ::readdir(d)) {
-    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-    std::ifstream f(std::string("/proc/") + e->d_name + "/stat");
-    std::string s;
-    if (!std::getline(f, s)) continue;
-    // pid (comm) state ppid pgrp ...; comm may contain spaces and parentheses: use the last ')'.
-    auto close = s.rfind(')');
-    if (close == std::string::npos) continue;
-    std::istringstream rest(s.substr(close + 1));
-    char state = 0;
-    long ppid = 0, pgrp = 0;
-    rest >> state >> ppid >> pgrp;
-    if (pgrp == pgid && state != 'Z' && state != 'X') {
-      alive = true;
-      break;
-    }
-  }
-  ::closedir(d);
-  return alive;
-}
-
 std::string signalName(int sig) {
   const char* abbrev = sigabbrev_np(sig);
   return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
@@ -145,6 +122,360 @@ std::optional<std::filesystem::path> findExecutable(std::string_view name) {
   return std::nullopt;
 }
 
+namespace {
+
+// ---- the supervisor ---------------------------------------------------------------------------
+// Runs in the forked child of a possibly multi-threaded process, so it only makes
+// async-signal-safe calls (raw syscalls, no allocation, no stdio); its tables are static (the
+// child's private copy after fork).
+
+constexpr int kMaxProcs = 65536;
+pid_t gPids[kMaxProcs];
+pid_t gPpids[kMaxProcs];
+bool gMark[kMaxProcs];
+
+/// Messages from the supervisor to kernlens on the report pipe.
+struct Report {
+  char kind;       // 'S' started (value = program pid), 'E' exec failed (value = errno),
+                   // 'X' finished (value = wait status, leftovers = descendants were stopped)
+  int value;
+  int leftovers;
+};
+
+void writeAll(int fd, const void* p, size_t n) {
+  const char* c = static_cast<const char*>(p);
+  while (n > 0) {
+    ssize_t w = ::write(fd, c, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return;
+    c += w;
+    n -= static_cast<size_t>(w);
+  }
+}
+
+long parseLong(const char*& p) {
+  while (*p == ' ') ++p;
+  long v = 0;
+  bool neg = *p == '-';
+  if (neg) ++p;
+  while (*p >= '0' && *p <= '9') v = v * 10 + (*p++ - '0');
+  return neg ? -v : v;
+}
+
+/// The live (non-zombie) descendants of `root` into gPids[0..n) (returns n). As a child
+/// subreaper, every descendant of the supervisor (also those that called setsid and whose
+/// parents died) has it as an ancestor.
+int descendants(pid_t root) {
+  int dfd = ::open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0) return 0;
+  int n = 0;
+  alignas(8) char buf[8192];
+  while (true) {
+    long got = ::syscall(SYS_getdents64, dfd, buf, sizeof buf);
+    if (got <= 0) break;
+    for (long off = 0; off < got;) {
+      auto* d = reinterpret_cast<struct dirent64*>(buf + off);
+      off += d->d_reclen;
+      const char* name = d->d_name;
+      if (*name < '0' || *name > '9' || n >= kMaxProcs) continue;
+      char path[64] = "/proc/";
+      size_t len = 6;
+      for (const char* q = name; *q && len < 50; ++q) path[len++] = *q;
+      const char* tail = "/stat";
+      for (const char* q = tail; *q; ++q) path[len++] = *q;
+      path[len] = 0;
+      int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+      if (fd < 0) continue;
+      char st[512];
+      ssize_t r = ::read(fd, st, sizeof st - 1);
+      ::close(fd);
+      if (r <= 0) continue;
+      st[r] = 0;
+      const char* close = nullptr;
+      for (const char* q = st; *q; ++q)
+        if (*q == ')') close = q;
+      if (!close || close[1] != ' ') continue;
+      char state = close[2];
+      if (state == 'Z' || state == 'X') continue;
+      const char* q = close + 3;
+      long ppid = parseLong(q);
+      const char* pn = name;
+      gPids[n] = static_cast<pid_t>(parseLong(pn));
+      gPpids[n] = static_cast<pid_t>(ppid);
+      ++n;
+    }
+  }
+  ::close(dfd);
+  for (int i = 0; i < n; ++i) gMark[i] = gPpids[i] == root;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (int i = 0; i < n; ++i) {
+      if (gMark[i]) continue;
+      for (int j = 0; j < n; ++j)
+        if (gMark[j] && gPids[j] == gPpids[i]) {
+          gMark[i] = changed = true;
+          break;
+        }
+    }
+  }
+  int k = 0;
+  for (int i = 0; i < n; ++i)
+    if (gMark[i]) gPids[k++] = gPids[i];
+  return k;
+}
+
+void sleepMs(long ms) {
+  struct timespec ts {ms / 1000, (ms % 1000) * 1000000L};
+  while (::nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+  }
+}
+
+long nowMs() {
+  struct timespec ts {};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+/// Reaps every finished child (orphans included); records the program's status.
+void reapAll(pid_t program, int* programStatus, bool* programDone) {
+  while (true) {
+    int st = 0;
+    pid_t r = ::waitpid(-1, &st, WNOHANG);
+    if (r <= 0) return;
+    if (r == program) {
+      *programStatus = st;
+      *programDone = true;
+    }
+  }
+}
+
+/// Sends `sig` to every descendant, waits up to `graceMs` for them to go, then SIGKILLs what is
+/// left until nothing is. Returns whether any descendant was found.
+bool stopAll(pid_t self, pid_t program, int sig, long graceMs, int* programStatus, bool* programDone) {
+  int n = descendants(self);
+  if (n == 0) return false;
+  for (int i = 0; i < n; ++i) ::kill(gPids[i], sig);
+  long deadline = nowMs() + graceMs;
+  while (nowMs() < deadline) {
+    reapAll(program, programStatus, programDone);
+    if (descendants(self) == 0) return true;
+    sleepMs(20);
+  }
+  for (int round = 0; round < 500; ++round) {  // fork races: repeat until empty (~10 s at most)
+    reapAll(program, programStatus, programDone);
+    n = descendants(self);
+    if (n == 0) break;
+    for (int i = 0; i < n; ++i) ::kill(gPids[i], SIGKILL);
+    sleepMs(20);
+  }
+  reapAll(program, programStatus, programDone);
+  return true;
+}
+
+/// Closes every descriptor except those in keep[0..nkeep) (other threads' pipes must not leak
+/// into the supervisor, or their supervisors would never see end of file).
+void closeAllExcept(const int* keep, int nkeep) {
+  auto kept = [&](int fd) {
+    for (int i = 0; i < nkeep; ++i)
+      if (keep[i] == fd) return true;
+    return fd <= 2;
+  };
+  for (int pass = 0; pass < 64; ++pass) {  // 1024 per pass
+    int dfd = ::open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0) {
+      for (int fd = 3; fd < 65536; ++fd)
+        if (!kept(fd)) ::close(fd);
+      return;
+    }
+    alignas(8) char buf[4096];
+    int toClose[1024];
+    int nclose = 0;
+    while (nclose < 1024) {
+      long got = ::syscall(SYS_getdents64, dfd, buf, sizeof buf);
+      if (got <= 0) break;
+      for (long off = 0; off < got;) {
+        auto* d = reinterpret_cast<struct dirent64*>(buf + off);
+        off += d->d_reclen;
+        const char* p = d->d_name;
+        if (*p < '0' || *p > '9') continue;
+        int fd = static_cast<int>(parseLong(p));
+        if (fd != dfd && !kept(fd) && nclose < 1024) toClose[nclose++] = fd;
+      }
+    }
+    ::close(dfd);
+    for (int i = 0; i < nclose; ++i) ::close(toClose[i]);
+    if (nclose == 0) return;
+  }
+}
+
+struct ChildSetup {
+  const char* exe;
+  char* const* argv;
+  char* const* envp;
+  const char* cwd;  // nullptr = inherit
+  int stdinFd, stdoutFd, stderrFd;
+  int ctlRead, reportWrite;
+  long graceMs;
+  uint64_t maxLogBytes;  // per log file; 0 = unlimited
+};
+
+/// The program's stdout or stderr: a pipe the supervisor drains into the log file, up to a cap
+/// (beyond it the output is counted and dropped, and the program never blocks on a full pipe).
+struct Relay {
+  int pipeRead = -1;
+  int logFd = -1;
+  uint64_t written = 0, cap = 0;
+  bool capped = false;
+
+  /// Reads what is there (non-blocking); false at end of file.
+  bool pump() {
+    char buf[65536];
+    while (true) {
+      ssize_t n = ::read(pipeRead, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return true;  // EAGAIN: drained for now
+      if (n == 0) return false;
+      size_t keep = static_cast<size_t>(n);
+      if (cap && written + keep > cap) keep = written >= cap ? 0 : static_cast<size_t>(cap - written);
+      if (keep) writeAll(logFd, buf, keep);
+      written += keep;
+      if (keep < static_cast<size_t>(n) && !capped) {
+        capped = true;
+        static const char note[] = "\n[kernlens: output beyond the log cap was discarded]\n";
+        writeAll(logFd, note, sizeof note - 1);
+      }
+    }
+  }
+};
+
+[[noreturn]] void supervise(const ChildSetup& c) {
+  // A new session: the supervisor leads a process group of its own that the terminal's Ctrl-C
+  // does not reach (kernlens decides what the program gets), and it adopts every orphaned
+  // descendant (PR_SET_CHILD_SUBREAPER) so that none escapes by double-forking or setsid.
+  ::setsid();
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) ::signal(s, SIG_IGN);  // it ends via the pipe
+  ::signal(SIGPIPE, SIG_IGN);
+  ::signal(SIGCHLD, SIG_DFL);
+  int keep[] = {c.stdinFd, c.stdoutFd, c.stderrFd, c.ctlRead, c.reportWrite};
+  closeAllExcept(keep, 5);
+  auto fail = [&](int e) {
+    Report r{'E', e, 0};
+    writeAll(c.reportWrite, &r, sizeof r);
+    ::_exit(127);
+  };
+  int execPipe[2], outPipe[2], errPipe[2];
+  if (::pipe2(execPipe, O_CLOEXEC) != 0 || ::pipe2(outPipe, O_CLOEXEC) != 0 || ::pipe2(errPipe, O_CLOEXEC) != 0)
+    fail(errno);
+  pid_t self = ::getpid();
+  pid_t pid = ::fork();
+  if (pid < 0) fail(errno);
+  if (pid == 0) {
+    // The program: in the supervisor's group; killed by the kernel if the supervisor dies.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != self) ::_exit(127);
+    for (int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) ::signal(s, SIG_DFL);
+    if (c.cwd && ::chdir(c.cwd) != 0) {
+      int e = errno;
+      writeAll(execPipe[1], &e, sizeof e);
+      ::_exit(127);
+    }
+    ::dup2(c.stdinFd, 0);
+    ::dup2(outPipe[1], 1);
+    ::dup2(errPipe[1], 2);
+    ::execve(c.exe, c.argv, c.envp);
+    int e = errno;
+    writeAll(execPipe[1], &e, sizeof e);
+    ::_exit(127);
+  }
+  ::close(execPipe[1]);
+  ::close(outPipe[1]);
+  ::close(errPipe[1]);
+  ::close(c.stdinFd);
+  int childErrno = 0;
+  ssize_t n;
+  do n = ::read(execPipe[0], &childErrno, sizeof childErrno);
+  while (n < 0 && errno == EINTR);
+  ::close(execPipe[0]);
+  if (n == static_cast<ssize_t>(sizeof childErrno)) {
+    int st = 0;
+    ::waitpid(pid, &st, 0);
+    fail(childErrno);
+  }
+  Report started{'S', pid, 0};
+  writeAll(c.reportWrite, &started, sizeof started);
+
+  Relay relays[2] = {{outPipe[0], c.stdoutFd, 0, c.maxLogBytes, false}, {errPipe[0], c.stderrFd, 0, c.maxLogBytes, false}};
+  for (auto& r : relays) ::fcntl(r.pipeRead, F_SETFL, ::fcntl(r.pipeRead, F_GETFL) | O_NONBLOCK);
+  auto pumpAll = [&] {
+    for (auto& r : relays)
+      if (r.pipeRead >= 0 && !r.pump()) {
+        ::close(r.pipeRead);
+        r.pipeRead = -1;
+      }
+  };
+  int status = 0;
+  bool done = false, leftovers = false;
+  while (true) {
+    struct pollfd pfd[3] = {{c.ctlRead, POLLIN, 0}, {relays[0].pipeRead, POLLIN, 0}, {relays[1].pipeRead, POLLIN, 0}};
+    int pr = ::poll(pfd, 3, 20);
+    if (pr > 0 && (pfd[1].revents || pfd[2].revents)) pumpAll();
+    if (pr > 0 && pfd[0].revents) {
+      char cmd[2] = {0, 0};
+      ssize_t r = ::read(c.ctlRead, cmd, sizeof cmd);
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) {
+        // kernlens is gone (exited, crashed or was killed with SIGKILL): nothing may outlive it.
+        stopAll(self, pid, SIGTERM, c.graceMs, &status, &done);
+        pumpAll();
+        ::_exit(0);
+      }
+      int sig = r == 2 && cmd[1] > 0 ? cmd[1] : SIGTERM;
+      stopAll(self, pid, sig, c.graceMs, &status, &done);
+      break;
+    }
+    reapAll(pid, &status, &done);
+    if (done) {
+      // The leader is gone; anything it left behind (daemonised helpers, orphans) goes too.
+      leftovers = stopAll(self, pid, SIGTERM, c.graceMs, &status, &done);
+      break;
+    }
+  }
+  while (!done) {  // the program is stopped; collect its status
+    int st = 0;
+    pid_t r = ::waitpid(pid, &st, 0);
+    if (r == pid) {
+      status = st;
+      done = true;
+    } else if (r < 0 && errno != EINTR) {
+      status = SIGKILL;  // reads as "killed by SIGKILL"
+      done = true;
+    }
+  }
+  pumpAll();  // every writer is gone: what is left in the pipes, then end of file
+  Report fin{'X', status, leftovers ? 1 : 0};
+  writeAll(c.reportWrite, &fin, sizeof fin);
+  ::_exit(0);
+}
+
+/// Reads one report; false at end of file (the supervisor died without reporting).
+bool readReport(int fd, Report& r) {
+  size_t got = 0;
+  char* p = reinterpret_cast<char*>(&r);
+  while (got < sizeof r) {
+    ssize_t n = ::read(fd, p + got, sizeof r - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    got += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
 Result<ProcessResult> runProcess(const ProcessSpec& spec, const CancellationToken& cancel) {
   if (spec.argv.empty()) return Error::invalid("runProcess: empty command");
   auto exe = findExecutable(spec.argv[0]);
@@ -155,7 +486,7 @@ Result<ProcessResult> runProcess(const ProcessSpec& spec, const CancellationToke
       return Error::notFound(spec.cwd.string() + ": working directory does not exist");
   }
 
-  // Everything the child needs, prepared before fork (only async-signal-safe calls after it).
+  // Everything the children need, prepared before fork (only async-signal-safe calls after it).
   std::map<std::string, std::string> envMap;
   for (char** e = environ; e && *e; ++e) {
     std::string_view kv(*e);
@@ -182,94 +513,73 @@ Result<ProcessResult> runProcess(const ProcessSpec& spec, const CancellationToke
   auto err = openLog(spec.stderrPath);
   if (!err) return err.error();
   Fd devnull(::open("/dev/null", O_RDONLY | O_CLOEXEC));
-  int pipeFds[2];
-  if (::pipe2(pipeFds, O_CLOEXEC) != 0) return Error::io(std::string("pipe: ") + std::strerror(errno));
-  Fd errRead(pipeFds[0]), errWrite(pipeFds[1]);
+  int ctlFds[2], repFds[2];
+  if (::pipe2(ctlFds, O_CLOEXEC) != 0) return Error::io(std::string("pipe: ") + std::strerror(errno));
+  Fd ctlRead(ctlFds[0]), ctlWrite(ctlFds[1]);
+  if (::pipe2(repFds, O_CLOEXEC) != 0) return Error::io(std::string("pipe: ") + std::strerror(errno));
+  Fd repRead(repFds[0]), repWrite(repFds[1]);
+  ChildSetup setup{exePath.c_str(), argv.data(), envp.data(), cwd.empty() ? nullptr : cwd.c_str(),
+                   devnull.get(), out->get(), err->get(), ctlRead.get(), repWrite.get(),
+                   static_cast<long>(spec.killGrace.count()), spec.maxLogBytes};
 
   LogTail tailOut(spec.stdoutPath, "stdout"), tailErr(spec.stderrPath, "stderr");
   auto t0 = Clock::now();
-  pid_t pid = ::fork();
-  if (pid < 0) return Error::io(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    // Child: new session => new process group whose id is our pid.
-    ::setsid();
-    if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) {
-      int e = errno;
-      [[maybe_unused]] auto w = ::write(errWrite.get(), &e, sizeof e);
-      ::_exit(127);
-    }
-    ::dup2(devnull.get(), 0);
-    ::dup2(out->get(), 1);
-    ::dup2(err->get(), 2);
-    ::signal(SIGPIPE, SIG_DFL);
-    ::execve(exePath.c_str(), argv.data(), envp.data());
-    int e = errno;
-    [[maybe_unused]] auto w = ::write(errWrite.get(), &e, sizeof e);
-    ::_exit(127);
-  }
-  errWrite.reset();
-  int childErrno = 0;
-  ssize_t n;
-  do n = ::read(errRead.get(), &childErrno, sizeof childErrno);
-  while (n < 0 && errno == EINTR);
-  if (n == static_cast<ssize_t>(sizeof childErrno)) {
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    return Error::io("cannot run " + exePath + (cwd.empty() ? "" : " in " + cwd) + ": " +
-                     std::strerror(childErrno));
+  pid_t sup = ::fork();
+  if (sup < 0) return Error::io(std::string("fork: ") + std::strerror(errno));
+  if (sup == 0) supervise(setup);
+  ctlRead.reset();
+  repWrite.reset();
+  out->reset();
+  err->reset();
+  auto reapSupervisor = [&]() {
+    int st = 0;
+    pid_t r;
+    do r = ::waitpid(sup, &st, 0);
+    while (r < 0 && errno == EINTR);
+  };
+  Report first{};
+  if (!readReport(repRead.get(), first) || first.kind == 'E') {
+    reapSupervisor();
+    std::string why = first.kind == 'E' ? std::strerror(first.value) : "the supervisor ended unexpectedly";
+    return Error::io("cannot run " + exePath + (cwd.empty() ? "" : " in " + cwd) + ": " + why);
   }
 
   ProcessResult res;
-  res.pid = pid;
+  res.pid = first.value;
   res.timeoutLimit = spec.timeout;
-  int status = 0;
-  bool reaped = false;
-  auto reap = [&](bool block) {
-    if (reaped) return true;
-    pid_t r;
-    do r = ::waitpid(pid, &status, block ? 0 : WNOHANG);
-    while (r < 0 && errno == EINTR);
-    if (r == pid) reaped = true;
-    return reaped;
+  Report fin{};
+  bool finished = false;
+  bool stopSent = false;
+  auto stop = [&](int sig) {
+    char cmd[2] = {'T', static_cast<char>(sig)};
+    writeAll(ctlWrite.get(), cmd, sizeof cmd);
+    stopSent = true;
   };
-  // SIGTERM the group, wait for it to go away (reaping the leader), then SIGKILL.
-  auto stopGroup = [&]() {
-    ::kill(-pid, SIGTERM);
-    auto deadline = Clock::now() + spec.killGrace;
-    while (Clock::now() < deadline) {
-      reap(false);
-      if (reaped && !groupAlive(pid)) return;
-      std::this_thread::sleep_for(milliseconds(20));
+  while (!finished) {
+    struct pollfd pfd {repRead.get(), POLLIN, 0};
+    int pr = ::poll(&pfd, 1, 20);
+    if (pr > 0) {
+      finished = true;
+      if (!readReport(repRead.get(), fin)) fin = Report{'?', SIGKILL, 0};
+      break;
     }
-    ::kill(-pid, SIGKILL);
-    reap(true);
-    for (int i = 0; i < 100 && groupAlive(pid); ++i) std::this_thread::sleep_for(milliseconds(20));
-  };
-
-  while (!reap(false)) {
     auto elapsed = std::chrono::duration_cast<milliseconds>(Clock::now() - t0);
-    if (cancel.isCancelled()) {
+    if (!stopSent && cancel.isCancelled()) {
       res.cancelled = true;
-      stopGroup();
-      break;
-    }
-    if (spec.timeout.count() > 0 && elapsed >= spec.timeout) {
+      int sig = cancel.signal();
+      stop(sig > 0 ? sig : SIGTERM);
+    } else if (!stopSent && spec.timeout.count() > 0 && elapsed >= spec.timeout) {
       res.timedOut = true;
-      stopGroup();
-      break;
+      stop(SIGTERM);
     }
     tailOut.poll(spec.onOutput, false);
     tailErr.poll(spec.onOutput, false);
     if (spec.onTick) spec.onTick(elapsed);
-    std::this_thread::sleep_for(milliseconds(20));
   }
-  // The leader is gone; anything it left in its group (daemonised helpers, orphans) goes too.
-  if (groupAlive(pid)) {
-    res.killedLeftovers = true;
-    stopGroup();
-  }
-  reap(true);
+  reapSupervisor();
+  res.killedLeftovers = fin.kind == 'X' && fin.leftovers != 0 && !stopSent;
   res.wall = std::chrono::duration_cast<milliseconds>(Clock::now() - t0);
+  int status = fin.value;
   if (WIFEXITED(status)) {
     res.exitCode = WEXITSTATUS(status);
   } else if (WIFSIGNALED(status)) {

@@ -1,14 +1,21 @@
-// Process control for profiling runs: one child in its own session/process group (setsid), its
-// stdout/stderr appended to log files, a wall-clock timeout and cooperative cancellation that
-// take down the WHOLE group (SIGTERM, then SIGKILL after a grace period), grandchildren
-// included. Output lines can be streamed to a callback while the child runs (the server sends
-// them to window/logMessage) by tailing the log files; no pipes, so a chatty child never blocks.
+// Process control for profiling runs. kernlens forks a small supervisor (async-signal-safe code
+// only) that starts its own session, becomes a child subreaper (PR_SET_CHILD_SUBREAPER) and forks
+// the program (PR_SET_PDEATHSIG = SIGKILL). Nothing the program starts can outlive the run:
+//  - timeout, cancellation (a cancel carrying a signal forwards it first) and a leader that exits
+//    leaving processes behind: the supervisor stops ALL its descendants, also those that called
+//    setsid or double-forked (SIGTERM, then SIGKILL after the grace period);
+//  - kernlens itself dies (even SIGKILL): the supervisor sees its control pipe close and does the
+//    same; if the supervisor is killed, the kernel kills the program.
+// stdout/stderr go through pipes the supervisor drains into log files (capped); output lines are
+// streamed to a callback while the program runs (the server sends them to the editor) by
+// tailing those files; a chatty program never blocks.
 //
 // Thread-safety: runProcess may be called from any thread; the fork path only calls
 // async-signal-safe functions (everything is prepared before fork()).
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -30,8 +37,11 @@ struct ProcessSpec {
   std::vector<std::pair<std::string, std::string>> env;
   /// Variables removed from the child's environment.
   std::vector<std::string> unsetEnv;
-  /// Log files (appended; created when missing). Empty = /dev/null.
+  /// Log files (appended; created when missing). Empty = /dev/null. The program writes into
+  /// pipes that kernlens' supervisor drains into the files (it never blocks on them).
   std::filesystem::path stdoutPath, stderrPath;
+  /// Per log file: output beyond this many bytes is discarded (a note marks the cut); 0 = none.
+  uint64_t maxLogBytes = uint64_t{256} << 20;
   /// 0 = no timeout.
   std::chrono::milliseconds timeout{0};
   /// Between SIGTERM and SIGKILL when the group is stopped.

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <ctime>
@@ -138,6 +139,7 @@ Result<RoundRunner> RoundRunner::create(RunConfig cfg) {
   if (cfg.runKey.find('/') != std::string::npos || cfg.runKey == "." || cfg.runKey == "..")
     return Error::invalid("bad run key '" + cfg.runKey + "'");
   rr.runDir_ = cfg.workspace / ".kernlens" / "runs" / cfg.runKey;
+  if (cfg.keepRuns > 0) pruneRunDirs(rr.runDir_.parent_path(), cfg.keepRuns - 1, cfg.timeout + std::chrono::seconds(60));
   std::filesystem::create_directories(rr.runDir_, ec);
   if (ec) return Error::io(rr.runDir_.string() + ": cannot create: " + ec.message());
   auto gi = cfg.workspace / ".kernlens" / ".gitignore";
@@ -237,6 +239,9 @@ Result<RoundResult> RoundRunner::run(const RoundPlan& plan, const CancellationTo
     return pr.error();
   }
   res.process = *pr;
+  if (!std::filesystem::is_directory(p.roundDir, ec))
+    return Error::io("the run folder " + p.roundDir.string() +
+                     " was deleted while the program ran (by the program?); its profile is lost");
   bool sbatch = cfg_.launch.kind == LaunchKind::Slurm && cfg_.launch.slurm.mode == "sbatch";
   if (pr->cancelled || pr->timedOut) {
     backend_->afterKill(pr->pid);
@@ -314,6 +319,25 @@ Result<RoundResult> RoundRunner::run(const RoundPlan& plan, const CancellationTo
   return res;
 }
 
+int pruneRunDirs(const std::filesystem::path& runsDir, int keep, std::chrono::seconds spare) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  std::vector<std::pair<fs::file_time_type, fs::path>> dirs;
+  for (fs::directory_iterator it(runsDir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->is_directory(ec) && !it->is_symlink(ec)) dirs.emplace_back(it->last_write_time(ec), it->path());
+  if (dirs.size() <= static_cast<size_t>(std::max(keep, 0))) return 0;
+  std::sort(dirs.begin(), dirs.end());  // oldest first
+  auto now = fs::file_time_type::clock::now();
+  int removed = 0;
+  size_t excess = dirs.size() - static_cast<size_t>(std::max(keep, 0));
+  for (size_t i = 0; i < excess; ++i) {
+    if (now - dirs[i].first < spare) break;  // newer ones too
+    fs::remove_all(dirs[i].second, ec);
+    removed += !ec;
+  }
+  return removed;
+}
+
 Result<RecordedRound> runAndRecord(RoundRunner& runner, store::Store& store, const RoundPlan& plan,
                                    const CancellationToken& cancel, const ProgressFn& progress, const OutputFn& output) {
   RecordedRound out;
@@ -329,7 +353,7 @@ Result<RecordedRound> runAndRecord(RoundRunner& runner, store::Store& store, con
   }
   out.run.wallMs = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
   if (!res) {
-    out.run.status = res.error().code == Error::Code::Cancelled ? "cancelled" : "failed";
+    out.run.status = res.error().code == Error::Code::Cancelled ? store::cancelledStatus(cancel) : "failed";
     out.run.error = res.error().message;
     (void)store.finishRun(out.run);
     return res.error();

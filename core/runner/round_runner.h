@@ -49,7 +49,14 @@ struct RunConfig {
   std::chrono::seconds timeout{900};  // per round
   std::string focusPath, focusFunction;  // provenance (and the store's "same function" queries)
   std::string runKey;                 // default: generated "<UTC time>-<pid>-<n>"
+  /// Run folders kept under .kernlens/runs: when a run starts, the oldest beyond this many are
+  /// deleted (never one touched within timeout + 60 s: it may belong to a live run); 0 = all.
+  int keepRuns = 20;
 };
+
+/// Deletes the oldest folders of `runsDir` (by modification time) so that at most `keep` remain,
+/// sparing any modified within `spare`; returns how many were deleted.
+int pruneRunDirs(const std::filesystem::path& runsDir, int keep, std::chrono::seconds spare);
 
 /// What to instrument in one round.
 struct RoundPlan {

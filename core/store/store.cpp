@@ -6,8 +6,12 @@
 #include <ctime>
 #include <fstream>
 #include <map>
+#include <sstream>
+
+#include <unistd.h>
 
 #include "core/store/git_info.h"
+#include "core/support/log.h"
 
 namespace kl::store {
 namespace {
@@ -129,6 +133,14 @@ CREATE VIEW kernel_sources AS
          r.disk_last AS last_line, r.function, k.launches, k.gpu_ns, r.round_id, rd.run_id
   FROM range_kernels k JOIN ranges r ON r.id = k.range_id JOIN rounds rd ON rd.id = r.round_id;
 )sql",
+    // v4: the kernlens process that owns a running run (pid, its start time in clock ticks since
+    // boot, host), so that a run left 'running' by a kernlens that died can be closed.
+    R"sql(
+ALTER TABLE runs ADD COLUMN owner_pid INTEGER;
+ALTER TABLE runs ADD COLUMN owner_start INTEGER;
+ALTER TABLE runs ADD COLUMN owner_host TEXT;
+CREATE INDEX runs_by_status ON runs(status);
+)sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kStoreSchemaVersion);
 
@@ -221,6 +233,32 @@ RoundInfo readRound(const sql::Statement& st) {
   return r;
 }
 
+/// A process's start time (field 22 of /proc/PID/stat, clock ticks since boot); nullopt when
+/// there is no such process (or it is a zombie).
+std::optional<int64_t> processStartTime(int64_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string s;
+  if (!std::getline(f, s)) return std::nullopt;
+  auto close = s.rfind(')');
+  if (close == std::string::npos || close + 2 >= s.size()) return std::nullopt;
+  if (s[close + 2] == 'Z' || s[close + 2] == 'X') return std::nullopt;
+  std::istringstream rest(s.substr(close + 2));
+  std::string field;
+  for (int i = 3; i <= 22; ++i)  // fields 3.. follow the comm
+    if (!(rest >> field)) return std::nullopt;
+  try {
+    return std::stoll(field);
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+std::string hostName() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "";
+  return buf;
+}
+
 }  // namespace
 
 std::string isoNow() {
@@ -242,14 +280,71 @@ Result<void> Store::migrate(sql::Database& db, int target) {
   return sql::migrateComponent(db, {"store", "kernlens.db store schema", kMigrations, kStoreSchemaVersion}, target);
 }
 
+namespace {
+/// One line for an error opening the store, with the way out when the file is damaged.
+Error storeError(const std::filesystem::path& dbPath, const Error& e) {
+  std::string m = e.message;
+  for (char& c : m)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  if (m.size() > 300) m = m.substr(0, 300) + "...";
+  bool damaged = m.find("not a database") != std::string::npos || m.find("malformed") != std::string::npos ||
+                 m.find("corrupt") != std::string::npos || m.find("not an SQLite") != std::string::npos;
+  std::string where = dbPath.string();
+  if (m.rfind(where, 0) != 0) m = where + ": " + m;
+  if (damaged)
+    m += "; delete " + where + " to start afresh (the run folders in " + (dbPath.parent_path() / "runs").string() +
+         " are kept)";
+  return Error{e.code, m};
+}
+}  // namespace
+
 Result<Store> Store::openFile(const std::filesystem::path& dbPath) {
   std::error_code ec;
   if (dbPath.has_parent_path()) std::filesystem::create_directories(dbPath.parent_path(), ec);
   if (ec) return Error::io(dbPath.parent_path().string() + ": cannot create directory: " + ec.message());
+  if (std::filesystem::is_regular_file(dbPath, ec) && std::filesystem::file_size(dbPath, ec) == 0 && !ec)
+    kl::log::warn(dbPath.string() + " was empty (0 bytes; truncated?): a new store is created there; "
+                  "earlier results are lost (the run folders in " + (dbPath.parent_path() / "runs").string() +
+                  " are kept)");
   auto db = sql::Database::openReadWrite(dbPath);
-  if (!db) return db.error();
-  KL_TRY(migrate(*db));
-  return Store(std::move(*db));
+  if (!db) return storeError(dbPath, db.error());
+  if (auto m = migrate(*db); !m) return storeError(dbPath, m.error());
+  Store store(std::move(*db));
+  (void)store.closeStaleRuns();  // best effort: a busy database only delays the clean-up
+  return store;
+}
+
+Result<int> Store::closeStaleRuns() {
+  auto st = db_.prepare("SELECT id, owner_pid, owner_start, owner_host FROM runs WHERE status = 'running'");
+  if (!st) return st.error();
+  std::string host = hostName();
+  std::vector<std::pair<int64_t, int64_t>> stale;  // run id, owner pid
+  while (true) {
+    auto r = st->step();
+    if (!r) return r.error();
+    if (!*r) break;
+    int64_t id = st->int64(0), pid = st->int64(1), start = st->int64(2);
+    std::string owner(st->text(3));
+    if (!owner.empty() && owner != host) continue;  // another machine's run: cannot tell
+    auto now = pid > 0 ? processStartTime(pid) : std::nullopt;
+    if (now && *now == start) continue;  // its kernlens is still running
+    stale.emplace_back(id, pid);
+  }
+  st = sql::Statement();
+  int closed = 0;
+  for (auto [id, pid] : stale) {
+    auto up = db_.prepare(
+        "UPDATE runs SET status = 'interrupted', error = ?, ended_at = ? WHERE id = ? AND status = 'running'");
+    if (!up) return up.error();
+    std::string why = pid > 0 ? "kernlens (pid " + std::to_string(pid) + ") ended while the run was running"
+                              : "the kernlens that ran it ended while the run was running";
+    KL_TRY(up->bind(1, std::string_view(why)));
+    KL_TRY(up->bind(2, std::string_view(isoNow())));
+    KL_TRY(up->bind(3, id));
+    KL_TRY(up->run());
+    closed += db_.changes() == 1;
+  }
+  return closed;
 }
 
 Result<Store> Store::open(const std::filesystem::path& workspace) {
@@ -301,6 +396,15 @@ Result<int64_t> Store::beginRun(RunInfo& info) {
   if (!r) return Error::invalid("store: cannot add run '" + info.key + "': " + r.error().message);
   info.id = db_.lastInsertRowId();
   st = sql::Statement();
+  auto owner = db_.prepare("UPDATE runs SET owner_pid = ?, owner_start = ?, owner_host = ? WHERE id = ?");
+  if (!owner) return owner.error();
+  int64_t self = ::getpid();
+  KL_TRY(owner->bind(1, self));
+  KL_TRY(owner->bind(2, processStartTime(self).value_or(0)));
+  KL_TRY(owner->bind(3, std::string_view(hostName())));
+  KL_TRY(owner->bind(4, info.id));
+  KL_TRY(owner->run());
+  owner = sql::Statement();
   KL_TRY(tx->commit());
   return info.id;
 }

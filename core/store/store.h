@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "core/store/results.h"
+#include "core/support/cancel.h"
 #include "core/support/result.h"
 #include "core/support/schema.h"
 #include "core/support/sqlite.h"
@@ -30,7 +31,7 @@
 namespace kl::store {
 
 /// The store schema version this build writes (kl_schema row 'store').
-constexpr int kStoreSchemaVersion = 3;
+constexpr int kStoreSchemaVersion = 4;
 /// PRAGMA user_version this build writes and understands (core/support/schema.h).
 using sql::kDatabaseLayoutVersion;
 
@@ -49,7 +50,7 @@ struct RunInfo {
   bool gitRepo = false;
   std::string gitCommit, gitBranch;
   bool gitDirty = false;
-  std::string status = "running";  // running | ok | failed | cancelled
+  std::string status = "running";  // running | ok | failed | cancelled | interrupted
   std::string error;               // failure reason (one line)
   std::string logPath;             // where the profiler output went
   std::string runDir;              // absolute .kernlens/runs/<key>
@@ -122,10 +123,15 @@ class Store {
   /// The store schema version recorded in `db` (0 when none).
   static Result<int> schemaVersion(const sql::Database& db);
 
-  /// Inserts a run (status as given, normally 'running'); sets info.id and returns it.
+  /// Inserts a run (status as given, normally 'running'); sets info.id and returns it. The run
+  /// records its owner (this process's pid, start time and host) for closeStaleRuns().
   Result<int64_t> beginRun(RunInfo& info);
   /// Sets the final status, error, end time, wall time, and (when non-empty) GPU/profiler fields.
   Result<void> finishRun(const RunInfo& info);
+  /// Closes, as 'interrupted', every 'running' run of this host whose owning kernlens process
+  /// no longer exists (killed, crashed, or the machine rebooted); returns how many. open() and
+  /// openFile() call it, so the next CLI run or server start cleans up.
+  Result<int> closeStaleRuns();
   /// Writes one round in one transaction. Error::Invalid when the run does not exist or the
   /// round index was already written.
   Result<int64_t> writeRound(int64_t runId, const RoundRecord& round);
@@ -164,6 +170,12 @@ class Store {
   sql::Database db_;
   std::function<Result<void>(std::string_view)> failpoint_;
 };
+
+/// The final status of a run stopped through `cancel`: 'interrupted' when a signal stopped it
+/// (the CLI's Ctrl-C, SIGTERM, SIGHUP), else 'cancelled' (the editor, a timeout of the loop).
+inline const char* cancelledStatus(const CancellationToken& cancel) {
+  return cancel.signal() ? "interrupted" : "cancelled";
+}
 
 /// ISO 8601 UTC now ("2026-11-21T12:34:56Z").
 std::string isoNow();

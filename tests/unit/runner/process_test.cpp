@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <signal.h>
+#include <sys/wait.h>
 
 #include <fstream>
 #include <thread>
@@ -180,4 +181,90 @@ TEST_CASE("signalProcessesMatching finds a process by its command line only") {
   REQUIRE(r.ok());
   CHECK(r->signal == SIGTERM);
   CHECK_FALSE(r->timedOut);
+}
+
+namespace {
+/// Starts a grandchild that leaves the group and the session (setsid) and one that
+/// double-forks, writes their pids, then sleeps.
+std::string escaper(const std::filesystem::path& pids) {
+  return "setsid sleep 300 & echo $! >> " + pids.string() + "; (setsid sh -c 'sleep 300 & echo $! >> " +
+         pids.string() + "' &) ; sleep 300";
+}
+bool allGone(const std::vector<int>& pids, std::chrono::milliseconds within) {
+  auto until = std::chrono::steady_clock::now() + within;
+  while (std::chrono::steady_clock::now() < until) {
+    if (std::none_of(pids.begin(), pids.end(), alive)) return true;
+    std::this_thread::sleep_for(20ms);
+  }
+  return false;
+}
+}  // namespace
+
+TEST_CASE("grandchildren that start their own session are stopped too (cancel and leftovers)") {
+  kl::test::TempDir tmp;
+  kl::CancellationSource src;
+  ProcessSpec spec;
+  spec.argv = {"/bin/bash", "-c", escaper(tmp / "pids")};
+  spec.killGrace = 500ms;
+  std::thread t([&] {
+    waitForPids(tmp / "pids", 2);
+    src.cancel();
+  });
+  auto r = runProcess(spec, src.token());
+  t.join();
+  REQUIRE(r.ok());
+  CHECK(r->cancelled);
+  auto pids = readPids(tmp / "pids");
+  REQUIRE(pids.size() == 2);
+  for (int pid : pids) CHECK_MESSAGE(!alive(pid), "setsid grandchild " << pid << " survived");
+
+  std::filesystem::remove(tmp / "pids");
+  spec.argv = {"/bin/bash", "-c", "setsid sleep 300 & echo $! >> " + (tmp / "pids").string() + "; sleep 0.3; exit 4"};
+  r = runProcess(spec);
+  REQUIRE(r.ok());
+  CHECK(r->exitCode == 4);
+  CHECK(r->killedLeftovers);
+  for (int pid : readPids(tmp / "pids")) CHECK(!alive(pid));
+}
+
+TEST_CASE("a cancel carrying a signal forwards it to the program first") {
+  kl::test::TempDir tmp;
+  kl::CancellationSource src;
+  ProcessSpec spec;
+  auto mark = tmp / "got";
+  spec.argv = {"/bin/bash", "-c",
+               "trap 'echo INT > " + mark.string() + "; exit 130' INT; echo $$ > " + (tmp / "pids").string() +
+                   "; while :; do sleep 0.05; done"};
+  std::thread t([&] {
+    waitForPids(tmp / "pids", 1);
+    src.cancel(SIGINT);
+  });
+  auto r = runProcess(spec, src.token());
+  t.join();
+  REQUIRE(r.ok());
+  CHECK(r->cancelled);
+  CHECK(kl::test::readFile(mark) == "INT\n");
+  CHECK(r->exitCode == 130);
+}
+
+TEST_CASE("the program and its escaped grandchildren die when the process running them is killed -9") {
+  kl::test::TempDir tmp;
+  auto pidsFile = tmp / "pids";
+  pid_t runner = ::fork();
+  REQUIRE(runner >= 0);
+  if (runner == 0) {
+    ProcessSpec spec;
+    spec.argv = {"/bin/bash", "-c", "echo $$ >> " + pidsFile.string() + "; " + escaper(pidsFile)};
+    spec.killGrace = 500ms;
+    (void)runProcess(spec);
+    ::_exit(0);
+  }
+  waitForPids(pidsFile, 3);
+  auto pids = readPids(pidsFile);
+  REQUIRE(pids.size() == 3);
+  ::kill(runner, SIGKILL);
+  int st = 0;
+  ::waitpid(runner, &st, 0);
+  CHECK(allGone(pids, 5s));
+  for (int pid : pids) CHECK_MESSAGE(!alive(pid), "process " << pid << " outlived its kernlens");
 }

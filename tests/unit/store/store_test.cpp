@@ -386,3 +386,38 @@ TEST_CASE("git provenance through libgit2") {
   std::filesystem::create_directories(ws / "sub");
   CHECK(gitInfo(ws / "sub").commit == clean.commit);  // found from a subdirectory
 }
+
+TEST_CASE("runs left running by a kernlens that died are closed as interrupted by the next open") {
+  test::TempDir ws;
+  int64_t mine = 0, dead = 0, reused = 0, remote = 0;
+  {
+    auto s = Store::open(ws.path());
+    REQUIRE(s.ok());
+    auto a = makeRun("mine"), b = makeRun("dead"), c = makeRun("reused"), d = makeRun("remote");
+    REQUIRE(s->beginRun(a).ok());
+    REQUIRE(s->beginRun(b).ok());
+    REQUIRE(s->beginRun(c).ok());
+    REQUIRE(s->beginRun(d).ok());
+    mine = a.id, dead = b.id, reused = c.id, remote = d.id;
+    CHECK(count(*s, "SELECT count(*) FROM runs WHERE owner_pid = " + std::to_string(::getpid())) == 4);
+    // A dead owner: the pid of a child that has exited and been reaped.
+    pid_t child = ::fork();
+    if (child == 0) ::_exit(0);
+    int st = 0;
+    ::waitpid(child, &st, 0);
+    REQUIRE(s->db().exec("UPDATE runs SET owner_pid = " + std::to_string(child) + " WHERE id = " + std::to_string(dead)).ok());
+    // A live pid with another start time: the pid was reused by an unrelated process.
+    REQUIRE(s->db().exec("UPDATE runs SET owner_start = 1 WHERE id = " + std::to_string(reused)).ok());
+    // Another machine's run cannot be judged from here.
+    REQUIRE(s->db().exec("UPDATE runs SET owner_pid = 1, owner_host = 'elsewhere' WHERE id = " + std::to_string(remote)).ok());
+  }
+  auto s = Store::open(ws.path());  // what the next CLI run or server start does
+  REQUIRE(s.ok());
+  auto status = [&](int64_t id) { return (*s->run(id))->status; };
+  CHECK(status(mine) == "running");  // this process is alive
+  CHECK(status(dead) == "interrupted");
+  CHECK(status(reused) == "interrupted");
+  CHECK(status(remote) == "running");
+  CHECK((*s->run(dead))->error.find("ended while the run was running") != std::string::npos);
+  CHECK(*s->closeStaleRuns() == 0);  // idempotent
+}
