@@ -3,10 +3,48 @@
 #include <charconv>
 #include <iostream>
 
+#include "core/support/escape.h"
 #include "core/support/version.h"
 
 namespace kl::cli {
 namespace {
+
+/// Passes text through terminalSafe() on its way to `dest` (kernel and range names from a
+/// profile must not drive the terminal). Buffers up to 64 KiB; never splits a two-byte C1
+/// sequence.
+class TerminalSafeBuf : public std::streambuf {
+ public:
+  explicit TerminalSafeBuf(std::ostream& dest) : dest_(dest) {}
+  ~TerminalSafeBuf() override { flushOut(true); }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (c != traits_type::eof()) {
+      buf_ += static_cast<char>(c);
+      if (buf_.size() >= 65536) flushOut(false);
+    }
+    return traits_type::not_eof(c);
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    buf_.append(s, static_cast<size_t>(n));
+    if (buf_.size() >= 65536) flushOut(false);
+    return n;
+  }
+  int sync() override {
+    flushOut(true);
+    return dest_.flush() ? 0 : -1;
+  }
+
+ private:
+  void flushOut(bool all) {
+    size_t n = buf_.size();
+    if (!all && n && static_cast<unsigned char>(buf_[n - 1]) == 0xc2) --n;
+    dest_ << terminalSafe(std::string_view(buf_).substr(0, n));
+    buf_.erase(0, n);
+  }
+  std::ostream& dest_;
+  std::string buf_;
+};
 
 std::map<std::string, Command>& registry() {
   static std::map<std::string, Command> r;
@@ -169,17 +207,25 @@ int runMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
   }
   try {
     Args parsed(std::move(rest), cmd.options);
-    Context ctx{out, err};
-    return cmd.run(parsed, ctx);
+    if (cmd.rawOutput) {
+      Context ctx{out, err};
+      return cmd.run(parsed, ctx);
+    }
+    TerminalSafeBuf safe(out);
+    std::ostream safeOut(&safe);
+    Context ctx{safeOut, err};
+    int rc = cmd.run(parsed, ctx);
+    safeOut.flush();
+    return rc;
   } catch (const UsageError& e) {
-    err << "kernlens " << cmd.name << ": " << e.what() << " (see kernlens " << cmd.name
+    err << "kernlens " << cmd.name << ": " << terminalSafe(e.what()) << " (see kernlens " << cmd.name
         << " --help)\n";
     return 2;
   } catch (const InputError& e) {
-    err << "kernlens " << cmd.name << ": " << e.what() << "\n";
+    err << "kernlens " << cmd.name << ": " << terminalSafe(e.what()) << "\n";
     return 1;
   } catch (const std::exception& e) {
-    err << "kernlens " << cmd.name << ": internal error: " << e.what() << "\n";
+    err << "kernlens " << cmd.name << ": internal error: " << terminalSafe(e.what()) << "\n";
     return 1;
   }
 }

@@ -69,6 +69,9 @@ struct Command {
   std::string usage;    // full text for `kernlens <name> --help`
   std::vector<OptionSpec> options;
   std::function<int(const Args&, Context&)> run;
+  /// Output passes unchanged (source text, the LSP stream). Otherwise ctx.out shows control
+  /// characters as "\x1b" (terminalSafe): names from a profile cannot drive the terminal.
+  bool rawOutput = false;
 };
 
 /// Registers at static-initialisation time: `static Registrar r{Command{...}};`

@@ -102,7 +102,7 @@ Registrar reg{Command{
      {"-o", true, false},
      {"--in-place", false, false},
      {"--root", true, false}},
-    run}};
+    run, /*rawOutput=*/true}};
 
 }  // namespace
 }  // namespace kl::cli

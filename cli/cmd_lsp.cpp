@@ -1,6 +1,7 @@
 // `kernlens lsp`: the language server, LSP 3.17 over stdin/stdout.
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
 
 #include <cstdio>
@@ -58,11 +59,21 @@ int run(const Args& args, Context& ctx) {
   lsp::StdioTransport transport(STDIN_FILENO, stdout);
   lsp::Server server(transport, lsp::ServerOptions{static_cast<unsigned>(threads)});
   lsp::registerAllFeatures(server);
-  return server.run();
+  int rc = server.run();
+  // `exit` or end of input: running work was cancelled and normally ends at once (a profiled
+  // program gets SIGTERM). Should it not within 1.5 s, leave anyway: the runner's supervisor
+  // stops the program when this process ends, and the next start closes its run as interrupted.
+  std::thread([rc] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    kl::log::warn("lsp: background work did not stop within 1.5 s of exit; leaving");
+    std::_Exit(rc);
+  }).detach();
+  return rc;
 }
 
 Registrar reg{Command{"lsp", "run the language server (LSP 3.17 over stdio)", kUsage,
-                      {{"--log-file"}, {"--log-level"}, {"--threads"}, {"--stdio", false}}, run}};
+                      {{"--log-file"}, {"--log-level"}, {"--threads"}, {"--stdio", false}}, run,
+                      /*rawOutput=*/true}};
 
 }  // namespace
 }  // namespace kl::cli

@@ -12,19 +12,12 @@
 #include "core/results/format.h"
 #include "core/results/from_profile.h"
 #include "core/results/path_match.h"
+#include "core/support/safe_file.h"
 
 namespace kl::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::optional<std::string> readText(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 int run(const Args& args, Context& ctx) {
   args.expectPositional(1, 1);
@@ -38,7 +31,11 @@ int run(const Args& args, Context& ctx) {
   results::BuildOptions o;
   o.matcher = &matcher;
   o.profilePath = args.positional()[0];
-  o.textOf = [&](const std::string& rel) { return readText(root / rel); };
+  o.textOf = [&](const std::string& rel) -> std::optional<std::string> {
+    auto text = readWorkspaceFile(root, rel);  // a symlink out of the workspace is not followed
+    if (!text) return std::nullopt;
+    return std::move(*text);
+  };
   auto rs = orFail(results::loadProfile(resolveReports({args.positional()[0]}, ctx.err).front(), o));
 
   if (format == "json") {

@@ -42,7 +42,7 @@ Registrar reg{Command{
     "exit status: 0 success, 1 bad input (unreadable file, syntax error, an edited range that\n"
     "cannot be removed exactly), 2 bad usage.\n",
     {{"-o", true, false}, {"--in-place", false, false}},
-    run}};
+    run, /*rawOutput=*/true}};
 
 }  // namespace
 }  // namespace kl::cli

@@ -10,41 +10,55 @@ namespace {
 
 using analysis::fmtDuration;
 
-void printNode(std::ostream& o, const analysis::TreeResult& r, const profile::ProfileModel& m, uint32_t idx,
-               uint32_t depth, size_t kernels, int64_t total) {
-  const auto& n = r.nodes[idx];
-  std::string indent(2 * n.depth, ' ');
+/// Indentation stops growing here; deeper lines show their level instead.
+constexpr uint32_t kMaxIndent = 32;
+
+void printLine(std::ostream& o, const analysis::TreeResult& r, const profile::ProfileModel& m,
+               const analysis::TreeLine& line, int64_t total) {
+  const auto& n = r.nodes[line.node];
+  std::string indent(2 * std::min(line.level, kMaxIndent), ' ');
+  if (line.level > kMaxIndent) indent += "[level " + std::to_string(line.level) + "] ";
   char share[32];
   std::snprintf(share, sizeof share, "%5.1f%%", total ? 100.0 * static_cast<double>(n.inclusiveNs) / static_cast<double>(total) : 0.0);
-  o << share << "  " << indent << m.str(n.text) << "  [" << fmtDuration(static_cast<double>(n.inclusiveNs)) << " incl, "
-    << fmtDuration(static_cast<double>(n.exclusiveNs)) << " excl, " << n.invocations << "x, " << n.ops << " ops]\n";
-  for (size_t k = 0; k < n.kernels.size() && k < kernels; ++k)
-    o << "        " << indent << "  - " << m.str(n.kernels[k].name) << "  " << fmtDuration(static_cast<double>(n.kernels[k].ns))
-      << " (" << n.kernels[k].count << "x)\n";
-  if (depth && n.depth + 1 >= depth) return;
-  for (uint32_t ch : n.children) printNode(o, r, m, ch, depth, kernels, total);
+  o << share << "  " << indent << m.str(n.text);
+  if (line.repeat > 1) o << " (x" << line.repeat << " nested)";
+  o << "  [" << fmtDuration(static_cast<double>(n.inclusiveNs)) << " incl, "
+    << fmtDuration(static_cast<double>(line.exclusiveNs)) << " excl, " << n.invocations << "x, " << n.ops << " ops]";
+  if (line.childrenOmitted) o << " ...";
+  o << "\n";
+  for (const auto& k : line.kernels)
+    o << "        " << indent << "  - " << m.str(k.name) << "  " << fmtDuration(static_cast<double>(k.ns))
+      << " (" << k.count << "x)\n";
 }
 
 int run(const Args& args, Context& ctx) {
   auto c = parseCommon(args, {"text", "json", "csv"});
   auto depth = args.getInt("--depth").value_or(0);
   auto kernels = args.getInt("--kernels").value_or(3);
-  if (depth < 0 || kernels < 0) throw UsageError("--depth and --kernels need values >= 0");
+  auto maxNodes = args.getInt("--max-nodes").value_or(2000);
+  if (depth < 0 || kernels < 0 || maxNodes < 0) throw UsageError("--depth, --kernels and --max-nodes need values >= 0");
   auto lp = loadProfile(c.files);
   analysis::View v(lp->model, c.scope, &lp->attr);
   auto r = analysis::computeTree(v);
   const auto& m = lp->model;
-  if (c.format == "json") return printJson(ctx.out, r, m, static_cast<uint32_t>(depth), static_cast<size_t>(kernels));
+  if (c.format == "json") return printJson(ctx.out, r, m, static_cast<uint32_t>(depth), static_cast<size_t>(kernels),
+                                               static_cast<size_t>(maxNodes));
+  auto flat = analysis::flattenTree(r, m, static_cast<uint32_t>(depth), static_cast<size_t>(maxNodes),
+                                    static_cast<size_t>(kernels));
   if (c.format == "csv") {
     std::vector<std::vector<std::string>> rows;
-    std::vector<std::string> paths(r.nodes.size());
-    for (size_t i = 0; i < r.nodes.size(); ++i) {  // parents precede children
-      const auto& n = r.nodes[i];
-      paths[i] = (n.parent == profile::kNone ? std::string() : paths[n.parent] + " > ") + std::string(m.str(n.text));
-      if (depth && n.depth >= depth) continue;
-      rows.push_back({paths[i], std::to_string(n.depth), std::to_string(n.invocations), std::to_string(n.ops),
-                      std::to_string(n.inclusiveNs), std::to_string(n.exclusiveNs),
-                      n.kernels.empty() ? "" : std::string(m.str(n.kernels[0].name))});
+    std::vector<std::string> path;  // the texts of the open lines, by level
+    for (const auto& line : flat.lines) {
+      const auto& n = r.nodes[line.node];
+      path.resize(line.level);
+      std::string text(m.str(n.text));
+      if (line.repeat > 1) text += " (x" + std::to_string(line.repeat) + ")";
+      path.push_back(text);
+      std::string joined;
+      for (size_t i = 0; i < path.size(); ++i) joined += (i ? " > " : "") + path[i];
+      rows.push_back({joined, std::to_string(n.depth), std::to_string(n.invocations), std::to_string(n.ops),
+                      std::to_string(n.inclusiveNs), std::to_string(line.exclusiveNs),
+                      line.kernels.empty() ? "" : std::string(m.str(line.kernels[0].name))});
     }
     printCsv(ctx.out, {"path", "depth", "invocations", "ops", "inclusive_ns", "exclusive_ns", "top_kernel"}, rows);
     return 0;
@@ -53,7 +67,9 @@ int run(const Args& args, Context& ctx) {
   noteEmulated(o, m);
   o << "GPU time by range path (" << fmtDuration(static_cast<double>(r.totalNs)) << " of GPU ops in scope; "
     << "inclusive = ops launched inside the range or its children)\n";
-  for (uint32_t root : r.roots) printNode(o, r, m, root, static_cast<uint32_t>(depth), static_cast<size_t>(kernels), r.totalNs);
+  for (const auto& line : flat.lines) printLine(o, r, m, line, r.totalNs);
+  if (flat.omittedNodes)
+    o << "... " << flat.omittedNodes << " more nodes not shown (--max-nodes N, 0 = all; --depth N)\n";
   o << "unattributed: " << r.noLaunchOps << " ops (" << fmtDuration(static_cast<double>(r.noLaunchNs))
     << ") without a launch call in the capture, " << r.outsideOps << " ops ("
     << fmtDuration(static_cast<double>(r.outsideNs)) << ") launched outside every range\n";
@@ -61,15 +77,19 @@ int run(const Args& args, Context& ctx) {
 }
 
 Registrar reg{Command{"tree", "range (NVTX) hierarchy with kernels and GPU times",
-                      "usage: kernlens tree FILE... [--depth N] [--kernels K] [--format text|json|csv] [--gpu N]\n"
+                      "usage: kernlens tree FILE... [--depth N] [--kernels K] [--max-nodes N] [--format text|json|csv]\n"
+                      "                     [--gpu N]\n"
                       "                     [--trim START END]\n\n"
                       "Ranges with the same text under the same parent path form one node. Inclusive time\n"
                       "= GPU time of ops launched inside the node (any depth); exclusive = ops whose\n"
-                      "innermost range is the node; the top K kernels (exclusive) are listed under it.\n\n"
+                      "innermost range is the node; the top K kernels (exclusive) are listed under it.\n"
+                      "A range nested in itself again and again (pushed, never popped) is one line\n"
+                      "\"NAME (xN nested)\"; JSON nests at most 256 levels unless --depth is given.\n\n"
                       "  --depth N    show N levels (default: all)\n"
-                      "  --kernels K  kernels listed per node (default 3)\n" +
+                      "  --kernels K  kernels listed per node (default 3)\n"
+                      "  --max-nodes N  print at most N nodes (default 2000; 0 = all), count the rest\n" +
                           commonOptionsHelp(true),
-                      profileOptions({{"--depth"}, {"--kernels"}}), run}};
+                      profileOptions({{"--depth"}, {"--kernels"}, {"--max-nodes"}}), run}};
 
 }  // namespace
 }  // namespace kl::cli

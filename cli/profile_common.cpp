@@ -5,10 +5,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 
 #include "core/analysis/export_table.h"
 #include "core/profile/reader.h"
 #include "core/runner/nsys_report.h"
+#include "core/support/escape.h"
 
 namespace kl::cli {
 
@@ -162,6 +164,7 @@ std::unique_ptr<LoadedProfile> loadProfile(const std::vector<std::string>& given
   const auto& warns = lp->model.meta.warnings;
   for (size_t i = 0; i < warns.size() && i < 5; ++i) err << "kernlens: warning: " << warns[i] << "\n";
   if (warns.size() > 5) err << "kernlens: warning: ... and " << warns.size() - 5 << " more (kernlens info lists them)\n";
+  if (auto w = lp->model.meta.skippedRows.warning(); !w.empty()) err << "kernlens: warning: " << terminalSafe(w) << "\n";
   lp->attr = orFail(attribution::attribute(lp->model));
   for (const auto& f : given) {
     if (!lp->label.empty()) lp->label += ", ";

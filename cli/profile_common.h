@@ -57,7 +57,8 @@ int64_t parseDurationNs(const std::string& s, const std::string& what);
 std::vector<std::string> resolveReports(const std::vector<std::string>& files, std::ostream& err);
 
 /// Reads the files (one profile, or several = ranks) and attributes; InputError on bad input.
-/// Nsight Systems reports are exported first (resolveReports, notes on `err`).
+/// Nsight Systems reports are exported first (resolveReports, notes on `err`); reader warnings
+/// and the count of rows skipped for corrupt numbers go to `err` too.
 std::unique_ptr<LoadedProfile> loadProfile(const std::vector<std::string>& files, std::ostream& err = std::cerr);
 
 /// Writes aligned text tables: header row, then rows; columns listed in `right` are

@@ -68,6 +68,7 @@ InfoResult computeInfo(const View& v) {
   r.rankClockOffsetNs = m.meta.rankClockOffsetNs;
   r.rankClockMethod = m.meta.rankClockMethod;
   r.warnings = m.meta.warnings;
+  if (m.meta.skippedRows.count) r.warnings.push_back(m.meta.skippedRows.warning());
   return r;
 }
 

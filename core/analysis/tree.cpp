@@ -12,6 +12,9 @@ TreeResult computeTree(const View& v) {
   std::unordered_map<uint64_t, uint32_t> index;  // (parent + 1) << 32 | text -> node
   std::vector<std::vector<uint32_t>> instances;
   std::vector<std::unordered_map<StrId, NameCount>> kernels;
+  // The previous op's stack and node path: consecutive ops share most of their stack, so only
+  // the part below the common prefix is looked up (inclusive numbers are summed at the end).
+  std::vector<uint32_t> prevStack, path;
   for (uint32_t i : v.ops) {
     const auto& op = m.gpuOps[i];
     int64_t d = op.duration();
@@ -27,8 +30,12 @@ TreeResult computeTree(const View& v) {
       }
       continue;
     }
-    uint32_t parent = kNone;
-    for (size_t depth = 0; depth < stack.size(); ++depth) {
+    size_t common = 0;
+    while (common < stack.size() && common < prevStack.size() && stack[common] == prevStack[common]) ++common;
+    path.resize(common);
+    prevStack.assign(stack.begin(), stack.end());
+    for (size_t depth = common; depth < stack.size(); ++depth) {
+      uint32_t parent = depth ? path[depth - 1] : kNone;
       StrId text = m.ranges[stack[depth]].text;
       uint64_t key = (static_cast<uint64_t>(parent + 1) << 32) | text;  // kNone + 1 == 0
       auto [it, added] = index.emplace(key, static_cast<uint32_t>(r.nodes.size()));
@@ -43,20 +50,25 @@ TreeResult computeTree(const View& v) {
         if (parent == kNone) r.roots.push_back(it->second);
         else r.nodes[parent].children.push_back(it->second);
       }
-      uint32_t node = it->second;
-      auto& n = r.nodes[node];
-      ++n.ops;
-      n.inclusiveNs += d;
-      instances[node].push_back(stack[depth]);
-      if (depth + 1 == stack.size()) {
-        ++n.exclusiveOps;
-        n.exclusiveNs += d;
-        auto& k = kernels[node][op.name];
-        k.name = op.name;
-        ++k.count;
-        k.ns += d;
-      }
-      parent = node;
+      instances[it->second].push_back(stack[depth]);
+      path.push_back(it->second);
+    }
+    auto& leaf = r.nodes[path.back()];
+    ++leaf.exclusiveOps;
+    leaf.exclusiveNs += d;
+    auto& k = kernels[path.back()][op.name];
+    k.name = op.name;
+    ++k.count;
+    k.ns += d;
+  }
+  // Parents precede their children in r.nodes: one backward pass sums the inclusive numbers.
+  for (size_t n = r.nodes.size(); n-- > 0;) {
+    auto& node = r.nodes[n];
+    node.ops += node.exclusiveOps;
+    node.inclusiveNs += node.exclusiveNs;
+    if (node.parent != kNone) {
+      r.nodes[node.parent].ops += node.ops;
+      r.nodes[node.parent].inclusiveNs += node.inclusiveNs;
     }
   }
   for (size_t n = 0; n < r.nodes.size(); ++n) {
@@ -78,36 +90,67 @@ TreeResult computeTree(const View& v) {
   return r;
 }
 
-namespace {
-void writeNode(json::Writer& w, const TreeResult& r, const ProfileModel& m, uint32_t idx,
-               uint32_t maxDepth, size_t kernelsPerNode) {
-  const auto& n = r.nodes[idx];
-  w.beginObject()
-      .field("name", m.str(n.text))
-      .field("depth", n.depth)
-      .field("invocations", n.invocations)
-      .field("ops", n.ops)
-      .field("exclusive_ops", n.exclusiveOps)
-      .field("inclusive_ns", n.inclusiveNs)
-      .field("exclusive_ns", n.exclusiveNs);
-  w.key("kernels").beginArray();
-  for (size_t k = 0; k < n.kernels.size() && k < kernelsPerNode; ++k)
-    w.beginObject()
-        .field("name", m.str(n.kernels[k].name))
-        .field("count", n.kernels[k].count)
-        .field("total_ns", n.kernels[k].ns)
-        .endObject();
-  w.endArray();
-  w.key("children").beginArray();
-  if (maxDepth == 0 || n.depth + 1 < maxDepth)
-    for (uint32_t c : n.children) writeNode(w, r, m, c, maxDepth, kernelsPerNode);
-  w.endArray();
-  w.endObject();
+TreeLines flattenTree(const TreeResult& r, const ProfileModel& m, uint32_t maxLevels, size_t maxNodes,
+                      size_t kernelsPerNode) {
+  TreeLines out;
+  struct Pending {
+    uint32_t node, level;
+  };
+  std::vector<Pending> todo;
+  for (size_t i = r.roots.size(); i-- > 0;) todo.push_back({r.roots[i], 0});
+  while (!todo.empty()) {
+    auto [node, level] = todo.back();
+    todo.pop_back();
+    if (maxNodes && out.lines.size() >= maxNodes) {
+      // Count the whole subtree of what is left without printing it.
+      std::vector<uint32_t> rest{node};
+      while (!rest.empty()) {
+        uint32_t n = rest.back();
+        rest.pop_back();
+        ++out.omittedNodes;
+        rest.insert(rest.end(), r.nodes[n].children.begin(), r.nodes[n].children.end());
+      }
+      continue;
+    }
+    TreeLine line;
+    line.node = line.last = node;
+    line.level = level;
+    std::unordered_map<StrId, NameCount> merged;
+    auto take = [&](uint32_t n) {
+      line.exclusiveOps += r.nodes[n].exclusiveOps;
+      line.exclusiveNs += r.nodes[n].exclusiveNs;
+      for (const auto& k : r.nodes[n].kernels) {
+        auto& e = merged[k.name];
+        e.name = k.name;
+        e.count += k.count;
+        e.ns += k.ns;
+      }
+    };
+    take(node);
+    while (r.nodes[line.last].children.size() == 1) {
+      uint32_t child = r.nodes[line.last].children[0];
+      if (r.nodes[child].text != r.nodes[node].text) break;
+      line.last = child;
+      ++line.repeat;
+      take(child);
+    }
+    for (auto& [name, k] : merged) line.kernels.push_back(k);
+    std::sort(line.kernels.begin(), line.kernels.end(), [&](const NameCount& a, const NameCount& b) {
+      return a.ns != b.ns ? a.ns > b.ns : m.str(a.name) < m.str(b.name);
+    });
+    if (line.kernels.size() > kernelsPerNode) line.kernels.resize(kernelsPerNode);
+    const auto& children = r.nodes[line.last].children;
+    if (maxLevels && level + 1 >= maxLevels) line.childrenOmitted = !children.empty();
+    else
+      for (size_t i = children.size(); i-- > 0;) todo.push_back({children[i], level + 1});
+    out.lines.push_back(std::move(line));
+  }
+  return out;
 }
-}  // namespace
 
 void writeJson(json::Writer& w, const TreeResult& r, const ProfileModel& m, uint32_t maxDepth,
-               size_t kernelsPerNode) {
+               size_t kernelsPerNode, size_t maxNodes) {
+  auto flat = flattenTree(r, m, maxDepth ? maxDepth : kMaxJsonLevels, maxNodes, kernelsPerNode);
   w.beginObject().field("total_ns", r.totalNs);
   w.key("unattributed").beginObject()
       .field("no_launch_call_ops", r.noLaunchOps)
@@ -115,8 +158,35 @@ void writeJson(json::Writer& w, const TreeResult& r, const ProfileModel& m, uint
       .field("outside_ranges_ops", r.outsideOps)
       .field("outside_ranges_ns", r.outsideNs)
       .endObject();
+  w.field("omitted_nodes", flat.omittedNodes);
   w.key("roots").beginArray();
-  for (uint32_t root : r.roots) writeNode(w, r, m, root, maxDepth, kernelsPerNode);
+  // Pre-order lines -> nested objects, without recursion: close the open nodes at or below
+  // each new line's level.
+  std::vector<const TreeLine*> open;
+  auto closeOne = [&] {
+    w.endArray().field("children_omitted", open.back()->childrenOmitted).endObject();
+    open.pop_back();
+  };
+  for (const auto& line : flat.lines) {
+    while (open.size() > line.level) closeOne();
+    const auto& n = r.nodes[line.node];
+    w.beginObject()
+        .field("name", m.str(n.text))
+        .field("depth", n.depth)
+        .field("repeat", line.repeat)
+        .field("invocations", n.invocations)
+        .field("ops", n.ops)
+        .field("exclusive_ops", line.exclusiveOps)
+        .field("inclusive_ns", n.inclusiveNs)
+        .field("exclusive_ns", line.exclusiveNs);
+    w.key("kernels").beginArray();
+    for (const auto& k : line.kernels)
+      w.beginObject().field("name", m.str(k.name)).field("count", k.count).field("total_ns", k.ns).endObject();
+    w.endArray();
+    w.key("children").beginArray();
+    open.push_back(&line);
+  }
+  while (!open.empty()) closeOne();
   w.endArray().endObject();
 }
 

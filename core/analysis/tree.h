@@ -39,10 +39,37 @@ struct TreeResult {
   int64_t totalNs = 0;                // all ops in scope
 };
 
-/// Requires v.attr (empty result without it).
+/// Requires v.attr (empty result without it). O(ops + range-stack changes between consecutive
+/// ops): deep or never-popped stacks cost once, not once per op.
 TreeResult computeTree(const View& v);
-/// Nodes deeper than maxDepth (0 = unlimited) are left out; at most `kernelsPerNode` names each.
+
+/// One printed node of a tree, in pre-order. A chain of nodes with the same text where each has
+/// exactly one child (a range pushed again and again, e.g. never popped) is collapsed into one
+/// line: `repeat` levels from `node` down to `last`, exclusive numbers and kernels summed.
+struct TreeLine {
+  uint32_t node = 0, last = 0;
+  uint32_t repeat = 1;
+  uint32_t level = 0;                 // printed nesting level (0 = outermost)
+  uint64_t exclusiveOps = 0;
+  int64_t exclusiveNs = 0;
+  std::vector<NameCount> kernels;     // by time desc, at most kernelsPerNode
+  bool childrenOmitted = false;       // it has children that --depth left out
+};
+struct TreeLines {
+  std::vector<TreeLine> lines;
+  uint64_t omittedNodes = 0;          // nodes not printed because of maxNodes
+};
+/// Pre-order lines with identical chains collapsed; levels >= maxLevels (0 = unlimited) are
+/// left out, and after maxNodes lines (0 = unlimited) the rest is only counted. Iterative.
+TreeLines flattenTree(const TreeResult& r, const ProfileModel& m, uint32_t maxLevels, size_t maxNodes,
+                      size_t kernelsPerNode);
+
+/// The default nesting limit of JSON output (parsers recurse per level).
+constexpr uint32_t kMaxJsonLevels = 256;
+/// Nodes deeper than maxDepth (0 = kMaxJsonLevels) are left out ("children_omitted": true on
+/// their parent); at most maxNodes nodes (0 = unlimited; "omitted_nodes" counts the rest); at
+/// most `kernelsPerNode` names each; identical chains collapsed ("repeat": levels).
 void writeJson(json::Writer& w, const TreeResult& r, const ProfileModel& m, uint32_t maxDepth,
-               size_t kernelsPerNode);
+               size_t kernelsPerNode, size_t maxNodes = 0);
 
 }  // namespace kl::analysis

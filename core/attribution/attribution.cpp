@@ -258,7 +258,7 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
     for (uint32_t r : st) {
       auto& s = a.ranges_[r];
       ++s.ops;
-      s.inclusiveGpuNs += dur;
+      s.inclusiveGpuNs = profile::addSat(s.inclusiveGpuNs, dur);
       if (s.ops == 1) {
         s.gpuStart = op.start;
         s.gpuEnd = op.end;
@@ -270,7 +270,7 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
     }
     auto& in = a.ranges_[st.back()];
     ++in.exclusiveOps;
-    in.exclusiveGpuNs += dur;
+    in.exclusiveGpuNs = profile::addSat(in.exclusiveGpuNs, dur);
   }
   for (uint32_t c = 0; c < m.apiCalls.size(); ++c)
     if (callUsed[c])
@@ -319,10 +319,11 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
     distinctNames(st);
     for (uint32_t n : seen) {
       ++a.names_[n].ops;
-      a.names_[n].inclusiveGpuNs += op.duration();
+      a.names_[n].inclusiveGpuNs = profile::addSat(a.names_[n].inclusiveGpuNs, op.duration());
       if (op.kind == GpuOpKind::Kernel) namePairs.push_back((uint64_t{n} << 32) | op.name);
     }
-    a.names_[nameIdx[m.ranges[st.back()].text]].exclusiveGpuNs += op.duration();
+    auto& ex = a.names_[nameIdx[m.ranges[st.back()].text]].exclusiveGpuNs;
+    ex = profile::addSat(ex, op.duration());
   }
   for (uint32_t c = 0; c < m.apiCalls.size(); ++c) {
     if (!callUsed[c] || callStackSize[c] == 0) continue;

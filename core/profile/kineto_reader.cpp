@@ -42,6 +42,7 @@ struct Event {
   std::optional<int64_t> pid, tid;  // numeric (or digits inside a string: "stream 7")
   std::string pidText, tidText;     // when not numeric ("Spans")
   int64_t ts = 0, dur = 0;
+  const char* badTime = nullptr;  // why ts/dur are unusable (core/profile/validate.h)
   bool hasTs = false;
   // args
   std::optional<int64_t> correlation, device, stream, context, pyId, pyParent, bytes, regs, smem;
@@ -60,6 +61,7 @@ struct Event {
     pidText.clear();
     tidText.clear();
     ts = dur = 0;
+    badTime = nullptr;
     hasTs = false;
     correlation.reset();
     device.reset();
@@ -379,9 +381,10 @@ class KinetoReader {
             break;
           case Ts:
             if (v == Tok::Number) e.hasTs = parseMicrosToNs(p_.text(), e.ts);
+            if (!e.hasTs) e.badTime = "a ts that is not a number";
             break;
           case Dur:
-            if (v == Tok::Number && !parseMicrosToNs(p_.text(), e.dur)) e.dur = 0;
+            if (v != Tok::Number || !parseMicrosToNs(p_.text(), e.dur)) e.badTime = "a dur that is not a number";
             break;
           case Args:
             if (v == Tok::ObjBegin) {
@@ -444,13 +447,20 @@ class KinetoReader {
       else if (e.name == "thread_name" && e.tid) threadNames_[{*e.pid, *e.tid}] = m_.strings.intern(e.argName);
       return;
     }
-    if (e.ph != "X" || !e.hasTs) return;
+    if (e.ph != "X") return;
     const std::string& c = e.cat;
-    constexpr int64_t kLim = int64_t{1} << 61;  // differences and rank offsets never overflow
-    int64_t start = std::clamp(e.ts, -kLim, kLim);
-    int64_t end = start + std::clamp<int64_t>(e.dur, 0, kLim);
-    end = std::min(end, kLim);
-    if (c == "kernel" || c == "gpu_memcpy" || c == "memcpy" || c == "gpu_memset" || c == "memset") {
+    bool gpu = c == "kernel" || c == "gpu_memcpy" || c == "memcpy" || c == "gpu_memset" || c == "memset";
+    // Corrupt times: the event is skipped and counted, never read as 0 or clamped.
+    const char* why = e.badTime;
+    if (!why && !e.hasTs) why = "no ts";
+    int64_t start = e.ts, end = 0;
+    if (!why && __builtin_add_overflow(e.ts, e.dur, &end)) why = "a time beyond 2^61 ns";
+    if (!why) why = badInterval(start, end, gpu || c.find("runtime") != std::string::npos ? kMaxIntervalNs : kMaxTimestampNs);
+    if (why) {
+      m_.meta.skippedRows.add("trace event '" + e.name.substr(0, 60) + "'", why);
+      return;
+    }
+    if (gpu) {
       GpuOp op;
       op.start = start;
       op.end = end;

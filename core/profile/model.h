@@ -24,6 +24,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/profile/validate.h"
+
 namespace kl::profile {
 
 constexpr uint32_t kNone = UINT32_MAX;
@@ -269,6 +271,8 @@ struct Metadata {
   std::vector<std::string> rankClockMethod;
   /// Non-fatal findings while reading ("NVTX domain 1 has no eventType 75 row", ...).
   std::vector<std::string> warnings;
+  /// Rows left out because their numbers are corrupt (core/profile/validate.h).
+  SkippedRows skippedRows;
 };
 
 // ---- the model -------------------------------------------------------------------------------

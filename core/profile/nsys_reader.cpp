@@ -128,12 +128,6 @@ class NsysReader {
   static int64_t i64(const Statement& st, int col, int64_t dflt = 0) {
     return st.isNull(col) ? dflt : st.int64(col);
   }
-  /// Timestamps are clamped to +-2^61 ns (73 years) so that differences and rank offsets never overflow.
-  static int64_t ts(const Statement& st, int col, int64_t dflt = 0) {
-    constexpr int64_t kLim = int64_t{1} << 61;
-    return std::clamp(i64(st, col, dflt), -kLim, kLim);
-  }
-
   Result<void> readMeta() {
     const char* table = db_.tableExists("META_DATA_EXPORT") ? "META_DATA_EXPORT"
                         : db_.tableExists("EXPORT_META_DATA") ? "EXPORT_META_DATA" : nullptr;
@@ -231,15 +225,32 @@ class NsysReader {
     std::sort(m_.gpus.begin(), m_.gpus.end(), [](const Gpu& a, const Gpu& b) { return a.deviceId < b.deviceId; });
   }
 
+  /// Columns `col` (start) and `col + 1` (end; NULL = start when `endMayBeNull`) of a row as a
+  /// validated interval; false (the row is skipped and counted) when not usable.
+  bool interval(const Statement& s, int col, const char* table, int64_t& start, int64_t& end,
+                int64_t maxLen = kMaxIntervalNs, bool endMayBeNull = true) {
+    const char* why = nullptr;
+    if (!s.isInteger(col)) why = "a start that is not an integer";
+    else if (!s.isInteger(col + 1) && !(endMayBeNull && s.isNull(col + 1))) why = "an end that is not an integer";
+    else {
+      start = s.int64(col);
+      end = s.isNull(col + 1) ? start : s.int64(col + 1);
+      why = badInterval(start, end, maxLen);
+    }
+    if (why) m_.meta.skippedRows.add(table, why);
+    return !why;
+  }
+
   /// Common GPU-row columns: start, end, deviceId, contextId, streamId, correlationId, globalPid.
-  void fillCommon(GpuOp& op, const Statement& s) {
-    op.start = ts(s, 0);
-    op.end = std::max(op.start, ts(s, 1, op.start));
+  /// False (row skipped and counted) when its times are corrupt.
+  bool fillCommon(GpuOp& op, const Statement& s, const char* table) {
+    if (!interval(s, 0, table, op.start, op.end)) return false;
     op.deviceId = static_cast<int32_t>(i64(s, 2, -1));
     op.contextId = static_cast<uint32_t>(i64(s, 3));
     op.streamId = static_cast<uint32_t>(i64(s, 4));
     op.correlationId = i64(s, 5, -1);
     op.process = b_.process(i64(s, 6));
+    return true;
   }
 
   Result<void> readKernels() {
@@ -254,7 +265,7 @@ class NsysReader {
                              "graphId", "graphNodeId"});
     return each(t, st, [&](Statement& s) {
       GpuOp op;
-      fillCommon(op, s);
+      if (!fillCommon(op, s, t)) return;
       op.kind = GpuOpKind::Kernel;
       KernelDetail k;
       k.demangledName = sid(s, 7);
@@ -294,7 +305,7 @@ class NsysReader {
       names[k] = m_.strings.intern("[CUDA memcpy " + std::string(copyKindName(k)) + "]");
     return each(t, st, [&](Statement& s) {
       GpuOp op;
-      fillCommon(op, s);
+      if (!fillCommon(op, s, t)) return;
       op.kind = GpuOpKind::Memcpy;
       MemcpyDetail d;
       d.bytes = i64(s, 7);
@@ -318,7 +329,7 @@ class NsysReader {
     StrId name = m_.strings.intern("[CUDA memset]");
     return each(t, st, [&](Statement& s) {
       GpuOp op;
-      fillCommon(op, s);
+      if (!fillCommon(op, s, t)) return;
       op.kind = GpuOpKind::Memset;
       MemsetDetail d;
       d.bytes = i64(s, 7);
@@ -339,7 +350,7 @@ class NsysReader {
                              "globalPid", "graphId"});
     return each(t, st, [&](Statement& s) {
       GpuOp op;
-      fillCommon(op, s);
+      if (!fillCommon(op, s, t)) return;
       op.kind = GpuOpKind::Graph;
       op.graphId = i64(s, 7, -1);
       op.name = m_.strings.intern("[CUDA graph " + std::to_string(op.graphId) + "]");
@@ -354,8 +365,7 @@ class NsysReader {
     std::unordered_map<StrId, ApiRole> roles;
     return each(t, st, [&](Statement& s) {
       ApiCall c;
-      c.start = ts(s, 0);
-      c.end = std::max(c.start, ts(s, 1, c.start));
+      if (!interval(s, 0, t, c.start, c.end)) return;
       c.thread = b_.thread(i64(s, 3));
       c.correlationId = i64(s, 4, -1);
       c.name = sidKnown(s, 5) ? sid(s, 5) : m_.strings.intern(s.text(6));
@@ -408,14 +418,12 @@ class NsysReader {
       int64_t type = i64(s, 2);
       g.kind = type == 34 ? RangeKind::NvtxMark
                : (type == 60 || type == 71) ? RangeKind::NvtxStartEnd : RangeKind::NvtxPushPop;
-      g.start = ts(s, 0);
+      if (!interval(s, 0, t, g.start, g.end, kMaxTimestampNs)) return;
       if (g.kind == RangeKind::NvtxMark) {
         g.end = g.start;
       } else if (s.isNull(1)) {
         g.open = true;
         g.end = g.start;  // set to the span end in finalizeModel
-      } else {
-        g.end = std::max(g.start, ts(s, 1));
       }
       int64_t gtid = i64(s, 3);
       g.thread = b_.thread(gtid);

@@ -242,6 +242,7 @@ void appendRank(ProfileModel& into, ProfileModel&& part, int32_t rank) {
     m.rankClockMethod.push_back("none: not aligned");
   }
   for (const auto& w : part.meta.warnings) m.warnings.push_back("rank " + std::to_string(rank) + ": " + w);
+  m.skippedRows.merge(part.meta.skippedRows);
   if (m.toolVersion.empty()) m.toolVersion = part.meta.toolVersion;
   if (m.schemaVersion.empty()) m.schemaVersion = part.meta.schemaVersion;
   m.emulated = m.emulated || part.meta.emulated;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <system_error>
@@ -225,7 +226,17 @@ Result<ResultSet> buildFromProfile(const profile::ProfileModel& m, const BuildOp
     if (fr.hasSnapshot)
       if (auto parsed = python::SourceFile::parse(fr.snapshot)) src = *parsed;
     const python::Module* mod = src ? &src->model() : nullptr;
+    // Lines past the end of the file as it is now (a stale or foreign profile) are not shown;
+    // their ops count as unmapped.
+    size_t lineCount = fr.hasSnapshot ? static_cast<size_t>(std::count(fr.snapshot.begin(), fr.snapshot.end(), '\n')) +
+                                            (!fr.snapshot.empty() && fr.snapshot.back() != '\n')
+                                      : SIZE_MAX;
     for (auto& [line, la] : lines) {
+      if (static_cast<size_t>(line) >= lineCount) {
+        rs.unmapped.ops += la.ops;
+        rs.unmapped.gpuNs += la.gpuNs;
+        continue;
+      }
       LineResult lr;
       lr.line = line;
       lr.lastLine = std::max(line, la.lastLine);

@@ -1,5 +1,9 @@
 #include "core/support/gzip.h"
 
+#include <unistd.h>
+
+#include "core/support/safe_file.h"
+
 #include <zlib.h>
 
 #include <algorithm>
@@ -177,8 +181,13 @@ Result<std::string> drain(ByteSource& src, size_t maxBytes, const std::string& n
 Result<std::unique_ptr<ByteSource>> openMaybeGzip(const std::filesystem::path& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) return Error::invalid(path.string() + ": is a directory");
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return Error::notFound(path.string() + ": cannot open (" + std::strerror(errno) + ")");
+  auto fd = openRegularFile(path);  // a FIFO or device would block the reader
+  if (!fd) return fd.error();
+  std::FILE* f = ::fdopen(*fd, "rb");
+  if (!f) {
+    ::close(*fd);
+    return Error::io(path.string() + ": cannot open (" + std::strerror(errno) + ")");
+  }
   return wrap(std::make_unique<FileSource>(f, path.string()), path.string());
 }
 

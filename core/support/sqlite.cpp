@@ -279,6 +279,7 @@ std::optional<int> Statement::columnIndex(std::string_view name) const {
 }
 
 bool Statement::isNull(int col) const { return sqlite3_column_type(st_, col) == SQLITE_NULL; }
+bool Statement::isInteger(int col) const { return sqlite3_column_type(st_, col) == SQLITE_INTEGER; }
 int64_t Statement::int64(int col) const { return sqlite3_column_int64(st_, col); }
 double Statement::real(int col) const { return sqlite3_column_double(st_, col); }
 

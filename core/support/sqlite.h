@@ -104,6 +104,9 @@ class Statement {
   std::optional<int> columnIndex(std::string_view name) const;
 
   bool isNull(int col) const;
+  /// The value is stored as an INTEGER (not NULL, REAL, TEXT or BLOB, which int64() turns into
+  /// a number silently).
+  bool isInteger(int col) const;
   int64_t int64(int col) const;
   double real(int col) const;
   /// Empty view for NULL.

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "core/results/format.h"
+#include "core/support/escape.h"
 #include "lsp/features/feature_context.h"
 #include "lsp/server/server.h"
 
@@ -16,7 +17,8 @@ namespace {
 
 using results::formatDuration;
 
-/// Markdown-safe inline code for a kernel name (table cells: '|' escaped), cut to `max` bytes.
+/// Markdown-safe inline code for a kernel name (table cells: '|' escaped, control characters
+/// shown as escapes), cut to `max` bytes.
 std::string code(std::string s, size_t max = 72) {
   if (s.size() > max) {
     size_t cut = max;
@@ -24,9 +26,11 @@ std::string code(std::string s, size_t max = 72) {
     s = s.substr(0, cut) + "…";
   }
   std::string out = "`";
-  for (char c : s) {
+  for (char c : terminalSafe(s)) {  // control characters as \x1b; a line break cannot end the row
     if (c == '|') out += "\\|";
     else if (c == '`') out += "'";
+    else if (c == '\n') out += "\\n";
+    else if (c == '\t') out += ' ';
     else out += c;
   }
   return out + "`";
@@ -100,7 +104,7 @@ std::string hoverText(const results::LineResult& line, const DocumentResults& dr
                     .count();
   md += "\n---\nrun `" + p.runId + "` · backend " + p.backend;
   if (p.emulated) md += " (**emulated** GPU: modelled durations)";
-  md += " · GPU " + (p.gpu.empty() ? std::string("unknown") : p.gpu);
+  md += " · GPU " + (p.gpu.empty() ? std::string("unknown") : markdownSafe(p.gpu));
   md += " · commit " + (p.gitCommit.empty() ? std::string("unknown")
                                               : "`" + p.gitCommit.substr(0, 10) + "`" +
                                                     (p.gitDirty ? " (dirty)" : ""));
