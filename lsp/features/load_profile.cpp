@@ -18,6 +18,7 @@
 #include "core/ncu/report.h"
 #include "core/results/from_profile.h"
 #include "core/runner/nsys_report.h"
+#include "core/support/safe_file.h"
 #include "lsp/features/feature_context.h"
 #include "lsp/protocol/commands.h"
 #include "lsp/server/server.h"
@@ -68,8 +69,7 @@ void registerLoadProfile(Server& server, std::shared_ptr<FeatureContext> ctx) {
           // then remapped onto the live buffer like stored ones.
           o.textOf = [&](const std::string& rel) -> std::optional<std::string> {
             if (!root.empty())
-              if (std::ifstream in(root / rel, std::ios::binary); in)
-                return std::string(std::istreambuf_iterator<char>(in), {});
+              if (auto text = readWorkspaceFile(root, rel)) return std::move(*text);
             if (auto it = open.find(rel); it != open.end()) return it->second;
             return std::nullopt;
           };

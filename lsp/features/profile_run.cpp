@@ -16,12 +16,16 @@
 // "python train.py --steps 2"), backend (nsys|torch|emulate; default nsys when found, else
 // emulate), launch (local|template|slurm), launchTemplate (for template), nsysPath, python
 // (default /usr/bin/python3), timeoutSeconds (default 900, per round), gpu (emulate:
-// h100|h200|a100), rounds (default 8), strategy (edits|lines).
+// h100|h200|a100), rounds (default 8), strategy (edits|lines), keepRuns (run folders kept in
+// .kernlens/runs, default 20, 0 = all). The program's output reaches the editor rate-limited
+// (a burst, then 20 lines/s, 5,000 lines at most, long lines cut, a count of the rest); all of it
+// is in the run folder's logs (256 MiB per log at most).
 #include <unistd.h>
 
 #include <chrono>
 #include <ctime>
 #include <memory>
+#include <mutex>
 
 #include "core/planner/cli_entry.h"
 #include "core/runner/round_runner.h"
@@ -40,6 +44,55 @@ struct RunState {
 };
 
 std::string firstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+/// The program's output on its way to window/logMessage: a burst, then a steady rate, then
+/// nothing but a count; long lines cut. The complete output stays in the run folder's logs.
+/// Thread-safe (output comes from the pool thread running the round).
+class OutputThrottle {
+ public:
+  static constexpr size_t kBurst = 200, kPerSecond = 20, kTotal = 5000, kLineBytes = 1000;
+  OutputThrottle(Server& server, std::string runDir) : server_(server), runDir_(std::move(runDir)) {}
+
+  void line(std::string_view stream, std::string_view text) {
+    std::lock_guard lock(mu_);
+    auto now = std::chrono::steady_clock::now();
+    double secs = std::chrono::duration<double>(now - last_).count();
+    last_ = now;
+    tokens_ = std::min<double>(kBurst, tokens_ + secs * kPerSecond);
+    if (sent_ >= kTotal || tokens_ < 1) {
+      ++dropped_;
+      if (now - lastNote_ >= std::chrono::seconds(2)) noteLocked(now);
+      return;
+    }
+    tokens_ -= 1;
+    ++sent_;
+    std::string msg(stream == "stderr" ? "[stderr] " : "");
+    msg += text.substr(0, kLineBytes);
+    if (text.size() > kLineBytes) msg += " [... " + std::to_string(text.size() - kLineBytes) + " bytes cut]";
+    server_.logMessage(MessageType::Log, msg);
+  }
+  /// At the end of the run: how many lines were not shown.
+  void finish() {
+    std::lock_guard lock(mu_);
+    noteLocked(std::chrono::steady_clock::now());
+  }
+
+ private:
+  void noteLocked(std::chrono::steady_clock::time_point now) {
+    lastNote_ = now;
+    if (!dropped_) return;
+    server_.logMessage(MessageType::Log, "kernlens: " + std::to_string(dropped_) +
+                                             " more lines of program output not shown here (all of it: " +
+                                             runDir_ + "/round*/stdout.log, stderr.log)");
+    dropped_ = 0;
+  }
+  Server& server_;
+  std::string runDir_;
+  std::mutex mu_;
+  double tokens_ = kBurst;
+  size_t sent_ = 0, dropped_ = 0;
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now(), lastNote_ = last_;
+};
 
 std::string newRunKey() {
   static int n = 0;
@@ -81,6 +134,7 @@ void startRun(Server& server, const std::shared_ptr<FeatureContext>& ctx, const 
   cfg.focusPath = rel;
   cfg.focusFunction = function;
   cfg.runKey = newRunKey();
+  cfg.keepRuns = static_cast<int>(std::max(0.0, s.get<double>("keepRuns", 20)));
 
   state->running = true;
   state->runKey = cfg.runKey;
@@ -90,6 +144,8 @@ void startRun(Server& server, const std::shared_ptr<FeatureContext>& ctx, const 
   auto progress = server.beginProgress("kernlens: profiling " + what,
                                        {.cancellable = true, .onCancel = [src]() mutable { src.cancel(); },
                                         .message = "starting", .percentage = 0u});
+  json requestId = reply.id();
+  server.cancelAfterReply(requestId, [src]() mutable { src.cancel(); });  // $/cancelRequest
   reply(toJson(RunStarted{cfg.runKey, function, rel, lines, runner::backendName(cfg.backend)}));
   server.logMessage(MessageType::Info, "kernlens: profiling " + rel + (lines.empty() ? "::" + function : ":" + lines) + " with `" + cfg.entry +
                                            "` (backend " + runner::backendName(cfg.backend) + ", run " + cfg.runKey + ")");
@@ -106,9 +162,10 @@ void startRun(Server& server, const std::shared_ptr<FeatureContext>& ctx, const 
   if (pa.rounds < 1) pa.rounds = 1;
 
   using Out = std::shared_ptr<Result<planner::LoopResult>>;
+  auto throttle = std::make_shared<OutputThrottle>(server, (cfg.workspace / ".kernlens" / "runs" / cfg.runKey).string());
   server.background<Out>(
       "kernlens.profileFunction", src.token(),
-      [&server, pa, progress, ctx](const CancellationToken& token) -> Out {
+      [&server, pa, progress, ctx, throttle](const CancellationToken& token) -> Out {
         planner::ProfileHooks hooks;
         hooks.loop.onRound = [&server, progress, ctx, max = pa.rounds](const planner::LoopProgress& p) {
           unsigned pct = p.round < 0 ? 0u : static_cast<unsigned>(100 * p.round / std::max(1, max));
@@ -122,13 +179,14 @@ void startRun(Server& server, const std::shared_ptr<FeatureContext>& ctx, const 
         hooks.loop.log = [&server](std::string_view line) {
           server.logMessage(MessageType::Log, "kernlens: " + std::string(line));
         };
-        hooks.output = [&server](std::string_view stream, std::string_view line) {
-          server.logMessage(MessageType::Log, std::string(stream == "stderr" ? "[stderr] " : "") + std::string(line));
-        };
-        return std::make_shared<Result<planner::LoopResult>>(planner::runProfile(pa, hooks, token));
+        hooks.output = [throttle](std::string_view stream, std::string_view line) { throttle->line(stream, line); };
+        auto res = std::make_shared<Result<planner::LoopResult>>(planner::runProfile(pa, hooks, token));
+        throttle->finish();
+        return res;
       },
-      [&server, ctx, state, progress, cfg](Out out) {
+      [&server, ctx, state, progress, cfg, requestId](Out out) {
         state->running = false;
+        server.forgetCancel(requestId);
         auto failed = [&](const std::string& message) {
           std::string msg = "kernlens: profiling " + cfg.focusFunction + " failed: " + firstLine(message);
           auto log = message.find("(log: ");

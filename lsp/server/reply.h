@@ -79,6 +79,8 @@ class Reply {
   const CancellationToken& token() const { return state_->token(); }
   bool isCancelled() const { return state_->token().isCancelled(); }
   const std::string& method() const { return state_->method(); }
+  /// The request's id.
+  const json& id() const { return state_->id(); }
   bool replied() const { return state_->replied(); }
 
   /// The same reply, answering raw JSON (shares the exactly-once state).

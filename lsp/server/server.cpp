@@ -75,6 +75,31 @@ bool nestingExceeds(std::string_view body, int limit) {
   return false;
 }
 
+/// The "id" of a request whose body is not valid JSON, when it can still be read: an integer
+/// or a simple string right after `"id":`; null otherwise.
+json readableId(std::string_view body) {
+  for (size_t at = body.find("\"id\""); at != std::string_view::npos; at = body.find("\"id\"", at + 1)) {
+    size_t i = at + 4;
+    while (i < body.size() && (body[i] == ' ' || body[i] == '\t' || body[i] == '\r' || body[i] == '\n')) ++i;
+    if (i >= body.size() || body[i] != ':') continue;
+    ++i;
+    while (i < body.size() && (body[i] == ' ' || body[i] == '\t' || body[i] == '\r' || body[i] == '\n')) ++i;
+    if (i < body.size() && (body[i] == '-' || (body[i] >= '0' && body[i] <= '9'))) {
+      size_t j = i + 1;
+      while (j < body.size() && body[j] >= '0' && body[j] <= '9') ++j;
+      json id = json::parse(body.substr(i, j - i), nullptr, false);
+      if (id.is_number_integer()) return id;
+    } else if (i < body.size() && body[i] == '"') {
+      size_t j = body.find('"', i + 1);
+      if (j != std::string_view::npos && j - i <= 256) {
+        std::string_view s = body.substr(i + 1, j - i - 1);
+        if (s.find('\\') == std::string_view::npos) return json(std::string(s));
+      }
+    }
+  }
+  return json();
+}
+
 std::string excerpt(std::string_view s) {
   std::string out;
   for (char c : s.substr(0, 60)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
@@ -208,11 +233,19 @@ void Server::cancelAll() {
 bool Server::onMessage(std::string body) {
   if (nestingExceeds(body, 128)) {
     kl::log::error("lsp: message nested deeper than 128 levels ignored: " + excerpt(body));
+    scheduler_.post([this, id = readableId(body)] {
+      if (!exited_) sendError(id, ErrorCode::InvalidRequest, "message nested deeper than 128 levels");
+    });
     return true;
   }
   json msg = json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (msg.is_discarded()) {
-    kl::log::error("lsp: message is not valid JSON, ignored: " + excerpt(body));
+    // JSON-RPC: a parse error is answered (id null); when an id can still be read from the
+    // text, the answer carries it so the client's request does not wait forever.
+    kl::log::error("lsp: message is not valid JSON: " + excerpt(body));
+    scheduler_.post([this, id = readableId(body)] {
+      if (!exited_) sendError(id, ErrorCode::ParseError, "parse error: the message body is not valid JSON");
+    });
     return true;
   }
   bool isExit = msg.is_object() && !msg.contains("id") && msg.value("method", json()) == "exit";
@@ -415,7 +448,11 @@ void Server::onDidChangeConfiguration(const DidChangeConfigurationParams& params
 
 void Server::onCancelRequest(const CancelParams& params) {
   auto it = inFlight_.find(params.id.dump());
-  if (it == inFlight_.end()) return;  // already answered: nothing to do
+  if (it == inFlight_.end()) {
+    // Answered already; work it started may still run (a profiling run).
+    if (auto w = afterReplyCancel_.find(params.id.dump()); w != afterReplyCancel_.end() && w->second) w->second();
+    return;
+  }
   kl::log::debug("lsp: cancelling " + it->second.method + "(" + params.id.dump() + ")");
   it->second.source.cancel();
 }

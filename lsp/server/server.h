@@ -108,6 +108,10 @@ class Server final : private MessageSink {
   /// `shutdown`, on `exit` (with or without `shutdown`), at end of input and by ~Server, so that
   /// no background job keeps the pool — and the process — alive. Idempotent; main loop only.
   void cancelAll();
+  /// Work that outlives its request's reply (a profiling run a command started): a later
+  /// $/cancelRequest for `id` calls `cancel`. forgetCancel(id) when the work ends. Main loop only.
+  void cancelAfterReply(const json& id, std::function<void()> cancel) { afterReplyCancel_[id.dump()] = std::move(cancel); }
+  void forgetCancel(const json& id) { afterReplyCancel_.erase(id.dump()); }
 
   // ---- Running ----
 
@@ -258,6 +262,7 @@ class Server final : private MessageSink {
   int64_t nextCallId_ = 1;
   std::map<int64_t, std::function<void(Result<json>)>> pendingCalls_;
   std::map<std::string, std::function<void()>> progressCancel_;  // key: token.dump()
+  std::map<std::string, std::function<void()>> afterReplyCancel_;  // key: request id.dump()
 };
 
 }  // namespace kl::lsp

@@ -67,6 +67,7 @@ bool FrameParser::parseHeader(std::string_view header, std::vector<FrameEvent>& 
       return false;
     }
     if (seen && n != length) {
+      conflicting_ = true;
       resync("conflicting Content-Length headers", out);
       return false;
     }
@@ -120,8 +121,13 @@ void FrameParser::feed(std::string_view bytes, std::vector<FrameEvent>& out) {
           break;
         }
         std::string_view header(buf_.data() + pos, headerEnd - pos);
+        size_t headerStart = pos;
         pos = next;
-        parseHeader(header, out);
+        // A bad header resynchronises from just after its first byte, so that a real
+        // Content-Length line inside it (a frame right after junk) is not swallowed with the
+        // junk; only a header with two different lengths is skipped whole.
+        conflicting_ = false;
+        if (!parseHeader(header, out) && !conflicting_) pos = headerStart + 1;
         progress = true;
         break;
       }

@@ -44,6 +44,7 @@ class FrameParser {
   State state_ = State::Header;
   std::string buf_;      // unconsumed header bytes, or the body so far
   size_t bodyLen_ = 0;   // Body / Skip: bytes still expected (Skip) or total (Body)
+  bool conflicting_ = false;  // the last bad header had two different Content-Lengths
 };
 
 /// The bytes of one framed message: "Content-Length: N\r\n\r\n" + body.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds every tests/fuzz/fuzz_*.cpp with clang + libFuzzer + ASan/UBSan (build dir: build-fuzz,
-# or $FUZZ_BUILD) and runs each for FUZZ_SECONDS seconds (default 60), seeded from
+# or $FUZZ_BUILD) and runs each for FUZZ_SECONDS seconds (default 300), seeded from
 # tests/fuzz/corpus/<target>/ when that exists, with tests/fuzz/<target>.dict when it exists.
 # Exit status: 0 when no target crashed; 1 otherwise, with the crashing inputs kept under
 # <build>/fuzz-work/<target>/crashes/ (copy them to tests/fuzz/regressions/<target>/ once fixed).
@@ -8,7 +8,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${FUZZ_BUILD:-$root/build-fuzz}
-seconds=${FUZZ_SECONDS:-60}
+seconds=${FUZZ_SECONDS:-300}
 flags="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 
 command -v clang++ >/dev/null || { echo "fuzz: clang++ not found (make fuzz installs it)" >&2; exit 1; }

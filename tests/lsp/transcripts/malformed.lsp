@@ -1,8 +1,10 @@
 # Malformed input never stops the server: each problem is logged and it keeps serving.
-# Nothing is answered for a message that cannot be framed or parsed (it has no usable id).
+# A body that is not JSON is answered with a parse error (-32700; id null unless one can still
+# be read from the text); nothing is answered for a message that cannot be framed.
 <~~ "Content-Length: abc\r\n\r\n{}"
 %log "invalid Content-Length"
 <~~ "Content-Length: 9\r\n\r\n{not json"
+--> {"id":null,"error":{"code":-32700,"message":"<any>"}}
 %log "not valid JSON"
 <~~ "Content-Type: text/plain\r\n\r\n{\"id\":99}"
 %log "without Content-Length"
@@ -18,16 +20,15 @@
 %no-output
 <~~ "ze\",\"params\":{\"processId\":null,\"rootUri\":null,\"capabilities\":{}}}"
 --> {"id":1,"result":{"capabilities":"<any>"}}
-# Two messages in one write, with junk glued in front of the second header.
+# Two messages in one write, with junk glued in front of the second header: the junk is
+# reported and the frame right after it is still served (resynchronised inside the junk).
 <~~ "Content-Length: 60\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"test/echo\",\"params\":\"two\"}junk!Content-Length: 62\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"test/echo\",\"params\":\"three\"}"
 --> {"id":2,"result":"two"}
-%log "message header"
-# The junk made the second header unreadable; resynchronised on the next message.
-<~~ "Content-Length: 62\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"test/echo\",\"params\":\"three\"}"
 --> {"id":3,"result":"three"}
+%log "message header"
 # Body bytes that are not UTF-8 make invalid JSON, not a crash.
 <~~ "Content-Length: 59\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"test/echo\",\"params\":\"\xff\xfe\"}"
+--> {"id":4,"error":{"code":-32700,"message":"<any>"}}
 %log "not valid JSON"
-%no-output
 <-- {"id":5,"method":"test/echo","params":"still serving"}
 --> {"id":5,"result":"still serving"}

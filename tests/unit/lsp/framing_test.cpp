@@ -115,3 +115,16 @@ TEST_CASE("framing: resynchronises on a Content-Length split across reads") {
     CHECK(events[1] == "M:ok");
   }
 }
+
+TEST_CASE("framing: a frame right after junk bytes is not swallowed") {
+  std::string frame = frameMessage(R"({"id":7})");
+  for (std::string junk : {"garbage\r\n", "garbage", "xx: yy\r\nzz\r\n", "\x01\x02\x03\r\n", "Content-Length: 1x\r\n"}) {
+    for (size_t chunk : {0, 1, 3}) {
+      auto ev = parse(junk + frame + frameMessage(R"({"id":8})"), chunk);
+      REQUIRE_MESSAGE(ev.size() >= 3, "junk " << junk);
+      CHECK_MESSAGE(isError(ev[0]), "junk " << junk);
+      CHECK_MESSAGE(ev[ev.size() - 2] == R"(M:{"id":7})", "junk '" << junk << "' chunk " << chunk);
+      CHECK(ev.back() == R"(M:{"id":8})");
+    }
+  }
+}

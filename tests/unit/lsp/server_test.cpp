@@ -370,7 +370,14 @@ TEST_CASE("server: malformed input is logged and serving continues") {
   c.transport().clientSend(std::string(500, '[') + std::string(500, ']'));  // too deep
   c.transport().clientWrite("Content-Length: x\r\n\r\n");
   c.transport().clientSend("[1,2]");
-  CHECK(c.take().empty());
+  // A body that is not JSON gets a parse error, one nested too deep an invalid-request error;
+  // both with id null (no id can be read from them).
+  auto replies = c.take();
+  REQUIRE(replies.size() == 2);
+  CHECK(replies[0]["error"]["code"] == -32700);
+  CHECK(replies[0]["id"].is_null());
+  CHECK(replies[1]["error"]["code"] == -32600);
+  CHECK(replies[1]["id"].is_null());
   auto lines = log.take();
   auto has = [&](const std::string& s) {
     for (const auto& l : lines)
