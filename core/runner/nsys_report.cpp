@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/support/safe_file.h"
+
 #include "core/runner/nsys.h"
 #include "core/runner/process.h"
 
@@ -87,12 +89,13 @@ std::string lastErrorLine(const std::string& text) {
 }  // namespace
 
 bool isNsysReport(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (in) {
-    std::string head(kReportMagic.size(), '\0');
-    in.read(head.data(), static_cast<std::streamsize>(head.size()));
-    if (static_cast<size_t>(in.gcount()) == head.size()) return head == kReportMagic;
-  }
+  // Only a regular file is opened: a FIFO or device would block here.
+  auto fd = openRegularFile(path);
+  if (!fd) return false;
+  std::string head(kReportMagic.size(), '\0');
+  ssize_t got = ::read(*fd, head.data(), head.size());
+  ::close(*fd);
+  if (got == static_cast<ssize_t>(head.size())) return head == kReportMagic;
   return hasReportExtension(path);
 }
 
