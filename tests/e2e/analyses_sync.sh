@@ -110,7 +110,8 @@ done
 # The editor's data: `kernlens map` (the loaded-profile results the server shows as hints) puts
 # the same sync time on the workspace line that made the calls.
 mkdir -p "$tmp/ws/moca/library/profiling"
-printf 'x = 1\n' > "$tmp/ws/moca/library/profiling/profile.py"
+# (long enough for line 34: lines past the end of a workspace file are not shown)
+for i in $(seq 1 40); do echo "x$i = $i"; done > "$tmp/ws/moca/library/profiling/profile.py"
 "$KERNLENS" map "$data/tracelens_h100_bert_small_infer.json.gz" --root "$tmp/ws" --format json > "$tmp/map.json"
 python3 - "$tmp/map.json" "$tmp/sync.json.sites" <<'PY'
 import json, sys

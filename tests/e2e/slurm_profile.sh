@@ -53,6 +53,6 @@ set +e
 set -e
 [[ $rc -eq 1 ]] && grep -q 'the program failed' "$T/err" && grep -q "invalid int value" "$T/err" \
   || { cat "$T/err"; fail "a failing sbatch job was not reported with its output"; }
-[[ "$(sqlite3 "$T/ws/.kernlens/kernlens.db" "SELECT group_concat(status) FROM runs ORDER BY id")" == "ok,ok,failed" ]] \
+[[ "$(sqlite3 "$T/ws/.kernlens/kernlens.db" "SELECT group_concat(status) FROM (SELECT status FROM runs ORDER BY id)")" == "ok,ok,failed" ]] \
   || fail "store statuses: $(sqlite3 "$T/ws/.kernlens/kernlens.db" "SELECT id, status, launch FROM runs")"
 echo "slurm_profile: ok"
