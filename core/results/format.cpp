@@ -58,10 +58,16 @@ std::string formatDims(const std::array<int32_t, 3>& d) {
   return out;
 }
 
-std::string hintLabel(const LineResult& line, Units units) {
+std::string hintLabel(const LineResult& line, Units units, std::string_view prefix) {
   std::string sync = line.syncCalls ? "⏸ sync " + formatDuration(line.syncNs, units) : std::string();
-  if (line.ops == 0 && line.syncCalls) return sync;
-  std::string t = "⏱ " + formatDuration(line.gpuNs, units) + " · " + kernelCount(line.distinctKernels());
+  if (line.ops == 0 && line.syncCalls && !line.isCallLine()) return sync;
+  std::string t = prefix.empty() ? std::string() : std::string(prefix) + " ";
+  if (!line.isCallLine()) {
+    t += formatDuration(line.gpuNs, units) + " · " + kernelCount(line.distinctKernels());
+  } else {
+    if (line.ops > 0) t += formatDuration(line.gpuNs, units) + " · " + kernelCount(line.distinctKernels()) + " · ";
+    t += formatDuration(line.inclusiveNs, units) + " total";
+  }
   return sync.empty() ? t : t + " · " + sync;
 }
 

@@ -5,6 +5,7 @@
 #include <ctime>
 #include <set>
 #include <system_error>
+#include <tuple>
 
 #include "core/store/store.h"
 
@@ -46,6 +47,27 @@ LineResult lineOf(const store::SpanResult& s) {
     return a.totalNs != b.totalNs ? a.totalNs > b.totalNs : a.name < b.name;
   });
   return l;
+}
+
+/// The lines of other functions (or files) measured inside span `s` of the same round: its
+/// callees. Most GPU time first.
+std::vector<CalleeLine> calleesOf(const store::SpanResult& s, const std::vector<store::SpanResult>& round) {
+  std::vector<CalleeLine> out;
+  for (const auto& c : round) {
+    if (c.parentRange != s.rangeName || c.gpuNs <= 0) continue;
+    if (c.path == s.path && c.function == s.function) continue;  // a nested statement, not a callee
+    CalleeLine cl;
+    cl.path = c.path;
+    cl.line = (c.diskFirst ? c.diskFirst : c.firstLine) - 1;
+    cl.label = c.label;
+    cl.function = c.function;
+    cl.gpuNs = c.gpuNs;
+    out.push_back(std::move(cl));
+  }
+  std::sort(out.begin(), out.end(), [](const CalleeLine& a, const CalleeLine& b) {
+    return a.gpuNs != b.gpuNs ? a.gpuNs > b.gpuNs : std::tie(a.path, a.line) < std::tie(b.path, b.line);
+  });
+  return out;
 }
 
 }  // namespace
@@ -91,9 +113,17 @@ Result<std::optional<ResultSet>> loadFromStore(const std::filesystem::path& work
         file.hasSnapshot = true;
       }
     }
-    for (const auto& s : f.spans)
-      if (s.exclusiveLaunches > 0) {
+    // Call lines: spans whose nested kl: ranges lie in other functions (their callees).
+    auto roundSpans = st->spans(f.round.id);
+    if (!roundSpans) return roundSpans.error();
+    for (const auto& s : f.spans) {
+      std::vector<CalleeLine> callees = s.launches > 0 ? calleesOf(s, *roundSpans) : std::vector<CalleeLine>{};
+      if (s.exclusiveLaunches > 0 || !callees.empty()) {
         LineResult l = lineOf(s);
+        if (!callees.empty()) {
+          l.inclusiveNs = s.gpuNs;
+          l.callees = std::move(callees);
+        }
         // Several spans may start on one line (a function range and its first statement's):
         // merge them into the line's one result.
         auto it = std::find_if(file.lines.begin(), file.lines.end(),
@@ -105,6 +135,10 @@ Result<std::optional<ResultSet>> loadFromStore(const std::filesystem::path& work
         it->gpuNs += l.gpuNs;
         it->ops += l.ops;
         it->lastLine = std::min(it->lastLine, l.lastLine);
+        if (l.inclusiveNs > it->inclusiveNs) {
+          it->inclusiveNs = l.inclusiveNs;
+          it->callees = std::move(l.callees);
+        }
         for (auto& k : l.kernels) {
           auto kt = std::find_if(it->kernels.begin(), it->kernels.end(),
                                  [&](const KernelStat& x) { return x.fullName == k.fullName; });
@@ -116,6 +150,7 @@ Result<std::optional<ResultSet>> loadFromStore(const std::filesystem::path& work
           }
         }
       }
+    }
     computeFunctions(file, file.hasSnapshot ? functionSpans(file.snapshot) : std::vector<FunctionSpan>{});
     // Previous run of each function: its spans of this file, summed within the function.
     for (const auto& fn : file.functions) {

@@ -39,6 +39,16 @@ struct KernelStat {
   int64_t avgNs() const { return launches ? totalNs / static_cast<int64_t>(launches) : 0; }
 };
 
+/// A workspace line that ran inside a call line (a callee's statement or body), with the GPU
+/// time measured inside it during the call line's invocations.
+struct CalleeLine {
+  std::string path;         // workspace-relative
+  uint32_t line = 0;        // 0-based, in that file's snapshot
+  std::string label;        // the statement head / range label (may be empty)
+  std::string function;     // qualname of the function holding it ("" = module level)
+  int64_t gpuNs = 0;        // inclusive, during this call line
+};
+
 /// GPU work attributed to one source location of one file.
 struct LineResult {
   uint32_t line = 0;        // first line (0-based) of the statement / range
@@ -56,6 +66,14 @@ struct LineResult {
   /// The range spans more than one statement (its first and last lines differ), so kernels
   /// here could be split further by refining (the diagnostic "range covers N kernels").
   bool refinable = false;
+  /// Inclusive GPU time: every op launched while this line ran, the work of the workspace
+  /// functions it called included; 0 = not measured. A pure call line (its kernels are launched
+  /// in workspace callees) has gpuNs == 0, no kernels and inclusiveNs > 0.
+  int64_t inclusiveNs = 0;
+  /// The callee lines (in other functions) measured inside it, most GPU time first.
+  std::vector<CalleeLine> callees;
+  /// Calls workspace code: its time is mostly its callees' (the hint says "total").
+  bool isCallLine() const { return !callees.empty() && inclusiveNs > gpuNs; }
   uint32_t distinctKernels() const { return static_cast<uint32_t>(kernels.size()); }
 };
 

@@ -16,8 +16,10 @@ void registerAllFeatures(Server& server) {
   registerDiagnostics(server, ctx);
   registerHover(server, ctx);
   registerInlayHints(server, ctx);
+  registerKeepAnnotations(server, ctx);
   registerLoadProfile(server, ctx);
   registerProfileRun(server, ctx);
+  registerRunView(server, ctx);
 }
 
 }  // namespace kl::lsp

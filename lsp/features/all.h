@@ -19,6 +19,8 @@ void registerCodeLens(Server&, std::shared_ptr<FeatureContext>);
 void registerDiagnostics(Server&, std::shared_ptr<FeatureContext>);
 void registerHover(Server&, std::shared_ptr<FeatureContext>);
 void registerInlayHints(Server&, std::shared_ptr<FeatureContext>);
+void registerKeepAnnotations(Server&, std::shared_ptr<FeatureContext>);
 void registerLoadProfile(Server&, std::shared_ptr<FeatureContext>);
 void registerProfileRun(Server&, std::shared_ptr<FeatureContext>);
+void registerRunView(Server&, std::shared_ptr<FeatureContext>);
 }  // namespace kl::lsp

@@ -5,7 +5,7 @@
 // the version. Resolving for a version that is no longer current is refused with ContentModified.
 //
 //   "Wrap in NVTX range"                  refactor.rewrite.nvtx.wrap    statement(s) of the range
-//   "Wrap body of `f` in NVTX range"      refactor.rewrite.nvtx.wrap    the enclosing function
+//   "Wrap body of f() in NVTX range"      refactor.rewrite.nvtx.wrap    the enclosing function
 //   "Refine NVTX here"                    refactor.rewrite.nvtx.refine  innermost managed range
 //   "Remove kernlens NVTX ranges"         source.removeNvtx             every managed range
 #include <filesystem>
@@ -198,7 +198,7 @@ void registerCodeActions(Server& server) {
             d.action = NvtxAction::WrapFunction;
             d.function = f.qualName;
             d.defLine = f.defLine;
-            out.push_back(action("Wrap body of `" + f.qualName + "` in NVTX range", kWrap, d));
+            out.push_back(action("Wrap body of " + f.qualName + "() in NVTX range", kWrap, d));
           }
         }
         if (inManaged && context.wants(kRefine)) {

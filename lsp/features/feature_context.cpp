@@ -1,10 +1,24 @@
 // The shared state of the editor features (see feature_context.h) and kernlens.clearResults.
 #include "lsp/features/feature_context.h"
 
+#include <cstdio>
+
 #include "lsp/protocol/commands.h"
 #include "lsp/server/server.h"
 
 namespace kl::lsp {
+
+bool FeatureContext::plainHover() const {
+  if (settings.hoverFormat == "plaintext") return true;
+  if (settings.hoverFormat == "markdown") return false;
+  const auto& ip = server.initializeParams();
+  if (!ip.capabilities.hoverMarkdown) return true;
+  if (ip.clientName == "Neovim") {  // Markdown tables render from 0.10 on
+    int major = 0, minor = 0;
+    if (std::sscanf(ip.clientVersion.c_str(), "%d.%d", &major, &minor) == 2) return major == 0 && minor < 10;
+  }
+  return false;
+}
 
 std::shared_ptr<FeatureContext> registerFeatureContext(Server& server) {
   auto ctx = std::make_shared<FeatureContext>(server);
@@ -27,7 +41,7 @@ std::shared_ptr<FeatureContext> registerFeatureContext(Server& server) {
     if (auto c = weak.lock()) c->results->forget(uri);
   });
   server.command<NoArguments>("kernlens.clearResults", [weak](const NoArguments&, Reply<json> reply) {
-    if (auto c = weak.lock()) c->results->clear();
+    if (auto c = weak.lock()) c->results->clearPersistently();
     reply(json(nullptr));
   });
   return ctx;

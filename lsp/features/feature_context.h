@@ -36,11 +36,15 @@ struct FeatureContext {
   using HintProvider = std::function<std::vector<InlayHint>(const DocumentPtr& doc,
                                                             uint32_t firstLine, uint32_t lastLine)>;
   std::vector<HintProvider> hintProviders;
+
+  /// Hovers in plain text: hover.format "plaintext", or "auto" with a client that renders no
+  /// Markdown hovers or no Markdown tables (Neovim before 0.10, from clientInfo).
+  bool plainHover() const;
 };
 
 /// Creates the context and wires it to the server: settings re-read on change, stored results
 /// loaded after `initialized`, cache entries dropped on didClose, the kernlens.clearResults
-/// command.
+/// command (ResultStore::clearPersistently).
 std::shared_ptr<FeatureContext> registerFeatureContext(Server& server);
 
 }  // namespace kl::lsp

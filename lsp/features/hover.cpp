@@ -1,89 +1,283 @@
-// textDocument/hover on a mapped line (any line of a result's statement span): a Markdown
-// table of the kernels the line launched (name, launches, total, avg, min–max, grid × block,
-// stream, share of the function), the bound class when Nsight Compute data is loaded, the
-// change against the previous run of the same function, and the provenance (run, backend,
-// GPU, git commit, age; "emulated" when it is). null elsewhere.
+// textDocument/hover on a mapped line (any line of a result's statement span), sized for an
+// 80-column / 760 px hover:
+//   - a header: the line's GPU time, kernels, launches, share of its function, invocations;
+//   - for a call line (its work runs in workspace callees): the inclusive time and the callee
+//     lines with their share, each a link (Markdown) or "path:line" (plain text);
+//   - the kernel table, top 8 kernels by time, the rest summarised in one row; labels shortened
+//     to what tells the kernels apart (core/results/kernel_label.h); one column per fact, a
+//     column only when some kernel has data for it, optional columns (avg, min, max, grid, block,
+//     stream) only while the table stays within 80 columns;
+//   - Nsight Compute bound classes, the change against the previous run, the provenance
+//     ("emulated" when it is) and a stale warning.
+// Markdown for clients that render tables; plain text (aligned columns) for the others: the
+// `hover.format` setting, "auto" = plain text for clients without Markdown hovers and for
+// Neovim < 0.10 (FeatureContext::plainHover). null elsewhere.
 #include <chrono>
 #include <cstdio>
 
+#include "core/ncu/classify.h"
 #include "core/results/format.h"
+#include "core/results/kernel_label.h"
 #include "core/support/escape.h"
 #include "lsp/features/feature_context.h"
 #include "lsp/server/server.h"
+#include "lsp/server/uri.h"
 
 namespace kl::lsp {
 
 namespace {
 
+using results::displayWidth;
 using results::formatDuration;
 
-/// Markdown-safe inline code for a kernel name (table cells: '|' escaped, control characters
-/// shown as escapes), cut to `max` bytes.
-std::string code(std::string s, size_t max = 72) {
-  if (s.size() > max) {
-    size_t cut = max;
-    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
-    s = s.substr(0, cut) + "…";
+constexpr size_t kWidth = 80;      // columns a hover must fit
+constexpr size_t kTopKernels = 8;  // rows before the summary row
+
+struct Column {
+  std::string header;
+  bool number = true;  // right-aligned
+  std::vector<std::string> cells;
+  size_t width() const {
+    size_t w = displayWidth(header);
+    for (const auto& c : cells) w = std::max(w, displayWidth(c));
+    return w;
   }
-  std::string out = "`";
-  for (char c : terminalSafe(s)) {  // control characters as \x1b; a line break cannot end the row
-    if (c == '|') out += "\\|";
-    else if (c == '`') out += "'";
-    else if (c == '\n') out += "\\n";
+};
+
+std::string pad(const std::string& s, size_t w, bool right) {
+  size_t n = displayWidth(s);
+  std::string fill(n < w ? w - n : 0, ' ');
+  return right ? fill + s : s + fill;
+}
+
+/// Untrusted text (kernel names, GPU name) on one line: control characters shown as escapes
+/// (terminalSafe), a line break as "\n", a tab as a space — a name cannot end a row or a line.
+std::string oneLine(const std::string& s) {
+  std::string out;
+  for (char c : terminalSafe(s)) {
+    if (c == '\n') out += "\\n";
     else if (c == '\t') out += ' ';
     else out += c;
   }
-  return out + "`";
+  return out;
 }
 
-std::string streams(const std::vector<uint32_t>& ids) {
+/// Markdown: inline code for the first column; '|' escaped.
+std::string mdCell(const std::string& s, bool code) {
   std::string out;
-  for (size_t i = 0; i < ids.size() && i < 3; ++i) out += (i ? ", " : "") + std::to_string(ids[i]);
-  if (ids.size() > 3) out += ", …";
-  return out.empty() ? "?" : out;
+  for (char c : oneLine(s)) {
+    if (c == '|') out += "\\|";
+    else if (c == '`' && code) out += '\'';
+    else out += c;
+  }
+  return code && !s.empty() && s[0] != '(' ? "`" + out + "`" : out;
+}
+
+std::string renderTable(const std::vector<Column>& cols, bool plain) {
+  if (cols.empty()) return {};
+  size_t rows = cols[0].cells.size();
+  std::string out;
+  if (plain) {
+    std::vector<size_t> w;
+    for (const auto& c : cols) w.push_back(c.width());
+    auto line = [&](auto cell) {
+      std::string l;
+      for (size_t i = 0; i < cols.size(); ++i) l += (i ? "  " : "") + pad(cell(i), w[i], cols[i].number);
+      while (!l.empty() && l.back() == ' ') l.pop_back();
+      out += l + "\n";
+    };
+    line([&](size_t i) { return cols[i].header; });
+    for (size_t r = 0; r < rows; ++r) line([&](size_t i) { return cols[i].cells[r]; });
+    return out;
+  }
+  out = "|";
+  for (const auto& c : cols) out += " " + c.header + " |";
+  out += "\n|";
+  for (const auto& c : cols) out += c.number ? "--:|" : "---|";
+  out += "\n";
+  for (size_t r = 0; r < rows; ++r) {
+    out += "|";
+    for (size_t i = 0; i < cols.size(); ++i) out += " " + mdCell(cols[i].cells[r], i == 0) + " |";
+    out += "\n";
+  }
+  return out;
+}
+
+std::string streamList(const std::vector<uint32_t>& ids) {
+  std::string out;
+  for (size_t i = 0; i < ids.size() && i < 2; ++i) out += (i ? "," : "") + std::to_string(ids[i]);
+  if (ids.size() > 2) out += ",…";
+  return out;
+}
+
+/// Plain-text width of a table of these columns (2 spaces between columns).
+size_t tableWidth(const std::vector<Column>& cols) {
+  size_t w = 0;
+  for (const auto& c : cols) w += c.width() + 2;
+  return w > 2 ? w - 2 : 0;
+}
+
+std::string kernelTable(const results::LineResult& line, int64_t denom, results::Units units, bool plain) {
+  const auto& ks = line.kernels;
+  if (ks.empty()) return {};
+  size_t shown = ks.size() > kTopKernels + 1 ? kTopKernels : ks.size();
+  bool anyRange = false, anyShape = false, anyStream = false, anyRepeat = false;
+  for (size_t i = 0; i < shown; ++i) {
+    anyRange |= ks[i].maxNs > 0 && ks[i].launches > 1;
+    anyShape |= ks[i].kind == "kernel" && (ks[i].grid[0] > 0 || ks[i].block[0] > 0);
+    anyStream |= !ks[i].streams.empty();
+    anyRepeat |= ks[i].launches > 1;
+  }
+  auto share = [&](int64_t ns) {
+    return denom > 0 ? results::formatShare(static_cast<double>(ns) / static_cast<double>(denom)) : std::string();
+  };
+  Column launches{"launches"}, total{"total"}, pct{"share"}, avg{"avg"}, mn{"min"}, mx{"max"},
+      grid{"grid", false}, block{"block", false}, stream{"stream"};
+  for (size_t i = 0; i < shown; ++i) {
+    const auto& k = ks[i];
+    launches.cells.push_back(std::to_string(k.launches));
+    total.cells.push_back(formatDuration(k.totalNs, units));
+    pct.cells.push_back(share(k.totalNs));
+    avg.cells.push_back(k.launches > 1 ? formatDuration(k.avgNs(), units) : std::string());
+    bool range = k.maxNs > 0 && k.launches > 1;
+    mn.cells.push_back(range ? formatDuration(k.minNs, units) : std::string());
+    mx.cells.push_back(range ? formatDuration(k.maxNs, units) : std::string());
+    bool shape = k.kind == "kernel" && (k.grid[0] > 0 || k.block[0] > 0);
+    grid.cells.push_back(k.kind != "kernel" ? k.kind : shape ? results::formatDims(k.grid) + (k.shapeVaries ? "*" : "") : std::string());
+    block.cells.push_back(shape ? results::formatDims(k.block) : std::string());
+    stream.cells.push_back(streamList(k.streams));
+  }
+  if (shown < ks.size()) {  // the rest, summed
+    uint64_t n = 0;
+    int64_t ns = 0;
+    for (size_t i = shown; i < ks.size(); ++i) {
+      n += ks[i].launches;
+      ns += ks[i].totalNs;
+    }
+    launches.cells.push_back(std::to_string(n));
+    total.cells.push_back(formatDuration(ns, units));
+    pct.cells.push_back(share(ns));
+    for (auto* c : {&avg, &mn, &mx, &grid, &block, &stream}) c->cells.push_back("");
+  }
+  // Labels: as wide as the room left by the other columns allows, at most 44. Optional column
+  // groups (avg; min + max; grid + block; stream) are added while the labels keep 40 columns.
+  std::vector<Column> cols{Column{"kernel", false}, launches, total};
+  if (denom > 0) cols.push_back(pct);
+  std::vector<std::vector<Column*>> optional;
+  if (anyRepeat) optional.push_back({&avg});
+  if (anyRange) optional.push_back({&mn, &mx});
+  if (anyShape) optional.push_back({&grid, &block});
+  if (anyStream) optional.push_back({&stream});
+  auto labels = results::kernelLabels(ks, 44);
+  size_t labelWidth = 6;
+  for (size_t i = 0; i < shown; ++i) labelWidth = std::max(labelWidth, displayWidth(labels[i]));
+  labelWidth = std::min<size_t>(labelWidth, 40);
+  for (const auto& group : optional) {
+    std::vector<Column> trial = cols;
+    for (auto* c : group) trial.push_back(*c);
+    size_t rest = tableWidth(trial) - trial[0].width();
+    if (rest + labelWidth + 2 <= kWidth) cols = std::move(trial);
+  }
+  size_t room = kWidth - (tableWidth(cols) - cols[0].width()) - 2;
+  labels = results::kernelLabels(ks, std::min<size_t>(room, 44));
+  for (size_t i = 0; i < shown; ++i) cols[0].cells.push_back(oneLine(labels[i]));
+  if (shown < ks.size()) cols[0].cells.push_back("(" + std::to_string(ks.size() - shown) + " more kernels)");
+  return renderTable(cols, plain);
+}
+
+/// "a · b · c" fragments joined into lines of at most kWidth columns (plain text).
+std::string wrapFragments(const std::vector<std::string>& parts) {
+  std::string out, line;
+  for (const auto& p : parts) {
+    if (!line.empty() && displayWidth(line) + 3 + displayWidth(p) > kWidth) {
+      out += line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " · ") + p;
+  }
+  return out + line;
+}
+
+struct Style {
+  bool plain;
+  std::string bold(const std::string& s) const { return plain ? s : "**" + s + "**"; }
+  /// Inline code; untrusted text is kept on one line and a '`' cannot close the span.
+  std::string code(const std::string& s) const {
+    std::string t = oneLine(s);
+    if (plain) return t;
+    for (char& c : t)
+      if (c == '`') c = '\'';
+    return "`" + t + "`";
+  }
+  std::string em(const std::string& s) const { return plain ? s : "*" + s + "*"; }
+  std::string join(const std::vector<std::string>& parts) const {
+    if (plain) return wrapFragments(parts);
+    std::string out;
+    for (const auto& p : parts) out += (out.empty() ? "" : " · ") + p;
+    return out;
+  }
+};
+
+std::string calleeSection(const results::LineResult& line, const std::filesystem::path& root, results::Units units,
+                          const Style& st) {
+  std::string out = st.bold("GPU " + formatDuration(line.inclusiveNs, units) + " total") +
+                    " in the code this line calls" + (line.ops ? " (its own kernels below)" : "") + ":\n\n";
+  size_t shown = std::min<size_t>(line.callees.size(), kTopKernels);
+  auto share = [&](int64_t ns) {
+    return line.inclusiveNs > 0 ? results::formatShare(static_cast<double>(ns) / static_cast<double>(line.inclusiveNs)) : std::string("?");
+  };
+  for (size_t i = 0; i < shown; ++i) {
+    const auto& c = line.callees[i];
+    std::string where = c.path + ":" + std::to_string(c.line + 1);
+    std::string head = c.label.empty() ? c.function : c.label;
+    if (displayWidth(head) > 40) head = head.substr(0, 39) + "…";
+    if (st.plain) {
+      out += "  " + pad(formatDuration(c.gpuNs, units), 8, true) + "  " + pad(share(c.gpuNs), 5, true) + "  " + where +
+             (head.empty() ? "" : "  " + head) + "\n";
+    } else {
+      std::string link = root.empty() ? where
+                                      : "[" + where + "](" + pathToUri(root / c.path) + "#L" + std::to_string(c.line + 1) + ")";
+      out += "- " + formatDuration(c.gpuNs, units) + " (" + share(c.gpuNs) + ") " + link +
+             (head.empty() ? "" : " " + st.code(head)) + "\n";
+    }
+  }
+  if (line.callees.size() > shown) out += (st.plain ? "  " : "- ") + std::to_string(line.callees.size() - shown) + " more lines\n";
+  return out + "\n";
 }
 
 std::string hoverText(const results::LineResult& line, const DocumentResults& dr,
-                      const results::ResultSet& rs, const ResultStore& store,
-                      results::Units units) {
+                      const results::ResultSet& rs, const FeatureContext& ctx,
+                      results::Units units, const Style& st) {
   const auto& file = dr.file.file;
   const results::FunctionResult* fn = line.function.empty() ? nullptr : file.function(line.function);
   int64_t denom = fn && fn->gpuNs > 0 ? fn->gpuNs : rs.totalGpuNs;
-  std::string md = "**GPU " + formatDuration(line.gpuNs, units) + "** · " +
-                   results::kernelCount(line.distinctKernels()) + " · " +
-                   std::to_string(line.ops) + (line.ops == 1 ? " launch" : " launches");
-  if (denom > 0)
-    md += " · " + results::formatShare(static_cast<double>(line.gpuNs) / static_cast<double>(denom)) +
-          " of " + (fn ? "`" + fn->qualName + "`" : std::string("the run"));
-  if (line.invocations > 1) md += " · " + std::to_string(line.invocations) + " invocations";
-  if (rs.provenance.emulated) md += " · *emulated*";
-  if (line.syncCalls)
-    md += "\n\n**CPU blocked " + formatDuration(line.syncNs, units) + "** in " + std::to_string(line.syncCalls) +
-          (line.syncCalls == 1 ? " sync call" : " sync calls") +
-          " (cudaDeviceSynchronize / StreamSynchronize / EventSynchronize, blocking copies such as `.item()`)";
-  md += "\n\n| kernel | launches | total | avg | min–max | grid × block | stream | share |\n"
-        "|---|---:|---:|---:|---|---|---|---:|\n";
-  for (const auto& k : line.kernels) {
-    bool shapeKnown = k.grid[0] > 0 || k.block[0] > 0;
-    std::string shape = k.kind != "kernel" ? k.kind
-                        : !shapeKnown     ? std::string("—")
-                                          : results::formatDims(k.grid) + " × " +
-                                                results::formatDims(k.block) +
-                                                (k.shapeVaries ? " (varies)" : "");
-    std::string range = k.maxNs > 0 ? formatDuration(k.minNs, units) + "–" + formatDuration(k.maxNs, units)
-                                    : std::string("—");
-    md += "| " + code(k.name) + " | " + std::to_string(k.launches) + " | " +
-          formatDuration(k.totalNs, units) + " | " + formatDuration(k.avgNs(), units) + " | " + range + " | " + shape +
-          " | " + (k.streams.empty() ? std::string("—") : streams(k.streams)) + " | " +
-          (denom > 0 ? results::formatShare(static_cast<double>(k.totalNs) / static_cast<double>(denom))
-                     : std::string("?")) +
-          " |\n";
+  std::vector<std::string> head;
+  if (line.ops > 0 || !line.isCallLine()) {
+    head.push_back(st.bold("GPU " + formatDuration(line.gpuNs, units)));
+    head.push_back(results::kernelCount(line.distinctKernels()));
+    head.push_back(std::to_string(line.ops) + (line.ops == 1 ? " launch" : " launches"));
+    if (denom > 0)
+      head.push_back(results::formatShare(static_cast<double>(line.gpuNs) / static_cast<double>(denom)) + " of " +
+                     (fn ? st.code(fn->qualName) : std::string("the run")));
   }
+  if (line.isCallLine()) head.push_back(st.bold(formatDuration(line.inclusiveNs, units) + " total"));
+  if (line.invocations > 1) head.push_back(std::to_string(line.invocations) + " invocations");
+  if (rs.provenance.emulated) head.push_back(st.em("emulated"));
+  if (ctx.results->provisional()) head.push_back(st.em("provisional: the run is still going"));
+  std::string md = st.join(head) + "\n\n";
+  if (line.syncCalls)
+    md += st.bold("CPU blocked " + formatDuration(line.syncNs, units)) + " in " + std::to_string(line.syncCalls) +
+          (line.syncCalls == 1 ? " sync call" : " sync calls") +
+          " (cudaDeviceSynchronize / StreamSynchronize / EventSynchronize, blocking copies such as " + st.code(".item()") +
+          ")\n\n";
+  if (line.isCallLine()) md += calleeSection(line, ctx.server.workspace().root(), units, st);
+  md += kernelTable(line, denom, units, st.plain);
   std::string bounds;
-  for (const auto& k : line.kernels)
-    if (auto b = store.boundFor(k.fullName, k.name))
-      bounds += "- " + code(k.name, 48) + ": **" + std::string(ncu::boundName(b->bound)) +
-                "-bound** — " + b->summary + " *(" + BoundInfo::sourceName(b->source) + ")*\n";
+  auto labels = results::kernelLabels(line.kernels, 40);
+  for (size_t i = 0; i < line.kernels.size(); ++i)
+    if (auto b = ctx.results->boundFor(line.kernels[i].fullName, line.kernels[i].name))
+      bounds += "- " + st.code(labels[i]) + ": " + st.bold(std::string(ncu::boundName(b->bound)) + "-bound") + " — " +
+                b->summary + " " + st.em("(" + std::string(BoundInfo::sourceName(b->source)) + ")") + "\n";
   if (!bounds.empty()) md += "\nNsight Compute:\n" + bounds;
   if (fn) {
     auto it = rs.previousFunctions.find(results::functionKey(file.path, fn->qualName));
@@ -92,9 +286,8 @@ std::string hoverText(const results::LineResult& line, const DocumentResults& dr
                       static_cast<double>(it->second.gpuNs);
       char pct[32];
       std::snprintf(pct, sizeof pct, "%+.0f %%", change * 100.0);
-      md += "\nvs previous run" +
-            (rs.previousRunId.empty() ? std::string() : " (`" + rs.previousRunId + "`)") + ": `" +
-            fn->qualName + "` " + formatDuration(it->second.gpuNs, units) + " → " +
+      md += "\nvs previous run" + (rs.previousRunId.empty() ? std::string() : " (" + st.code(rs.previousRunId) + ")") +
+            ": " + st.code(fn->qualName) + " " + formatDuration(it->second.gpuNs, units) + " → " +
             formatDuration(fn->gpuNs, units) + " (" + pct + ")\n";
     }
   }
@@ -102,14 +295,14 @@ std::string hoverText(const results::LineResult& line, const DocumentResults& dr
   int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
                     std::chrono::system_clock::now().time_since_epoch())
                     .count();
-  md += "\n---\nrun `" + p.runId + "` · backend " + p.backend;
-  if (p.emulated) md += " (**emulated** GPU: modelled durations)";
-  md += " · GPU " + (p.gpu.empty() ? std::string("unknown") : markdownSafe(p.gpu));
-  md += " · commit " + (p.gitCommit.empty() ? std::string("unknown")
-                                              : "`" + p.gitCommit.substr(0, 10) + "`" +
-                                                    (p.gitDirty ? " (dirty)" : ""));
-  if (std::string age = results::formatAge(p.createdUnix, now); !age.empty()) md += " · " + age;
-  md += " · from " + std::string(p.source == "kl-ranges" ? "kl: NVTX ranges" : "Python stacks");
+  std::vector<std::string> prov{"run " + st.code(p.runId),
+                                "backend " + p.backend + (p.emulated ? " (" + st.bold("emulated") + " GPU: modelled durations)" : ""),
+                                "GPU " + (p.gpu.empty() ? std::string("unknown") : st.plain ? oneLine(p.gpu) : markdownSafe(p.gpu)),
+                                "commit " + (p.gitCommit.empty() ? std::string("unknown")
+                                                                 : st.code(p.gitCommit.substr(0, 10)) + (p.gitDirty ? " (dirty)" : ""))};
+  if (std::string age = results::formatAge(p.createdUnix, now); !age.empty()) prov.push_back(age);
+  prov.push_back("from " + std::string(p.source == "kl-ranges" ? "kl: NVTX ranges" : "Python stacks"));
+  md += (st.plain ? "\n" : "\n---\n") + st.join(prov);
   if (dr.file.stale) md += "\n\n⚠ results are from an older version of this file";
   return md;
 }
@@ -129,9 +322,9 @@ void registerHover(Server& server, std::shared_ptr<FeatureContext> ctx) {
         for (const auto& l : dr->file.file.lines)
           if (l.line <= line && line <= l.lastLine && (!hit || l.line >= hit->line)) hit = &l;
         if (!hit) return reply(std::optional<Hover>());
-        std::string md = hoverText(*hit, *dr, *ctx->results->results(), *ctx->results,
-                                   ctx->settings.units);
-        reply(std::optional<Hover>(Hover{MarkupContent{MarkupKind::Markdown, md},
+        Style st{ctx->plainHover()};
+        std::string text = hoverText(*hit, *dr, *ctx->results->results(), *ctx, ctx->settings.units, st);
+        reply(std::optional<Hover>(Hover{MarkupContent{st.plain ? MarkupKind::PlainText : MarkupKind::Markdown, text},
                                          doc->lineRange(hit->line, hit->lastLine)}));
       });
 }

@@ -5,6 +5,8 @@
 // function's GPU time (module level: of the run's) >= hints.minShare. paddingLeft, no kind.
 // The tooltip (kernel names with times) is filled lazily by inlayHint/resolve from `data`
 // {uri, line, gen}; a hint from an older results generation resolves unchanged.
+#include <algorithm>
+
 #include "core/results/format.h"
 #include "lsp/features/feature_context.h"
 #include "lsp/server/server.h"
@@ -26,21 +28,26 @@ bool fromJson(const json& j, HintData& d, JPath path) {
 json toJson(const HintData& d) { return {{"uri", d.uri}, {"line", d.line}, {"gen", d.gen}}; }
 
 /// The share of `line` in its function (or in the run, at module level).
+/// A call line counts with its inclusive time (its function's total holds only its own kernels).
 double shareOf(const results::LineResult& line, const results::FileResult& file, int64_t total) {
+  double ns = static_cast<double>(std::max(line.gpuNs, line.inclusiveNs));
   if (!line.function.empty())
     if (const auto* f = file.function(line.function); f && f->gpuNs > 0)
-      return static_cast<double>(line.gpuNs) / static_cast<double>(f->gpuNs);
-  return total > 0 ? static_cast<double>(line.gpuNs) / static_cast<double>(total) : 1.0;
+      return ns / static_cast<double>(f->gpuNs);
+  return total > 0 ? ns / static_cast<double>(total) : 1.0;
 }
 
 std::string tooltipFor(const results::LineResult& line, const results::ResultSet& rs,
-                       bool stale, results::Units units) {
+                       bool stale, bool provisional, results::Units units) {
   std::string t;
+  if (line.isCallLine())
+    t += "GPU " + results::formatDuration(line.inclusiveNs, units) + " total in the code this line calls\n\n";
   for (const auto& k : line.kernels)
     t += "- " + k.name + " — " + std::to_string(k.launches) + "× " +
          results::formatDuration(k.totalNs, units) + "\n";
   if (rs.provenance.emulated) t += "\n(emulated GPU: modelled durations)";
   if (stale) t += "\n(measured on an older version of this file)";
+  if (provisional) t += "\n(provisional: the profiling run is still going)";
   return t;
 }
 
@@ -70,11 +77,11 @@ void registerInlayHints(Server& server, std::shared_ptr<FeatureContext> ctx) {
           if (line.line < first || line.line > last) continue;
           // A line that blocks the CPU in a sync call is shown by its sync time alone.
           const bool syncs = line.syncCalls && static_cast<double>(line.syncNs) >= st.thresholdMs * 1e6;
-          if (!syncs && static_cast<double>(line.gpuNs) < st.thresholdMs * 1e6) continue;
+          if (!syncs && static_cast<double>(std::max(line.gpuNs, line.inclusiveNs)) < st.thresholdMs * 1e6) continue;
           if (!syncs && shareOf(line, dr->file.file, rs.totalGpuNs) < st.minShare) continue;
           InlayHint h;
           h.position = doc->lineEndPosition(line.line);
-          h.label = results::hintLabel(line, st.units);
+          h.label = results::hintLabel(line, st.units, st.hintPrefix) + (ctx->results->provisional() ? " (so far)" : "");
           h.paddingLeft = true;
           h.data = toJson(HintData{params.textDocument.uri, line.line, ctx->results->generation()});
           out.push_back(toJson(h));
@@ -98,7 +105,7 @@ void registerInlayHints(Server& server, std::shared_ptr<FeatureContext> ctx) {
         InlayHint out = hint;
         if (const auto* line = dr->file.file.lineAt(data.line))
           out.tooltip = MarkupContent{MarkupKind::Markdown,
-                                      tooltipFor(*line, *ctx->results->results(), dr->file.stale,
+                                      tooltipFor(*line, *ctx->results->results(), dr->file.stale, ctx->results->provisional(),
                                                  ctx->settings.units)};
         reply(out);
       });

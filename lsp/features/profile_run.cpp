@@ -6,7 +6,8 @@
 // "path", "backend"}; the run — the convergence loop (core/planner, the same as `kernlens profile`),
 // every round stored in .kernlens/kernlens.db — goes on the pool with a cancellable work-done
 // progress reported per round (window/workDoneProgress/create + $/progress begin/report/end);
-// the editor results are reloaded from the store after each round. The program's output goes to
+// the editor results are reloaded from the store after each round (marked provisional until the
+// run ends: ResultStore::setProvisional). The program's output goes to
 // window/logMessage (Log) as it comes; a failure is a window/showMessage (Error) with the reason and
 // the log path; success reloads the editor results from the store (ResultStore::reloadFromStore).
 // One run at a time: a second request answers RequestFailed. kernlens.cancel (or cancelling the
@@ -28,6 +29,7 @@
 #include <mutex>
 
 #include "core/planner/cli_entry.h"
+#include "core/results/from_store.h"
 #include "core/runner/round_runner.h"
 #include "core/store/store.h"
 #include "lsp/features/feature_context.h"
@@ -137,6 +139,7 @@ void startRun(Server& server, const std::shared_ptr<FeatureContext>& ctx, const 
   cfg.keepRuns = static_cast<int>(std::max(0.0, s.get<double>("keepRuns", 20)));
 
   state->running = true;
+  ctx->results->setProvisional(true);
   state->runKey = cfg.runKey;
   state->source = CancellationSource();
   CancellationSource src = state->source;
@@ -167,11 +170,16 @@ void startRun(Server& server, const std::shared_ptr<FeatureContext>& ctx, const 
       "kernlens.profileFunction", src.token(),
       [&server, pa, progress, ctx, throttle](const CancellationToken& token) -> Out {
         planner::ProfileHooks hooks;
-        hooks.loop.onRound = [&server, progress, ctx, max = pa.rounds](const planner::LoopProgress& p) {
+        hooks.loop.onRound = [&server, progress, ctx, root = pa.run.workspace,
+                              max = pa.rounds](const planner::LoopProgress& p) {
           unsigned pct = p.round < 0 ? 0u : static_cast<unsigned>(100 * p.round / std::max(1, max));
           progress->report(p.message, std::min(pct, 99u));
-          // Rounds already stored become visible while the loop goes on.
-          if (p.round > 0) server.post([ctx] { ctx->results->reloadFromStore(); });
+          // Rounds already stored become visible while the loop goes on: read them here, on the
+          // run's own pool thread (the pool may have no other thread free), install on the loop.
+          if (p.round > 0) {
+            auto loaded = std::make_shared<Result<std::optional<results::ResultSet>>>(results::loadFromStore(root));
+            server.post([ctx, loaded] { ctx->results->installStored(std::move(*loaded)); });
+          }
         };
         hooks.progress = [progress](const runner::RoundProgress& p) {  // phases within a round
           progress->report(p.message, std::nullopt);
@@ -187,6 +195,7 @@ void startRun(Server& server, const std::shared_ptr<FeatureContext>& ctx, const 
       [&server, ctx, state, progress, cfg, requestId](Out out) {
         state->running = false;
         server.forgetCancel(requestId);
+        ctx->results->setProvisional(false);
         auto failed = [&](const std::string& message) {
           std::string msg = "kernlens: profiling " + cfg.focusFunction + " failed: " + firstLine(message);
           auto log = message.find("(log: ");
@@ -199,6 +208,7 @@ void startRun(Server& server, const std::shared_ptr<FeatureContext>& ctx, const 
         };
         if (!out->ok()) return failed(out->error().message);
         const auto& res = out->value();
+        ctx->results->setLastOutcome({cfg.runKey, planner::stopReasonName(res.stopReason), res.why, res.rounds});
         ctx->results->reloadFromStore();
         if (res.stopReason == planner::StopReason::Cancelled) {
           progress->end("cancelled");
@@ -219,7 +229,10 @@ void startRun(Server& server, const std::shared_ptr<FeatureContext>& ctx, const 
           if (l.atomic && !l.atomicReason.empty() && l.atomicReason != "library")
             server.logMessage(MessageType::Info, "kernlens: " + l.file + ":" + std::to_string(l.line) + " ATOMIC (" +
                                                      l.atomicReason + "): " + l.note);
-        progress->end(summary.substr(10));
+        // The notification is short: the details are in the log and the run view.
+        progress->end(std::string(planner::stopReasonName(res.stopReason)) + ": " + std::to_string(res.lines.size()) + " lines in " +
+                      std::to_string(res.rounds) + (res.rounds == 1 ? " round" : " rounds") +
+                      (res.emulated ? " (emulated)" : "") + " · Show run for details");
       });
 }
 

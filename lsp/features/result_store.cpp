@@ -1,6 +1,7 @@
 #include "lsp/features/result_store.h"
 
 #include <cstdio>
+#include <fstream>
 
 #include "core/ncu/catalog.h"
 #include "core/ncu/classify.h"
@@ -34,6 +35,68 @@ void ResultStore::changed() {
   for (auto& h : changeHooks_) h();
   server_.refreshInlayHints();
   server_.refreshCodeLenses();
+  announce();
+}
+
+namespace {
+/// Where "Clear results" records the run it cleared, so a restart does not bring it back.
+fs::path clearedMarker(const fs::path& root) { return root / ".kernlens" / "cleared-run"; }
+}  // namespace
+
+void ResultStore::clearPersistently() {
+  std::string runId = results_ ? results_->provenance.runId : std::string();
+  clear();
+  const fs::path& root = server_.workspace().root();
+  if (root.empty() || runId.empty() || runId.rfind("profile:", 0) == 0) return;
+  std::error_code ec;
+  fs::create_directories(root / ".kernlens", ec);
+  std::ofstream out(clearedMarker(root), std::ios::trunc);
+  out << runId << "\n";
+  if (!out) server_.logMessage(MessageType::Warning, "kernlens: could not record the cleared run in " + clearedMarker(root).string());
+}
+
+void ResultStore::setProvisional(bool on) {
+  if (provisional_ == on) return;
+  provisional_ = on;
+  if (server_.isInitialized()) {
+    server_.refreshInlayHints();
+    announce();
+  }
+}
+
+void ResultStore::announce() {
+  if (!server_.initializeParams().resultsNotification) return;
+  json p = {{"provisional", provisional_}};
+  if (results_) {
+    size_t lines = 0;
+    for (const auto& f : results_->files) lines += f.lines.size();
+    p["runId"] = results_->provenance.runId;
+    p["backend"] = results_->provenance.backend;
+    p["emulated"] = results_->provenance.emulated;
+    p["files"] = results_->files.size();
+    p["lines"] = lines;
+  }
+  server_.notify("kernlens/results", std::move(p));
+}
+
+void ResultStore::installStored(Result<std::optional<results::ResultSet>> loaded) {
+  if (!loaded.ok()) {
+    server_.logMessage(MessageType::Warning, "kernlens: stored results not loaded: " + loaded.error().message);
+    return;
+  }
+  if (!*loaded) return;
+  results::ResultSet& rs = **loaded;
+  const fs::path& root = server_.workspace().root();
+  if (!results_ && !root.empty()) {  // start-up: the user cleared this run before
+    std::ifstream in(clearedMarker(root));
+    std::string cleared;
+    if (in && std::getline(in, cleared) && cleared == rs.provenance.runId) return;
+  }
+  size_t lines = 0;
+  for (const auto& f : rs.files) lines += f.lines.size();
+  server_.logMessage(MessageType::Info, "kernlens: loaded stored results (" + std::to_string(lines) + " lines, run " +
+                                            rs.provenance.runId + ")");
+  setResults(std::move(rs), false);
 }
 
 std::optional<BoundInfo> ResultStore::boundFor(const std::string& fullName,
@@ -96,20 +159,7 @@ void ResultStore::reloadFromStore() {
         return std::make_shared<Result<std::optional<results::ResultSet>>>(results::loadFromStore(root));
       },
       [weak = weak_from_this()](Out out) {
-        auto v = weak.lock();
-        if (!v) return;
-        if (!out->ok()) {
-          v->server_.logMessage(MessageType::Warning,
-                                "kernlens: stored results not loaded: " + out->error().message);
-          return;
-        }
-        if (!out->value()) return;
-        size_t lines = 0;
-        for (const auto& f : (*out->value()).files) lines += f.lines.size();
-        v->server_.logMessage(MessageType::Info, "kernlens: loaded stored results (" +
-                                                     std::to_string(lines) + " lines, run " +
-                                                     (*out->value()).provenance.runId + ")");
-        v->setResults(std::move(*out->value()), false);
+        if (auto v = weak.lock()) v->installStored(std::move(*out));
       });
 }
 

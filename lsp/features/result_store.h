@@ -20,6 +20,7 @@
 #include "core/ncu/report.h"
 #include "core/results/remap.h"
 #include "core/results/result_set.h"
+#include "core/support/result.h"
 #include "lsp/server/documents.h"
 
 namespace kl::lsp {
@@ -54,10 +55,30 @@ class ResultStore : public std::enable_shared_from_this<ResultStore> {
   /// previousFunctions of the new one when it has none of its own.
   void setResults(results::ResultSet rs, bool keepPrevious = true);
   void clear();
+  /// kernlens.clearResults: clear() and remember the cleared run (.kernlens/cleared-run), so
+  /// that the stored results of that run are not shown again after a restart; a newer run is.
+  void clearPersistently();
   /// Loads the latest stored results and the kernel catalogue of the workspace
   /// (core/results/from_store.h, core/ncu/catalog.h) on the pool and installs them (no-op when
   /// the store has none). Called after initialize and after each round of a profiling run.
   void reloadFromStore();
+  /// Installs what results::loadFromStore answered (an error is logged; "no results" keeps the
+  /// current ones; at start-up, a run the user cleared is skipped). Main loop. A profiling run
+  /// loads on its own pool thread after each round and installs here, so rounds show while the
+  /// run goes on (the pool may have no other thread free).
+  void installStored(Result<std::optional<results::ResultSet>> loaded);
+
+  /// A profiling run is going and the results are its rounds so far (hints say "(so far)").
+  bool provisional() const { return provisional_; }
+  void setProvisional(bool on);
+
+  /// How the last profiling run of this session ended (the run view's "rounds, why stopped").
+  struct RunOutcome {
+    std::string runKey, stopReason, why;
+    int rounds = 0;
+  };
+  const std::optional<RunOutcome>& lastOutcome() const { return lastOutcome_; }
+  void setLastOutcome(RunOutcome o) { lastOutcome_ = std::move(o); }
   const std::shared_ptr<const results::ResultSet>& results() const { return results_; }
   unsigned generation() const { return generation_; }
 
@@ -85,6 +106,9 @@ class ResultStore : public std::enable_shared_from_this<ResultStore> {
     DocumentResults results;
   };
   void changed();
+  /// `kernlens/results` {runId, backend, emulated, files, lines, provisional} (no runId: none)
+  /// to clients that asked with initializationOptions.resultsNotification (status bars).
+  void announce();
 
   Server& server_;
   std::shared_ptr<const results::ResultSet> results_;
@@ -93,6 +117,8 @@ class ResultStore : public std::enable_shared_from_this<ResultStore> {
   std::map<std::string, BoundInfo> catalog_;
   std::map<std::string, Cached> cache_;
   std::vector<std::function<void()>> changeHooks_;
+  bool provisional_ = false;
+  std::optional<RunOutcome> lastOutcome_;
 };
 
 }  // namespace kl::lsp

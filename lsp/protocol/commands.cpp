@@ -4,6 +4,23 @@ namespace kl::lsp {
 
 bool fromJson(const json&, NoArguments&, JPath) { return true; }
 
+bool fromJson(const json& j, KeepAnnotationsArgs& out, JPath path) {
+  if (j.is_null()) return true;  // no arguments: every file of the run
+  ObjectReader o(j, path);
+  return o && o.opt("uri", out.uri);
+}
+
+bool fromJson(const json& j, ExportRunArgs& out, JPath path) {
+  if (j.is_null()) return true;
+  ObjectReader o(j, path);
+  return o && o.opt("format", out.format);
+}
+
+bool fromJson(const json& j, ApplyEditResult& out, JPath path) {
+  ObjectReader o(j, path);
+  return o && o.req("applied", out.applied);
+}
+
 bool fromJson(const json& j, ProfileFunctionArgs& out, JPath path) {
   ObjectReader o(j, path);
   if (!(o && o.req("uri", out.uri) && o.opt("position", out.position) &&

@@ -36,6 +36,24 @@ struct RefineHereArgs {
 bool fromJson(const json& j, RefineHereArgs& out, JPath path);
 json toJson(const RefineHereArgs& a);
 
+/// kernlens.keepAnnotations [] or [{uri}]: keep the run's ranges in every file, or in `uri`.
+struct KeepAnnotationsArgs {
+  std::optional<std::string> uri;
+};
+bool fromJson(const json& j, KeepAnnotationsArgs& out, JPath path);
+
+/// kernlens.exportRun [{format}]: "html" (default) or "perfetto".
+struct ExportRunArgs {
+  std::string format = "html";
+};
+bool fromJson(const json& j, ExportRunArgs& out, JPath path);
+
+/// The client's answer to workspace/applyEdit.
+struct ApplyEditResult {
+  bool applied = false;
+};
+bool fromJson(const json& j, ApplyEditResult& out, JPath path);
+
 /// The answer of profileFunction / refineHere: the run started.
 struct RunStarted {
   std::string runKey;

@@ -253,6 +253,14 @@ bool fromJson(const json& j, InitializeParams& out, JPath path) {
         o.opt("rootPath", out.rootPath) && o.req("capabilities", out.capabilities)))
     return false;
   if (const json* opts = o.get("initializationOptions")) out.initializationOptions = *opts;
+  if (out.initializationOptions.is_object())
+    if (auto n = out.initializationOptions.find("resultsNotification");
+        n != out.initializationOptions.end() && n->is_boolean())
+      out.resultsNotification = n->get<bool>();
+  if (const json* info = o.get("clientInfo"); info && info->is_object()) {
+    if (auto n = info->find("name"); n != info->end() && n->is_string()) out.clientName = n->get<std::string>();
+    if (auto v = info->find("version"); v != info->end() && v->is_string()) out.clientVersion = v->get<std::string>();
+  }
   if (const json* folders = o.get("workspaceFolders"); folders && !folders->is_null()) {
     if (!folders->is_array()) return path.field("workspaceFolders").report("expected an array");
     JPath fp = path.field("workspaceFolders");

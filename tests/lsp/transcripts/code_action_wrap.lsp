@@ -14,14 +14,14 @@ def step(model, x):
      "range":{"start":{"line":2,"character":4},"end":{"line":2,"character":4}},"context":{"diagnostics":[]}}}
 --> {"id":2,"result":[{"title":"Wrap in NVTX range","kind":"refactor.rewrite.nvtx.wrap","edit":"<absent>",
                        "data":{"uri":"file:///ws/pkg/train.py","version":1,"action":"wrap","firstLine":2,"lastLine":2}},
-                      {"title":"Wrap body of `step` in NVTX range","kind":"refactor.rewrite.nvtx.wrap","edit":"<absent>",
+                      {"title":"Wrap body of step() in NVTX range","kind":"refactor.rewrite.nvtx.wrap","edit":"<absent>",
                        "data":{"action":"wrapFunction","function":"step","defLine":1,"version":1}}]}
 <-- {"id":3,"method":"codeAction/resolve","params":{"title":"Wrap in NVTX range","kind":"refactor.rewrite.nvtx.wrap",
      "data":{"uri":"file:///ws/pkg/train.py","version":1,"action":"wrap","firstLine":2,"lastLine":2}}}
 --> {"id":3,"result":{"title":"Wrap in NVTX range","edit":{"documentChanges":[{"textDocument":{"uri":"file:///ws/pkg/train.py","version":1},
      "edits":[{"range":{"start":{"line":2,"character":4},"end":{"line":2,"character":4}},
                "newText":"with torch.cuda.nvtx.range(\"kl:pkg/train.py:3-3:y = model(x)\"):\n        "}]}]}}}
-<-- {"id":4,"method":"codeAction/resolve","params":{"title":"Wrap body of `step` in NVTX range","kind":"refactor.rewrite.nvtx.wrap",
+<-- {"id":4,"method":"codeAction/resolve","params":{"title":"Wrap body of step() in NVTX range","kind":"refactor.rewrite.nvtx.wrap",
      "data":{"uri":"file:///ws/pkg/train.py","version":1,"action":"wrapFunction","function":"step","defLine":1}}}
 --> {"id":4,"result":{"edit":{"documentChanges":[{"textDocument":{"version":1},
      "edits":[{"range":{"start":{"line":2,"character":4},"end":{"line":3,"character":0}},

@@ -30,6 +30,20 @@
 <-- {"method":"workspace/didChangeConfiguration","params":{"settings":{"kernlens":{"hints":{"enabled":false}}}}}
 <-- {"id":9,"method":"textDocument/inlayHint","params":{"textDocument":{"uri":"file://${KL_SOURCE_DIR}/tests/data/editor/ws/mlp.py"},"range":{"start": {"line": 0, "character": 0}, "end": {"line": 60, "character": 0}}}}
 --> {"id":9,"result":[]}
-# Hovers and lenses stay.
+# Hovers stay. This client declares no Markdown hovers: plain text, aligned columns.
 <-- {"id":10,"method":"textDocument/hover","params":{"textDocument":{"uri":"file://${KL_SOURCE_DIR}/tests/data/editor/ws/mlp.py"},"position":{"line":28,"character":5}}}
---> {"id":10,"result":{"contents":{"value":"<contains:**GPU 206 µs**>"}}}
+--> {"id":10,"result":{"contents":{"kind":"plaintext","value":"<contains:GPU 206 µs · 9 kernels · 42 launches · 81 % of train_step · 3 invocations\nemulated\n\nkernel                                       launches    total  share      avg\nsm90_xmma_gemm_f32f32_f32f32_f32_nn_n_tile…         6  91.6 µs   36 %  15.3 µs\n>"}}}
+# hover.format forces Markdown; hints.prefix replaces the glyph (here one that DejaVu renders).
+<-- {"method":"workspace/didChangeConfiguration","params":{"settings":{"kernlens":{"hints":{"enabled":true,"prefix":"◷"},"hover":{"format":"markdown"}}}}}
+<-- {"id":11,"method":"textDocument/hover","params":{"textDocument":{"uri":"file://${KL_SOURCE_DIR}/tests/data/editor/ws/mlp.py"},"position":{"line":28,"character":5}}}
+--> {"id":11,"result":{"contents":{"kind":"markdown","value":"<contains:**GPU 206 µs** · 9 kernels · 42 launches>"}}}
+<-- {"id":12,"method":"textDocument/inlayHint","params":{"textDocument":{"uri":"file://${KL_SOURCE_DIR}/tests/data/editor/ws/mlp.py"},"range":{"start": {"line": 28, "character": 0}, "end": {"line": 28, "character": 80}}}}
+--> {"id":12,"result":[{"label":"◷ 206 µs · 9 kernels"}]}
+# The run view's data for a loaded profile: the hottest line first (loss.backward(), line 29).
+<-- {"id":13,"method":"workspace/executeCommand","params":{"command":"kernlens.runSummary","arguments":[]}}
+--> {"id":13,"result":{"runId":"profile:mlp_emulated.sqlite","backend":"emulate","emulated":true,"provisional":false,"hottest":[{"path":"mlp.py","line":29,"text":"loss.backward()","time":"206 µs","share":"43 %","kind":"line"},{"line":21,"text":"h = F.gelu(self.fc2(h))"},{},{},{},{},{},{},{}],"unmapped":[{"name":"[CUDA memcpy DtoH]"}],"headline":"<contains:profile:mlp_emulated.sqlite · emulate (emulated)>"}}
+# Keeping annotations needs a profiling run (a loaded profile has no plan to keep); bad export format.
+<-- {"id":14,"method":"workspace/executeCommand","params":{"command":"kernlens.keepAnnotations","arguments":[]}}
+--> {"id":14,"error":{"code":-32803,"message":"<contains:loaded profile>"}}
+<-- {"id":15,"method":"workspace/executeCommand","params":{"command":"kernlens.exportRun","arguments":[{"format":"pdf"}]}}
+--> {"id":15,"error":{"code":-32602,"message":"<contains:html>"}}

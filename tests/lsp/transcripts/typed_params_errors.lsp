@@ -33,5 +33,5 @@ def f(x):
 --> {"id":13,"error":{"code":-32602,"message":"arguments[0]: expected {uri, position} or {uri, function}"}}
 # Still serving: a well-typed request answers.
 <-- {"id":14,"method":"textDocument/codeAction","params":{"textDocument":{"uri":"file:///ws/m.py"},"range":{"start":{"line":1,"character":4},"end":{"line":1,"character":4}},"context":{"diagnostics":[],"only":["refactor.rewrite.nvtx.wrap"]}}}
---> {"id":14,"result":[{"title":"Wrap in NVTX range"},{"title":"Wrap body of `f` in NVTX range"}]}
+--> {"id":14,"result":[{"title":"Wrap in NVTX range"},{"title":"Wrap body of f() in NVTX range"}]}
 %no-output

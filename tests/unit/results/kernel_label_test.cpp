@@ -1,0 +1,109 @@
+// core/results/kernel_label: labels that tell a line's kernels apart, on real demangled PyTorch
+// kernel names (from the emulated and real nsys profiles under tests/data), and the hint label of
+// a call line.
+#include <doctest/doctest.h>
+
+#include <set>
+
+#include "core/results/format.h"
+#include "core/results/kernel_label.h"
+
+using namespace kl::results;
+
+namespace {
+KernelStat kernel(std::string shortName, std::string full) {
+  KernelStat k;
+  k.name = std::move(shortName);
+  k.fullName = std::move(full);
+  k.kind = "kernel";
+  return k;
+}
+const char* kAdd =
+    "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >"
+    "(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)";
+const char* kFill =
+    "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, at::detail::Array<char*, 1> >"
+    "(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)";
+const char* kClamp =
+    "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::launch_clamp_scalar("
+    "at::TensorIteratorBase&, c10::Scalar, c10::Scalar, at::native::detail::ClampLimits)::{lambda()#1}::operator()() "
+    "const::{lambda()#7}::operator()() const::{lambda(float)#1}, at::detail::Array<char*, 2> >(int, "
+    "at::native::(anonymous namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, "
+    "at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#7}::operator()() const::"
+    "{lambda(float)#1}, at::detail::Array<char*, 2>)";
+const char* kSum =
+    "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::func_wrapper_t<float, "
+    "at::native::sum_functor<float, float, float>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, "
+    "unsigned int, float, 4> >(at::native::ReduceOp<float, at::native::func_wrapper_t<float, "
+    "at::native::sum_functor<float, float, float>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, "
+    "unsigned int, float, 4>)";
+}  // namespace
+
+TEST_CASE("template arguments and their telling identifier") {
+  auto args = templateArguments(kAdd, "vectorized_elementwise_kernel");
+  REQUIRE(args.size() == 3);
+  CHECK(args[0] == "4");
+  CHECK(args[1] == "at::native::CUDAFunctor_add<float>");
+  CHECK(argumentTag(args[0]).empty());
+  CHECK(argumentTag(args[1]) == "CUDAFunctor_add");
+  CHECK(argumentTag(args[2]).empty());  // a wrapper of plain types
+  CHECK(argumentTag(templateArguments(kClamp, "vectorized_elementwise_kernel")[1]) == "launch_clamp_scalar");
+  CHECK(argumentTag(templateArguments(kSum, "reduce_kernel")[2]) == "sum_functor");
+  CHECK(templateArguments("ampere_sgemm_128x64_tn", "ampere_sgemm_128x64_tn").empty());
+  CHECK(templateArguments("void f<(int)3>(int)", "vectorized_elementwise_kernel").empty());
+}
+
+TEST_CASE("kernelLabels tells kernels with one short name apart") {
+  std::vector<KernelStat> ks{kernel("vectorized_elementwise_kernel", kAdd), kernel("vectorized_elementwise_kernel", kFill),
+                             kernel("vectorized_elementwise_kernel", kClamp), kernel("reduce_kernel", kSum),
+                             kernel("[CUDA memcpy DtoH]", "[CUDA memcpy DtoH]")};
+  auto l = kernelLabels(ks, 60);
+  CHECK(l[0] == "vectorized_elementwise_kernel<CUDAFunctor_add>");
+  CHECK(l[1] == "vectorized_elementwise_kernel<FillFunctor>");
+  CHECK(l[2] == "vectorized_elementwise_kernel<launch_clamp_scalar>");
+  CHECK(l[3] == "reduce_kernel<sum_functor>");
+  CHECK(l[4] == "[CUDA memcpy DtoH]");
+  CHECK(std::set<std::string>(l.begin(), l.end()).size() == l.size());
+}
+
+TEST_CASE("kernelLabels adds the differing argument when the tags agree, and cuts long names where they differ") {
+  std::vector<KernelStat> ks{
+      kernel("softmax_warp_forward", "void (anonymous namespace)::softmax_warp_forward<float, float, float, 4, true, false>(float*)"),
+      kernel("softmax_warp_forward", "void (anonymous namespace)::softmax_warp_forward<float, float, float, 5, true, false>(float*)")};
+  auto l = kernelLabels(ks, 60);
+  CHECK(l[0] == "softmax_warp_forward<4>");
+  CHECK(l[1] == "softmax_warp_forward<5>");
+
+  std::string a = "sm90_xmma_gemm_f32f32_f32f32_f32_nt_n_tilesize128x128x32_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas";
+  std::string b = "sm90_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize64x128x32_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas";
+  auto g = kernelLabels({kernel(a, a), kernel(b, b)}, 40);
+  CHECK(displayWidth(g[0]) <= 40);
+  CHECK(displayWidth(g[1]) <= 40);
+  CHECK(g[0] != g[1]);
+  CHECK(g[0].find("nt_n") != std::string::npos);
+  CHECK(g[1].find("nn_n") != std::string::npos);
+  CHECK(g[0].rfind("sm90_xmma", 0) == 0);
+}
+
+TEST_CASE("hint labels: own kernels, call lines, prefix") {
+  LineResult own;
+  own.gpuNs = 1'920'000;
+  own.ops = 3;
+  own.kernels = {kernel("a", "a"), kernel("b", "b")};
+  CHECK(hintLabel(own) == "⏱ 1.92 ms · 2 kernels");
+  CHECK(hintLabel(own, Units::Auto, "◷") == "◷ 1.92 ms · 2 kernels");
+  CHECK(hintLabel(own, Units::Auto, "") == "1.92 ms · 2 kernels");
+
+  LineResult call;
+  call.inclusiveNs = 730'000;
+  call.callees = {CalleeLine{"m.py", 3, "x = f(x)", "M.forward", 730'000}};
+  CHECK(call.isCallLine());
+  CHECK(hintLabel(call) == "⏱ 730 µs total");
+  call.gpuNs = 12'000;
+  call.ops = 1;
+  call.kernels = {kernel("a", "a")};
+  CHECK(hintLabel(call) == "⏱ 12.0 µs · 1 kernel · 730 µs total");
+  LineResult loop = own;  // nested statements only (no callees): not a call line
+  loop.inclusiveNs = 5'000'000;
+  CHECK_FALSE(loop.isCallLine());
+}
