@@ -232,7 +232,7 @@ void startRun(Server& server, const std::shared_ptr<FeatureContext>& ctx, const 
         // The notification is short: the details are in the log and the run view.
         progress->end(std::string(planner::stopReasonName(res.stopReason)) + ": " + std::to_string(res.lines.size()) + " lines in " +
                       std::to_string(res.rounds) + (res.rounds == 1 ? " round" : " rounds") +
-                      (res.emulated ? " (emulated)" : "") + " · Show run for details");
+                      (res.emulated ? " (EMULATED)" : "") + " · Show run for details");
       });
 }
 
