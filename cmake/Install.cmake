@@ -20,9 +20,7 @@ install(FILES "${PROJECT_SOURCE_DIR}/README.md" DESTINATION ${CMAKE_INSTALL_DOCD
 install(FILES "${PROJECT_SOURCE_DIR}/LICENSE" DESTINATION ${CMAKE_INSTALL_DOCDIR} RENAME copyright)
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/docs/" DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs
         PATTERN "*.png" EXCLUDE)
-if(EXISTS "${PROJECT_SOURCE_DIR}/editors/nvim")
-  install(DIRECTORY "${PROJECT_SOURCE_DIR}/editors/nvim" DESTINATION ${CMAKE_INSTALL_DOCDIR})
-endif()
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/editors/nvim" DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 # --- Debian package: kernlens_<version>_amd64.deb -------------------------------------------------
 # Depends: computed from the binary's shared libraries by dpkg-shlibdeps (libgit2, libsqlite3,

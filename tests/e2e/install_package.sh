@@ -2,7 +2,8 @@
 # Installing kernlens like a user: `cmake --install` into a prefix, and the Debian package built by
 # CPack (`make package`) installed with dpkg into a clean root (a fresh directory with its own dpkg
 # database: nothing of the build tree or the source tree is reachable from there). From the
-# installed paths: `kernlens --version`, `version` (the probe it found), `summary` on a real nsys
+# installed paths: `kernlens --version`, `version` (the probe it found), the docs and the Neovim
+# helper (share/doc/kernlens/nvim), `summary` on a real nsys
 # export (kernel count checked against sqlite3), and `profile --backend emulate` on samples/mlp
 # (every kernel family on its expected line, samples/mlp/expected_lines.txt).
 # The package's Depends must name the Debian package of every library the binary links directly
@@ -31,6 +32,7 @@ check_installed() {   # PREFIX: runs the installed binary from PREFIX/bin and ch
   [[ -f $prefix/share/kernlens/probe/kernlens_probe/__main__.py ]] || fail "probe not installed under $prefix"
   ls "$prefix"/share/kernlens/queries/*.scm >/dev/null || fail "queries not installed under $prefix"
   [[ -f $prefix/share/doc/kernlens/README.md ]] || fail "docs not installed under $prefix"
+  [[ -f $prefix/share/doc/kernlens/nvim/lua/kernlens/init.lua ]] || fail "Neovim helper not installed under $prefix"
 
   # summary on a real export: its kernel total equals a plain sqlite3 count.
   local db=$T/real.sqlite
