@@ -90,8 +90,8 @@ void printText(std::ostream& out, const runner::RunConfig& cfg, const runner::Re
       out << "  " << std::setw(4) << ln << " | " << lines[ln - 1] << "\n";
       if (here && here != body)
         for (const auto& k : here->kernels)
-          out << std::setw(31) << "" << "         ↳ " << k.shortName << " ×" << k.launches << "  " << fmtMs(k.gpuNs)
-              << "\n";
+          out << std::setw(31) << "" << "         ↳ " << (k.backward() ? k.pass + ": " : "") << k.shortName << " ×"
+              << k.launches << "  " << fmtMs(k.gpuNs) << "\n";
     }
   } else {
     out << "(no results for " << cfg.focusPath << "::" << cfg.focusFunction << ")\n";
@@ -120,14 +120,15 @@ nlohmann::json toJson(const runner::RunConfig& cfg, const runner::RecordedRound&
   for (const auto& s : r.lines.spans) {
     nlohmann::json ks = nlohmann::json::array();
     for (const auto& k : s.kernels)
-      ks.push_back({{"name", k.name}, {"short_name", k.shortName}, {"kind", k.kind}, {"launches", k.launches},
-                    {"gpu_ns", k.gpuNs}});
+      ks.push_back({{"name", k.name}, {"short_name", k.shortName}, {"kind", k.kind}, {"backward", k.backward()},
+                    {"pass", k.pass}, {"launches", k.launches}, {"gpu_ns", k.gpuNs}});
     spans.push_back({{"range", s.rangeName}, {"path", s.path}, {"first_line", s.firstLine},
                      {"last_line", s.lastLine}, {"disk_first", s.diskFirst}, {"disk_last", s.diskLast},
                      {"function", s.function}, {"function_body", s.functionBody}, {"leaf", s.leaf},
                      {"depth", s.depth}, {"invocations", s.invocations}, {"launches", s.launches},
                      {"gpu_ns", s.gpuNs}, {"exclusive_launches", s.exclusiveLaunches},
-                     {"exclusive_gpu_ns", s.exclusiveGpuNs}, {"distinct_kernels", s.distinctKernels},
+                     {"exclusive_gpu_ns", s.exclusiveGpuNs}, {"backward_gpu_ns", s.exclusiveBackwardGpuNs},
+                     {"distinct_kernels", s.distinctKernels},
                      {"min_kernels_per_invocation", s.minKernelsPerInvocation},
                      {"max_kernels_per_invocation", s.maxKernelsPerInvocation},
                      {"distinct_kernel_sets", s.distinctKernelSets}, {"kernels", ks}});

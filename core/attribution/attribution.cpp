@@ -149,24 +149,43 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
   }
   if (opts.cancel.isCancelled()) return Error::cancelled();
 
-  // 2. Bucket counted ranges, used calls and frames per thread (time order preserved).
-  std::vector<uint32_t> rangeItems, callItems, frameItems;
+  // 2. Where each used call's ranges are looked up: its own thread and interval, or (backward
+  //    work) the forward op that created its autograd node.
+  std::vector<LinkedCall> links;
+  if (opts.linkBackward) links = linkAutograd(m, callUsed);
+  struct Query {
+    int64_t start, end;
+    uint32_t thread, call;
+  };
+  std::vector<Query> queries;
+  for (uint32_t c = 0; c < m.apiCalls.size(); ++c) {
+    if (!callUsed[c] || m.apiCalls[c].thread >= nThreads) continue;
+    const auto& call = m.apiCalls[c];
+    if (!links.empty() && links[c].thread < nThreads)
+      queries.push_back({links[c].start, links[c].end, links[c].thread, c});
+    else
+      queries.push_back({call.start, call.end, call.thread, c});
+  }
+  if (!links.empty())
+    std::stable_sort(queries.begin(), queries.end(), [](const Query& x, const Query& y) { return x.start < y.start; });
+
+  // Bucket counted ranges, queries and frames per thread (time order preserved).
+  std::vector<uint32_t> rangeItems, queryItems, frameItems;
   for (uint32_t r = 0; r < nRanges; ++r)
     if (rangeCounted(m, m.ranges[r], opts)) {
       a.ranges_[r].counted = true;
       rangeItems.push_back(r);
     }
-  for (uint32_t c = 0; c < m.apiCalls.size(); ++c)
-    if (callUsed[c] && m.apiCalls[c].thread < nThreads) callItems.push_back(c);
+  for (uint32_t q = 0; q < queries.size(); ++q) queryItems.push_back(q);
   if (opts.pythonFrames)
     for (uint32_t f = 0; f < m.pyFrames.size(); ++f)
       if (m.pyFrames[f].thread < nThreads) frameItems.push_back(f);
   std::vector<uint32_t> rOff, rBy, cOff, cBy, fOff, fBy;
   bucketByThread(nThreads, rangeItems, [&](uint32_t r) { return m.ranges[r].thread; }, rOff, rBy);
-  bucketByThread(nThreads, callItems, [&](uint32_t c) { return m.apiCalls[c].thread; }, cOff, cBy);
+  bucketByThread(nThreads, queryItems, [&](uint32_t q) { return queries[q].thread; }, cOff, cBy);
   bucketByThread(nThreads, frameItems, [&](uint32_t f) { return m.pyFrames[f].thread; }, fOff, fBy);
 
-  // 3. Per thread: sweep ranges and calls by start time.
+  // 3. Per thread: sweep ranges and queries by start time.
   std::vector<uint32_t> callStackBegin(m.apiCalls.size(), 0), callStackSize(m.apiCalls.size(), 0);
   std::vector<uint32_t> callFrame(m.apiCalls.size(), kNone);
   ActiveSet active, frames;
@@ -193,8 +212,8 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
       active.insert({g.start, g.end, r});
     };
     for (uint32_t ci = cOff[t]; ci < cOff[t + 1]; ++ci) {
-      uint32_t c = cBy[ci];
-      const auto& call = m.apiCalls[c];
+      const Query& call = queries[cBy[ci]];
+      uint32_t c = call.call;
       while (ri < re && m.ranges[rBy[ri]].start <= call.start) pushRange(rBy[ri++]);
       active.expire(call.start);
       size_t k = active.containing(call.end);
@@ -236,6 +255,12 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
       continue;
     }
     o.pyFrame = callFrame[o.launch];
+    if (!links.empty()) {
+      const auto& l = links[o.launch];
+      o.pass = l.pass;
+      o.backwardNode = l.node;
+      o.forwardOp = l.forwardOp;
+    }
     o.stackBegin = callStackBegin[o.launch];
     o.stackSize = callStackSize[o.launch];
     if (o.stackSize == 0) {

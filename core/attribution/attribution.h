@@ -13,6 +13,10 @@
 //     thread (nsys' own reports drop such ranges; we keep them — see Options).
 //  3. stack = all such ranges ordered outermost -> innermost by (start asc, end desc, index);
 //     innermost = the latest start.
+//  4. Backward work (Options::linkBackward): a launch inside an autograd backward-node range is
+//     looked up, by rule 2, at the forward op that created the node (its thread, its interval)
+//     instead of at the call — on a GPU the backward runs on the autograd device thread, outside
+//     every range of the thread that called backward(). See autograd_link.h.
 // Algorithm: per thread, ranges and launch calls sorted by start and swept together with a
 // stack of open ranges, O((N + M) log(N + M)); no range x launch loops, no SQL.
 #pragma once
@@ -23,6 +27,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/attribution/autograd_link.h"
 #include "core/profile/model.h"
 #include "core/support/cancel.h"
 #include "core/support/result.h"
@@ -53,6 +58,9 @@ struct Options {
   std::string domain;
   /// Kineto: link launches to python_function frames (innermost frame containing the call).
   bool pythonFrames = true;
+  /// Backward launches take the ranges (and Python frames) of the forward op that created their
+  /// autograd node, through sequence numbers (autograd_link.h). Off: rule 2 for every launch.
+  bool linkBackward = true;
   CancellationToken cancel;
 };
 
@@ -62,7 +70,10 @@ struct OpAttribution {
   uint32_t stackBegin = 0;      // into Attribution::stackPool
   uint32_t stackSize = 0;       // 0 when unattributed
   uint32_t pyFrame = kNone;     // Kineto: innermost python_function frame around the launch
+  uint32_t backwardNode = kNone;  // innermost backward-node range around the launch (autograd link)
+  uint32_t forwardOp = kNone;   // the forward op range whose ranges the op took (kNone: its own)
   Unattributed reason = Unattributed::NoLaunchCall;
+  Pass pass = Pass::Forward;    // Backward / Recompute: launched inside a backward node
 };
 
 /// Statistics of one range invocation (index-aligned with ProfileModel::ranges; ranges of

@@ -26,7 +26,7 @@ struct EntryAcc {
   std::map<std::vector<StrId>, uint32_t> inclusiveSets;
   std::map<std::vector<StrId>, uint32_t> exclusiveSets;
   std::vector<KernelEntry> kernels;
-  std::unordered_map<StrId, uint32_t> kernelIndex;  // op name -> kernels[]
+  std::map<std::tuple<StrId, Pass, bool>, uint32_t> kernelIndex;  // (op name, pass, unowned) -> kernels[]
 };
 
 std::vector<KernelSet> materialize(const profile::ProfileModel& m, const std::map<std::vector<StrId>, uint32_t>& sets) {
@@ -55,11 +55,18 @@ std::string_view unmappedReasonName(UnmappedReason r) {
   return "";
 }
 
-void addLaunch(KernelEntry& k, const profile::ProfileModel& m, uint32_t i) {
+std::pair<Pass, bool> opPass(const Attribution& attr, uint32_t i) {
+  if (i >= attr.ops().size()) return {Pass::Forward, false};
+  const auto& o = attr.op(i);
+  return {o.pass, o.pass != Pass::Forward && o.forwardOp == kNone};
+}
+
+void addLaunch(KernelEntry& k, const profile::ProfileModel& m, uint32_t i, const Attribution* attr) {
   const auto& op = m.gpuOps[i];
   const int64_t d = op.duration();
   const auto* kd = m.kernel(op);
   if (k.launches == 0) {
+    if (attr) std::tie(k.pass, k.noForwardOwner) = opPass(*attr, i);
     k.name = std::string(m.str(op.name));
     k.shortName = std::string(m.shortName(op));
     if (k.shortName.empty()) k.shortName = k.name;
@@ -244,9 +251,12 @@ Result<RangeTable> tabulateRanges(const profile::ProfileModel& m, const Attribut
     EntryAcc& a = acc[static_cast<size_t>(owner)];
     ++a.out.exclusiveLaunches;
     a.out.exclusiveGpuNs += op.duration();
-    auto [ki, fresh] = a.kernelIndex.try_emplace(op.name, static_cast<uint32_t>(a.kernels.size()));
+    auto [pass, unowned] = opPass(attr, i);
+    if (pass != Pass::Forward) a.out.exclusiveBackwardGpuNs += op.duration();
+    auto [ki, fresh] =
+        a.kernelIndex.try_emplace(std::make_tuple(op.name, pass, unowned), static_cast<uint32_t>(a.kernels.size()));
     if (fresh) a.kernels.emplace_back();
-    addLaunch(a.kernels[ki->second], m, i);
+    addLaunch(a.kernels[ki->second], m, i, &attr);
     owned.emplace_back(ownerRange, op.name);
   }
 
@@ -279,7 +289,8 @@ Result<RangeTable> tabulateRanges(const profile::ProfileModel& m, const Attribut
     e.variants = materialize(m, a.exclusiveSets);
     e.kernels = std::move(a.kernels);
     std::sort(e.kernels.begin(), e.kernels.end(), [](const KernelEntry& x, const KernelEntry& y) {
-      return x.gpuNs != y.gpuNs ? x.gpuNs > y.gpuNs : x.name < y.name;
+      if (x.gpuNs != y.gpuNs) return x.gpuNs > y.gpuNs;
+      return std::tie(x.name, x.pass, x.noForwardOwner) < std::tie(y.name, y.pass, y.noForwardOwner);
     });
     e.leaf = !parents.count(e.name);
     t.ranges.push_back(std::move(e));

@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/attribution/attribution.h"
@@ -47,7 +48,8 @@ enum class UnmappedReason : uint8_t {
 /// "no_launch_call" | "outside_kl_ranges" | "bad_range_name" (the stored / JSON spelling).
 std::string_view unmappedReasonName(UnmappedReason r);
 
-/// One GPU op name launched EXCLUSIVELY inside one range entry, over all its launches.
+/// One GPU op name launched EXCLUSIVELY inside one range entry, over all its launches, per pass
+/// (an entry's kernels are keyed by (name, pass, noForwardOwner)).
 struct KernelEntry {
   std::string name;        // GpuOp name (demangled kernel name, "[CUDA memcpy HtoD]", ...)
   std::string shortName;   // base name when the profile has one, else == name
@@ -60,11 +62,24 @@ struct KernelEntry {
   std::array<int32_t, 3> block{0, 0, 0};
   bool shapeVaries = false;               // a later launch had another grid/block
   std::vector<uint32_t> streams;          // distinct stream ids, ascending
+  /// Forward, or launched by the backward pass (Backward / Recompute) for a forward op of this
+  /// range (attribution's OpAttribution::pass): a backward kernel is a separate entry from a
+  /// forward kernel of the same name.
+  Pass pass = Pass::Forward;
+  /// Backward work of no forward op (gradient accumulation, engine housekeeping): it stays on the
+  /// range that called backward().
+  bool noForwardOwner = false;
+  bool backward() const { return pass != Pass::Forward; }
 };
 
-/// Adds GPU op `op` of `m` to `k` (the first launch fills names, kind and shape).
-void addLaunch(KernelEntry& k, const profile::ProfileModel& m, uint32_t op);
-/// Adds the launches of `k` (same op name) to `into`.
+/// Adds GPU op `op` of `m` to `k` (the first launch fills names, kind and shape; pass and
+/// noForwardOwner come from `attr` when given and it covers the op).
+void addLaunch(KernelEntry& k, const profile::ProfileModel& m, uint32_t op, const Attribution* attr = nullptr);
+/// The pass of GPU op `op` in `attr` (Forward when `attr` does not cover it) and whether it is
+/// backward work with no forward owner.
+std::pair<Pass, bool> opPass(const Attribution& attr, uint32_t op);
+/// Adds the launches of `k` (same op name) to `into`; `into` keeps its pass (a caller merging
+/// across passes, such as the editor's per-line view, gets the first entry's pass).
 void mergeKernel(KernelEntry& into, const KernelEntry& k);
 
 /// A distinct set of kernel names (sorted) and how many invocations had exactly it.
@@ -92,6 +107,7 @@ struct RangeEntry {
   // Exclusive.
   int64_t exclusiveLaunches = 0;
   int64_t exclusiveGpuNs = 0;
+  int64_t exclusiveBackwardGpuNs = 0;      // part of exclusiveGpuNs launched by the backward pass
   uint32_t maxExclusivePerInvocation = 0;  // the most exclusive ops one invocation launched
   uint32_t maxDistinctPerInvocation = 0;   // ... distinct exclusive names
   std::vector<KernelSet> variants;         // distinct non-empty exclusive sets, most invocations first

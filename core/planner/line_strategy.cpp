@@ -86,6 +86,7 @@ std::vector<LineResult> lineResultsFromLineRanges(WorkspaceIndex& index, const a
     l.invocations = s.invocations;
     l.atomic = s.maxExclusivePerInvocation > 1;
     l.kernels = s.kernels;
+    l.backwardGpuNs = s.exclusiveBackwardGpuNs;
     if (s.variants.size() > 1) l.variants = s.variants;
     if (l.atomic) l.note = "the line launches several kernels per execution";
     out.push_back(std::move(l));

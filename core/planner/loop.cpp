@@ -523,6 +523,7 @@ void Loop::buildLines(const attribution::RangeTable& stats, bool widenedOut) {
         }
     }
     l.kernels = s.kernels;
+    l.backwardGpuNs = s.exclusiveBackwardGpuNs;
     if (s.variants.size() > 1) l.variants = s.variants;
     if (n.state == NodeState::Atomic || n.state == NodeState::OutOfFocus) l.note = n.reason;
     if (n.state == NodeState::Atomic) std::tie(l.atomicReason, l.note) = atomicReason(n.id);

@@ -72,6 +72,7 @@ struct LineResult {
   uint32_t endLine = 0;        // 1-based inclusive
   std::string function;        // qualname ("" = module level)
   int64_t gpuNs = 0;
+  int64_t backwardGpuNs = 0;   // part of gpuNs launched by the backward pass for this line's ops
   int64_t launches = 0;
   uint32_t invocations = 0;
   bool atomic = false;         // launches several kernels per invocation; nothing finer to wrap

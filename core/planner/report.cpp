@@ -36,6 +36,7 @@ std::string renderJson(const LoopResult& r) {
     w.field("end_line", l.endLine);
     w.field("function", l.function);
     w.key("gpu_ns").value(static_cast<long long>(l.gpuNs));
+    w.key("backward_gpu_ns").value(static_cast<long long>(l.backwardGpuNs));
     w.key("launches").value(static_cast<long long>(l.launches));
     w.field("atomic", l.atomic);
     if (l.atomicReason.empty()) w.key("atomic_reason").null();
@@ -44,6 +45,9 @@ std::string renderJson(const LoopResult& r) {
     for (const auto& k : l.kernels) {
       w.beginObject();
       w.field("name", k.name);
+      w.field("backward", k.backward());
+      w.field("pass", attribution::passName(k.pass));
+      if (k.backward()) w.field("forward_owner", !k.noForwardOwner);
       w.key("launches").value(static_cast<long long>(k.launches));
       w.key("gpu_ns").value(static_cast<long long>(k.gpuNs));
       w.endObject();
@@ -121,8 +125,20 @@ std::string variantText(const LineResult& l, const attribution::KernelSet& v) {
   return out;
 }
 
+/// "0.42 ms + bwd 0.91 ms": forward time, then what the backward pass spent for this line's ops.
+/// Backward work with no forward owner (on the line that called backward()) says so.
+std::string timeText(const LineResult& l) {
+  if (l.backwardGpuNs <= 0) return formatNs(l.gpuNs);
+  bool anyOwned = false, anyUnowned = false;
+  for (const auto& k : l.kernels)
+    if (k.backward()) (k.noForwardOwner ? anyUnowned : anyOwned) = true;
+  std::string a = formatNs(l.gpuNs - l.backwardGpuNs) + " + bwd " + formatNs(l.backwardGpuNs);
+  if (anyUnowned && !anyOwned) a += " (backward work of no forward line: grad accumulation, engine)";
+  return a;
+}
+
 std::string annotation(const LineResult& l, int maxKernels) {
-  std::string a = formatNs(l.gpuNs) + " · " + std::to_string(l.launches) + " launch" + (l.launches == 1 ? "" : "es");
+  std::string a = timeText(l) + " · " + std::to_string(l.launches) + " launch" + (l.launches == 1 ? "" : "es");
   if (l.invocations > 1) a += " in " + std::to_string(l.invocations) + " calls";
   if (l.atomic) a += " · ATOMIC" + (l.atomicReason.empty() ? std::string() : " (" + l.atomicReason + ")");
   a += " · ";
@@ -132,7 +148,8 @@ std::string annotation(const LineResult& l, int maxKernels) {
       a += ", +" + std::to_string(l.kernels.size() - shown) + " more";
       break;
     }
-    a += (shown ? ", " : "") + shortKernel(k.name) + (k.launches > 1 ? " x" + std::to_string(k.launches) : "");
+    a += (shown ? ", " : "") + std::string(k.pass == attribution::Pass::Backward ? "bwd:" : k.pass == attribution::Pass::Recompute ? "recompute:" : "") +
+         shortKernel(k.name) + (k.launches > 1 ? " x" + std::to_string(k.launches) : "");
     ++shown;
   }
   return a;

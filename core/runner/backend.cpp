@@ -96,6 +96,10 @@ class NsysBackend : public Backend {
   std::vector<std::string> command(const RoundPaths& paths, const std::vector<std::string>& entry) const override {
     auto a = nsysProfileArgs(caps_, (paths.outDir / ("round" + std::to_string(paths.index) + "{rank}")).string());
     auto p = probeCommand(probe_, "nsys", paths, std::nullopt, entry);
+    if (caps_.pytorchAutogradNvtx) {  // nsys writes the sequence ranges: the probe must not as well
+      auto sep = std::find(p.begin(), p.end(), std::string("--"));
+      p.insert(sep, {"--autograd-nvtx", "off"});
+    }
     a.insert(a.end(), p.begin(), p.end());
     return a;
   }

@@ -32,7 +32,8 @@ std::string functionAtLine(const python::SourceFile& f, uint32_t line0) {
 }
 
 store::KernelStat kernelStat(const attribution::KernelEntry& k) {
-  return store::KernelStat{k.name, k.shortName, profile::gpuOpKindName(k.kind), k.launches, k.gpuNs};
+  return store::KernelStat{k.name,     k.shortName, profile::gpuOpKindName(k.kind), k.launches, k.gpuNs,
+                           attribution::passName(k.pass)};
 }
 
 }  // namespace
@@ -69,6 +70,7 @@ Result<store::LineResults> lineResults(const attribution::RangeTable& table, con
     r.distinctKernels = e.distinctKernels();
     r.exclusiveLaunches = e.exclusiveLaunches;
     r.exclusiveGpuNs = e.exclusiveGpuNs;
+    r.exclusiveBackwardGpuNs = e.exclusiveBackwardGpuNs;
     r.minKernelsPerInvocation = e.minKernelsPerInvocation;
     r.maxKernelsPerInvocation = e.maxKernelsPerInvocation;
     r.distinctKernelSets = static_cast<uint32_t>(e.kernelSets.size());

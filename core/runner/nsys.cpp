@@ -39,6 +39,7 @@ NsysCaps nsysCapsFrom(const NsysVersion& v, std::string_view profileHelp, std::s
   c.version = v;
   c.reportExtension = (v.year < 2021 || (v.year == 2021 && v.minor < 4)) ? ".qdrep" : ".nsys-rep";
   c.cudaGraphTrace = profileHelp.find("--cuda-graph-trace") != std::string_view::npos;
+  c.pytorchAutogradNvtx = profileHelp.find("autograd-nvtx") != std::string_view::npos;
   c.exportSqlite = exportHelp.empty() || exportHelp.find("sqlite") != std::string_view::npos;
   return c;
 }
@@ -100,6 +101,7 @@ std::vector<std::string> nsysProfileArgs(const NsysCaps& caps, const std::string
   std::vector<std::string> a = {caps.exe.string(), "profile", "--trace=cuda,nvtx,osrt", "--sample=none",
                                 "--cpuctxsw=none"};
   if (caps.cudaGraphTrace) a.push_back("--cuda-graph-trace=node");
+  if (caps.pytorchAutogradNvtx) a.push_back("--pytorch=autograd-nvtx");
   a.push_back("--force-overwrite=true");
   a.push_back("-o");
   a.push_back(outBase);

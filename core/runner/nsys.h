@@ -45,6 +45,9 @@ struct NsysCaps {
   NsysVersion version;
   std::string reportExtension = ".nsys-rep";
   bool cudaGraphTrace = false;  // `--cuda-graph-trace=` listed by `nsys profile --help`
+  /// `--pytorch=autograd-nvtx` listed by `nsys profile --help`: nsys itself writes emit_nvtx's
+  /// sequence ranges (else the probe enters torch.autograd.profiler.emit_nvtx()).
+  bool pytorchAutogradNvtx = false;
   bool exportSqlite = true;     // `nsys export --help` lists the sqlite type
 };
 

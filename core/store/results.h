@@ -21,6 +21,10 @@ struct KernelStat {
   std::string kind;       // "kernel" | "memcpy" | "memset" | "graph"
   int64_t launches = 0;
   int64_t gpuNs = 0;
+  /// "forward", or "backward" / "recompute": launched by the backward pass for a forward op of
+  /// this span (attribution::passName). A backward kernel is a separate entry from a forward one.
+  std::string pass = "forward";
+  bool backward() const { return pass != "forward"; }
 };
 
 /// One managed range (a line span): statistics over all its invocations in the round.
@@ -42,6 +46,7 @@ struct SpanResult {
   // Exclusive: ops whose innermost kl: range is this one.
   int64_t exclusiveLaunches = 0;
   int64_t exclusiveGpuNs = 0;
+  int64_t exclusiveBackwardGpuNs = 0;  // part of exclusiveGpuNs launched by the backward pass
   // Per invocation (inclusive) distinct kernel names: min/max count and the distinct sets.
   uint32_t minKernelsPerInvocation = 0, maxKernelsPerInvocation = 0;
   uint32_t distinctKernelSets = 0;

@@ -141,6 +141,12 @@ ALTER TABLE runs ADD COLUMN owner_start INTEGER;
 ALTER TABLE runs ADD COLUMN owner_host TEXT;
 CREATE INDEX runs_by_status ON runs(status);
 )sql",
+    // v5: backward work — the pass that launched each kernel of a range ("forward", "backward",
+    // "recompute"; one row per (name, pass)) and the part of a range's exclusive time it was.
+    R"sql(
+ALTER TABLE ranges ADD COLUMN excl_backward_gpu_ns INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE range_kernels ADD COLUMN pass TEXT NOT NULL DEFAULT 'forward';
+)sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kStoreSchemaVersion);
 
@@ -473,10 +479,11 @@ Result<int64_t> Store::writeRound(int64_t runId, const RoundRecord& rec) {
   auto rs = db_.prepare(
       "INSERT INTO ranges(round_id, name, path, first_line, last_line, disk_first, disk_last, label, function, "
       "function_body, parent_name, depth, leaf, invocations, launches, gpu_ns, distinct_kernels, excl_launches, "
-      "excl_gpu_ns, min_kernels_per_inv, max_kernels_per_inv, distinct_kernel_sets, kernel_sets) "
-      "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "excl_gpu_ns, min_kernels_per_inv, max_kernels_per_inv, distinct_kernel_sets, kernel_sets, excl_backward_gpu_ns) "
+      "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!rs) return rs.error();
-  auto ks = db_.prepare("INSERT INTO range_kernels(range_id, name, short_name, kind, launches, gpu_ns) VALUES(?,?,?,?,?,?)");
+  auto ks = db_.prepare(
+      "INSERT INTO range_kernels(range_id, name, short_name, kind, launches, gpu_ns, pass) VALUES(?,?,?,?,?,?,?)");
   if (!ks) return ks.error();
   auto ls = db_.prepare("INSERT INTO line_stats(round_id, path, line, range_id, launches, gpu_ns, kernels) VALUES(?,?,?,?,?,?,?)");
   if (!ls) return ls.error();
@@ -506,6 +513,7 @@ Result<int64_t> Store::writeRound(int64_t runId, const RoundRecord& rec) {
     KL_TRY(rs->bind(21, int64_t{s.maxKernelsPerInvocation}));
     KL_TRY(rs->bind(22, int64_t{s.distinctKernelSets}));
     KL_TRY(rs->bind(23, std::string_view(encodeSets(s.kernelSets))));
+    KL_TRY(rs->bind(24, s.exclusiveBackwardGpuNs));
     KL_TRY(rs->run());
     int64_t rangeId = db_.lastInsertRowId();
     for (const auto& k : s.kernels) {
@@ -516,6 +524,7 @@ Result<int64_t> Store::writeRound(int64_t runId, const RoundRecord& rec) {
       KL_TRY(ks->bind(4, std::string_view(k.kind)));
       KL_TRY(ks->bind(5, k.launches));
       KL_TRY(ks->bind(6, k.gpuNs));
+      KL_TRY(ks->bind(7, std::string_view(k.pass)));
       KL_TRY(ks->run());
     }
     // Per-line row: the statement(s) starting at this disk line, exclusive numbers.
@@ -617,7 +626,8 @@ Result<std::vector<SpanResult>> readSpans(const sql::Database& db, int64_t round
   std::string q =
       "SELECT id, name, path, first_line, last_line, disk_first, disk_last, label, function, function_body, "
       "parent_name, depth, leaf, invocations, launches, gpu_ns, distinct_kernels, excl_launches, excl_gpu_ns, "
-      "min_kernels_per_inv, max_kernels_per_inv, distinct_kernel_sets, kernel_sets FROM ranges WHERE round_id = ?";
+      "min_kernels_per_inv, max_kernels_per_inv, distinct_kernel_sets, kernel_sets, excl_backward_gpu_ns FROM ranges "
+      "WHERE round_id = ?";
   if (!path.empty()) q += " AND path = ?";
   q += " ORDER BY path, first_line, last_line DESC, id";
   auto st = db.prepare(q);
@@ -625,8 +635,8 @@ Result<std::vector<SpanResult>> readSpans(const sql::Database& db, int64_t round
   KL_TRY(st->bind(1, roundId));
   if (!path.empty()) KL_TRY(st->bind(2, path));
   auto ks = db.prepare(
-      "SELECT name, short_name, kind, launches, gpu_ns FROM range_kernels WHERE range_id = ? "
-      "ORDER BY gpu_ns DESC, name");
+      "SELECT name, short_name, kind, launches, gpu_ns, pass FROM range_kernels WHERE range_id = ? "
+      "ORDER BY gpu_ns DESC, name, pass");
   if (!ks) return ks.error();
   std::vector<SpanResult> out;
   while (true) {
@@ -657,6 +667,7 @@ Result<std::vector<SpanResult>> readSpans(const sql::Database& db, int64_t round
     s.maxKernelsPerInvocation = static_cast<uint32_t>(st->int64(20));
     s.distinctKernelSets = static_cast<uint32_t>(st->int64(21));
     s.kernelSets = decodeSets(st->text(22));
+    s.exclusiveBackwardGpuNs = st->int64(23);
     KL_TRY(ks->reset());
     KL_TRY(ks->bind(1, id));
     while (true) {
@@ -664,7 +675,7 @@ Result<std::vector<SpanResult>> readSpans(const sql::Database& db, int64_t round
       if (!k) return k.error();
       if (!*k) break;
       s.kernels.push_back({std::string(ks->text(0)), std::string(ks->text(1)), std::string(ks->text(2)),
-                           ks->int64(3), ks->int64(4)});
+                           ks->int64(3), ks->int64(4), std::string(ks->text(5))});
     }
     out.push_back(std::move(s));
   }

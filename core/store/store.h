@@ -31,7 +31,7 @@
 namespace kl::store {
 
 /// The store schema version this build writes (kl_schema row 'store').
-constexpr int kStoreSchemaVersion = 4;
+constexpr int kStoreSchemaVersion = 5;
 /// PRAGMA user_version this build writes and understands (core/support/schema.h).
 using sql::kDatabaseLayoutVersion;
 

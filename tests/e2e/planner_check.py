@@ -3,7 +3,8 @@
 
 expected_lines.txt: one `FILE:LINE  REGEX` per line (# comments). Every kernel the loop maps to a
 line must match (re.search) an entry of that same FILE:LINE, and every entry must match at least
-one kernel mapped there. `unmapped REGEX` entries allow unmapped kernels (none allowed otherwise).
+one kernel mapped there. Kernels of the backward pass are matched as "bwd:NAME" (recomputed
+forward ops as "recompute:NAME"), so an entry for them starts with that prefix. `unmapped REGEX` entries allow unmapped kernels (none allowed otherwise).
 Also checks the JSON shape (exact key set), converged == true and emulated == true.
 usage: planner_check.py RESULT.json EXPECTED.txt [--allow-not-converged]
 """
@@ -12,8 +13,21 @@ import re
 import sys
 
 TOP = {"converged", "stop_reason", "rounds", "backend", "emulated", "lines", "unmapped", "notes"}
-LINE = {"file", "line", "end_line", "function", "gpu_ns", "launches", "atomic", "atomic_reason", "kernels"}
-KERNEL = {"name", "launches", "gpu_ns"}
+LINE = {"file", "line", "end_line", "function", "gpu_ns", "backward_gpu_ns", "launches", "atomic", "atomic_reason", "kernels"}
+KERNEL = {"name", "backward", "pass", "launches", "gpu_ns"}
+PREFIX = {"forward": "", "backward": "bwd:", "recompute": "recompute:"}
+
+
+def label(k):
+    return PREFIX.get(k.get("pass"), "?:") + k["name"]
+
+
+def entry(rx):
+    """'bwd:REGEX' -> ("backward", REGEX); 'recompute:REGEX' -> ("recompute", ..); else forward."""
+    for p, pre in PREFIX.items():
+        if pre and rx.startswith(pre):
+            return p, re.compile(rx[len(pre):])
+    return "forward", re.compile(rx)
 UNMAPPED = {"name", "launches", "gpu_ns", "reason"}
 
 
@@ -26,8 +40,14 @@ def main():
         if set(l) != LINE:
             errors.append("line keys %s" % sorted(l))
         for k in l.get("kernels", []):
-            if set(k) != KERNEL:
+            if set(k) != KERNEL | ({"forward_owner"} if k.get("backward") else set()):
                 errors.append("kernel keys %s" % sorted(k))
+            if k.get("backward") != (k.get("pass") != "forward"):
+                errors.append("backward flag and pass disagree: %s" % k)
+        bwd = sum(k["gpu_ns"] for k in l.get("kernels", []) if k.get("backward"))
+        if l.get("backward_gpu_ns") != bwd:
+            errors.append("%s:%s: backward_gpu_ns %s != sum of backward kernels %d"
+                          % (l.get("file"), l.get("line"), l.get("backward_gpu_ns"), bwd))
     for u in doc.get("unmapped", []):
         if set(u) != UNMAPPED:
             errors.append("unmapped keys %s" % sorted(u))
@@ -46,22 +66,22 @@ def main():
             allowed_unmapped.append(re.compile(rx))
             continue
         f, ln = where.rsplit(":", 1)
-        expected.setdefault((f, int(ln)), []).append([re.compile(rx), 0])
+        expected.setdefault((f, int(ln)), []).append([entry(rx), 0, rx])
     for l in doc["lines"]:
         key = (l["file"], l["line"])
         for k in l["kernels"]:
             entries = expected.get(key)
             hit = False
             for e in entries or []:
-                if e[0].search(k["name"]):
+                if e[0][0] == k.get("pass") and e[0][1].search(k["name"]):
                     e[1] += 1
                     hit = True
             if not hit:
-                errors.append("%s:%d: unexpected kernel %s" % (key[0], key[1], k["name"][:100]))
+                errors.append("%s:%d: unexpected kernel %s" % (key[0], key[1], label(k)[:100]))
     for key, entries in expected.items():
-        for rx, n in entries:
+        for _, n, rx in entries:
             if n == 0:
-                errors.append("%s:%d: no kernel matching /%s/ was mapped there" % (key[0], key[1], rx.pattern))
+                errors.append("%s:%d: no kernel matching /%s/ was mapped there" % (key[0], key[1], rx))
     for u in doc["unmapped"]:
         if not any(rx.search(u["name"]) for rx in allowed_unmapped):
             errors.append("unmapped kernel %s (%s)" % (u["name"][:100], u["reason"]))

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The other focus modes and the line strategy, end to end (emulate backend):
 #  - --strategy lines on mlp (focus train_step): ONE round, the forward lines of MLP.forward (traced
-#    because statically reachable) carry their GEMMs, the loss/backward/step lines theirs;
+#    because statically reachable) carry their GEMMs, forward and backward (linked from the
+#    autograd thread), the loss/step lines theirs, loss.backward() no GEMM;
 #  - --kernel REGEX on the dispatch sample: only ranges launching cunn_SoftMaxForward are refined and
 #    the kernel ends on dispatch.py:23;
 #  - --lines on the transformer's train.py train_step body (lines 13-16).
@@ -11,11 +12,12 @@ $PY - "$T/lines.json" <<'PY'
 import json, re, sys
 d = json.load(open(sys.argv[1]))
 assert d["converged"] and d["rounds"] == 1 and d["emulated"], d
-at = {(l["file"], l["line"]): [k["name"] for k in l["kernels"]] for l in d["lines"]}
+at = {(l["file"], l["line"]): [("bwd:" if k["backward"] else "") + k["name"] for k in l["kernels"]] for l in d["lines"]}
 def has(line, rx):
     assert any(re.search(rx, k) for k in at.get(("mlp.py", line), [])), ("mlp.py:%d lacks /%s/: %s" % (line, rx, at))
 has(20, "gemm_.*_tn_"); has(21, "Gelu"); has(22, "gemm_.*_tn_"); has(28, "nll_loss_forward")
-has(29, "gemm_.*_nt_"); has(30, "CUDAFunctor_add")
+has(20, "^bwd:.*gemm_.*_nt_"); has(22, "^bwd:.*gemm_.*_nn_"); has(30, "CUDAFunctor_add")
+assert not any("gemm" in k for k in at.get(("mlp.py", 29), [])), "backward GEMMs left on loss.backward(): %s" % at
 assert ("mlp.py", 27) not in at, "model(x) must own nothing: its kernels are in MLP.forward's lines"
 print("ok: line strategy, %d lines in one round" % len(at))
 PY

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `kernlens profile --backend emulate` on samples/mlp/mlp.py::train_step (round 0): the lines get
-# plausible kernels (forward GEMMs on `logits = model(x)`, backward GEMMs on `loss.backward()`,
+# plausible kernels (forward and backward GEMMs on `logits = model(x)`, none on `loss.backward()`,
 # the SGD update on `opt.step()`), everything is labelled EMULATED, and the run is in the store.
 set -euo pipefail
 SRC="${KL_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -31,10 +31,14 @@ for n in range(26, 32):
     s = line(n)
     if s["function"] != "train_step" or s["invocations"] != 2: fail("line %d: %r" % (n, s))
 names = lambda n: [k["short_name"] for k in line(n)["kernels"]]
-fwd = [k for k in line(27)["kernels"] if "gemm" in k["short_name"]]
+fwd = [k for k in line(27)["kernels"] if "gemm" in k["short_name"] and not k["backward"]]
 if sum(k["launches"] for k in fwd) != 6: fail("expected 3 forward GEMMs x 2 steps on line 27: %r" % names(27))
-bwd = [k for k in line(29)["kernels"] if "gemm" in k["short_name"]]
-if sum(k["launches"] for k in bwd) < 10: fail("expected >= 5 backward GEMMs x 2 steps on line 29: %r" % names(29))
+# The backward GEMMs (launched from the emulated autograd thread) belong to the forward line.
+bwd = [k for k in line(27)["kernels"] if "gemm" in k["short_name"] and k["backward"]]
+if sum(k["launches"] for k in bwd) < 10: fail("expected >= 5 backward GEMMs x 2 steps on line 27: %r" % names(27))
+for n in range(26, 32):
+    if line(n)["backward_gpu_ns"] != sum(k["gpu_ns"] for k in line(n)["kernels"] if k["backward"]): fail("backward_gpu_ns of %d" % n)
+if any("gemm" in k["short_name"] for k in line(29)["kernels"]): fail("GEMMs left on loss.backward(): %r" % names(29))
 if not any("nll_loss" in k for k in names(28)): fail("no loss kernel on line 28: %r" % names(28))
 if line(30)["exclusive_launches"] == 0: fail("no optimizer kernels on line 30")
 if line(31)["launches"] != 0: fail("`return loss` launched kernels: %r" % names(31))

@@ -100,10 +100,17 @@ TEST_CASE("the JSON document has exactly the issue-6 shape") {
   l.launches = 2;
   l.atomic = true;
   l.atomicReason = "library";
-  l.kernels.resize(1);
+  l.kernels.resize(2);
   l.kernels[0].name = "k\"1";
   l.kernels[0].launches = 2;
   l.kernels[0].gpuNs = 1200;
+  l.kernels[1].name = "k\"1";  // same name, launched by the backward pass: a separate entry
+  l.kernels[1].launches = 1;
+  l.kernels[1].gpuNs = 700;
+  l.kernels[1].pass = kl::attribution::Pass::Backward;
+  l.gpuNs += 700;
+  l.launches += 1;
+  l.backwardGpuNs = 700;
   r.lines.push_back(l);
   kl::attribution::UnmappedEntry u;
   u.name = "memcpy";
@@ -114,8 +121,11 @@ TEST_CASE("the JSON document has exactly the issue-6 shape") {
   r.notes.push_back("n1");
   CHECK(renderJson(r) ==
         "{\"converged\":true,\"stop_reason\":\"converged\",\"rounds\":3,\"backend\":\"emulate\",\"emulated\":true,"
-        "\"lines\":[{\"file\":\"m.py\",\"line\":4,\"end_line\":5,\"function\":\"f\",\"gpu_ns\":1200,\"launches\":2,"
-        "\"atomic\":true,\"atomic_reason\":\"library\",\"kernels\":[{\"name\":\"k\\\"1\",\"launches\":2,\"gpu_ns\":1200}]}],"
+        "\"lines\":[{\"file\":\"m.py\",\"line\":4,\"end_line\":5,\"function\":\"f\",\"gpu_ns\":1900,"
+        "\"backward_gpu_ns\":700,\"launches\":3,\"atomic\":true,\"atomic_reason\":\"library\",\"kernels\":["
+        "{\"name\":\"k\\\"1\",\"backward\":false,\"pass\":\"forward\",\"launches\":2,\"gpu_ns\":1200},"
+        "{\"name\":\"k\\\"1\",\"backward\":true,\"pass\":\"backward\",\"forward_owner\":true,\"launches\":1,"
+        "\"gpu_ns\":700}]}],"
         "\"unmapped\":[{\"name\":\"memcpy\",\"launches\":1,\"gpu_ns\":5,\"reason\":\"outside_kl_ranges\"}],"
         "\"notes\":[\"n1\"]}");
   CHECK(formatNs(1500000) == "1.50 ms");

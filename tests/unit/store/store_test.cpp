@@ -73,7 +73,10 @@ RoundRecord makeRound(int index, int64_t scale = 1, const std::string& text = "d
   b.firstLine = b.diskFirst = b.lastLine = b.diskLast = 3;
   b.launches = b.exclusiveLaunches = 1;
   b.gpuNs = b.exclusiveGpuNs = 200 * scale;
-  b.kernels = {{"add", "add", "kernel", 1, 200 * scale}};
+  b.kernels = {{"add", "add", "kernel", 1, 150 * scale},
+               {"add", "add", "kernel", 1, 50 * scale, "backward"}};  // same name, backward pass: own row
+  b.launches = b.exclusiveLaunches = 2;
+  b.exclusiveBackwardGpuNs = 50 * scale;
   b.kernelSets = {{"add"}};
   lr.spans = {body, a, b};
   lr.unmapped = {{"fill", "kernel", "outside_kl_ranges", 1, 100 * scale}};
@@ -212,6 +215,11 @@ TEST_CASE("runs, rounds and the editor queries") {
   CHECK(fr.spans[1].kernels[0].gpuNs == 1800);
   CHECK(fr.spans[1].kernelSets == std::vector<std::vector<std::string>>{{"gemm", "relu"}});
   CHECK(fr.spans[1].parentRange == "kl:m.py:2-3");
+  REQUIRE(fr.spans[2].kernels.size() == 2);
+  CHECK(fr.spans[2].kernels[0].pass == "forward");
+  CHECK(fr.spans[2].kernels[1].pass == "backward");
+  CHECK(fr.spans[2].kernels[1].gpuNs == 150);
+  CHECK(fr.spans[2].exclusiveBackwardGpuNs == 150);
   CHECK_FALSE(fr.snapshotId.empty());
   auto snap = s->snapshot(fr.snapshotId);
   REQUIRE(snap.ok());

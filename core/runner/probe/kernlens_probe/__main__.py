@@ -1,5 +1,5 @@
 """python3 -m kernlens_probe --backend nsys|torch|emulate [--overlay DIR] [--out PATH] [--gpu h100]
-                          [--workspace ROOT] [--status PATH] -- ENTRY COMMAND...
+                          [--workspace ROOT] [--status PATH] [--autograd-nvtx on|off] -- ENTRY COMMAND...
 
 Exit status: the entry program's own status (0, its sys.exit code, 1 for an uncaught exception
 with Python's traceback on stderr, 130 for KeyboardInterrupt, 143 for SIGTERM). The probe's own
@@ -38,6 +38,9 @@ def _parser():
     p.add_argument("--line-ranges", help="line strategy: trace the functions of this spec (line_ranges.py)")
     p.add_argument("--discover-calls", metavar="OUT",
                    help="record which workspace functions ran, from which line (call_discovery.py)")
+    p.add_argument("--autograd-nvtx", choices=("on", "off"), default="on",
+                   help="emit_nvtx's autograd sequence ranges (nsys: enter emit_nvtx(); emulate: write them); "
+                        "they link backward kernels to forward lines")
     p.add_argument("--version", action="version", version="kernlens-probe %s" % __version__)
     return p
 
@@ -101,7 +104,8 @@ def main(argv=None):
         except OSError:
             pass
 
-    cfg = session.Config(args.backend, args.out, args.overlay, args.workspace, args.gpu, command)
+    cfg = session.Config(args.backend, args.out, args.overlay, args.workspace, args.gpu, command,
+                         args.autograd_nvtx == "on")
     session.export_env(cfg)
     sess = session.Session(cfg, "main")
     try:

@@ -27,7 +27,7 @@ import time
 import weakref
 
 from . import EMULATED_PRODUCT_VERSION, __version__
-from . import kernel_table, nsys_writer, nvtx_provider, roofline
+from . import autograd, kernel_table, nsys_writer, nvtx_provider, roofline
 
 # torch.* factories: without device= they make host tensors in a GPU program.
 FACTORIES = ("empty", "zeros", "ones", "full", "rand", "randn", "randint", "randperm", "arange",
@@ -73,8 +73,10 @@ class HostSet:
 
 
 class Emulator:
-    def __init__(self, spec, argv=(), role="main"):
+    def __init__(self, spec, argv=(), role="main", seq_ranges=True):
         self.spec = spec
+        self.autograd = autograd.AutogradModel(seq_ranges)
+        self._fmode = None
         self.argv = list(argv)
         self.role = role
         self.pid = os.getpid()
@@ -206,8 +208,13 @@ class Emulator:
             self._emit([la], t - roofline.LAUNCH_CALL_NS, t)
 
     def _emit(self, launches, t0, t1):
-        """Launch rows on the calling thread inside [t0, t1], GPU rows on the stream (lock held)."""
-        tid = self._thread()
+        """Launch rows on the calling thread (the autograd thread during a backward pass) inside
+        [t0, t1], GPU rows on the stream (lock held)."""
+        if self.autograd.in_backward():
+            tid = autograd.AUTOGRAD_TID
+            self.threads.setdefault(tid, autograd.AUTOGRAD_THREAD_NAME)
+        else:
+            tid = self._thread()
         gtid = self.gtid(tid)
         n = len(launches)
         step = max(1, min(roofline.LAUNCH_CALL_NS, (t1 - t0) // n))
@@ -299,6 +306,10 @@ class Emulator:
         threading.Thread._bootstrap_inner = _bootstrap_inner
 
         self._patch_placement()
+        self.autograd.install()
+        self._fmode = self.autograd.function_mode()
+        if self._fmode is not None:
+            self._fmode.__enter__()
 
         # torch's own profiler bookkeeping (record_function handles) is host work, not GPU work.
         rf = tap.record_function
@@ -342,6 +353,7 @@ class Emulator:
                     emu.host.add(out)
                 return out
             wrapped._kernlens = True
+            wrapped._kernlens_raw = orig
             wrapped.__name__ = getattr(orig, "__name__", "factory")
             wrapped.__doc__ = getattr(orig, "__doc__", None)
             return wrapped
@@ -398,9 +410,19 @@ class Emulator:
         if not getattr(torch.Tensor.to, "_kernlens", False):
             for fn in (to, cuda, cpu):
                 fn._kernlens = True
+            # What a __torch_function__ handler must call instead (the wrapper already ran).
+            to._kernlens_raw, cpu._kernlens_raw = orig_to, orig_cpu
+            cuda._kernlens_raw = lambda self_, *a, **k: self_
             torch.Tensor.to, torch.Tensor.cuda, torch.Tensor.cpu = to, cuda, cpu
 
     def deactivate(self):
+        if self._fmode is not None:
+            try:
+                self._fmode.__exit__(None, None, None)
+            except Exception:
+                pass
+            self._fmode = None
+        self.autograd.uninstall()
         if self._orig_bootstrap is not None:
             threading.Thread._bootstrap_inner = self._orig_bootstrap
             self._orig_bootstrap = None
@@ -415,7 +437,7 @@ class Emulator:
     def rows(self):
         with self.lock:
             stop = max([time.monotonic_ns(), self.stream_free] + [k["end"] for k in self.memcpys])
-            nvtx = list(self.nvtx)
+            nvtx = list(self.nvtx) + self.autograd.ranges(self.gtid)
             # Ranges never closed (exception inside `with torch.cuda.nvtx.range`, which does not
             # pop on error in torch <= 2.x): closed at capture end, as nsys 2022.4 does.
             for tid, stack in self.stacks.items():
@@ -458,6 +480,9 @@ class Emulator:
                      roofline.QUEUE_LATENCY_NS, roofline.LAUNCH_CALL_NS)),
                 ("KERNLENS_UNMODELLED_OPS", ";".join("%s=%d" % kv for kv in sorted(self.unmodelled.items()))),
                 ("KERNLENS_EMULATOR_ERRORS", ";".join("%s x%d" % kv for kv in sorted(self.errors.items()))),
+                ("KERNLENS_AUTOGRAD", "backward_thread=%s backward_calls=%d sequence_ranges=%s" % (
+                    autograd.AUTOGRAD_THREAD_NAME, self.autograd.backward_calls,
+                    "; ".join(self.autograd.errors) or ("on" if self.autograd.seq_ranges else "off"))),
                 ("CAPTURE_EVENT_TYPE", "NvtxEvents"), ("CAPTURE_EVENT_TYPE", "Cuda"),
             ]
             for i, a in enumerate(self.argv):
@@ -506,6 +531,8 @@ class Emulator:
     def summary(self):
         return {"kernels": len(self.kernels), "memcpys": len(self.memcpys), "nvtx_ranges": len(self.nvtx),
                 "threads": len(self.threads), "unmodelled_ops": dict(self.unmodelled),
+                "backward_calls": self.autograd.backward_calls,
+                "sequence_ranges": self.autograd.seq_ranges and not self.autograd.errors,
                 "emulator_errors": sum(self.errors.values())}
 
 

@@ -12,6 +12,8 @@ sitecustomize.py (the probe dir is first on PYTHONPATH), which calls activate_ch
   KERNLENS_PROBE_OUT        the main OUT_PATH; a child writes child_out_path(OUT_PATH)
   KERNLENS_PROBE_GPU        GPU model for emulate
   KERNLENS_PROBE_CHILD_LOG  file children append one JSON line to per output they write
+  KERNLENS_PROBE_AUTOGRAD_NVTX  "1": emit_nvtx's sequence ranges (nsys: the probe enters
+                            torch.autograd.profiler.emit_nvtx(); emulate: autograd.py writes them)
 
 Backends start lazily when the program imports torch (no torch import is forced), so children
 that never use torch cost nothing and write nothing.
@@ -27,12 +29,13 @@ from . import nvtx_provider, overlay_hook, post_import, roofline
 
 ENV_KEYS = ("KERNLENS_PROBE_ROOT_PID", "KERNLENS_PROBE_DIR", "KERNLENS_PROBE_OVERLAY",
             "KERNLENS_PROBE_WORKSPACE", "KERNLENS_PROBE_BACKEND", "KERNLENS_PROBE_OUT",
-            "KERNLENS_PROBE_GPU", "KERNLENS_PROBE_CHILD_LOG")
+            "KERNLENS_PROBE_GPU", "KERNLENS_PROBE_CHILD_LOG", "KERNLENS_PROBE_AUTOGRAD_NVTX")
 
 
 class Config:
-    def __init__(self, backend, out=None, overlay=None, workspace=None, gpu="h100", argv=()):
+    def __init__(self, backend, out=None, overlay=None, workspace=None, gpu="h100", argv=(), autograd_nvtx=True):
         self.backend = backend
+        self.autograd_nvtx = autograd_nvtx
         self.out = os.path.abspath(out) if out else None
         self.overlay = os.path.abspath(overlay) if overlay else None
         self.workspace = os.path.abspath(workspace) if workspace else None
@@ -62,6 +65,7 @@ def export_env(cfg):
     os.environ["KERNLENS_PROBE_BACKEND"] = cfg.backend
     os.environ["KERNLENS_PROBE_OUT"] = cfg.out or ""
     os.environ["KERNLENS_PROBE_GPU"] = cfg.gpu
+    os.environ["KERNLENS_PROBE_AUTOGRAD_NVTX"] = "1" if cfg.autograd_nvtx else "0"
     if cfg.out:
         os.environ["KERNLENS_PROBE_CHILD_LOG"] = cfg.out + ".children"
     parts = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
@@ -88,8 +92,10 @@ class Session:
         nvtx_provider.install(warn_if_noop=self.cfg.backend == "nsys")
         if self.cfg.backend == "emulate":
             from . import emulate
-            self.backend = emulate.Emulator(self.spec, self.cfg.argv, self.role)
+            self.backend = emulate.Emulator(self.spec, self.cfg.argv, self.role, seq_ranges=self.cfg.autograd_nvtx)
             post_import.when_imported("torch", lambda torch: self.backend.activate())
+        elif self.cfg.backend == "nsys" and self.cfg.autograd_nvtx:
+            post_import.when_imported("torch", _enter_emit_nvtx)
         elif self.cfg.backend == "torch":
             from . import torch_backend
             self.backend = torch_backend.TorchBackend()
@@ -144,11 +150,35 @@ class Session:
             pass
 
 
+_emit_nvtx = None
+
+
+def _enter_emit_nvtx(torch):
+    """nsys backend: emit_nvtx's per-op ranges with autograd sequence numbers for the whole run
+    (backward kernels are attributed through them, core/attribution/autograd_link.h). Needs a
+    CUDA build; anything else is a warning, never a failure of the program."""
+    global _emit_nvtx
+    if _emit_nvtx is not None:
+        return
+    try:
+        if not torch.cuda.is_available():  # no GPU kernels to link (CPU build or no device)
+            _emit_nvtx = False
+            return
+        ctx = torch.autograd.profiler.emit_nvtx()
+        ctx.__enter__()
+        _emit_nvtx = ctx
+    except Exception as e:
+        _emit_nvtx = False
+        sys.stderr.write("kernlens-probe: warning: torch.autograd.profiler.emit_nvtx() unavailable (%s: %s); "
+                         "backward kernels stay on the line that called backward()\n" % (type(e).__name__, e))
+
+
 def config_from_env():
     e = os.environ
     return Config(e.get("KERNLENS_PROBE_BACKEND", "nsys"), e.get("KERNLENS_PROBE_OUT") or None,
                   e.get("KERNLENS_PROBE_OVERLAY") or None, e.get("KERNLENS_PROBE_WORKSPACE") or None,
-                  e.get("KERNLENS_PROBE_GPU") or "h100", sys.argv)
+                  e.get("KERNLENS_PROBE_GPU") or "h100", sys.argv,
+                  e.get("KERNLENS_PROBE_AUTOGRAD_NVTX", "1") != "0")
 
 
 _child = None

@@ -1,0 +1,201 @@
+// Backward -> forward link (see autograd_link.h for the rules).
+#include "core/attribution/autograd_link.h"
+
+#include <algorithm>
+#include <charconv>
+#include <unordered_map>
+
+namespace kl::attribution {
+
+using namespace kl::profile;
+
+const char* passName(Pass p) {
+  switch (p) {
+    case Pass::Forward: return "forward";
+    case Pass::Backward: return "backward";
+    case Pass::Recompute: return "recompute";
+  }
+  return "forward";
+}
+
+bool isBackwardNodeName(std::string_view name) {
+  return name.find("Backward") != std::string_view::npos || name.substr(0, 17) == "torch::autograd::";
+}
+
+std::optional<SeqTag> parseSeqTag(std::string_view text) {
+  if (text.substr(0, 3) == "kl:") return std::nullopt;  // kernlens' own line ranges never carry one
+  // The tag follows the name: ", seq = N" or ", stashed seq = N" (spaces around '=' optional).
+  size_t at = text.find(", ");
+  while (at != std::string_view::npos) {
+    std::string_view rest = text.substr(at + 2);
+    bool stashed = false;
+    if (rest.substr(0, 8) == "stashed ") {
+      stashed = true;
+      rest.remove_prefix(8);
+    }
+    if (rest.substr(0, 3) == "seq") {
+      rest.remove_prefix(3);
+      while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+      if (!rest.empty() && rest.front() == '=') {
+        rest.remove_prefix(1);
+        while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+        int64_t n = -1;
+        auto [p, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), n);
+        if (ec == std::errc() && p != rest.data() && (p == rest.data() + rest.size() || *p == ',') && n >= 0) {
+          SeqTag t;
+          t.seq = n;
+          t.backwardNode = stashed || isBackwardNodeName(text.substr(0, at));
+          return t;
+        }
+      }
+    }
+    at = text.find(", ", at + 2);
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+struct Item {
+  int64_t start, end;
+  uint32_t range;
+  int64_t seq;
+};
+
+/// Ranges of one kind on one thread, sorted by start, with the running maximum of ends so a
+/// containment query walks back only over candidates that can still contain the point.
+struct ThreadIndex {
+  std::vector<Item> items;
+  std::vector<int64_t> maxEnd;
+  void finish() {
+    std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+      return a.start != b.start ? a.start < b.start : a.end > b.end;
+    });
+    maxEnd.resize(items.size());
+    int64_t m = INT64_MIN;
+    for (size_t i = 0; i < items.size(); ++i) maxEnd[i] = m = std::max(m, items[i].end);
+  }
+  /// The latest-starting item with start <= s and end >= e (and start >= notBefore), or null.
+  const Item* innermost(int64_t s, int64_t e, int64_t notBefore = INT64_MIN) const {
+    auto it = std::upper_bound(items.begin(), items.end(), s, [](int64_t x, const Item& y) { return x < y.start; });
+    for (size_t i = static_cast<size_t>(it - items.begin()); i-- > 0;) {
+      if (maxEnd[i] < e || items[i].start < notBefore) return nullptr;
+      if (items[i].end >= e) return &items[i];
+    }
+    return nullptr;
+  }
+};
+
+}  // namespace
+
+std::vector<LinkedCall> linkAutograd(const ProfileModel& m, const std::vector<uint8_t>& wanted) {
+  std::vector<LinkedCall> out(m.apiCalls.size());
+  const size_t nThreads = m.threads.size();
+
+  // 1. Tagged ranges: backward nodes and forward ops per thread; forward ops by (process, seq).
+  std::unordered_map<StrId, std::optional<SeqTag>> tags;
+  std::vector<ThreadIndex> nodes(nThreads), fwdOps(nThreads);
+  struct Fwd {
+    uint32_t process;
+    int64_t seq, start;
+    uint32_t range;
+  };
+  std::vector<Fwd> bySeq;
+  bool any = false;
+  for (uint32_t r = 0; r < m.ranges.size(); ++r) {
+    const auto& g = m.ranges[r];
+    if (g.thread >= nThreads || g.kind == RangeKind::NvtxMark || g.kind == RangeKind::GpuUserAnnotation) continue;
+    auto it = tags.find(g.text);
+    if (it == tags.end()) {
+      std::string_view text = m.str(g.text);
+      auto tag = parseSeqTag(text);
+      // Nodes pushed without a number (AccumulateGrad, the engine's evaluate_function wrapper).
+      if (!tag && text.substr(0, 3) != "kl:" && isBackwardNodeName(text)) tag = SeqTag{-1, true};
+      it = tags.emplace(g.text, tag).first;
+    }
+    if (!it->second) continue;
+    any = true;
+    const SeqTag& t = *it->second;
+    Item item{g.start, g.end, r, t.seq};
+    if (t.backwardNode) {
+      nodes[g.thread].items.push_back(item);
+    } else {
+      fwdOps[g.thread].items.push_back(item);
+      bySeq.push_back({m.threads[g.thread].process, t.seq, g.start, r});
+    }
+  }
+  if (!any) return out;
+  for (auto& x : nodes) x.finish();
+  for (auto& x : fwdOps) x.finish();
+  std::sort(bySeq.begin(), bySeq.end(), [](const Fwd& a, const Fwd& b) {
+    return std::tie(a.process, a.seq, a.start, a.range) < std::tie(b.process, b.seq, b.start, b.range);
+  });
+  auto forwardOf = [&](uint32_t process, int64_t seq, int64_t before) -> const Fwd* {
+    Fwd key{process, seq, before, 0};
+    auto it = std::lower_bound(bySeq.begin(), bySeq.end(), key, [](const Fwd& a, const Fwd& b) {
+      return std::tie(a.process, a.seq, a.start) < std::tie(b.process, b.seq, b.start);
+    });
+    if (it == bySeq.begin()) return nullptr;
+    --it;
+    return it->process == process && it->seq == seq ? &*it : nullptr;
+  };
+
+  // 2. Per call: node -> forward op -> (repeat while the point is inside a node).
+  for (uint32_t c = 0; c < m.apiCalls.size(); ++c) {
+    if (!wanted[c]) continue;
+    const auto& call = m.apiCalls[c];
+    if (call.thread >= nThreads || nodes[call.thread].items.empty()) continue;
+    LinkedCall& l = out[c];
+    uint32_t thread = call.thread;
+    int64_t s = call.start, e = call.end;
+    for (int depth = 0; depth < 8; ++depth) {
+      const Item* node = nodes[thread].innermost(s, e);
+      if (!node) break;
+      if (depth == 0) {
+        l.node = node->range;
+        const Item* op = fwdOps[thread].innermost(s, e, node->start);
+        l.pass = op && op->seq > 0 ? Pass::Recompute : Pass::Backward;
+      }
+      const Fwd* f = node->seq >= 0 ? forwardOf(m.threads[thread].process, node->seq, node->start) : nullptr;
+      if (!f) break;
+      const auto& fr = m.ranges[f->range];
+      l.forwardOp = f->range;
+      thread = fr.thread;
+      s = fr.start;
+      e = fr.end;
+    }
+    if (l.pass != Pass::Forward && l.forwardOp != kNone) {
+      l.thread = thread;
+      l.start = s;
+      l.end = e;
+    }
+  }
+
+  // 3. Nodes without a forward op: the thread blocked in backward() is the forward thread of the
+  //    nearest linked call on the same thread (previous, else next).
+  std::vector<uint32_t> lastFwdThread(nThreads, kNone);
+  auto fill = [&](auto begin, auto end) {
+    std::fill(lastFwdThread.begin(), lastFwdThread.end(), kNone);
+    for (auto it = begin; it != end; ++it) {
+      uint32_t c = *it;
+      if (!wanted[c]) continue;
+      LinkedCall& l = out[c];
+      uint32_t t = m.apiCalls[c].thread;
+      if (t >= nThreads) continue;
+      if (l.pass != Pass::Forward && l.forwardOp != kNone) {
+        lastFwdThread[t] = l.thread;
+      } else if (l.pass != Pass::Forward && l.thread == kNone && lastFwdThread[t] != kNone && lastFwdThread[t] != t) {
+        l.thread = lastFwdThread[t];
+        l.start = m.apiCalls[c].start;
+        l.end = m.apiCalls[c].end;
+      }
+    }
+  };
+  std::vector<uint32_t> order(m.apiCalls.size());
+  for (uint32_t c = 0; c < order.size(); ++c) order[c] = c;
+  fill(order.begin(), order.end());
+  fill(order.rbegin(), order.rend());
+  return out;
+}
+
+}  // namespace kl::attribution

@@ -1,0 +1,273 @@
+"""The emulator's model of CUDA PyTorch's autograd threading and of emit_nvtx's sequence ranges.
+
+CUDA PyTorch runs the backward pass on its autograd device thread (`pt_autograd_0` for device 0)
+while the thread that called backward() blocks; CPU PyTorch runs it on the calling thread. The
+emulator reproduces the GPU case:
+
+  * every op dispatched while the C++ engine runs a backward pass (Variable._execution_engine.
+    run_backward: Tensor.backward, torch.autograd.backward/grad, reentrant checkpoints) is
+    launched from a separate thread, AUTOGRAD_TID, named `pt_autograd_0`; code outside it
+    (forward, optimizer, user code, the grad_tensors backward() makes) stays on its own thread;
+  * the NVTX ranges torch.autograd.profiler.emit_nvtx() writes, with this run's real sequence
+    numbers, in emit_nvtx's text ("<name>, seq = <N>", getNvtxStr without shapes; "<name>" for
+    nodes without a number):
+      - backward nodes: PyTorch's legacy CPU profiler records every node's RecordFunction with
+        its sequence number; it runs only while backward runs (per thread), and its node
+        records (names with "Backward", torch::autograd::*) become ranges on AUTOGRAD_TID;
+      - forward ops: a TorchFunctionMode sees every torch-level call (F.linear, Tensor.__matmul__,
+        ...) on its thread with its interval; the autograd nodes the call created (its outputs'
+        grad_fn and their not yet seen inputs) are tagged, and pre/post hooks on them time
+        their apply() in backward, which pairs each with its profiler record and so with its
+        sequence number; one range "aten::<call>, seq = <N>" per created node is written over
+        the call's interval. (Under a TorchDispatchMode the profiler cannot number forward ops
+        itself: the Python key, not Autograd, is then the op's highest dispatch key.)
+    Nodes that never run in backward get no number and no range (they link nothing).
+
+The TorchFunctionMode runs on the main thread only: torch 1.13 trips an internal assert
+(PyHandleCache) when a TorchFunctionMode is entered on further Python threads, so forward ops on
+worker threads get no sequence range (their backward kernels stay on the line that called
+backward()).
+
+The profiler's clock is CLOCK_REALTIME in microseconds; it is mapped onto CLOCK_MONOTONIC ns (the
+emulator's timeline) with an offset measured when recording starts.
+"""
+
+import bisect
+import threading
+import time
+
+AUTOGRAD_TID = 0xFFFFF0          # a 24-bit id no Linux thread has (pid_max <= 4194304)
+AUTOGRAD_THREAD_NAME = "pt_autograd_0"
+_TAG = "kernlens_forward_call"
+
+
+def is_backward_node(name):
+    return "Backward" in name or name.startswith("torch::autograd::")
+
+
+def nvtx_text(name, seq):
+    """emit_nvtx's range text (torch/csrc/profiler/util.cpp getNvtxStr, record_shapes=False)."""
+    return "%s, seq = %d" % (name, seq) if seq >= 0 else name
+
+
+def _call_name(func):
+    name = getattr(func, "__name__", None) or str(func)
+    return "aten::" + (name.strip("_") or name)
+
+
+class AutogradModel:
+    def __init__(self, seq_ranges=True):
+        self.seq_ranges = seq_ranges
+        self.tls = threading.local()
+        self.lock = threading.Lock()
+        self.backward_calls = 0
+        self.errors = []
+        self.calls = []          # forward calls that created nodes: (tid, t0, t1, name)
+        self.windows = []        # node applies in backward: (call index, node name, os tid, pre ns, post ns)
+        self.profiles = []       # (os tid, offset ns, legacy profiler events) per backward pass
+        self._orig_engine = None
+        self._fmode_cls = None
+
+    # ---- backward on the autograd thread ------------------------------------------------------
+    def in_backward(self):
+        return getattr(self.tls, "depth", 0) > 0
+
+    def install(self):
+        from torch.autograd.variable import Variable
+        engine = Variable._execution_engine
+        if getattr(engine, "_kernlens", False):
+            return
+        model = self
+
+        class _Engine:
+            """Forwards everything to the C++ engine; marks the thread as inside backward."""
+            _kernlens = True
+
+            def __getattr__(self, name):
+                return getattr(engine, name)
+
+            def run_backward(self, *a, **k):
+                outer = not model.in_backward()
+                token = model._start_profiler() if outer else None
+                model.tls.depth = getattr(model.tls, "depth", 0) + 1
+                try:
+                    return engine.run_backward(*a, **k)
+                finally:
+                    model.tls.depth -= 1
+                    if outer:
+                        model._stop_profiler(token)
+                    with model.lock:
+                        model.backward_calls += 1
+
+        self._orig_engine = engine
+        Variable._execution_engine = _Engine()
+
+    def uninstall(self):
+        if self._orig_engine is not None:
+            from torch.autograd.variable import Variable
+            Variable._execution_engine = self._orig_engine
+            self._orig_engine = None
+
+    # ---- forward calls: which created which node ----------------------------------------------
+    def function_mode(self):
+        """A TorchFunctionMode instance for this thread (enter it like the dispatch mode)."""
+        if not self.seq_ranges:
+            return None
+        if self._fmode_cls is None:
+            import torch
+            from torch.overrides import TorchFunctionMode
+            model = self
+
+            class _KernlensAutogradMode(TorchFunctionMode):
+                def __torch_function__(self, func, types, args=(), kwargs=None):
+                    # The emulator's placement wrappers (Tensor.to, factories) reach here from
+                    # inside themselves: run the raw op, not the wrapper a second time.
+                    func = getattr(func, "_kernlens_raw", func)
+                    t0 = time.monotonic_ns()
+                    out = func(*args, **(kwargs or {}))
+                    if torch.is_grad_enabled():
+                        try:
+                            model._tag(out, func, t0, time.monotonic_ns())
+                        except Exception as e:  # never break the program
+                            model._error("tagging", e)
+                    return out
+            self._fmode_cls = _KernlensAutogradMode
+        return self._fmode_cls()
+
+    def _error(self, what, e):
+        with self.lock:
+            if len(self.errors) < 8:
+                self.errors.append("%s: %s: %s" % (what, type(e).__name__, e))
+
+    def _tag(self, out, func, t0, t1):
+        import torch
+        if isinstance(out, torch.Tensor):
+            roots = [out.grad_fn]
+        elif isinstance(out, (tuple, list)):
+            roots = [t.grad_fn for t in out if isinstance(t, torch.Tensor)]
+        else:
+            return
+        todo = [n for n in roots if n is not None]
+        if not todo:
+            return
+        tid = AUTOGRAD_TID if self.in_backward() else threading.get_native_id()
+        idx = None
+        while todo:
+            node = todo.pop()
+            meta = node.metadata
+            if _TAG in meta or node.name() == "torch::autograd::AccumulateGrad":
+                continue
+            if idx is None:
+                with self.lock:
+                    idx = len(self.calls)
+                    self.calls.append((tid, t0, t1, _call_name(func)))
+            meta[_TAG] = idx
+            self._hook(node, idx)
+            todo.extend(n for n, _ in node.next_functions if n is not None)
+
+    def _hook(self, node, idx):
+        model = self
+
+        def pre(*_a):
+            stack = getattr(model.tls, "nodes", None)
+            if stack is None:
+                stack = model.tls.nodes = []
+            stack.append(time.monotonic_ns())
+
+        def post(*_a):
+            t = time.monotonic_ns()
+            stack = getattr(model.tls, "nodes", None)
+            if not stack:
+                return
+            p = stack.pop()
+            with model.lock:
+                model.windows.append((idx, node_name, threading.get_native_id(), p, t))
+
+        node_name = node.name()
+        node.register_prehook(pre)
+        node.register_hook(post)
+
+    # ---- backward node records (legacy CPU profiler, only while backward runs) ----------------
+    def _start_profiler(self):
+        if not self.seq_ranges:
+            return None
+        try:
+            import torch.autograd as ta
+            from torch.autograd import ProfilerConfig, ProfilerState
+            try:
+                from torch._C._profiler import _ExperimentalConfig
+                cfg = ProfilerConfig(ProfilerState.CPU, False, False, False, False, False, _ExperimentalConfig())
+            except (ImportError, TypeError):
+                cfg = ProfilerConfig(ProfilerState.CPU, False, False, False, False, False)
+            offset = time.monotonic_ns() - time.time_ns()
+            ta._enable_profiler_legacy(cfg)
+            offset = (offset + time.monotonic_ns() - time.time_ns()) // 2
+            return (threading.get_native_id(), offset)
+        except Exception as e:  # the program may run a profiler of its own: no ranges then
+            self._error("sequence ranges off for one backward pass", e)
+            return None
+
+    def _stop_profiler(self, token):
+        if token is None:
+            return
+        try:
+            import torch.autograd as ta
+            evs = ta._disable_profiler_legacy()
+        except Exception as e:
+            self._error("sequence ranges lost", e)
+            return
+        # Keep only node records now (the event objects are big): (name, seq, start, end) in ns.
+        nodes = []
+        for per_thread in evs:
+            open_ = {}
+            for e in per_thread:
+                kind = e.kind()
+                if kind == "push":
+                    if is_backward_node(e.name()):
+                        open_[e.handle()] = e
+                elif kind == "pop":
+                    p = open_.pop(e.handle(), None)
+                    if p is not None:
+                        nodes.append((p.name(), p.sequence_nr(), int(round(p.start_us() * 1000)) + token[1],
+                                      int(round(e.start_us() * 1000)) + token[1]))
+        with self.lock:
+            self.profiles.append(nodes)
+
+    # ---- export --------------------------------------------------------------------------------
+    def ranges(self, gtid):
+        """NVTX push/pop rows (emulator dicts): backward nodes on AUTOGRAD_TID, and one
+        "aten::<call>, seq = N" range per numbered node over the forward call that created it."""
+        with self.lock:
+            profiles = [list(p) for p in self.profiles]
+            windows = sorted(self.windows, key=lambda w: w[3])
+            calls = list(self.calls)
+        rows = []
+        nodes = sorted((n for p in profiles for n in p), key=lambda n: n[2])
+        starts = [n[2] for n in nodes]
+        for name, seq, start, end in nodes:
+            rows.append({"start": start, "end": max(start, end), "eventType": 59, "text": nvtx_text(name, seq),
+                         "globalTid": gtid(AUTOGRAD_TID), "domainId": 0})
+        # A node's hooks run just outside its RecordFunction, but two clocks read from Python and
+        # C++ disagree by up to a microsecond: pair each window with the record of the same name
+        # whose start is nearest to the pre-hook (records of one name are far further apart).
+        by_name = {}
+        for name, seq, start, _end in nodes:
+            by_name.setdefault(name, []).append((start, seq))
+        written = set()
+        for idx, name, _tid, pre, post in windows:
+            recs = by_name.get(name)
+            if not recs:
+                continue
+            i = bisect.bisect_left(recs, (pre, -2))
+            best = None
+            for j in (i - 1, i):
+                if 0 <= j < len(recs) and pre - 5000 <= recs[j][0] <= post + 5000:
+                    if best is None or abs(recs[j][0] - pre) < abs(best[0] - pre):
+                        best = recs[j]
+            if best is None or best[1] < 0 or (idx, best[1]) in written:
+                continue
+            written.add((idx, best[1]))
+            tid, t0, t1, cname = calls[idx]
+            rows.append({"start": t0, "end": t1, "eventType": 59, "text": nvtx_text(cname, best[1]),
+                         "globalTid": gtid(tid), "domainId": 0})
+        return rows
