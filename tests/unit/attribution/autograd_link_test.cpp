@@ -14,25 +14,13 @@ using namespace kl::attribution;
 using kl::test::gpid;
 using kl::test::gtid;
 using kl::test::NsysFixture;
+using kl::test::opNamed;
+using kl::test::readFixture;
 using kl::test::TempDir;
 
 namespace {
 
 constexpr int64_t T0 = 200'000'000'000;
-
-ProfileModel readFixture(NsysFixture& f) {
-  auto m = readNsysSqlite(f.close());
-  REQUIRE_MESSAGE(m.ok(), (m.ok() ? "" : m.error().message));
-  return std::move(*m);
-}
-
-uint32_t opNamed(const ProfileModel& m, std::string_view name) {
-  uint32_t found = kNone;
-  for (uint32_t i = 0; i < m.gpuOps.size(); ++i)
-    if (m.shortName(m.gpuOps[i]) == name) found = i;
-  REQUIRE_MESSAGE(found != kNone, "no op " << name);
-  return found;
-}
 
 std::string innermostKl(const ProfileModel& m, const Attribution& a, uint32_t op) {
   auto st = a.stack(op);

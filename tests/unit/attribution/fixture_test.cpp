@@ -13,29 +13,13 @@ using namespace kl::attribution;
 using kl::test::gpid;
 using kl::test::gtid;
 using kl::test::NsysFixture;
+using kl::test::opNamed;
+using kl::test::readFixture;
 using kl::test::TempDir;
 
 namespace {
 
 constexpr int64_t T0 = 100'000'000'000;  // large absolute timestamps, like real exports
-
-ProfileModel readFixture(NsysFixture& f) {
-  auto m = readNsysSqlite(f.close());
-  REQUIRE_MESSAGE(m.ok(), (m.ok() ? "" : m.error().message));
-  return std::move(*m);
-}
-
-/// Index of the op with this (short) kernel name; fails the test if absent or ambiguous.
-uint32_t opNamed(const ProfileModel& m, std::string_view name) {
-  uint32_t found = kNone;
-  for (uint32_t i = 0; i < m.gpuOps.size(); ++i)
-    if (m.shortName(m.gpuOps[i]) == name) {
-      REQUIRE_MESSAGE(found == kNone, "duplicate op " << name);
-      found = i;
-    }
-  REQUIRE_MESSAGE(found != kNone, "no op " << name);
-  return found;
-}
 
 std::string innermostText(const ProfileModel& m, const Attribution& a, uint32_t op) {
   uint32_t r = a.innermost(op);

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/profile/model.h"
+#include "core/profile/reader.h"
 #include "core/support/sqlite.h"
 #include "tests/support/test_support.h"
 
@@ -150,5 +151,24 @@ class NsysFixture {
   kl::sql::Database db_;
   std::map<std::string, int64_t> ids_;
 };
+
+/// Closes the fixture and reads it back; fails the test when the reader does.
+inline kl::profile::ProfileModel readFixture(NsysFixture& f) {
+  auto m = kl::profile::readNsysSqlite(f.close());
+  REQUIRE_MESSAGE(m.ok(), (m.ok() ? "" : m.error().message));
+  return std::move(*m);
+}
+
+/// Index of the op with this (short) kernel name; fails the test if absent or ambiguous.
+inline uint32_t opNamed(const kl::profile::ProfileModel& m, std::string_view name) {
+  uint32_t found = kl::profile::kNone;
+  for (uint32_t i = 0; i < m.gpuOps.size(); ++i)
+    if (m.shortName(m.gpuOps[i]) == name) {
+      REQUIRE_MESSAGE(found == kl::profile::kNone, "duplicate op " << name);
+      found = i;
+    }
+  REQUIRE_MESSAGE(found != kl::profile::kNone, "no op " << name);
+  return found;
+}
 
 }  // namespace kl::test
