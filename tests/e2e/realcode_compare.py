@@ -78,12 +78,15 @@ def main():
         agg = by_stmt.get(key)
         if agg is not None and agg["ops"] == 0 and agg["other"] > 0:
             continue  # backward / outside the focus: not forward time
-        total_time += l["gpu_ns"]
+        # Forward work only: backward kernels (linked to this forward line) are compared elsewhere.
+        fwd = [k for k in l["kernels"] if not k.get("backward")]
+        fwd_ns = l["gpu_ns"] - l.get("backward_gpu_ns", 0)
+        total_time += fwd_ns
         if agg is None or agg["ops"] == 0:
             continue
-        g = sum(k["launches"] for k in l["kernels"] if GEMM_KERNEL.search(k["name"]))
+        g = sum(k["launches"] for k in fwd if GEMM_KERNEL.search(k["name"]))
         exact_gemm += min(g, agg["gemm"])
-        exact_time += l["gpu_ns"] * min(1.0, agg["ops"] / max(1, l["launches"]))
+        exact_time += fwd_ns * min(1.0, agg["ops"] / max(1, sum(k["launches"] for k in fwd)))
     gemm_share = exact_gemm / total_gemm if total_gemm else 1.0
     time_share = exact_time / total_time if total_time else 1.0
     reasons = {}
