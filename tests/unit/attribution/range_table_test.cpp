@@ -52,3 +52,38 @@ TEST_CASE("exclusive launches per invocation, nested ranges, variants and unmapp
   CHECK(s->unmapped[0].name == "outside");
   CHECK(unmappedReasonName(s->unmapped[0].reason) == "outside_kl_ranges");
 }
+
+TEST_CASE("backward kernels: a separate entry per pass on the forward line, backward time per range") {
+  kl::test::ProfileBuilder b;
+  // Forward: line 2 runs a mm that creates autograd node 3 (emit_nvtx texts).
+  b.range("kl:m.py:2-2:h = x @ w", 100, 1000);
+  b.range("aten::mm, seq = 3", 200, 900);
+  b.kernel("gemm", 300, 10);
+  // backward() on the same thread (CPU PyTorch): the node of seq 3 launches a gemm of the same
+  // name; a node whose forward op is not in the profile stays on the backward() line.
+  b.range("kl:m.py:5-5:loss.backward()", 3000, 9000);
+  b.range("MmBackward0, seq = 3", 3100, 3500);
+  b.kernel("gemm", 3200, 20);
+  b.range("FooBackward0, seq = 999", 4000, 4500);
+  b.kernel("orphan", 4100, 5);
+  b.finish();
+  auto s = tabulateRanges(b.m);
+  REQUIRE(s.ok());
+  const auto& line2 = *s->find("kl:m.py:2-2:h = x @ w");
+  CHECK(line2.exclusiveLaunches == 2);
+  CHECK(line2.exclusiveGpuNs == 30);
+  CHECK(line2.exclusiveBackwardGpuNs == 20);
+  REQUIRE(line2.kernels.size() == 2);  // same name, two passes: two entries, most GPU time first
+  CHECK(line2.kernels[0].name == "gemm");
+  CHECK(line2.kernels[0].pass == Pass::Backward);
+  CHECK_FALSE(line2.kernels[0].noForwardOwner);
+  CHECK(line2.kernels[0].gpuNs == 20);
+  CHECK(line2.kernels[1].pass == Pass::Forward);
+  CHECK(line2.kernels[1].gpuNs == 10);
+  const auto& bwd = *s->find("kl:m.py:5-5:loss.backward()");
+  CHECK(bwd.exclusiveBackwardGpuNs == 5);
+  REQUIRE(bwd.kernels.size() == 1);
+  CHECK(bwd.kernels[0].name == "orphan");
+  CHECK(bwd.kernels[0].backward());
+  CHECK(bwd.kernels[0].noForwardOwner);
+}
