@@ -17,7 +17,7 @@ int run(const Args& args, Context& ctx) {
   auto r = analysis::computeCriticalPath(v);
   if (c.format == "json") return printJson(ctx.out, r, v);
   bool csv = c.format == "csv";
-  auto f = [&](int64_t ns) { return csv ? std::to_string(ns) : fmtDuration(static_cast<double>(ns)); };
+  auto f = [csv](int64_t ns) { return durationCell(ns, csv); };
   std::vector<std::vector<std::string>> rows;
   for (const auto& i : r.iterations)
     rows.push_back({i.label, std::to_string(i.rank), std::to_string(i.ops), f(i.wallNs), f(i.gpuBusyNs), f(i.cpuLeadNs),

@@ -17,7 +17,7 @@ int run(const Args& args, Context& ctx) {
   auto r = analysis::computeIters(v);
   if (c.format == "json") return printJson(ctx.out, r, v);
   bool csv = c.format == "csv";
-  auto f = [&](int64_t ns) { return csv ? std::to_string(ns) : fmtDuration(static_cast<double>(ns)); };
+  auto f = [csv](int64_t ns) { return durationCell(ns, csv); };
   std::vector<std::vector<std::string>> rows;
   for (const auto& it : r.iterations)
     rows.push_back({it.label, f(v.rel(it.start)), f(v.rel(it.end)), f(it.end - it.start), std::to_string(it.ops), f(it.gpuNs)});

@@ -21,7 +21,7 @@ int run(const Args& args, Context& ctx) {
   const size_t top = static_cast<size_t>(args.getInt("--top").value_or(20));
   if (c.format == "json") return printJson(ctx.out, r, m, top);
   bool csv = c.format == "csv";
-  auto f = [&](int64_t ns) { return csv ? std::to_string(ns) : fmtDuration(static_cast<double>(ns)); };
+  auto f = [csv](int64_t ns) { return durationCell(ns, csv); };
   auto g = [&](double x) {
     if (x <= 0) return std::string(csv ? "" : "-");
     char b[32];

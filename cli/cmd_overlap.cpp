@@ -8,8 +8,6 @@
 namespace kl::cli {
 namespace {
 
-using analysis::fmtDuration;
-
 int run(const Args& args, Context& ctx) {
   auto c = parseCommon(args, {"text", "json", "csv"});
   auto lp = loadProfile(c.files);
@@ -18,7 +16,7 @@ int run(const Args& args, Context& ctx) {
   if (c.format == "json") return printJson(ctx.out, r);
   std::vector<std::vector<std::string>> rows;
   bool csv = c.format == "csv";
-  auto f = [&](int64_t ns) { return csv ? std::to_string(ns) : fmtDuration(static_cast<double>(ns)); };
+  auto f = [csv](int64_t ns) { return durationCell(ns, csv); };
   for (const auto& d : r.devices)
     rows.push_back({std::to_string(d.dev.rank), std::to_string(d.dev.device), f(d.activeSpanNs), f(d.busyNs), f(d.computeNs),
                     f(d.ncclNs), f(d.memNs), f(d.computeNcclNs), f(d.computeMemNs), f(d.ncclExposedNs), f(d.memExposedNs),

@@ -7,8 +7,6 @@
 namespace kl::cli {
 namespace {
 
-using analysis::fmtDuration;
-
 int run(const Args& args, Context& ctx) {
   auto c = parseCommon(args, {"text", "json", "csv"});
   auto lp = loadProfile(c.files, ctx.err);
@@ -18,7 +16,7 @@ int run(const Args& args, Context& ctx) {
   const size_t top = static_cast<size_t>(args.getInt("--top").value_or(20));
   if (c.format == "json") return printJson(ctx.out, r, m, top);
   bool csv = c.format == "csv";
-  auto f = [&](int64_t ns) { return csv ? std::to_string(ns) : fmtDuration(static_cast<double>(ns)); };
+  auto f = [csv](int64_t ns) { return durationCell(ns, csv); };
   auto pct = [&](int64_t a, int64_t b) { return analysis::fmtPercent(b ? static_cast<double>(a) / static_cast<double>(b) : 0); };
   std::vector<std::vector<std::string>> rows;
   for (const auto& d : r.devices)

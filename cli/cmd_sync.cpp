@@ -19,7 +19,7 @@ int run(const Args& args, Context& ctx) {
   if (c.format == "json") return printJson(ctx.out, r, v);
   const size_t top = static_cast<size_t>(args.getInt("--top").value_or(20));
   bool csv = c.format == "csv";
-  auto f = [&](int64_t ns) { return csv ? std::to_string(ns) : fmtDuration(static_cast<double>(ns)); };
+  auto f = [csv](int64_t ns) { return durationCell(ns, csv); };
   if (csv) {
     // One table: every grouping, tagged.
     std::vector<std::vector<std::string>> rows;

@@ -8,8 +8,6 @@
 namespace kl::cli {
 namespace {
 
-using analysis::fmtDuration;
-
 int run(const Args& args, Context& ctx) {
   auto c = parseCommon(args, {"text", "json", "csv"});
   auto lp = loadProfile(c.files);
@@ -18,7 +16,7 @@ int run(const Args& args, Context& ctx) {
   const auto& m = lp->model;
   if (c.format == "json") return printJson(ctx.out, r, m);
   bool csv = c.format == "csv";
-  auto f = [&](int64_t ns) { return csv ? std::to_string(ns) : fmtDuration(static_cast<double>(ns)); };
+  auto f = [csv](int64_t ns) { return durationCell(ns, csv); };
   std::vector<std::vector<std::string>> rows;
   for (const auto& t : r.threads) {
     const auto& th = m.threads[t.thread];

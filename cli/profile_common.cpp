@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "core/analysis/export_table.h"
+#include "core/analysis/format.h"
 #include "core/profile/reader.h"
 #include "core/runner/nsys_report.h"
 #include "core/support/escape.h"
@@ -250,6 +251,10 @@ OutputTarget::OutputTarget(const std::optional<std::string>& path, std::ostream&
 void OutputTarget::finish() {
   os_->flush();
   if (!*os_) throw InputError(path_.empty() ? "write to standard output failed" : "write to '" + path_ + "' failed");
+}
+
+std::string durationCell(int64_t ns, bool csv) {
+  return csv ? std::to_string(ns) : analysis::fmtDuration(static_cast<double>(ns));
 }
 
 }  // namespace kl::cli

@@ -46,6 +46,10 @@ struct CommonArgs {
 /// UsageError on bad values (e.g. --trim END <= START, --gpu not an integer).
 CommonArgs parseCommon(const Args& args, const std::vector<std::string>& formats);
 
+/// A duration cell of an analysis table: integer nanoseconds in CSV (exact, machine-readable),
+/// a human duration (fmtDuration) in text.
+std::string durationCell(int64_t ns, bool csv);
+
 /// Parses "1500", "150us", "2.5ms", "1s", "20ns" into ns. UsageError otherwise.
 int64_t parseDurationNs(const std::string& s, const std::string& what);
 
