@@ -40,7 +40,7 @@ class Server:
                              "capabilities": {"window": {"workDoneProgress": True}},
                              "initializationOptions": {"kernlens": {"entry": "python app.py", "backend": "emulate",
                                                                     "launch": "template", "rounds": 1, "keepRuns": 5,
-                                                                    "timeoutSeconds": 30}}})
+                                                                    "timeoutSeconds": 8}}})
         self.c.response(rid)
         self.c.notify("initialized", {})
         self.c.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}})
@@ -58,7 +58,7 @@ for i in range(runs):
     action = rng.choice(actions) if kind == "hang" or rng.random() < 0.3 else "wait"
     s.c.notify("workspace/didChangeConfiguration", {"settings": {"kernlens": {
         "entry": "python app.py", "backend": "emulate", "launch": "template", "rounds": 1, "keepRuns": 5,
-        "timeoutSeconds": 30, "launchTemplate": "bash %s/tests/data/runner/escaping_program.sh %s # {cmd}" % (SRC, kind)}}})
+        "timeoutSeconds": 8, "launchTemplate": "bash %s/tests/data/runner/escaping_program.sh %s # {cmd}" % (SRC, kind)}}})
     rid = s.c.request("workspace/executeCommand", {"command": "kernlens.profileFunction", "arguments": [{"uri": uri, "function": "f"}]})
     token, ended, acted = None, None, False
     deadline = time.time() + 60
