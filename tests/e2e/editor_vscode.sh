@@ -4,8 +4,12 @@
 # through playwright-core. The extension starts its bundled `kernlens lsp` (no serverPath set),
 # loads the emulated MLP profile (KERNLENS_LOAD_PROFILE), and the page must show the oracle's hints on exactly its lines, hovers listing each line's kernels, the function lenses,
 # and, after two lines are typed at the top, the same hints two lines lower.
-# Artifacts: $KL_BINARY_DIR/editor-e2e/vscode/{01-hints,02-hover,03-after-edit}.png, report.json,
-# server logs. Tools are cached in $KL_EDITOR_TOOLS (default ~/.cache/kernlens/editor-tools).
+# Then a profiling run of samples/transformer (emulate backend): the ▶ Profile lens clicked, the
+# first hints after round 1 (time from the click recorded), the cancellable progress, the call
+# line's inclusive time, "kernlens: Show run", and the hover on the hottest line (>= 8 kernel
+# rows, no horizontal clipping); checked by check_run_report.py.
+# Artifacts: $KL_BINARY_DIR/editor-e2e/vscode/{01-hints,02-hover,03-after-edit,run-*}.png,
+# report.json, run-report.json, server logs. Tools are cached in $KL_EDITOR_TOOLS (default ~/.cache/kernlens/editor-tools).
 # env: KERNLENS, KL_SOURCE_DIR, KL_BINARY_DIR (ctest sets them).
 set -euo pipefail
 : "${KERNLENS:?}" "${KL_SOURCE_DIR:?}" "${KL_BINARY_DIR:?}"
@@ -49,17 +53,36 @@ cat > "$W/ud/User/settings.json" <<JSON
   "kernlens.lenses.profileUnprofiled": true
 }
 JSON
-PORT=${KL_CODE_SERVER_PORT:-$((20000 + RANDOM % 20000))}
-# setsid without job control does not fork: $! is the process-group id (kill the whole group).
-KERNLENS_LOAD_PROFILE=$S/tests/data/editor/mlp_emulated.sqlite \
-  setsid "$CS" --auth none --bind-addr 127.0.0.1:$PORT --disable-telemetry --disable-update-check \
-  --disable-workspace-trust --user-data-dir "$W/ud" --extensions-dir "$W/extensions" "$W/ws" >"$W/code-server.log" 2>&1 &
-PGID=$!
-trap 'kill -- -$PGID 2>/dev/null; sleep 1; kill -9 -- -$PGID 2>/dev/null || true' EXIT
-for _ in $(seq 1 300); do curl -sf -o /dev/null "http://127.0.0.1:$PORT/healthz" && break; sleep 0.1; done
+PGID=
+stop_code_server() { [[ -z $PGID ]] || { kill -- -$PGID 2>/dev/null; sleep 1; kill -9 -- -$PGID 2>/dev/null || true; }; PGID=; }
+trap stop_code_server EXIT
+# start_code_server FOLDER LOG [VAR=VALUE...]: code-server on a free port; sets PORT and PGID.
+start_code_server() {
+  local folder=$1 logf=$2; shift 2
+  PORT=${KL_CODE_SERVER_PORT:-$((20000 + RANDOM % 20000))}
+  # setsid without job control does not fork: $! is the process-group id (kill the whole group).
+  env "$@" setsid "$CS" --auth none --bind-addr 127.0.0.1:$PORT --disable-telemetry --disable-update-check \
+    --disable-workspace-trust --user-data-dir "$W/ud" --extensions-dir "$W/extensions" "$folder" >"$logf" 2>&1 &
+  PGID=$!
+  for _ in $(seq 1 300); do curl -sf -o /dev/null "http://127.0.0.1:$PORT/healthz" && break; sleep 0.1; done
+}
+start_code_server "$W/ws" "$W/code-server.log" KERNLENS_LOAD_PROFILE=$S/tests/data/editor/mlp_emulated.sqlite
 NODE_PATH=$PW/node_modules timeout 300 node "$S/tests/e2e/editor/vscode_e2e.js" \
   "http://127.0.0.1:$PORT/?folder=$W/ws" "$W" mlp.py || { echo "browser run failed"; tail -30 "$W/code-server.log"; exit 1; }
 /usr/bin/python3 "$S/tests/e2e/editor/check_report.py" "$W/oracle.json" "$W/report.json" --shift 2
 [[ ! -e $W/used-kernlens-from-PATH ]] || { echo "FAIL: the extension ran kernlens from PATH, not its bundled server"; exit 1; }
 ls "$W"/extensions/*/bin/kernlens >/dev/null || { echo "FAIL: the installed extension has no bin/kernlens"; exit 1; }
-echo "screenshots: $W/01-hints.png $W/02-hover.png $W/03-after-edit.png"
+stop_code_server
+
+# A profiling run of the transformer sample (emulated GPU), started from the lens.
+T=$W/transformer
+cp -r "$S/samples/transformer" "$T"; rm -rf "$T/.kernlens"; mkdir -p "$T/.vscode"
+cat > "$T/.vscode/settings.json" <<JSON
+{ "kernlens.entry": "python3 train.py --steps 2", "kernlens.backend": "emulate",
+  "kernlens.python": "/usr/bin/python3", "kernlens.hints.prefix": "◷" }
+JSON
+start_code_server "$T" "$W/code-server-run.log"
+NODE_PATH=$PW/node_modules timeout 420 node "$S/tests/e2e/editor/vscode_run_e2e.js" \
+  "http://127.0.0.1:$PORT/?folder=$T" "$W" || { echo "browser run (profiling) failed"; cat "$W/run-report.json" 2>/dev/null | head -c 3000; tail -30 "$W/code-server-run.log"; exit 1; }
+/usr/bin/python3 "$S/tests/e2e/editor/check_run_report.py" "$W/run-report.json"
+echo "screenshots: $W/01-hints.png $W/02-hover.png $W/03-after-edit.png $W/run-*.png"

@@ -15,13 +15,17 @@ import {
   LanguageClientOptions,
   ServerOptions,
   State,
+  WorkDoneProgressCancelNotification,
 } from 'vscode-languageclient/node';
 import { checkServer, ServerSource } from './server_check';
+import { RunSummary, showRunPanel } from './run_view';
 
 let client: LanguageClient | undefined;
 /** Why the server is not running (set when the start-up check failed); commands report it. */
 let serverError: string | undefined;
 let status: vscode.StatusBarItem | undefined;
+/** The status text of the current results (kernlens/results), shown when no run is going. */
+let resultsStatus = { text: '$(pulse) kernlens', tooltip: 'kernlens — click for the run view' };
 
 /** The kernlens binary: setting, else the bundled bin/kernlens, else `kernlens` on PATH. */
 function serverCommand(context: vscode.ExtensionContext): { command: string; source: ServerSource } {
@@ -44,26 +48,86 @@ function serverCommand(context: vscode.ExtensionContext): { command: string; sou
   return { command: 'kernlens', source: 'path' };
 }
 
+/** The server's settings: every `kernlens.*` setting except the client's own. */
+const SERVER_SETTINGS = ['entry', 'backend', 'nsysPath', 'launch', 'launchTemplate', 'python', 'rounds',
+  'timeoutSeconds', 'gpu', 'strategy', 'hints', 'lenses', 'hover'];
 
 /** The `kernlens` settings object sent as initializationOptions.kernlens. */
 function settingsObject(): Record<string, unknown> {
   const cfg = vscode.workspace.getConfiguration('kernlens');
-  return {
-    entry: cfg.get('entry'),
-    backend: cfg.get('backend'),
-    nsysPath: cfg.get('nsysPath'),
-    launch: cfg.get('launch'),
-    launchTemplate: cfg.get('launchTemplate'),
-    hints: cfg.get('hints'),
-    lenses: cfg.get('lenses'),
-  };
+  const out: Record<string, unknown> = {};
+  for (const key of SERVER_SETTINGS) out[key] = cfg.get(key);
+  return out;
 }
 
 function setStatus(text: string, tooltip?: string): void {
   if (!status) return;
   status.text = text;
-  status.tooltip = tooltip ?? 'kernlens — click for the server log';
+  status.tooltip = tooltip ?? 'kernlens — click for the run view';
   status.show();
+}
+
+/** What the server announces on every results change (kernlens/results). */
+interface ResultsNotice {
+  runId?: string;
+  backend?: string;
+  emulated?: boolean;
+  files?: number;
+  lines?: number;
+  provisional?: boolean;
+}
+
+function onResults(n: ResultsNotice): void {
+  if (!n.runId) {
+    resultsStatus = { text: '$(pulse) kernlens', tooltip: 'kernlens: no results — profile a function or load a profile' };
+  } else {
+    const what = `${n.lines} lines${n.emulated ? ' (emulated)' : ''}`;
+    resultsStatus = {
+      text: `$(pulse) kernlens: ${what}`,
+      tooltip: `kernlens: results of ${n.runId} (${n.backend}${n.emulated ? ', emulated GPU' : ''}): ${n.lines} lines in ${n.files} files — click for the run view`,
+    };
+  }
+  if (!running) setStatus(resultsStatus.text, resultsStatus.tooltip);
+}
+
+/** A profiling run's progress, as ONE cancellable notification plus the status item. */
+let running = false;
+const runs = new Map<string, { report: (m?: string, pct?: number) => void; end: () => void }>();
+
+function startRunProgress(token: string | number, title: string, message: string | undefined, cancellable: boolean): void {
+  running = true;
+  setStatus(`$(sync~spin) kernlens: ${message ?? 'starting'}`, title);
+  void vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title, cancellable },
+    (progress, ct) => new Promise<void>((resolve) => {
+      let reported = 0;
+      ct.onCancellationRequested(() => {
+        void client?.sendNotification(WorkDoneProgressCancelNotification.type, { token });
+        setStatus('$(sync~spin) kernlens: cancelling');
+      });
+      const report = (m?: string, pct?: number) => {
+        const increment = pct !== undefined ? Math.max(0, pct - reported) : undefined;
+        if (pct !== undefined) reported = Math.max(reported, pct);
+        progress.report({ message: m, increment });
+        if (m) setStatus(`$(sync~spin) kernlens: ${m}`, title);
+      };
+      report(message);
+      runs.set(String(token), { report, end: resolve });
+    }),
+  );
+}
+
+function endRunProgress(token: string | number, message: string | undefined): void {
+  const r = runs.get(String(token));
+  runs.delete(String(token));
+  r?.end();
+  running = runs.size > 0;
+  if (!running) setStatus(resultsStatus.text, resultsStatus.tooltip);
+  if (message) {
+    void vscode.window.showInformationMessage(`kernlens: ${message}`, 'Show run').then((pick) => {
+      if (pick) void vscode.commands.executeCommand('kernlens.client.showRun');
+    });
+  }
 }
 
 /** Forwards a command to the server (after it is running). */
@@ -92,7 +156,7 @@ function reportError(what: string): (e: unknown) => void {
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const output = vscode.window.createOutputChannel('kernlens');
   status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 50);
-  status.command = 'kernlens.client.showOutput';
+  status.command = 'kernlens.client.showRun';
   context.subscriptions.push(output, status);
   setStatus('$(pulse) kernlens');
 
@@ -122,16 +186,20 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   };
   const clientOptions: LanguageClientOptions = {
     documentSelector: [{ scheme: 'file', language: 'python' }],
-    initializationOptions: { kernlens: settingsObject() },
+    initializationOptions: { kernlens: settingsObject(), resultsNotification: true },
     synchronize: { configurationSection: 'kernlens' },
     outputChannel: output,
     middleware: {
-      // Mirror server progress (profiling rounds) in the status bar.
+      // The server's progress (profiling rounds) as a cancellable notification and the one
+      // status item: vscode-languageclient would show it as a second, uncancellable status
+      // item (ProgressLocation.Window), so `begin` and `report` are not passed on.
       handleWorkDoneProgress: (token, params, next) => {
-        if (params.kind === 'begin') setStatus(`$(sync~spin) kernlens: ${params.title}${params.message ? ' — ' + params.message : ''}`);
-        else if (params.kind === 'report') setStatus(`$(sync~spin) kernlens: ${params.message ?? ''}`);
-        else setStatus(`$(pulse) kernlens${params.message ? ': ' + params.message : ''}`);
-        next(token, params);
+        if (params.kind === 'begin') startRunProgress(token, params.title, params.message, params.cancellable ?? false);
+        else if (params.kind === 'report') runs.get(String(token))?.report(params.message, params.percentage);
+        else {
+          endRunProgress(token, params.message);
+          next(token, params);
+        }
       },
     },
   };
@@ -189,6 +257,39 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     });
   });
   reg('kernlens.client.showOutput', () => output.show(true));
+  reg('kernlens.client.showRun', async () => {
+    try {
+      const summary = (await runServerCommand('kernlens.runSummary', [])) as RunSummary | null;
+      if (!summary) {
+        void vscode.window.showInformationMessage('kernlens: no results yet — profile a function or load a profile');
+        return;
+      }
+      showRunPanel(context, summary, {
+        exportRun: (format) => exportRun(format),
+        showLog: () => output.show(true),
+      });
+    } catch (e) {
+      reportError('Show run')(e);
+    }
+  });
+  reg('kernlens.client.openReport', () => exportRun('html'));
+  reg('kernlens.client.exportTrace', () => exportRun('perfetto'));
+  reg('kernlens.client.keepAnnotations', async () => {
+    const pick = await vscode.window.showWarningMessage(
+      'kernlens: add the NVTX ranges of the last profiling run to your files? (one undoable edit per file)',
+      { modal: true }, 'Keep ranges');
+    if (pick !== 'Keep ranges') return;
+    try {
+      const r = (await runServerCommand('kernlens.keepAnnotations', [])) as {
+        applied: boolean; files: number; ranges: number; refused: string[];
+      };
+      const refused = r.refused.length ? ` Not kept: ${r.refused.join('; ')}` : '';
+      if (r.applied) void vscode.window.showInformationMessage(`kernlens: kept the run's ranges in ${r.files} file(s).${refused}`);
+      else void vscode.window.showWarningMessage(`kernlens: nothing kept.${refused}`);
+    } catch (e) {
+      reportError('Keep annotations')(e);
+    }
+  });
 
   // Scripting (not in the palette): load a given path without a dialog.
   context.subscriptions.push(
@@ -196,13 +297,34 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   );
 
   if (!client) return; // the commands stay registered and report serverError
+  context.subscriptions.push(client.onNotification('kernlens/results', (n: ResultsNotice) => onResults(n)));
   await client.start();
-  setStatus('$(pulse) kernlens', `kernlens server: ${command}`);
+  if (!running) setStatus(resultsStatus.text, resultsStatus.tooltip);
 
   // KERNLENS_LOAD_PROFILE: load this profile as soon as the server is up (used by the e2e test;
   // also handy in a devcontainer).
   const autoload = process.env.KERNLENS_LOAD_PROFILE;
   if (autoload) await loadProfile(autoload);
+}
+
+/** Writes the run's HTML report (opened in a panel) or Perfetto trace (path shown). */
+async function exportRun(format: 'html' | 'perfetto'): Promise<void> {
+  try {
+    const r = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `kernlens: writing the ${format === 'html' ? 'report' : 'Perfetto trace'}` },
+      () => runServerCommand('kernlens.exportRun', [{ format }]) as Promise<{ path: string }>);
+    if (format === 'html') {
+      const panel = vscode.window.createWebviewPanel('kernlens.report', `kernlens report`, vscode.ViewColumn.Active,
+        { enableScripts: true });
+      panel.webview.html = fs.readFileSync(r.path, 'utf8');
+    } else {
+      const pick = await vscode.window.showInformationMessage(
+        `kernlens: Perfetto trace written to ${r.path} (open it at ui.perfetto.dev)`, 'Copy path');
+      if (pick) await vscode.env.clipboard.writeText(r.path);
+    }
+  } catch (e) {
+    reportError(format === 'html' ? 'Open report' : 'Export Perfetto trace')(e);
+  }
 }
 
 async function loadProfile(file: string): Promise<void> {

@@ -3,24 +3,16 @@
 // Opens FILE_NAME via Quick Open, waits for kernlens' inlay hints, records every hint with the
 // line number it is drawn on, hovers each hinted line, reads the code lenses, inserts two lines at
 // the top and records the hints again. Writes OUT_DIR/report.json and screenshots 01..04 *.png.
-const { chromium } = require('playwright-core');
 const fs = require('fs');
-const os = require('os');
 const path = require('path');
+const { launch, openFile, hintsOn } = require("./vscode_page");
 
 const [url, out, fileName] = process.argv.slice(2);
 const log = (...a) => console.log('[vscode-e2e]', ...a);
 
 (async () => {
   const t0 = Date.now();
-  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kl-pw-chrome-'));
-  const ctx = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    headless: true,
-    viewport: { width: 1400, height: 1800 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  const { ctx, close } = await launch({ width: 1400, height: 1800 });
   const report = {};
   try {
     const page = ctx.pages()[0] || (await ctx.newPage());
@@ -29,28 +21,8 @@ const log = (...a) => console.log('[vscode-e2e]', ...a);
     await page.waitForSelector('.monaco-workbench', { timeout: 90000 });
     log('workbench after', Date.now() - t0, 'ms');
     await page.waitForTimeout(1500);
-    await page.keyboard.press('Control+P');
-    await page.waitForSelector('.quick-input-widget', { state: 'visible' });
-    await page.keyboard.type(fileName);
-    // Click the row: Enter races with the list being filled in newer builds.
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: fileName }).first().click({ timeout: 30000 });
-    await page.waitForSelector('.monaco-editor .view-lines', { timeout: 30000 });
-
-    // Every rendered line: its number (gutter, matched by `top`) and text (spaces are U+00A0).
-    const lines = () => page.evaluate(() => {
-      const ed = document.querySelector('.editor-instance .monaco-editor') || document.querySelector('.monaco-editor');
-      const nums = {};
-      for (const n of ed.querySelectorAll('.margin-view-overlays > div')) {
-        const ln = n.querySelector('.line-numbers');
-        if (ln) nums[n.style.top] = parseInt(ln.textContent, 10);
-      }
-      return [...ed.querySelectorAll('.view-lines .view-line')].map((v) => ({
-        line: nums[v.style.top], top: parseFloat(v.style.top), text: v.innerText.replace(/\u00a0/g, ' '),
-      })).sort((a, b) => a.top - b.top);
-    });
-    const hints = async () => (await lines()).filter((l) => l.text.includes('⏱')).map((l) => ({
-      line: l.line, label: l.text.slice(l.text.indexOf('⏱')).trim(), code: l.text.slice(0, l.text.indexOf('⏱')).trim(),
-    }));
+    await openFile(page, fileName);
+    const hints = () => hintsOn(page, '⏱');
     const waitHints = async (pred, ms) => {
       const end = Date.now() + ms;
       let h = [];
@@ -118,8 +90,7 @@ const log = (...a) => console.log('[vscode-e2e]', ...a);
     await page.screenshot({ path: path.join(out, '03-after-edit.png') });
   } finally {
     fs.writeFileSync(path.join(out, 'report.json'), JSON.stringify(report, null, 1));
-    await ctx.close();
-    fs.rmSync(userDataDir, { recursive: true, force: true });
+    await close();
     log('total', Date.now() - t0, 'ms');
   }
 })().catch((e) => { console.error('FAILED', e); process.exit(1); });
