@@ -50,7 +50,7 @@ function serverCommand(context: vscode.ExtensionContext): { command: string; sou
 
 /** The server's settings: every `kernlens.*` setting except the client's own. */
 const SERVER_SETTINGS = ['entry', 'backend', 'nsysPath', 'launch', 'launchTemplate', 'python', 'rounds',
-  'timeoutSeconds', 'gpu', 'strategy', 'hints', 'lenses', 'hover'];
+  'timeoutSeconds', 'gpu', 'strategy', 'keepRuns', 'hints', 'lenses', 'hover'];
 
 /** The `kernlens` settings object sent as initializationOptions.kernlens. */
 function settingsObject(): Record<string, unknown> {
