@@ -146,6 +146,10 @@ class Loop {
     if (!why.empty()) res_.why = std::move(why);
   }
   bool discover();
+  /// The uninstrumented baseline run (LoopConfig::measureBaseline), once, right after the first
+  /// recorded round, so that round's results are visible while it runs (LoopCallbacks::onRecorded).
+  /// False when cancelled; an error when the entry does not run uninstrumented.
+  Result<bool> measureBaseline(int maxRounds);
   int eagerExpand(int round);
   uint64_t predictedPushes(const PlanNode& n);
   uint64_t predictedPushes(const FunctionRef& fn);
@@ -170,6 +174,7 @@ class Loop {
   LoopResult res_;
   std::optional<std::regex> kernelRe_;
   bool harnessTried_ = false;
+  bool baselineMeasured_ = false;
   bool stopped_ = false;
   std::set<int> eagerSkipped_;
   bool widenedAhead_ = false;    // the observed callers were wrapped in round 0   // nodes not expanded eagerly because the push budget was spent
@@ -179,7 +184,22 @@ Result<attribution::RangeTable> Loop::tabulate(const RoundRequest& req, const Ro
   auto table = attribution::tabulateRanges(*out.model, cancel_);
   if (!table) return table.error();
   if (auto r = exec_->record(req, *table, cancel_); !r) return r.error();
+  if (cb_.onRecorded) cb_.onRecorded(req.index);
   return table;
+}
+
+Result<bool> Loop::measureBaseline(int maxRounds) {
+  if (!cfg_.measureBaseline || baselineMeasured_) return true;
+  baselineMeasured_ = true;
+  if (cb_.onRound) cb_.onRound(LoopProgress{-1, maxRounds, 0, "baseline: uninstrumented run"});
+  auto base = exec_->run(RoundRequest{-1, {}, std::nullopt}, cancel_);
+  if (!base) {
+    if (base.error().code == Error::Code::Cancelled) return false;
+    return Error{base.error().code, "baseline run: " + base.error().message};
+  }
+  res_.baselineWallMs = base->wallMs;
+  log("baseline (uninstrumented): " + fmtMs(base->wallMs));
+  return true;
 }
 
 bool Loop::discover() {
@@ -583,20 +603,6 @@ Result<LoopResult> Loop::run() {
     eagerExpand(0);
   }
 
-  if (cfg_.measureBaseline) {
-    if (cb_.onRound) cb_.onRound(LoopProgress{-1, cfg_.maxRounds, 0, "baseline: uninstrumented run"});
-    auto base = exec_->run(RoundRequest{-1, {}, std::nullopt}, cancel_);
-    if (!base) {
-      if (base.error().code == Error::Code::Cancelled) {
-        stop(StopReason::Cancelled, "cancelled during the uninstrumented baseline run");
-        return res_;
-      }
-      return Error{base.error().code, "baseline run: " + base.error().message};
-    }
-    res_.baselineWallMs = base->wallMs;
-    log("baseline (uninstrumented): " + fmtMs(base->wallMs));
-  }
-
   int widenStage = widenedAhead_ ? 1 : 0;  // 0: nothing yet, 1: callers tried, 2: entry tried
   std::set<std::string> everWrapped;
   attribution::RangeTable last;
@@ -639,6 +645,14 @@ Result<LoopResult> Loop::run() {
     if (!stats) {
       stop(stats.error().code == Error::Code::Cancelled ? StopReason::Cancelled : StopReason::Failed,
            "attribution of round " + std::to_string(round + 1) + ": " + stats.error().message);
+      break;
+    }
+    if (auto b = measureBaseline(cfg_.maxRounds); !b) {
+      return b.error();
+    } else if (!*b) {
+      stop(StopReason::Cancelled, "cancelled during the uninstrumented baseline run");
+      last = std::move(*stats);  // the round itself is complete
+      haveStats = true;
       break;
     }
     RoundLog rl;
@@ -822,18 +836,6 @@ Result<LoopResult> Loop::runLines() {
   fs::create_directories(dir, ec);
   fs::path spec = dir / "line_ranges.json";
   if (auto w = writeLineSpec(index_, traced, spec); !w) return w.error();
-  if (cfg_.measureBaseline) {
-    if (cb_.onRound) cb_.onRound(LoopProgress{-1, 1, 0, "baseline: uninstrumented run"});
-    auto base = exec_->run(RoundRequest{-1, {}, std::nullopt}, cancel_);
-    if (!base) {
-      if (base.error().code == Error::Code::Cancelled) {
-        stop(StopReason::Cancelled, "cancelled during the baseline run");
-        return res_;
-      }
-      return Error{base.error().code, "baseline run: " + base.error().message};
-    }
-    res_.baselineWallMs = base->wallMs;
-  }
   if (cb_.onRound) cb_.onRound(LoopProgress{0, 1, traced.size(), "line strategy: tracing " + std::to_string(traced.size()) + " functions"});
   RoundRequest req{0, {}, spec};
   auto out = exec_->run(req, cancel_);
@@ -859,6 +861,11 @@ Result<LoopResult> Loop::runLines() {
   rl.wallMs = out->wallMs;
   res_.roundLog.push_back(rl);
   res_.unmapped = stats->unmapped;
+  if (auto b = measureBaseline(1); !b) return b.error();
+  else if (!*b) {
+    stop(StopReason::Cancelled, "cancelled during the baseline run");
+    return res_;
+  }
   res_.converged = true;
   stop(StopReason::Converged);
   size_t atomicLines = 0;

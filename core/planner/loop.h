@@ -136,6 +136,9 @@ struct LoopProgress {
 
 struct LoopCallbacks {
   std::function<void(const LoopProgress&)> onRound;     // before each run
+  /// After a round's results are recorded (RoundExecutor::record): a front end may read them
+  /// from the store and show them while the loop goes on. Called on the loop's thread.
+  std::function<void(int round)> onRecorded;
   std::function<void(std::string_view)> log;            // decisions, one line each
 };
 

@@ -170,16 +170,17 @@ void startRun(Server& server, const std::shared_ptr<FeatureContext>& ctx, const 
       "kernlens.profileFunction", src.token(),
       [&server, pa, progress, ctx, throttle](const CancellationToken& token) -> Out {
         planner::ProfileHooks hooks;
-        hooks.loop.onRound = [&server, progress, ctx, root = pa.run.workspace,
-                              max = pa.rounds](const planner::LoopProgress& p) {
-          unsigned pct = p.round < 0 ? 0u : static_cast<unsigned>(100 * p.round / std::max(1, max));
-          progress->report(p.message, std::min(pct, 99u));
-          // Rounds already stored become visible while the loop goes on: read them here, on the
-          // run's own pool thread (the pool may have no other thread free), install on the loop.
-          if (p.round > 0) {
-            auto loaded = std::make_shared<Result<std::optional<results::ResultSet>>>(results::loadFromStore(root));
-            server.post([ctx, loaded] { ctx->results->installStored(std::move(*loaded)); });
-          }
+        hooks.loop.onRound = [progress, max = pa.rounds](const planner::LoopProgress& p) {
+          std::optional<unsigned> pct;  // the discovery and baseline runs keep the last percentage
+          if (p.round >= 0) pct = std::min(99u, static_cast<unsigned>(100 * p.round / std::max(1, max)));
+          progress->report(p.message, pct);
+        };
+        // Each round becomes visible as soon as it is stored, while the loop goes on (the next
+        // round, or the baseline run after the first): read it here, on the run's own pool thread
+        // (the pool may have no other thread free), install it on the server's loop.
+        hooks.loop.onRecorded = [&server, ctx, root = pa.run.workspace](int) {
+          auto loaded = std::make_shared<Result<std::optional<results::ResultSet>>>(results::loadFromStore(root));
+          server.post([ctx, loaded] { ctx->results->installStored(std::move(*loaded)); });
         };
         hooks.progress = [progress](const runner::RoundProgress& p) {  // phases within a round
           progress->report(p.message, std::nullopt);

@@ -19,7 +19,7 @@ uri = "file://" + ws + "/mlp.py"
 
 def run(c, rid, until_end=True, on_message=None):
     """Answers server requests (progress create), collects notifications until the progress ends."""
-    seen = {"reply": None, "create": 0, "begin": None, "reports": 0, "end": None, "log": [], "show": []}
+    seen = {"reply": None, "create": 0, "begin": None, "reports": 0, "end": None, "log": [], "show": [], "results": []}
     deadline = time.time() + 240
     while time.time() < deadline:
         m = c.receive()
@@ -35,6 +35,7 @@ def run(c, rid, until_end=True, on_message=None):
                 if until_end: return seen
         elif m.get("method") == "window/logMessage": seen["log"].append(m["params"])
         elif m.get("method") == "window/showMessage": seen["show"].append(m["params"])
+        elif m.get("method") == "kernlens/results": seen["results"].append(m["params"])
         elif m.get("id") == rid and "method" not in m: seen["reply"] = m
         if on_message: on_message(m, seen)
     raise Failure("the run did not end within 240 s")
@@ -42,7 +43,7 @@ def run(c, rid, until_end=True, on_message=None):
 def start(c, settings):
     rid = c.request("initialize", {"processId": None, "rootUri": "file://" + ws,
                                    "capabilities": {"window": {"workDoneProgress": True}},
-                                   "initializationOptions": {"kernlens": settings}})
+                                   "initializationOptions": {"kernlens": settings, "resultsNotification": True}})
     check("result" in c.response(rid), "initialize failed")
     c.notify("initialized", {})
 
@@ -68,7 +69,14 @@ try:
     check("already going" in answered["busy"][0]["error"]["message"], "second run: %r" % answered["busy"][0])
     check("EMULATED" in s["end"].get("message", ""), "end: %r %r" % (s["end"], s["show"]))
     check(any("final loss" in l["message"] for l in s["log"]), "program output not logged")
-    print("runner_lsp: run ok:", s["end"]["message"][:100])
+    # Streaming: the first round's results are published (provisional) before the run ends — the
+    # baseline run still follows it — and the run ends with the same run's results, final.
+    first = next((r for r in s["results"] if r.get("runId")), None)
+    check(first and first["provisional"] and first["lines"] > 0, "no provisional results before the end: %r" % s["results"])
+    check(not s["results"][-1]["provisional"] and s["results"][-1]["runId"] == first["runId"],
+          "the run did not end with final results: %r" % s["results"])
+    print("runner_lsp: run ok:", s["end"]["message"][:100], "; results published:",
+          [("provisional" if r["provisional"] else "final", r.get("lines")) for r in s["results"]])
     # kernlens.refineHere (the ⟳ Refine lens / a selection): the loop focused on lines 24-30.
     rid = c.request("workspace/executeCommand", {"command": "kernlens.refineHere",
                     "arguments": [{"uri": uri, "range": {"start": {"line": 23, "character": 0},

@@ -99,6 +99,22 @@ TEST_CASE("loop cases (tests/data/loop/*.loop)") {
   }
 }
 
+TEST_CASE("every round is announced as recorded, and the baseline runs after the first one is") {
+  auto c = load("refine");
+  test::TempDir ws;
+  test::ScriptLog log;
+  auto r = test::runLoopCase(c, ws.path(), log);
+  REQUIRE_MESSAGE(r.ok(), r.error().message);
+  REQUIRE(r->rounds >= 2);
+  // A front end shows round 0 while the uninstrumented baseline runs; later rounds follow.
+  std::vector<std::string> want = {"run 0", "recorded 0", "run -1"};
+  for (int i = 1; i < r->rounds; ++i) {
+    want.push_back("run " + std::to_string(i));
+    want.push_back("recorded " + std::to_string(i));
+  }
+  CHECK(log.events == want);
+}
+
 TEST_CASE("each instrumented round is attributed once, and the recorded table is the one decided on") {
   auto c = load("refine");
   test::TempDir ws;

@@ -204,6 +204,7 @@ Result<LoopCase> parseLoopCase(const std::string& text, const std::string& name)
 
 Result<planner::RoundOutcome> ScriptedExecutor::run(const planner::RoundRequest& req, const CancellationToken&) {
   ++log_.runs;
+  log_.events.push_back("run " + std::to_string(req.index));
   planner::RoundOutcome out;
   out.wallMs = req.index < 0 ? case_.baselineMs : case_.roundMs;
   if (req.index < 0) {
@@ -324,7 +325,9 @@ Result<planner::LoopResult> runLoopCase(const LoopCase& c, const fs::path& works
     return std::shared_ptr<planner::RoundExecutor>(
         std::make_shared<ScriptedExecutor>(c, t, workspace, runDir, log, &cancel));
   };
-  return planner::runLoop(cfg, make, {}, cancel.token());
+  planner::LoopCallbacks cb;
+  cb.onRecorded = [&log](int round) { log.events.push_back("recorded " + std::to_string(round)); };
+  return planner::runLoop(cfg, make, cb, cancel.token());
 }
 
 }  // namespace kl::test

@@ -98,6 +98,7 @@ struct ScriptLog {
   int runs = 0;                  // run() calls, baseline included
   std::vector<attribution::RangeTable> recorded;  // record() tables, in order
   std::vector<std::string> entries;               // entries executors were made for
+  std::vector<std::string> events;  // "run I" (run() of round index I, -1 the baseline), "recorded I" (onRecorded)
 };
 
 class ScriptedExecutor : public planner::RoundExecutor {
