@@ -57,8 +57,9 @@ int run(const Args& args, Context& ctx) {
   std::error_code ec;
   if (!std::filesystem::is_directory(root, ec))
     throw InputError("--root " + root.string() + ": not a directory");
+  root = std::filesystem::absolute(root, ec).lexically_normal();
   nvtx::Options opt;
-  opt.relPath = orFail(nvtx::relativeToWorkspace(root, file));
+  opt.relPath = orFail(nvtx::relativeToWorkspace(root, std::filesystem::absolute(file, ec)));
   std::string text = orFail(nvtx::readWholeFile(file));
   auto source = orFail(python::SourceFile::parse(std::move(text)));
   if (args.has("--all-functions")) {

@@ -12,7 +12,9 @@
 #include "cli/interrupt.h"
 #include "core/nvtx/file_io.h"
 #include "core/nvtx/naming.h"
-#include "core/planner/cli_entry.h"
+#include "cli/focus_spec.h"
+#include "core/planner/profile_request.h"
+#include "core/planner/report.h"
 #include "core/runner/round_runner.h"
 #include "core/store/store.h"
 
@@ -160,6 +162,92 @@ nlohmann::json toJson(const runner::RunConfig& cfg, const runner::RecordedRound&
           {"log_dir", r.paths.roundDir.string()}};
 }
 
+/// The flag a refused request field came from.
+std::string flagFor(planner::RequestField f, const Args& args) {
+  using F = planner::RequestField;
+  switch (f) {
+    case F::Workspace: return "--root";
+    case F::Entry: return "--entry";
+    case F::Cwd: return "--cwd";
+    case F::File: return args.has("--lines") ? "--lines" : "--focus";
+    case F::Function: return "--focus";
+    case F::Lines: return "--lines";
+    case F::KernelPattern: return "--kernel";
+    case F::Harness: return "--harness";
+    case F::HarnessFactory: return "--harness-factory";
+    case F::Rounds: return "--rounds";
+    case F::MaxPushesPerLaunch: return "--max-pushes-per-launch";
+    case F::MaxWallOverhead: return "the wall-time overhead budget";
+  }
+  return "";
+}
+
+/// The convergence loop from the flags: a typed request, progress on stderr (a bar on a
+/// terminal, one line per round otherwise), the annotated source or the loop's JSON on stdout.
+int runLoop(const Args& args, Context& ctx, const runner::RunConfig& cfg, const std::optional<std::string>& focus) {
+  planner::ProfileRequest req;
+  req.run = cfg;
+  std::error_code ec;
+  if (!req.run.cwd.empty()) req.run.cwd = std::filesystem::absolute(req.run.cwd, ec).lexically_normal();
+  if (focus && args.has("--lines")) throw UsageError("give one of --focus and --lines (--kernel may be combined with --focus)");
+  if (!focus && !args.has("--lines") && !args.has("--kernel"))
+    throw UsageError("one of --focus FILE::QUALNAME, --lines FILE:A-B or --kernel REGEX is required");
+  if (focus) {
+    auto f = parseFunctionSpec(*focus);
+    if (!f) throw UsageError("--focus: " + f.error().message);
+    req.file = resolveUserFile(cfg.workspace, f->file);
+    req.function = f->qualName;
+  } else if (auto lines = args.get("--lines")) {
+    auto l = parseLinesSpec(*lines);
+    if (!l) throw UsageError("--lines: " + l.error().message);
+    req.file = resolveUserFile(cfg.workspace, l->file);
+    req.lines = planner::FocusLines{l->first, l->last};
+  }
+  req.kernelPattern = args.getOr("--kernel", "");
+  req.strategy = args.choice("--strategy", {"edits", "lines"}) == "lines" ? planner::Strategy::Lines : planner::Strategy::Edits;
+  std::string harness = args.choice("--harness", {"off", "auto", "always"});
+  req.harness = harness == "auto" ? planner::HarnessMode::Auto
+              : harness == "always" ? planner::HarnessMode::Always : planner::HarnessMode::Off;
+  req.harnessFactory = args.getOr("--harness-factory", "");
+  req.rounds = static_cast<int>(args.getInt("--rounds").value_or(8));
+  req.baseline = !args.has("--no-baseline");
+  req.discovery = !args.has("--no-discovery");
+  req.store = !args.has("--no-store");
+  if (auto m = args.getDouble("--max-pushes-per-launch")) req.maxPushesPerLaunch = *m;
+  auto checked = planner::checkRequest(req);
+  if (!checked.config) throw UsageError(flagFor(checked.error.field, args) + ": " + checked.error.message);
+  bool json = args.choice("--format", {"text", "json"}) == "json";
+
+  bool bar = ::isatty(STDERR_FILENO);
+  std::ostream& err = ctx.err;
+  planner::ProfileHooks hooks;
+  if (bar) {
+    hooks.progress = [&err](const runner::RoundProgress& p) {
+      int width = 24, filled = static_cast<int>(p.fraction * width + 0.5);
+      err << "\r  [" << std::string(static_cast<size_t>(filled), '#') << std::string(static_cast<size_t>(width - filled), '.')
+          << "] " << std::left << std::setw(30) << p.message.substr(0, 30) << std::right << std::flush;
+    };
+  }
+  hooks.loop.onRound = [&err, bar](const planner::LoopProgress& p) {
+    if (bar) err << "\r" << std::string(72, ' ') << "\r";
+    err << "kernlens: " << p.message << "\n" << std::flush;
+  };
+  auto res = planner::runProfile(req, hooks, interruptToken());
+  if (bar) err << "\r" << std::string(72, ' ') << "\r" << std::flush;
+  if (int code = interruptedExit(err, "profile")) return code;
+  if (!res) {
+    err << "kernlens profile: " << res.error().message << "\n";
+    return res.error().code == Error::Code::Invalid ? 2 : 1;
+  }
+  if (json) {
+    ctx.out << planner::renderJson(*res) << "\n";
+  } else {
+    planner::WorkspaceIndex index(checked.config->workspace, {checked.config->cwd});
+    ctx.out << planner::renderText(*res, index);
+  }
+  return 0;
+}
+
 int run(const Args& args, Context& ctx) {
   args.expectPositional(0, 0);
   auto entry = args.get("--entry");
@@ -216,26 +304,7 @@ int run(const Args& args, Context& ctx) {
   cfg.keepRuns = static_cast<int>(args.getInt("--keep-runs").value_or(20));
   if (cfg.keepRuns < 0) throw UsageError("--keep-runs must be >= 0");
 
-  if (loop) {
-    planner::ProfileArgs pa;
-    pa.run = cfg;
-    pa.focus = focus ? *focus : "";
-    pa.lines = args.getOr("--lines", "");
-    pa.kernel = args.getOr("--kernel", "");
-    pa.strategy = args.choice("--strategy", {"edits", "lines"});
-    pa.harness = args.choice("--harness", {"off", "auto", "always"});
-    pa.harnessFactory = args.getOr("--harness-factory", "");
-    pa.rounds = static_cast<int>(args.getInt("--rounds").value_or(8));
-    pa.format = format;
-    pa.progressBar = ::isatty(STDERR_FILENO);
-    pa.baseline = !args.has("--no-baseline");
-    pa.discovery = !args.has("--no-discovery");
-    pa.store = !args.has("--no-store");
-    if (auto m = args.getDouble("--max-pushes-per-launch")) pa.maxPushesPerLaunch = *m;
-    int rc = planner::profileCommand(pa, ctx.out, ctx.err, interruptToken());
-    if (int code = interruptedExit(ctx.err, "profile")) return code;
-    return rc;
-  }
+  if (loop) return runLoop(args, ctx, cfg, focus);
   auto plan = orFail(runner::initialPlan(cfg.workspace, cfg.focusPath, cfg.focusFunction));
   auto rr = orFail(runner::RoundRunner::create(cfg));
   auto store = orFail(store::Store::open(cfg.workspace));

@@ -96,7 +96,10 @@ std::vector<std::filesystem::path> reportCacheDirs(const std::filesystem::path& 
   return dirs;
 }
 
-std::string exportReport(const std::filesystem::path& report, std::ostream& err) {
+std::string exportReport(const std::filesystem::path& given, std::ostream& err) {
+  std::error_code ec;
+  std::filesystem::path report = std::filesystem::absolute(given, ec);
+  if (ec) report = given;
   runner::ReportExportOptions o;
   o.cacheDirs = reportCacheDirs(report);
   if (const char* n = std::getenv("KERNLENS_NSYS"); n && *n) o.nsys = n;

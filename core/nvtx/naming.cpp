@@ -117,11 +117,9 @@ Result<std::filesystem::path> resolveInWorkspace(const std::filesystem::path& ro
 
 Result<std::string> relativeToWorkspace(const std::filesystem::path& root,
                                         const std::filesystem::path& file) {
-  std::error_code ec;
-  auto absRoot = std::filesystem::absolute(root, ec).lexically_normal();
-  if (ec) return Error::io("cannot resolve " + root.string());
-  auto absFile = std::filesystem::absolute(file, ec).lexically_normal();
-  if (ec) return Error::io("cannot resolve " + file.string());
+  if (!root.is_absolute()) return Error::invalid("the workspace root must be an absolute path, got " + root.string());
+  auto absRoot = root.lexically_normal();
+  auto absFile = (file.is_absolute() ? file : root / file).lexically_normal();
   auto rel = absFile.lexically_relative(absRoot);
   if (rel.empty() || *rel.begin() == ".." || rel == ".")
     return Error::invalid(file.string() + " is not inside the workspace root " + root.string());

@@ -47,8 +47,9 @@ Result<RangeName> parseName(std::string_view name);
 Result<std::filesystem::path> resolveInWorkspace(const std::filesystem::path& root,
                                                  std::string_view relPath);
 
-/// The workspace-relative '/'-separated path of `file` under `root` (both made absolute and
-/// lexically normalised; symlinks are not resolved). Error::Invalid when `file` is not under root.
+/// The workspace-relative '/'-separated path of `file` under `root` (absolute; a relative `file`
+/// is relative to `root`, never to the working directory; both lexically normalised, symlinks
+/// not resolved). Error::Invalid when `root` is relative or `file` is not under root.
 Result<std::string> relativeToWorkspace(const std::filesystem::path& root,
                                         const std::filesystem::path& file);
 

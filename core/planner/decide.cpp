@@ -21,7 +21,7 @@ Result<std::optional<std::regex>> compileKernelPattern(const std::optional<std::
   try {
     return std::optional<std::regex>(std::regex(*pattern, std::regex::ECMAScript));
   } catch (const std::regex_error& e) {
-    return Error::invalid("--kernel: bad regular expression '" + *pattern + "': " + e.what());
+    return Error::invalid("bad regular expression '" + *pattern + "': " + e.what());
   }
 }
 

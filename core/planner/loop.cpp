@@ -18,73 +18,9 @@ using python::LineSpan;
 
 namespace {
 
-Result<std::string> workspacePath(std::string_view file, const fs::path& workspace, const fs::path& cwd) {
-  if (file.empty()) return Error::invalid("empty file name");
-  fs::path p(std::string{file});
-  fs::path abs = p.is_absolute() ? p : (cwd.empty() ? workspace : cwd) / p;
-  std::error_code ec;
-  if (!fs::is_regular_file(abs, ec)) {
-    // Also accept paths relative to the workspace root.
-    fs::path alt = workspace / p;
-    if (!p.is_absolute() && fs::is_regular_file(alt, ec)) abs = alt;
-    else return Error::notFound(std::string(file) + ": no such file");
-  }
-  auto rel = nvtx::relativeToWorkspace(workspace, abs);
-  if (!rel) return Error::invalid(std::string(file) + ": not inside the workspace " + workspace.string());
-  return rel;
-}
-
 std::string fmtMs(int64_t ms) { return std::to_string(ms) + " ms"; }
 
 }  // namespace
-
-Result<Focus> parseFocusFunction(std::string_view spec, const fs::path& workspace, const fs::path& cwd) {
-  size_t sep = spec.rfind("::");
-  if (sep == std::string_view::npos || sep == 0 || sep + 2 >= spec.size())
-    return Error::invalid("--focus: expected FILE::QUALNAME (e.g. model.py::Net.forward), got '" +
-                          std::string(spec) + "'");
-  auto rel = workspacePath(spec.substr(0, sep), workspace, cwd);
-  if (!rel) return Error::invalid("--focus: " + rel.error().message);
-  Focus f;
-  f.kind = FocusKind::Function;
-  f.path = *rel;
-  f.qualName = std::string(spec.substr(sep + 2));
-  return f;
-}
-
-Result<Focus> parseFocusLines(std::string_view spec, const fs::path& workspace, const fs::path& cwd) {
-  size_t sep = spec.rfind(':');
-  auto bad = [&] {
-    return Error::invalid("--lines: expected FILE:A-B with 1 <= A <= B (e.g. model.py:12-20), got '" +
-                          std::string(spec) + "'");
-  };
-  if (sep == std::string_view::npos || sep == 0) return bad();
-  std::string_view range = spec.substr(sep + 1);
-  size_t dash = range.find('-');
-  auto num = [](std::string_view s, uint32_t& out) {
-    if (s.empty() || s.size() > 9) return false;
-    uint32_t v = 0;
-    for (char c : s) {
-      if (c < '0' || c > '9') return false;
-      v = v * 10 + static_cast<uint32_t>(c - '0');
-    }
-    out = v;
-    return true;
-  };
-  Focus f;
-  f.kind = FocusKind::Lines;
-  if (dash == std::string_view::npos) {
-    if (!num(range, f.firstLine)) return bad();
-    f.lastLine = f.firstLine;
-  } else if (!num(range.substr(0, dash), f.firstLine) || !num(range.substr(dash + 1), f.lastLine)) {
-    return bad();
-  }
-  if (f.firstLine == 0 || f.lastLine < f.firstLine) return bad();
-  auto rel = workspacePath(spec.substr(0, sep), workspace, cwd);
-  if (!rel) return Error::invalid("--lines: " + rel.error().message);
-  f.path = *rel;
-  return f;
-}
 
 std::optional<std::string> entryScript(const std::string& entry, const fs::path& cwd, WorkspaceIndex& index) {
   auto argv = runner::splitCommandLine(entry);
@@ -309,10 +245,10 @@ std::pair<std::string, std::string> Loop::atomicReason(int id) {
         return {"budget", fn.path + "::" + fn.qualName + " ran beneath it but was refused for the NVTX budget (" + k.reason + ")"};
       if (k.state == NodeState::Unplaced)
         return {"unfollowed", fn.path + "::" + fn.qualName + " ran beneath it but could not be wrapped (" + k.reason +
-                                  "); focus on it: --focus " + fn.path + "::" + fn.qualName};
+                                  "); profile it as the focus: " + fn.path + "::" + fn.qualName};
     }
     if (!found)
-      return {"unfollowed", fn.path + "::" + fn.qualName + " ran beneath it but was not wrapped; focus on it: --focus " +
+      return {"unfollowed", fn.path + "::" + fn.qualName + " ran beneath it but was not wrapped; profile it as the focus: " +
                                 fn.path + "::" + fn.qualName};
   }
   for (const auto& u : c.unfollowed) {
@@ -350,7 +286,7 @@ Result<void> Loop::planRoundZero() {
     auto file = index_.file(f.path);
     if (!file) return Error::invalid(f.path + ": " + file.error().message);
     if (f.lastLine > (*file)->lines().lineCount())
-      return Error::invalid("--lines: " + f.path + " has only " + std::to_string((*file)->lines().lineCount()) + " lines");
+      return Error::invalid("the region: " + f.path + " has only " + std::to_string((*file)->lines().lineCount()) + " lines");
     // A `def` line in the region means its function: its body is wrapped (the def statement
     // itself only runs once, when the module or class is created, and launches nothing).
     const auto& m = (*file)->model();
@@ -387,7 +323,7 @@ Result<void> Loop::planRoundZero() {
     return {};
   }
   // --kernel alone: start from the entry script.
-  if (!entryPath_) return Error::invalid("--kernel without --focus needs an entry that runs a Python file of the workspace");
+  if (!entryPath_) return Error::invalid("a kernel pattern without a focus function needs an entry that runs a Python file of the workspace");
   if (addEntryStage(0) == 0) return Error::invalid(*entryPath_ + ": no top-level statement to wrap");
   res_.focusPath = *entryPath_;
   return {};
@@ -566,10 +502,10 @@ void Loop::buildLines(const attribution::RangeTable& stats, bool widenedOut) {
 }
 
 Result<LoopResult> Loop::run() {
-  if (cfg_.entry.empty()) return Error::invalid("no entry command (--entry \"python train.py ...\")");
-  if (cfg_.maxRounds < 1) return Error::invalid("--rounds must be at least 1");
+  if (cfg_.entry.empty()) return Error::invalid("no entry command (e.g. \"python train.py\")");
+  if (cfg_.maxRounds < 1) return Error::invalid("at least one round is needed");
   if (cfg_.focus.kind == FocusKind::Kernel && cfg_.focus.kernelPattern.empty())
-    return Error::invalid("--kernel: empty pattern");
+    return Error::invalid("empty kernel pattern");
   Policy policy = cfg_.policy;
   if (cfg_.focus.kind == FocusKind::Kernel) policy.kernelPattern = cfg_.focus.kernelPattern;
   auto re = compileKernelPattern(policy.kernelPattern);
@@ -588,7 +524,7 @@ Result<LoopResult> Loop::run() {
   exec_ = std::move(*ex);
   res_.backend = exec_->backendName();
   if (cfg_.harness == HarnessMode::Always && cfg_.focus.kind == FocusKind::Function)
-    if (!switchToHarness("--harness always was given")) return Error::invalid(res_.notes.empty() ? "harness failed" : res_.notes.back());
+    if (!switchToHarness("a harness was asked for")) return Error::invalid(res_.notes.empty() ? "harness failed" : res_.notes.back());
 
   if (cfg_.strategy == Strategy::Lines) return runLines();
 
@@ -828,7 +764,7 @@ Result<LoopResult> Loop::runLines() {
       if (auto fn = plan_.resolver().findFunction(n.path, n.function)) fns.push_back(*fn);
   }
   if (fns.empty())
-    return Error::invalid("--strategy lines needs a focus function (or a region inside a function)");
+    return Error::invalid("the line strategy needs a focus function (or a region inside a function)");
   auto traced = reachableFunctions(plan_.resolver(), fns, cfg_.lineDepth);
   fs::path dir = exec_->runDir();
   if (dir.empty()) dir = cfg_.workspace / ".kernlens";

@@ -41,12 +41,6 @@ struct Focus {
   std::string kernelPattern; // Kernel
 };
 
-/// "FILE::QUALNAME", "FILE:A-B"; paths are made workspace-relative against `cwd`.
-Result<Focus> parseFocusFunction(std::string_view spec, const std::filesystem::path& workspace,
-                                 const std::filesystem::path& cwd);
-Result<Focus> parseFocusLines(std::string_view spec, const std::filesystem::path& workspace,
-                              const std::filesystem::path& cwd);
-
 struct LoopConfig {
   std::filesystem::path workspace;      // absolute root
   std::filesystem::path cwd;            // where the entry runs (default: workspace)

@@ -11,8 +11,8 @@ namespace kl::planner {
 namespace fs = std::filesystem;
 
 WorkspaceIndex::WorkspaceIndex(fs::path root, std::vector<fs::path> extraRoots)
-    : root_(fs::absolute(std::move(root)).lexically_normal()) {
-  for (auto& r : extraRoots) extraRoots_.push_back(fs::absolute(r).lexically_normal());
+    : root_(std::move(root).lexically_normal()) {
+  for (auto& r : extraRoots) extraRoots_.push_back(r.lexically_normal());
 }
 
 Result<std::string> WorkspaceIndex::relative(const fs::path& p) const {

@@ -40,6 +40,8 @@ struct ClassRef {
 
 class WorkspaceIndex {
  public:
+  /// `root` and `extraRoots` are absolute (relative paths are not resolved against the working
+  /// directory).
   explicit WorkspaceIndex(std::filesystem::path root, std::vector<std::filesystem::path> extraRoots = {});
 
   const std::filesystem::path& root() const { return root_; }

@@ -72,7 +72,7 @@ Result<ProcessSpec> wrapCommand(const LaunchOptions& o, const std::vector<std::s
       spec.argv = substituteRank(command, "");
       return spec;
     case LaunchKind::Template: {
-      if (o.templ.empty()) return Error::invalid("--launch template needs a template (--template 'ssh host ... {cmd}')");
+      if (o.templ.empty()) return Error::invalid("the template launch needs a command template ('ssh host ... {cmd}')");
       auto line = expandTemplate(o.templ, {{"cmd", shellJoin(substituteRank(command, ""))},
                                            {"cwd", shellQuote(cwd.string())},
                                            {"out", shellQuote(outDir.string())}});

@@ -81,7 +81,7 @@ Result<NsysCaps> detectNsys(const std::optional<std::string>& configured) {
         configured && !configured->empty()
             ? "nsys not found at '" + *configured + "' (setting nsysPath)"
             : std::string("nsys (Nsight Systems) not found on PATH; install it (Debian: "
-                          "scripts/install-deps.sh nsys) or use --backend emulate"));
+                          "scripts/install-deps.sh nsys) or use the emulate backend"));
   auto ver = captureOutput(*exe, {"--version"});
   if (!ver) return ver.error();
   auto v = parseNsysVersion(*ver);

@@ -100,18 +100,14 @@ bool isNsysReport(const fs::path& path) {
 }
 
 fs::path defaultReportCacheDir(const fs::path& report) {
-  std::error_code ec;
-  auto abs = fs::absolute(report, ec);
-  if (ec) abs = report;
-  return abs.parent_path() / ".kernlens" / "nsys-export";
+  return report.lexically_normal().parent_path() / ".kernlens" / "nsys-export";
 }
 
 Result<ReportExport> exportNsysReport(const fs::path& report, const ReportExportOptions& opts) {
   auto stamp = stampOf(report);
   if (!stamp) return stamp.error();
   std::error_code ec;
-  auto abs = fs::absolute(report, ec);
-  if (ec) abs = report;
+  const fs::path abs = report.lexically_normal();  // the front end passes it absolute
   const fs::path ownDir = defaultReportCacheDir(report);
   std::vector<fs::path> dirs = opts.cacheDirs;
   if (dirs.empty()) dirs.push_back(ownDir);

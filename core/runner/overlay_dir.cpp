@@ -23,8 +23,7 @@ Result<void> writeText(const std::filesystem::path& p, std::string_view text) {
 
 Result<void> writeOverlayDir(const nvtx::Overlay& overlay, const std::filesystem::path& workspace,
                              const std::filesystem::path& dir) {
-  std::error_code ec;
-  auto root = std::filesystem::absolute(workspace, ec).lexically_normal();
+  auto root = workspace.lexically_normal();
   std::ostringstream manifest;
   json::Writer w(manifest, 1);
   w.beginObject().field("version", 1).field("workspace", root.string()).key("files").beginObject();

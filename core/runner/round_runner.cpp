@@ -113,12 +113,14 @@ store::RoundRecord RoundResult::record() const {
 Result<RoundRunner> RoundRunner::create(RunConfig cfg) {
   std::error_code ec;
   if (cfg.workspace.empty()) return Error::invalid("no workspace");
-  cfg.workspace = std::filesystem::absolute(cfg.workspace, ec).lexically_normal();
+  if (!cfg.workspace.is_absolute()) return Error::invalid("the workspace must be an absolute path, got " + cfg.workspace.string());
+  cfg.workspace = cfg.workspace.lexically_normal();
   if (!cfg.workspace.empty() && cfg.workspace.filename().empty()) cfg.workspace = cfg.workspace.parent_path();
   if (!std::filesystem::is_directory(cfg.workspace, ec))
     return Error::notFound(cfg.workspace.string() + ": workspace is not a directory");
   if (cfg.cwd.empty()) cfg.cwd = cfg.workspace;
-  cfg.cwd = std::filesystem::absolute(cfg.cwd, ec);
+  if (cfg.cwd.is_relative()) cfg.cwd = cfg.workspace / cfg.cwd;  // relative to the workspace
+  cfg.cwd = cfg.cwd.lexically_normal();
   RoundRunner rr;
   auto argv = splitCommandLine(cfg.entry);
   if (!argv) return Error::invalid("entry command: " + argv.error().message);
@@ -235,7 +237,7 @@ Result<RoundResult> RoundRunner::run(const RoundPlan& plan, const CancellationTo
   auto pr = runProcess(*spec, cancel);
   if (!pr) {
     if (pr.error().code == Error::Code::NotFound && cfg_.launch.kind == LaunchKind::Slurm)
-      return Error::notFound(pr.error().message + " (Slurm client tools are needed for --launch slurm)");
+      return Error::notFound(pr.error().message + " (the Slurm launch needs the Slurm client tools: srun, sbatch)");
     return pr.error();
   }
   res.process = *pr;

@@ -37,9 +37,9 @@
 namespace kl::runner {
 
 struct RunConfig {
-  std::filesystem::path workspace;    // root (made absolute)
+  std::filesystem::path workspace;    // root: an absolute path (relative is refused)
   std::string entry;                  // "python train.py --steps 2" (shell-like words, no expansion)
-  std::filesystem::path cwd;          // where the entry runs; default: workspace
+  std::filesystem::path cwd;          // where the entry runs; default: workspace; relative: to it
   BackendKind backend = BackendKind::Emulate;
   LaunchOptions launch;
   std::string python = "/usr/bin/python3";

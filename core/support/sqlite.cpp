@@ -18,7 +18,7 @@ std::string errOf(sqlite3* db, int rc) {
 
 /// Percent-encodes the characters that are special inside an SQLite URI path.
 std::string uriPath(const std::filesystem::path& p) {
-  std::string abs = std::filesystem::absolute(p).lexically_normal().string();
+  std::string abs = p.lexically_normal().string();  // relative: to the process's directory, as given
   std::string out = "file:";
   static const char* hex = "0123456789ABCDEF";
   for (unsigned char c : abs) {

@@ -28,7 +28,7 @@
 #include <memory>
 #include <mutex>
 
-#include "core/planner/cli_entry.h"
+#include "core/planner/profile_request.h"
 #include "core/results/from_store.h"
 #include "core/runner/round_runner.h"
 #include "core/store/store.h"
@@ -108,12 +108,30 @@ std::string newRunKey() {
 
 }  // namespace
 
-/// Starts the convergence loop in the background for `rel::function`, or for the lines
-/// `rel:lines` ("A-B", 1-based) when given; replies at once (see the header comment).
+/// A refused request in the editor's words: the setting or the part of the request at fault.
+std::string refusal(const planner::RequestError& e, const std::string& rel) {
+  using F = planner::RequestField;
+  std::string what;
+  switch (e.field) {
+    case F::Workspace: what = "the workspace folder"; break;
+    case F::Entry: what = "the `kernlens.entry` setting"; break;
+    case F::Rounds: what = "the `kernlens.rounds` setting"; break;
+    case F::File: what = rel; break;
+    case F::Function: what = "the function"; break;
+    case F::Lines: what = "the selected lines"; break;
+    default: what = planner::requestFieldName(e.field); break;
+  }
+  return "kernlens: " + what + ": " + e.message;
+}
+
+/// Starts the convergence loop in the background for `rel::function`, or for `lines` of `rel`
+/// when given; replies at once (see the header comment).
 void startRun(Server& server, const std::shared_ptr<FeatureContext>& ctx, const std::shared_ptr<RunState>& state,
-              Reply<json> reply, const std::string& rel, const std::string& function, const std::string& lines) {
+              Reply<json> reply, const std::string& rel, const std::string& function,
+              std::optional<planner::FocusLines> lines) {
   const Settings& s = server.settings();
-  runner::RunConfig cfg;
+  planner::ProfileRequest req;
+  runner::RunConfig& cfg = req.run;
   cfg.workspace = server.workspace().root();
   cfg.entry = s.get<std::string>("entry", "");
   if (cfg.entry.empty())
@@ -137,40 +155,41 @@ void startRun(Server& server, const std::shared_ptr<FeatureContext>& ctx, const 
   cfg.focusFunction = function;
   cfg.runKey = newRunKey();
   cfg.keepRuns = static_cast<int>(std::max(0.0, s.get<double>("keepRuns", 20)));
+  req.file = rel;
+  if (lines) req.lines = lines;  // the lines' own statements (a function's lines: its body)
+  else req.function = function;
+  req.rounds = std::max(1, static_cast<int>(s.get<double>("rounds", 8)));
+  std::string strategy = s.get<std::string>("strategy", "edits");
+  if (strategy == "lines") req.strategy = planner::Strategy::Lines;
+  else if (strategy != "edits")
+    return reply.error(ErrorCode::RequestFailed, "kernlens.strategy must be edits or lines, got '" + strategy + "'");
+  auto checked = planner::checkRequest(req);
+  if (!checked.config) return reply.error(ErrorCode::RequestFailed, refusal(checked.error, rel));
 
   state->running = true;
   ctx->results->setProvisional(true);
   state->runKey = cfg.runKey;
   state->source = CancellationSource();
   CancellationSource src = state->source;
-  std::string what = lines.empty() ? function : rel + ":" + lines;
+  std::string lineText = lines ? std::to_string(lines->first) + "-" + std::to_string(lines->last) : "";
+  std::string what = lines ? rel + ":" + lineText : function;
   auto progress = server.beginProgress("kernlens: profiling " + what,
                                        {.cancellable = true, .onCancel = [src]() mutable { src.cancel(); },
                                         .message = "starting", .percentage = 0u});
   json requestId = reply.id();
   server.cancelAfterReply(requestId, [src]() mutable { src.cancel(); });  // $/cancelRequest
-  reply(toJson(RunStarted{cfg.runKey, function, rel, lines, runner::backendName(cfg.backend)}));
-  server.logMessage(MessageType::Info, "kernlens: profiling " + rel + (lines.empty() ? "::" + function : ":" + lines) + " with `" + cfg.entry +
-                                           "` (backend " + runner::backendName(cfg.backend) + ", run " + cfg.runKey + ")");
-
-  planner::ProfileArgs pa;
-  pa.run = cfg;
-  if (lines.empty()) {
-    pa.focus = rel + "::" + function;
-  } else {
-    pa.lines = rel + ":" + lines;  // the lines' own statements (a function's lines: its body)
-  }
-  pa.rounds = static_cast<int>(s.get<double>("rounds", 8));
-  pa.strategy = s.get<std::string>("strategy", "edits");
-  if (pa.rounds < 1) pa.rounds = 1;
+  reply(toJson(RunStarted{cfg.runKey, function, rel, lineText, runner::backendName(cfg.backend)}));
+  server.logMessage(MessageType::Info, "kernlens: profiling " + (lines ? what : rel + "::" + function) + " with `" +
+                                           cfg.entry + "` (backend " + runner::backendName(cfg.backend) + ", run " +
+                                           cfg.runKey + ")");
 
   using Out = std::shared_ptr<Result<planner::LoopResult>>;
   auto throttle = std::make_shared<OutputThrottle>(server, (cfg.workspace / ".kernlens" / "runs" / cfg.runKey).string());
   server.background<Out>(
       "kernlens.profileFunction", src.token(),
-      [&server, pa, progress, ctx, throttle](const CancellationToken& token) -> Out {
+      [&server, req, progress, ctx, throttle](const CancellationToken& token) -> Out {
         planner::ProfileHooks hooks;
-        hooks.loop.onRound = [progress, max = pa.rounds](const planner::LoopProgress& p) {
+        hooks.loop.onRound = [progress, max = req.rounds](const planner::LoopProgress& p) {
           std::optional<unsigned> pct;  // the discovery and baseline runs keep the last percentage
           if (p.round >= 0) pct = std::min(99u, static_cast<unsigned>(100 * p.round / std::max(1, max)));
           progress->report(p.message, pct);
@@ -178,7 +197,7 @@ void startRun(Server& server, const std::shared_ptr<FeatureContext>& ctx, const 
         // Each round becomes visible as soon as it is stored, while the loop goes on (the next
         // round, or the baseline run after the first): read it here, on the run's own pool thread
         // (the pool may have no other thread free), install it on the server's loop.
-        hooks.loop.onRecorded = [&server, ctx, root = pa.run.workspace](int) {
+        hooks.loop.onRecorded = [&server, ctx, root = req.run.workspace](int) {
           auto loaded = std::make_shared<Result<std::optional<results::ResultSet>>>(results::loadFromStore(root));
           server.post([ctx, loaded] { ctx->results->installStored(std::move(*loaded)); });
         };
@@ -189,7 +208,7 @@ void startRun(Server& server, const std::shared_ptr<FeatureContext>& ctx, const 
           server.logMessage(MessageType::Log, "kernlens: " + std::string(line));
         };
         hooks.output = [throttle](std::string_view stream, std::string_view line) { throttle->line(stream, line); };
-        auto res = std::make_shared<Result<planner::LoopResult>>(planner::runProfile(pa, hooks, token));
+        auto res = std::make_shared<Result<planner::LoopResult>>(planner::runProfile(req, hooks, token));
         throttle->finish();
         return res;
       },
@@ -260,7 +279,7 @@ void registerProfileRun(Server& server, std::shared_ptr<FeatureContext> ctx) {
         return reply.error(ErrorCode::RequestFailed, "kernlens.profileFunction: no function at that position");
       function = m.functions[static_cast<size_t>(fi)].qualName;
     }
-    startRun(server, ctx, state, std::move(reply), *rel, function, "");
+    startRun(server, ctx, state, std::move(reply), *rel, function, std::nullopt);
   });
 
   // kernlens.refineHere [{uri, range[, function]}]: the loop focused on the lines of `range`
@@ -276,8 +295,7 @@ void registerProfileRun(Server& server, std::shared_ptr<FeatureContext> ctx) {
     if (!rel) return reply.error(ErrorCode::InvalidParams, "kernlens.refineHere: " + a.uri + " is not a file of the workspace");
     uint32_t first = a.range.start.line, last = a.range.end.line;
     if (last > first && a.range.end.character == 0) --last;  // a selection ending at column 0
-    startRun(server, ctx, state, std::move(reply), *rel, a.function,
-             std::to_string(first + 1) + "-" + std::to_string(last + 1));
+    startRun(server, ctx, state, std::move(reply), *rel, a.function, planner::FocusLines{first + 1, last + 1});
   });
 
   server.command<NoArguments>("kernlens.cancel", [state](const NoArguments&, Reply<json> reply) {

@@ -1,6 +1,7 @@
 // Branch extraction (harness generation), focus-flag parsing, entry detection, JSON rendering.
 #include "core/planner/harness.h"
 #include "core/planner/loop.h"
+#include "core/planner/profile_request.h"
 #include "core/planner/report.h"
 #include "doctest/doctest.h"
 #include "tests/support/test_support.h"
@@ -61,21 +62,70 @@ TEST_CASE("harness: shapes comment, defaults, constructor args, factory") {
   CHECK_FALSE(parseShapesComment("").ok());
 }
 
-TEST_CASE("focus flags and entry scripts") {
+TEST_CASE("a profile request: typed focus checked against the workspace, refusals name the field") {
   auto root = kl::test::sourcePath("samples/transformer");
-  auto f = parseFocusFunction("tinyformer/block.py::Block.forward", root, root);
-  REQUIRE(f.ok());
-  CHECK(f->path == "tinyformer/block.py");
-  CHECK(f->qualName == "Block.forward");
-  CHECK_FALSE(parseFocusFunction("block.py:Block.forward", root, root).ok());
-  CHECK_FALSE(parseFocusFunction("nope.py::f", root, root).ok());
-  auto l = parseFocusLines("train.py:12-17", root, root);
-  REQUIRE(l.ok());
-  CHECK(l->firstLine == 12);
-  CHECK(l->lastLine == 17);
-  CHECK_FALSE(parseFocusLines("train.py:17-12", root, root).ok());
-  CHECK_FALSE(parseFocusLines("train.py:0-3", root, root).ok());
-  CHECK_FALSE(parseFocusLines("train.py:a-b", root, root).ok());
+  ProfileRequest req;
+  req.run.workspace = root;
+  req.run.entry = "python3 train.py";
+  req.file = "tinyformer/block.py";
+  req.function = "Block.forward";
+  auto ok = checkRequest(req);
+  REQUIRE(ok.config);
+  CHECK(ok.config->focus.kind == FocusKind::Function);
+  CHECK(ok.config->focus.path == "tinyformer/block.py");
+  CHECK(ok.config->focus.qualName == "Block.forward");
+  CHECK(ok.config->cwd == root);
+  req.file = root / "tinyformer" / "block.py";  // absolute: the same file
+  CHECK(checkRequest(req).config->focus.path == "tinyformer/block.py");
+  auto refused = [](const ProfileRequest& r) {
+    auto c = checkRequest(r);
+    CHECK_FALSE(c.config);
+    return c.config ? std::string("accepted") : std::string(requestFieldName(c.error.field));
+  };
+  ProfileRequest bad = req;
+  bad.file = "nope.py";
+  CHECK(refused(bad) == "file");
+  bad = req;
+  bad.file = "/etc/hostname";  // not inside the workspace
+  CHECK(refused(bad) == "file");
+  bad = req;
+  bad.run.workspace = "samples/transformer";  // never resolved against the working directory
+  CHECK(refused(bad) == "workspace");
+  bad = req;
+  bad.rounds = 0;
+  CHECK(refused(bad) == "rounds");
+  bad = req;
+  bad.run.entry.clear();
+  CHECK(refused(bad) == "entry");
+  bad = req;
+  bad.kernelPattern = "(";
+  CHECK(refused(bad) == "kernel_pattern");
+  bad = req;
+  bad.function.clear();
+  bad.lines = FocusLines{17, 12};
+  bad.file = "train.py";
+  CHECK(refused(bad) == "lines");
+  bad.lines = FocusLines{12, 17};
+  auto lines = checkRequest(bad);
+  REQUIRE(lines.config);
+  CHECK(lines.config->focus.kind == FocusKind::Lines);
+  CHECK(lines.config->focus.firstLine == 12);
+  CHECK(lines.config->focus.lastLine == 17);
+  bad.harness = HarnessMode::Auto;  // a harness needs a function
+  CHECK(refused(bad) == "harness");
+  ProfileRequest kernel = req;
+  kernel.file.clear();
+  kernel.function.clear();
+  kernel.kernelPattern = "gemm";
+  auto k = checkRequest(kernel);
+  REQUIRE(k.config);
+  CHECK(k.config->focus.kind == FocusKind::Kernel);
+  kernel.kernelPattern.clear();
+  CHECK(refused(kernel) == "function");
+}
+
+TEST_CASE("entry scripts") {
+  auto root = kl::test::sourcePath("samples/transformer");
   WorkspaceIndex ix(root);
   CHECK(entryScript("python3 train.py --steps 2", root, ix) == std::optional<std::string>("train.py"));
   CHECK(entryScript("python -u -W ignore train.py", root, ix) == std::optional<std::string>("train.py"));

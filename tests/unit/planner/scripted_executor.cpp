@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/nvtx/overlay.h"
+#include "core/planner/profile_request.h"
 #include "core/profile/reader.h"
 #include "tests/support/profile_builder.h"
 #include "tests/support/test_support.h"
@@ -287,34 +288,38 @@ Result<void> ScriptedExecutor::record(const planner::RoundRequest&, const attrib
 
 Result<planner::LoopResult> runLoopCase(const LoopCase& c, const fs::path& workspace, ScriptLog& log) {
   for (const auto& [rel, text] : c.files) writeFile(workspace / rel, text);
-  planner::LoopConfig cfg;
-  cfg.workspace = workspace;
-  cfg.entry = c.entry;
-  cfg.maxRounds = c.rounds;
-  cfg.strategy = c.strategy;
-  cfg.harness = c.harness;
-  cfg.discoverCalls = c.discovery;
-  if (c.pushesPerLaunch) cfg.policy.maxPushesPerLaunch = *c.pushesPerLaunch;
+  // The case's focus in the command line's spelling, made a typed request here.
+  planner::ProfileRequest req;
+  req.run.workspace = workspace;
+  req.run.entry = c.entry;
+  req.rounds = c.rounds;
+  req.strategy = c.strategy;
+  req.harness = c.harness;
+  req.discovery = c.discovery;
+  if (c.pushesPerLaunch) req.maxPushesPerLaunch = *c.pushesPerLaunch;
+  auto function = [&](const std::string& spec) {
+    size_t sep = spec.rfind("::");
+    req.file = spec.substr(0, sep);
+    req.function = spec.substr(sep + 2);
+  };
   const auto& f = c.focus;
   if (f[0].find("::") != std::string::npos) {
-    auto focus = planner::parseFocusFunction(f[0], workspace, workspace);
-    if (!focus) return focus.error();
-    cfg.focus = *focus;
+    function(f[0]);
   } else if (f[0] == "lines" && f.size() == 2) {
-    auto focus = planner::parseFocusLines(f[1], workspace, workspace);
-    if (!focus) return focus.error();
-    cfg.focus = *focus;
+    size_t colon = f[1].rfind(':'), dash = f[1].find('-', colon);
+    req.file = f[1].substr(0, colon);
+    req.lines = planner::FocusLines{static_cast<uint32_t>(std::stoul(f[1].substr(colon + 1, dash - colon - 1))),
+                                    static_cast<uint32_t>(std::stoul(f[1].substr(dash + 1)))};
   } else if (f[0] == "kernel" && f.size() >= 2) {
-    if (f.size() == 3) {
-      auto focus = planner::parseFocusFunction(f[2], workspace, workspace);
-      if (!focus) return focus.error();
-      cfg.focus = *focus;
-    }
-    cfg.focus.kind = planner::FocusKind::Kernel;
-    cfg.focus.kernelPattern = f[1];
+    if (f.size() == 3) function(f[2]);
+    req.kernelPattern = f[1];
   } else {
     return Error::invalid(c.name + ": focus FILE::QUALNAME | lines FILE:A-B | kernel RE [FILE::QUALNAME]");
   }
+  auto checked = planner::checkRequest(req);
+  if (!checked.config)
+    return Error::invalid(std::string(planner::requestFieldName(checked.error.field)) + ": " + checked.error.message);
+  const planner::LoopConfig& cfg = *checked.config;
   CancellationSource cancel;
   fs::path runDir = workspace / ".kernlens" / "scripted";
   planner::ExecutorFactory make = [&](const std::string& entry) -> Result<std::shared_ptr<planner::RoundExecutor>> {
