@@ -11,7 +11,7 @@ T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 mkdir -p "$T/ws" && cp "$SRC/samples/mlp/mlp.py" "$T/ws/"
 printf 'import time\n\ndef f():\n    time.sleep(300)\n\nf()\n' > "$T/ws/hang.py"
 /usr/bin/python3 - "$KL" "$T/ws" "$SRC/tests/e2e" <<'PY'
-import json, sys, time
+import json, os, sys, time
 sys.path.insert(0, sys.argv[3])
 from lsp_client import Client, Failure, check
 kl, ws = sys.argv[1], sys.argv[2]
@@ -42,10 +42,82 @@ def run(c, rid, until_end=True, on_message=None):
 
 def start(c, settings):
     rid = c.request("initialize", {"processId": None, "rootUri": "file://" + ws,
-                                   "capabilities": {"window": {"workDoneProgress": True}},
+                                   "capabilities": {"window": {"workDoneProgress": True},
+                                                    "workspace": {"applyEdit": True}},
                                    "initializationOptions": {"kernlens": settings, "resultsNotification": True}})
     check("result" in c.response(rid), "initialize failed")
     c.notify("initialized", {})
+
+def answer(c, rid, on_request):
+    """The reply to `rid`; server requests on the way go to on_request(msg) -> result."""
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        m = c.receive()
+        if "method" in m and "id" in m:
+            c.send({"id": m["id"], "result": on_request(m)})
+        elif m.get("id") == rid:
+            return m
+    raise Failure("no answer within 120 s")
+
+def apply_edits(text, edits):
+    """TextEdits (line/character; ASCII text) applied from the end."""
+    lines = text.split("\n")
+    offset = lambda p: sum(len(l) + 1 for l in lines[:p["line"]]) + p["character"]
+    for e in sorted(edits, key=lambda e: offset(e["range"]["start"]), reverse=True):
+        a, b = offset(e["range"]["start"]), offset(e["range"]["end"])
+        text = text[:a] + e["newText"] + text[b:]
+    return text
+
+def keep_annotations(c):
+    """kernlens.keepAnnotations after the run: one workspace/applyEdit whose result is the file with
+    exactly the kl: ranges of the run's last round that the store holds for it (SQL), valid Python."""
+    import ast, re, sqlite3
+    edits = []
+    def on_request(m):
+        check(m["method"] == "workspace/applyEdit", "unexpected server request %r" % m["method"])
+        edits.append(m["params"])
+        return {"applied": True}
+    r = answer(c, c.request("workspace/executeCommand", {"command": "kernlens.keepAnnotations", "arguments": []}), on_request)
+    check("result" in r and len(edits) == 1, "keepAnnotations: %r, applyEdit requests %d" % (r, len(edits)))
+    changes = edits[0]["edit"]["documentChanges"]
+    check(len(changes) == 1 and changes[0]["textDocument"] == {"uri": uri, "version": 1}, "documentChanges: %r" % changes)
+    kept = apply_edits(open(ws + "/mlp.py").read(), changes[0]["edits"])
+    ast.parse(kept)
+    names = re.findall(r'nvtx\.range\("(kl:[^"]*)"\)', kept)
+    db = sqlite3.connect(ws + "/.kernlens/kernlens.db")
+    want = {n for (n,) in db.execute(
+        "SELECT DISTINCT g.name FROM ranges g WHERE g.path = 'mlp.py' AND g.round_id = "
+        "(SELECT max(d.id) FROM rounds d JOIN runs u ON u.id = d.run_id JOIN ranges x ON x.round_id = d.id "
+        " WHERE u.status = 'ok' AND x.path = 'mlp.py')")}
+    check(want and set(names) == want and len(names) == len(want), "kept ranges %r, the store's %r" % (sorted(names), sorted(want)))
+    res = r["result"]
+    check(res["applied"] is True and res["files"] == 1 and res["ranges"] == len(want) and res["refused"] == [],
+          "keepAnnotations answer: %r" % res)
+    print("runner_lsp: keepAnnotations ok: %d ranges kept in mlp.py" % len(want))
+
+def export_run(c):
+    """kernlens.exportRun: the HTML report and the Perfetto trace of the run's profile, written
+    next to it; the trace holds one slice per kernel the profile has (SQL)."""
+    import sqlite3
+    for fmt in ("html", "perfetto"):
+        r = answer(c, c.request("workspace/executeCommand", {"command": "kernlens.exportRun", "arguments": [{"format": fmt}]}),
+                   lambda m: None)
+        check("result" in r, "exportRun %s: %r" % (fmt, r))
+        path = r["result"]["path"]
+        check(path.startswith(ws + "/.kernlens/runs/") and os.path.getsize(path) > 0, "exportRun %s wrote %r" % (fmt, path))
+        profile = [f for f in os.listdir(os.path.dirname(path)) if f.endswith(".sqlite")]
+        check(len(profile) == 1, "no profile next to %s: %r" % (path, os.listdir(os.path.dirname(path))))
+        db = sqlite3.connect(os.path.join(os.path.dirname(path), profile[0]))
+        kernels = db.execute("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchone()[0]
+        if fmt == "html":
+            text = open(path).read()
+            check(text.lstrip().lower().startswith("<!doctype html") and "</html>" in text, "not an HTML report: %r" % text[:80])
+            check("EMULATED" in text.upper(), "the report does not say emulated")
+        else:
+            ev = json.load(open(path))["traceEvents"]
+            got = sum(1 for e in ev if e.get("cat") == "kernel" and e.get("ph") in ("X", "i"))
+            check(got == kernels, "trace has %d kernel slices, the profile %d kernels" % (got, kernels))
+        print("runner_lsp: exportRun %s ok: %s (%d kernels in the profile)" % (fmt, path, kernels))
 
 c = Client(kl, "--threads", "2")
 try:
@@ -77,6 +149,8 @@ try:
           "the run did not end with final results: %r" % s["results"])
     print("runner_lsp: run ok:", s["end"]["message"][:100], "; results published:",
           [("provisional" if r["provisional"] else "final", r.get("lines")) for r in s["results"]])
+    keep_annotations(c)
+    export_run(c)
     # kernlens.refineHere (the ⟳ Refine lens / a selection): the loop focused on lines 24-30.
     rid = c.request("workspace/executeCommand", {"command": "kernlens.refineHere",
                     "arguments": [{"uri": uri, "range": {"start": {"line": 23, "character": 0},
