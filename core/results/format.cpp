@@ -59,7 +59,7 @@ std::string formatDims(const std::array<int32_t, 3>& d) {
 }
 
 std::string hintLabel(const LineResult& line, Units units, std::string_view prefix) {
-  std::string sync = line.syncCalls ? "⏸ sync " + formatDuration(line.syncNs, units) : std::string();
+  std::string sync = line.syncCalls ? std::string(kSyncGlyph) + " sync " + formatDuration(line.syncNs, units) : std::string();
   if (line.ops == 0 && line.syncCalls && !line.isCallLine()) return sync;
   std::string t = prefix.empty() ? std::string() : std::string(prefix) + " ";
   if (!line.isCallLine()) {

@@ -24,11 +24,16 @@ std::string formatShare(double share);
 std::string kernelCount(uint64_t n);
 /// "128×1×1" (unknown dims "?").
 std::string formatDims(const std::array<int32_t, 3>& d);
-/// Inlay hint label: "⏱ 1.92 ms · 2 kernels"; a call line (LineResult::isCallLine): "⏱ 0.73 ms
-/// total", or "⏱ 12.0 µs · 1 kernel · 0.73 ms total" when it launches kernels itself too; plus
-/// " · ⏸ sync 3.1 ms" when the line blocks the CPU in sync calls ("⏸ sync 3.1 ms" alone when it
-/// launched nothing). `prefix` replaces "⏱" (empty: no prefix).
-std::string hintLabel(const LineResult& line, Units units = Units::Auto, std::string_view prefix = "⏱");
+/// The default glyph before a hint's time, and the one before CPU time blocked in sync calls:
+/// both are in Debian's default fonts (DejaVu), no colour-emoji font needed.
+inline constexpr std::string_view kHintPrefix = "◷";
+inline constexpr std::string_view kSyncGlyph = "‖";
+
+/// Inlay hint label: "◷ 1.92 ms · 2 kernels"; a call line (LineResult::isCallLine): "◷ 0.73 ms
+/// total", or "◷ 12.0 µs · 1 kernel · 0.73 ms total" when it launches kernels itself too; plus
+/// " · ‖ sync 3.1 ms" when the line blocks the CPU in sync calls ("‖ sync 3.1 ms" alone when it
+/// launched nothing). `prefix` replaces kHintPrefix (empty: no prefix).
+std::string hintLabel(const LineResult& line, Units units = Units::Auto, std::string_view prefix = kHintPrefix);
 /// Code lens title: "GPU 12.4 ms · 14 kernels · 31 %" (share of the run's GPU time).
 std::string lensTitle(const FunctionResult& f, int64_t totalGpuNs, Units units = Units::Auto);
 /// "3 min ago", "2 h ago", "5 days ago", "just now"; "" when createdUnix is 0.

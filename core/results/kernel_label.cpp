@@ -109,14 +109,34 @@ std::string tagOf(std::string_view arg, int depth) {
   return std::string(name);
 }
 
-/// An argument shortened for display: its last scope component, inner template arguments cut.
-std::string shortArgument(std::string_view arg) {
+/// An argument shortened for display: its last scope component, inner template arguments cut
+/// except the first one in which it differs from `others` (the arguments of the same position in
+/// the kernels it must be told apart from): "at::detail::Array<char*, 2>" against
+/// "at::detail::Array<char*, 3>" -> "Array<…, 2>".
+std::string shortArgument(std::string_view arg, const std::vector<std::string_view>& others, int depth = 0) {
   auto comps = splitTop(trim(arg), "::");
   std::string_view last = comps.back();
   std::string_view name = leadingName(last);
-  if (!name.empty() && name.size() < last.size() && last[name.size()] == '<') return std::string(name) + "<…>";
-  std::string out(last.substr(0, 24));
-  return out;
+  if (name.empty() || name.size() >= last.size() || last[name.size()] != '<') return std::string(last.substr(0, 24));
+  auto inner = splitTop(bracketed(last, name.size(), '<'), ",");
+  // The others of the same template: their inner arguments, for the first position that differs.
+  std::vector<std::vector<std::string_view>> same;
+  for (auto o : others) {
+    auto oc = splitTop(trim(o), "::");
+    std::string_view ol = oc.back();
+    if (leadingName(ol) == name && ol.size() > name.size() && ol[name.size()] == '<')
+      same.push_back(splitTop(bracketed(ol, name.size(), '<'), ","));
+  }
+  if (same.empty() || depth > 2) return std::string(name) + "<…>";
+  for (size_t a = 0; a < inner.size(); ++a) {
+    std::vector<std::string_view> differing;
+    for (const auto& s : same)
+      if (a >= s.size() || s[a] != inner[a]) differing.push_back(a < s.size() ? s[a] : std::string_view());
+    if (differing.empty()) continue;
+    return std::string(name) + "<" + (a > 0 ? "…, " : "") + shortArgument(inner[a], differing, depth + 1) +
+           (a + 1 < inner.size() ? ", …" : "") + ">";
+  }
+  return std::string(name) + "<…>";
 }
 
 /// Byte offset of the start of the code point at or before `i`.
@@ -181,12 +201,13 @@ std::vector<std::string> kernelLabels(const std::vector<KernelStat>& kernels, si
     if (members.size() < 2) continue;
     for (size_t i : members) {
       std::string diff;
-      for (size_t a = 0; a < args[i].size() && diff.empty(); ++a)
+      for (size_t a = 0; a < args[i].size() && diff.empty(); ++a) {
+        std::vector<std::string_view> others;  // the group's differing arguments at this position
         for (size_t j : members)
-          if (j != i && (a >= args[j].size() || args[j][a] != args[i][a])) {
-            diff = shortArgument(args[i][a]);
-            break;
-          }
+          if (j != i && (a >= args[j].size() || args[j][a] != args[i][a]))
+            others.push_back(a < args[j].size() ? std::string_view(args[j][a]) : std::string_view());
+        if (!others.empty()) diff = shortArgument(args[i][a], others);
+      }
       if (diff.empty() || diff == tags[i]) continue;
       std::string base = kernels[i].name.empty() ? kernels[i].fullName : kernels[i].name;
       labels[i] = base + "<" + (tags[i].empty() ? diff : tags[i] + ", " + diff) + ">";

@@ -195,13 +195,15 @@ bool documentMatches(const LoadedRegions& loaded, const cute::CuteSourceMap& map
                      [&](const cute::TagSite& s) { return siteStats(loaded, s) != nullptr; });
 }
 
-std::string regionHintLabel(const std::string& constant, const cute::TagStats& s, results::Units units) {
-  return "⏱ region " + constant + ": mean " + results::formatDuration(std::llround(s.meanNs), units) +
+std::string regionHintLabel(const std::string& constant, const cute::TagStats& s, results::Units units,
+                            std::string_view prefix) {
+  return (prefix.empty() ? std::string() : std::string(prefix) + " ") + "region " + constant + ": mean " +
+         results::formatDuration(std::llround(s.meanNs), units) +
          " · n=" + std::to_string(s.count) + " · " + results::formatShare(s.share);
 }
 
 std::vector<InlayHint> cuteRegionHints(CuteRegions& state, const Document& doc, uint32_t firstLine,
-                                       uint32_t lastLine, results::Units units) {
+                                       uint32_t lastLine, results::Units units, std::string_view prefix) {
   std::vector<InlayHint> out;
   const auto& loaded = state.loaded();
   if (!loaded) return out;
@@ -213,7 +215,7 @@ std::vector<InlayHint> cuteRegionHints(CuteRegions& state, const Document& doc, 
     if (!s) continue;
     InlayHint h;
     h.position = doc.lineEndPosition(site.anchorLine);
-    h.label = regionHintLabel(site.constant, *s, units);
+    h.label = regionHintLabel(site.constant, *s, units, prefix);
     h.paddingLeft = true;
     h.tooltip = MarkupContent{MarkupKind::Markdown, tooltipFor(site.constant, *s, *loaded, units)};
     out.push_back(std::move(h));
@@ -342,7 +344,7 @@ std::shared_ptr<CuteRegions> registerCuteRegions(Server& server, std::shared_ptr
   ctx->hintProviders.push_back([state, weakCtx](const DocumentPtr& doc, uint32_t first, uint32_t last) {
     auto v = weakCtx.lock();
     if (!doc || !v) return std::vector<InlayHint>{};
-    return cuteRegionHints(*state, *doc, first, last, v->settings.units);
+    return cuteRegionHints(*state, *doc, first, last, v->settings.units, v->settings.hintPrefix);
   });
   return state;
 }

@@ -10,7 +10,7 @@ EditorSettings EditorSettings::read(const Settings& s) {
   e.minShare = s.get<double>("hints.minShare", 0.01);
   e.thresholdMs = s.get<double>("hints.thresholdMs", 0.0);
   e.units = results::parseUnits(s.get<std::string>("hints.units", "auto"));
-  e.hintPrefix = s.get<std::string>("hints.prefix", "⏱");
+  e.hintPrefix = s.get<std::string>("hints.prefix", std::string(results::kHintPrefix));
   e.lensesEnabled = s.get<bool>("lenses.enabled", true);
   e.profileLenses = s.get<bool>("lenses.profileUnprofiled", true);
   e.hoverFormat = s.get<std::string>("hover.format", "auto");

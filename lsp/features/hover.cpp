@@ -62,12 +62,14 @@ std::string oneLine(const std::string& s) {
   return out;
 }
 
-/// Markdown: inline code for the first column; '|' escaped.
-std::string mdCell(const std::string& s, bool code) {
+/// Markdown: inline code for the first column; '|' escaped. A number cell's spaces are
+/// non-breaking ("240 µs", "27 %"): a narrow hover must not wrap a value onto two lines.
+std::string mdCell(const std::string& s, bool code, bool number) {
   std::string out;
   for (char c : oneLine(s)) {
     if (c == '|') out += "\\|";
     else if (c == '`' && code) out += '\'';
+    else if (c == ' ' && number) out += "\u00a0";
     else out += c;
   }
   return code && !s.empty() && s[0] != '(' ? "`" + out + "`" : out;
@@ -97,7 +99,7 @@ std::string renderTable(const std::vector<Column>& cols, bool plain) {
   out += "\n";
   for (size_t r = 0; r < rows; ++r) {
     out += "|";
-    for (size_t i = 0; i < cols.size(); ++i) out += " " + mdCell(cols[i].cells[r], i == 0) + " |";
+    for (size_t i = 0; i < cols.size(); ++i) out += " " + mdCell(cols[i].cells[r], i == 0, cols[i].number) + " |";
     out += "\n";
   }
   return out;

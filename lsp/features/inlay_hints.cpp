@@ -1,4 +1,4 @@
-// textDocument/inlayHint + inlayHint/resolve: "⏱ 1.92 ms · 2 kernels" at the end of each
+// textDocument/inlayHint + inlayHint/resolve: "◷ 1.92 ms · 2 kernels" at the end of each
 // mapped line (the first line of the statement / range the GPU work was attributed to).
 //
 // Shown when hints.enabled, the line's time >= hints.thresholdMs, and its share of its

@@ -77,9 +77,12 @@ stop_code_server
 # A profiling run of the transformer sample (emulated GPU), started from the lens.
 T=$W/transformer
 cp -r "$S/samples/transformer" "$T"; rm -rf "$T/.kernlens"; mkdir -p "$T/.vscode"
+# No kernlens.hints.prefix: the default glyph (◷) is what the page looks for. The hovered line is
+# near the top of the editor, where a hover above it gets only the room left above the line:
+# editor.hover.above = false opens it below, at its full height.
 cat > "$T/.vscode/settings.json" <<JSON
 { "kernlens.entry": "python3 train.py --steps 2", "kernlens.backend": "emulate",
-  "kernlens.python": "/usr/bin/python3", "kernlens.hints.prefix": "◷" }
+  "kernlens.python": "/usr/bin/python3", "editor.hover.above": false }
 JSON
 start_code_server "$T" "$W/code-server-run.log"
 NODE_PATH=$PW/node_modules timeout 420 node "$S/tests/e2e/editor/vscode_run_e2e.js" \

@@ -5,8 +5,8 @@ usage: check_run_report.py RUN-REPORT.json
  - hints appeared before the run ended, marked "(so far)", and the final ones are not marked;
  - the call line `_, loss = model(idx, targets)` shows its inclusive time ("... total");
  - "Show run" listed hottest lines (path:line), the first one mapped to a real line;
- - the hover on the hottest line shows >= 8 kernel rows, fits 760 px, nothing clipped horizontally,
-   and says emulated.
+ - the hover on the hottest line shows >= 8 kernel rows, each label different, fits 760 px, nothing
+   clipped horizontally, no cell wrapped onto a second line, and says emulated.
 Prints the measurements, one line per failure; exit 1 if any."""
 import json
 import re
@@ -44,6 +44,14 @@ if len(kernel_rows) < 8:
     fails.append("hover shows %d kernel rows (< 8): %r" % (len(kernel_rows), hv.get("text", "")[:400]))
 if hv.get("width", 9999) > 760 or hv.get("tableWidth", 0) > hv.get("width", 0):
     fails.append("hover %s px wide, table %s px (limit 760)" % (hv.get("width"), hv.get("tableWidth")))
+labels = [r[0] for r in kernel_rows]
+if len(set(labels)) != len(labels):
+    fails.append("hover rows that cannot be told apart: %r" % labels)
+if hv.get("wrapped"):
+    fails.append("hover cells wrapped onto two lines: %r" % hv["wrapped"])
+rs = hv.get("resized") or {}
+if rs and rs.get("scrollHeight", 0) > rs.get("clientHeight", 0) + 1:
+    fails.append("the hover, made taller, still scrolls: %r" % rs)
 if hv.get("clipped"):
     fails.append("hover content clipped horizontally (scrollWidth %s > clientWidth %s)" % (hv.get("scrollWidth"), hv.get("clientWidth")))
 if "emulated" not in hv.get("text", ""):

@@ -9,7 +9,7 @@ prints JSON:
    "functions": [{"path", "qualname", "def_line" (1-based), "ns", "kernels", "title"}]}
 Rules (DESIGN.md §5): kernel -> runtime call with the same correlationId in the same process;
 call -> NVTX push/pop or start/end ranges named kl:... on the same thread containing it;
-innermost = latest start. A line's label: "⏱ <time> · <n> kernel(s)"; shown when its share of
+innermost = latest start. A line's label: "◷ <time> · <n> kernel(s)"; shown when its share of
 its function's time >= min-share (the server's default hints.minShare).
 """
 import ast
@@ -131,7 +131,7 @@ def main():
         lines.append({"path": path, "line": first, "ns": a["ns"], "ops": a["ops"],
                       "kernels": kernels, "function": inner[0] if inner else "",
                       "distinct": a["distinct"],
-                      "label": "⏱ %s · %s" % (fmt_duration(a["ns"]), kernels_word(len(a["distinct"]))),
+                      "label": "◷ %s · %s" % (fmt_duration(a["ns"]), kernels_word(len(a["distinct"]))),
                       "code": src[first - 1].strip()})
     functions = []
     for path, fl in sorted(funcs.items()):

@@ -22,7 +22,7 @@ const log = (...a) => console.log('[vscode-e2e]', ...a);
     log('workbench after', Date.now() - t0, 'ms');
     await page.waitForTimeout(1500);
     await openFile(page, fileName);
-    const hints = () => hintsOn(page, '⏱');
+    const hints = () => hintsOn(page, '◷');
     const waitHints = async (pred, ms) => {
       const end = Date.now() + ms;
       let h = [];
@@ -68,7 +68,7 @@ const log = (...a) => console.log('[vscode-e2e]', ...a);
       if (!box) continue;
       const indent = (await row.innerText()).replace(/\u00a0/g, ' ').search(/\S/);
       await page.mouse.move(box.x + 9 * (indent + 2), box.y + box.height / 2);
-      const header = h.label.replace('⏱ ', 'GPU ');
+      const header = h.label.replace('◷ ', 'GPU ');
       const hover = page.locator('.monaco-hover').filter({ hasText: header });
       report.hovers[h.line] = await hover.first().waitFor({ state: 'visible', timeout: 15000 })
         .then(() => hover.first().innerText()).catch(() => '');

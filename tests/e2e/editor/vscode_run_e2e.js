@@ -135,9 +135,30 @@ const PREFIX = '◷';
         tableWidth: table ? table.getBoundingClientRect().width : 0,
         rows: table ? [...table.querySelectorAll('tr')].slice(1).map((r) => [...r.cells].map((x) => x.innerText)) : [],
         clipped: [...h.querySelectorAll('*')].some((e) => e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== 'visible'),
+        // Cells whose text takes more than one line box (a value such as "240 µs" wrapped).
+        wrapped: table ? [...table.querySelectorAll('td')].filter((td) => {
+          const r = document.createRange();
+          r.selectNodeContents(td);
+          return new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size > 1;
+        }).map((td) => td.innerText) : [],
       };
     });
     mark('hover', { rows: report.hover.rows.length, width: report.hover.width, tableWidth: report.hover.tableWidth });
+    // VS Code opens a hover at most ~250 px tall (the rest scrolls); a user drags its lower edge to
+    // see the whole table at once: so does the test, for the screenshot.
+    const south = page.locator('.monaco-resizable-hover .monaco-sash.orthogonal-edge-south.horizontal').first();
+    if (await south.count()) {
+      const sb = await south.boundingBox();
+      await page.mouse.move(sb.x + sb.width / 2, sb.y + sb.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(sb.x + sb.width / 2, sb.y + 160, { steps: 8 });
+      await page.mouse.up();
+      await page.waitForTimeout(300);
+    }
+    report.hover.resized = await hover.evaluate((h) => {
+      const c = h.querySelector('.hover-contents') || h;
+      return { height: h.getBoundingClientRect().height, scrollHeight: c.scrollHeight, clientHeight: c.clientHeight };
+    });
     const hb = await hover.boundingBox();
     await page.screenshot({ path: path.join(out, 'run-5-hover.png'),
       clip: { x: Math.max(0, hb.x - 10), y: Math.max(0, hb.y - 30), width: Math.min(1500 - Math.max(0, hb.x - 10), hb.width + 20), height: hb.height + 60 } });

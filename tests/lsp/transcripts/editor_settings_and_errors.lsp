@@ -19,14 +19,14 @@
 # minShare 0.3: only lines with >= 30 % of their function: gelu (49 % of forward), backward
 # (81 % of train_step), .to(device) (90 % of main).
 <-- {"id":6,"method":"textDocument/inlayHint","params":{"textDocument":{"uri":"file://${KL_SOURCE_DIR}/tests/data/editor/ws/mlp.py"},"range":{"start": {"line": 0, "character": 0}, "end": {"line": 60, "character": 0}}}}
---> {"id":6,"result":[{"position":{"line":20,"character":31},"label":"⏱ 91.6 µs · 2 kernels"},{"position":{"line":28,"character":19},"label":"⏱ 206 µs · 9 kernels"},{"position":{"line":42,"character":40},"label":"⏱ 38.0 µs · 1 kernel"}]}
+--> {"id":6,"result":[{"position":{"line":20,"character":31},"label":"◷ 91.6 µs · 2 kernels"},{"position":{"line":28,"character":19},"label":"◷ 206 µs · 9 kernels"},{"position":{"line":42,"character":40},"label":"◷ 38.0 µs · 1 kernel"}]}
 # Lenses without the "▶ Profile" on unprofiled functions (MLP.__init__ has none).
 <-- {"id":7,"method":"textDocument/codeLens","params":{"textDocument":{"uri":"file://${KL_SOURCE_DIR}/tests/data/editor/ws/mlp.py"}}}
 --> {"id":7,"result":[{"data":{"function":"MLP.forward"}},{},{},{"data":{"function":"train_step"}},{},{},{"data":{"function":"main"}},{},{}]}
 # Units in ms and an absolute threshold of 0.04 ms; then hints off.
 <-- {"method":"workspace/didChangeConfiguration","params":{"settings":{"kernlens":{"hints":{"minShare":0,"thresholdMs":0.04,"units":"ms"}}}}}
 <-- {"id":8,"method":"textDocument/inlayHint","params":{"textDocument":{"uri":"file://${KL_SOURCE_DIR}/tests/data/editor/ws/mlp.py"},"range":{"start": {"line": 0, "character": 0}, "end": {"line": 60, "character": 0}}}}
---> {"id":8,"result":[{"label":"⏱ 0.05 ms · 2 kernels"},{"label":"⏱ 0.09 ms · 2 kernels"},{"label":"⏱ 0.04 ms · 1 kernel"},{"label":"⏱ 0.21 ms · 9 kernels"}]}
+--> {"id":8,"result":[{"label":"◷ 0.05 ms · 2 kernels"},{"label":"◷ 0.09 ms · 2 kernels"},{"label":"◷ 0.04 ms · 1 kernel"},{"label":"◷ 0.21 ms · 9 kernels"}]}
 <-- {"method":"workspace/didChangeConfiguration","params":{"settings":{"kernlens":{"hints":{"enabled":false}}}}}
 <-- {"id":9,"method":"textDocument/inlayHint","params":{"textDocument":{"uri":"file://${KL_SOURCE_DIR}/tests/data/editor/ws/mlp.py"},"range":{"start": {"line": 0, "character": 0}, "end": {"line": 60, "character": 0}}}}
 --> {"id":9,"result":[]}

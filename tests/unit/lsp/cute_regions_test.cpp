@@ -127,10 +127,10 @@ TEST_CASE("cute regions: hint label and name matching") {
   s.count = 4;
   s.meanNs = 1300;
   s.share = 5200.0 / 15000.0;
-  CHECK(regionHintLabel("TAG_LOAD", s) == "⏱ region TAG_LOAD: mean 1.30 µs · n=4 · 35 %");
+  CHECK(regionHintLabel("TAG_LOAD", s) == "◷ region TAG_LOAD: mean 1.30 µs · n=4 · 35 %");
   s.meanNs = 2.5e6;
   s.share = 0.004;
-  CHECK(regionHintLabel("TAG_X", s) == "⏱ region TAG_X: mean 2.50 ms · n=4 · 0.4 %");
+  CHECK(regionHintLabel("TAG_X", s) == "◷ region TAG_X: mean 2.50 ms · n=4 · 0.4 %");
   CHECK(sameTagName("TAG_LOAD", "TAG_LOAD"));
   CHECK(sameTagName("TAG_LOAD", "load"));
   CHECK_FALSE(sameTagName("TAG_LOAD", "TAG_STORE"));
@@ -166,11 +166,11 @@ TEST_CASE("cute regions: loadRegions -> hints at the region lines, following edi
   auto lines = splitLines(text);
   json h = cl.hints();
   REQUIRE(h.size() == 3);
-  CHECK(h[0]["label"] == "⏱ region TAG_LOAD: mean 1.30 µs · n=4 · 35 %");
+  CHECK(h[0]["label"] == "◷ region TAG_LOAD: mean 1.30 µs · n=4 · 35 %");
   CHECK(h[0]["position"] == json({{"line", load}, {"character", lines[load].size()}}));
-  CHECK(h[1]["label"] == "⏱ region TAG_ADD: mean 250 ns · n=4 · 7 %");
+  CHECK(h[1]["label"] == "◷ region TAG_ADD: mean 250 ns · n=4 · 7 %");
   CHECK(h[1]["position"]["line"] == add);
-  CHECK(h[2]["label"] == "⏱ region TAG_STORE: mean 2.20 µs · n=4 · 59 %");
+  CHECK(h[2]["label"] == "◷ region TAG_STORE: mean 2.20 µs · n=4 · 59 %");
   CHECK(h[2]["position"]["line"] == store);
   CHECK(h[0]["tooltip"]["value"].get<std::string>().find("min 1.00 µs · max 1.60 µs") != std::string::npos);
 
@@ -234,7 +234,7 @@ TEST_CASE("cute regions: tag sources, npy, and documents that do not match") {
     CHECK(r["result"]["tags"][0]["name"] == "tag_0");
     json h = cl.hints();
     REQUIRE(h.size() == 3);
-    CHECK(h[0]["label"].get<std::string>().rfind("⏱ region TAG_LOAD: mean 1.30 µs", 0) == 0);
+    CHECK(h[0]["label"].get<std::string>().rfind("◷ region TAG_LOAD: mean 1.30 µs", 0) == 0);
   }
   SUBCASE("a kernel whose constants disagree gets no hints") {
     REQUIRE(cl.loadReply({{"path", fixture("tiled_add_regions.bin")}, {"uri", kUri}})
@@ -295,7 +295,7 @@ TEST_CASE("cute regions: bad buffers are clear errors and the server keeps servi
   CHECK(replyIn(msgs)["result"]["events"] == 2);
   json h = cl.hints();
   REQUIRE(h.size() == 2);  // LOAD and ADD of block 0 were recorded
-  CHECK(h[0]["label"] == "⏱ region TAG_LOAD: mean 1.00 µs · n=1 · 83 %");
+  CHECK(h[0]["label"] == "◷ region TAG_LOAD: mean 1.00 µs · n=1 · 83 %");
 }
 
 TEST_CASE("cute regions: 'Time this region inside the kernel' edits") {
@@ -384,7 +384,7 @@ TEST_CASE("cute regions: loadRegions with a background pool") {
   auto h = c.take();
   REQUIRE(h.size() == 1);
   REQUIRE(h[0]["result"].size() == 3);
-  CHECK(h[0]["result"][2]["label"] == "⏱ region TAG_STORE: mean 2.20 µs · n=4 · 59 %");
+  CHECK(h[0]["result"][2]["label"] == "◷ region TAG_STORE: mean 2.20 µs · n=4 · 59 %");
 }
 
 

@@ -85,24 +85,49 @@ TEST_CASE("kernelLabels adds the differing argument when the tags agree, and cut
   CHECK(g[0].rfind("sm90_xmma", 0) == 0);
 }
 
+TEST_CASE("kernelLabels tells apart kernels that differ only inside a wrapper's arguments") {
+  // opt.step()'s adds: a binary add (3 pointers) and an in-place add (2), same functor.
+  std::string add2 = kAdd;
+  for (auto at = add2.find("char*, 3"); at != std::string::npos; at = add2.find("char*, 3")) add2.replace(at, 8, "char*, 2");
+  std::vector<KernelStat> ks{kernel("vectorized_elementwise_kernel", kAdd), kernel("vectorized_elementwise_kernel", add2)};
+  auto wide = kernelLabels(ks, 80);
+  CHECK(wide[0] == "vectorized_elementwise_kernel<CUDAFunctor_add, Array<…, 3>>");
+  CHECK(wide[1] == "vectorized_elementwise_kernel<CUDAFunctor_add, Array<…, 2>>");
+  auto narrow = kernelLabels(ks, 44);  // the hover's width: the base name gives way, the difference stays
+  CHECK(narrow[0] != narrow[1]);
+  for (const auto& l : narrow) {
+    CHECK(displayWidth(l) <= 44);
+    CHECK(l.find("CUDAFunctor_add") != std::string::npos);
+  }
+  CHECK(narrow[0].find("Array<…, 3>") != std::string::npos);
+}
+
 TEST_CASE("hint labels: own kernels, call lines, prefix") {
   LineResult own;
   own.gpuNs = 1'920'000;
   own.ops = 3;
   own.kernels = {kernel("a", "a"), kernel("b", "b")};
-  CHECK(hintLabel(own) == "⏱ 1.92 ms · 2 kernels");
-  CHECK(hintLabel(own, Units::Auto, "◷") == "◷ 1.92 ms · 2 kernels");
+  CHECK(hintLabel(own) == "◷ 1.92 ms · 2 kernels");
+  CHECK(hintLabel(own, Units::Auto, "GPU") == "GPU 1.92 ms · 2 kernels");
   CHECK(hintLabel(own, Units::Auto, "") == "1.92 ms · 2 kernels");
 
   LineResult call;
   call.inclusiveNs = 730'000;
   call.callees = {CalleeLine{"m.py", 3, "x = f(x)", "M.forward", 730'000}};
   CHECK(call.isCallLine());
-  CHECK(hintLabel(call) == "⏱ 730 µs total");
+  CHECK(hintLabel(call) == "◷ 730 µs total");
   call.gpuNs = 12'000;
   call.ops = 1;
   call.kernels = {kernel("a", "a")};
-  CHECK(hintLabel(call) == "⏱ 12.0 µs · 1 kernel · 730 µs total");
+  CHECK(hintLabel(call) == "◷ 12.0 µs · 1 kernel · 730 µs total");
+  LineResult sync = own;  // blocked in sync calls too; a sync-only line shows only that
+  sync.syncCalls = 2;
+  sync.syncNs = 3'100'000;
+  CHECK(hintLabel(sync) == "◷ 1.92 ms · 2 kernels · ‖ sync 3.10 ms");
+  sync.ops = 0;
+  sync.kernels.clear();
+  sync.gpuNs = 0;
+  CHECK(hintLabel(sync) == "‖ sync 3.10 ms");
   LineResult loop = own;  // nested statements only (no callees): not a call line
   loop.inclusiveNs = 5'000'000;
   CHECK_FALSE(loop.isCallLine());

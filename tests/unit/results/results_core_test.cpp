@@ -149,7 +149,7 @@ TEST_CASE("formatting") {
   LineResult l;
   l.gpuNs = 1'920'000;
   l.kernels.resize(2);
-  CHECK(hintLabel(l) == "⏱ 1.92 ms · 2 kernels");
+  CHECK(hintLabel(l) == "◷ 1.92 ms · 2 kernels");
   FunctionResult fr{"f", 0, 3, 12'400'000, 20, 14};
   CHECK(lensTitle(fr, 40'000'000) == "GPU 12.4 ms · 14 kernels · 31 %");
   CHECK(formatAge(1000, 1000 + 180) == "3 min ago");
