@@ -73,6 +73,27 @@ class Loop {
   int addEntryStage(int round);
   int addCallersStage(int round);
   bool switchToHarness(const std::string& why);
+  /// The runner's notes on an instrumented round, once each (its "not wrapped" notes are the
+  /// loop's own Unplaced notes, worded per plan node).
+  void addRunnerNotes(const RoundOutcome& out) {
+    for (const auto& note : out.notes)
+      if (note.rfind("not wrapped:", 0) != 0 && std::find(res_.notes.begin(), res_.notes.end(), note) == res_.notes.end())
+        res_.notes.push_back(note);
+  }
+  static RoundLog roundLog(int index, size_t ranges, const attribution::RangeTable& t, const RoundOutcome& out) {
+    RoundLog rl;
+    rl.index = index;
+    rl.ranges = ranges;
+    rl.pushes = t.invocations;
+    rl.launches = t.totalOps;
+    rl.wallMs = out.wallMs;
+    rl.notes = out.notes;
+    rl.dir = out.roundDir;
+    for (const auto& p : out.profiles) rl.profiles.push_back(p.string());
+    rl.profilerVersion = out.profilerVersion;
+    rl.gpu = out.gpu;
+    return rl;
+  }
   void buildLines(const attribution::RangeTable& table, bool widenedOut);
   /// Tabulates the round (the one attribution run of the round) and has the executor record it.
   Result<attribution::RangeTable> tabulate(const RoundRequest& req, const RoundOutcome& out);
@@ -568,9 +589,7 @@ Result<LoopResult> Loop::run() {
     }
     ++res_.rounds;
     res_.emulated = res_.emulated || out->emulated;
-    for (const auto& note : out->notes)  // the emulator's warnings (unmodelled ops), once
-      if (note.rfind("emulator:", 0) == 0 && std::find(res_.notes.begin(), res_.notes.end(), note) == res_.notes.end())
-        res_.notes.push_back(note);
+    addRunnerNotes(*out);
     res_.lastWallMs = out->wallMs;
     plan_.bindOverlay(out->overlay);
     for (const auto& n : plan_.nodes())
@@ -591,12 +610,7 @@ Result<LoopResult> Loop::run() {
       haveStats = true;
       break;
     }
-    RoundLog rl;
-    rl.index = round;
-    rl.ranges = nranges;
-    rl.pushes = stats->invocations;
-    rl.launches = stats->totalOps;
-    rl.wallMs = out->wallMs;
+    RoundLog rl = roundLog(round, nranges, *stats, *out);
     for (const auto& n : plan_.nodes())
       if (!n.rangeName.empty() && n.wrapped()) everWrapped.insert(n.rangeName);
 
@@ -790,12 +804,8 @@ Result<LoopResult> Loop::runLines() {
   res_.lines = lineResultsFromLineRanges(index_, *stats);
   res_.rangesInserted = stats->ranges.size();
   res_.pushesPerLaunch = stats->totalOps ? static_cast<double>(stats->invocations) / static_cast<double>(stats->totalOps) : 0;
-  RoundLog rl;
-  rl.ranges = stats->ranges.size();
-  rl.pushes = stats->invocations;
-  rl.launches = stats->totalOps;
-  rl.wallMs = out->wallMs;
-  res_.roundLog.push_back(rl);
+  addRunnerNotes(*out);
+  res_.roundLog.push_back(roundLog(0, stats->ranges.size(), *stats, *out));
   res_.unmapped = stats->unmapped;
   if (auto b = measureBaseline(1); !b) return b.error();
   else if (!*b) {

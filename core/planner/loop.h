@@ -94,7 +94,10 @@ struct RoundLog {
   int64_t launches = 0;        // GPU ops
   int64_t wallMs = 0;
   int refined = 0, resolved = 0, atomic = 0, idle = 0, refused = 0;
-  std::vector<std::string> notes;
+  std::vector<std::string> notes;  // the runner's notes on the round, then the loop's
+  std::string dir;                 // the round's folder ("" when none)
+  std::vector<std::string> profiles;  // the profile files read
+  std::string profilerVersion, gpu;   // as the profile says ("" when unknown / none captured)
 };
 
 struct LoopResult {

@@ -38,6 +38,7 @@ std::string renderJson(const LoopResult& r) {
     w.key("gpu_ns").value(static_cast<long long>(l.gpuNs));
     w.key("backward_gpu_ns").value(static_cast<long long>(l.backwardGpuNs));
     w.key("launches").value(static_cast<long long>(l.launches));
+    w.field("invocations", l.invocations);
     w.field("atomic", l.atomic);
     if (l.atomicReason.empty()) w.key("atomic_reason").null();
     else w.field("atomic_reason", l.atomicReason);
@@ -68,6 +69,26 @@ std::string renderJson(const LoopResult& r) {
   w.endArray();
   w.key("notes").beginArray();
   for (const auto& n : r.notes) w.value(n);
+  w.endArray();
+  w.key("round_log").beginArray();
+  for (const auto& rl : r.roundLog) {
+    w.beginObject();
+    w.field("round", rl.index);
+    w.key("ranges").value(static_cast<long long>(rl.ranges));
+    w.key("pushes").value(static_cast<long long>(rl.pushes));
+    w.key("launches").value(static_cast<long long>(rl.launches));
+    w.key("wall_ms").value(static_cast<long long>(rl.wallMs));
+    w.field("profiler_version", rl.profilerVersion);
+    w.field("gpu", rl.gpu);
+    w.key("profiles").beginArray();
+    for (const auto& p : rl.profiles) w.value(p);
+    w.endArray();
+    w.field("dir", rl.dir);
+    w.key("notes").beginArray();
+    for (const auto& n : rl.notes) w.value(n);
+    w.endArray();
+    w.endObject();
+  }
   w.endArray();
   w.endObject();
   return os.str();

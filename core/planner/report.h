@@ -1,9 +1,12 @@
 // Rendering a LoopResult: the annotated focus source (text) and the loop's JSON document
 // (docs/loop.md):
 //   {"converged": bool, "stop_reason": str, "rounds": int, "backend": str, "emulated": bool,
-//    "lines": [{"file", "line", "end_line", "function", "gpu_ns", "launches", "atomic",
-//               "kernels": [{"name", "launches", "gpu_ns"}]}],
-//    "unmapped": [{"name", "launches", "gpu_ns", "reason"}]}
+//    "lines": [{"file", "line", "end_line", "function", "gpu_ns", "backward_gpu_ns", "launches",
+//               "invocations", "atomic", "atomic_reason",
+//               "kernels": [{"name", "backward", "pass", ["forward_owner"], "launches", "gpu_ns"}]}],
+//    "unmapped": [{"name", "launches", "gpu_ns", "reason"}], "notes": [str],
+//    "round_log": [{"round", "ranges", "pushes", "launches", "wall_ms", "profiler_version", "gpu",
+//                   "profiles", "dir", "notes"}]}   (one entry per instrumented round)
 // (paths workspace-relative, lines 1-based). JSON is written with core/support/json_writer.h.
 #pragma once
 

@@ -51,6 +51,9 @@ Result<RoundOutcome> RunnerExecutor::run(const RoundRequest& req, const Cancella
   out.roundDir = res->paths.roundDir.string();
   out.notes = res->notes;
   out.callsFile = res->callsFile;
+  out.profiles = res->profiles;
+  out.profilerVersion = res->profilerVersion;
+  out.gpu = res->gpu;
   pending_.reset();
   if (req.index >= 0) {
     res->model.reset();  // the loop holds it; the store needs only the table

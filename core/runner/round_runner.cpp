@@ -45,44 +45,6 @@ const char* stageName(RoundProgress::Stage s) {
   return "";
 }
 
-Result<RoundPlan> initialPlan(const std::filesystem::path& workspace, const std::string& relPath,
-                              const std::string& qualName) {
-  auto path = nvtx::resolveInWorkspace(workspace, relPath);
-  if (!path) return path.error();
-  auto text = nvtx::readWholeFile(*path);
-  if (!text) return Error::notFound(text.error().message);
-  auto sf = python::SourceFile::parse(std::move(*text));
-  if (!sf) return sf.error();
-  if ((*sf)->hasErrors()) return Error::invalid(relPath + ": the file has syntax errors; fix them before profiling");
-  const auto& m = (*sf)->model();
-  int32_t fi = m.findFunction(qualName);
-  if (fi == python::kNone) return Error::notFound(relPath + ": no function '" + qualName + "'");
-  const auto& fn = m.functions[static_cast<size_t>(fi)];
-  nvtx::FilePlan fp;
-  fp.relPath = relPath;
-  fp.ranges.push_back(nvtx::RangeRequest::functionBody(qualName, fn.defLine));
-  if (fn.body != python::kNone) {
-    const auto& block = m.blocks[static_cast<size_t>(fn.body)];
-    std::vector<python::LineSpan> stmts;
-    for (int32_t si : block.statements) {
-      const auto& st = m.statements[static_cast<size_t>(si)];
-      if (st.docstring) continue;
-      if (!stmts.empty() && stmts.back().last >= st.lines.first) {
-        stmts.back().last = std::max(stmts.back().last, st.lines.last);  // `a; b` on one line
-        continue;
-      }
-      stmts.push_back(st.lines);
-    }
-    // A body of one statement: the body range already is that statement's range.
-    if (stmts.size() > 1)
-      for (const auto& s : stmts) fp.ranges.push_back(nvtx::RangeRequest::statements(s.first, s.last));
-  }
-  RoundPlan plan;
-  plan.index = 0;
-  plan.files.push_back(std::move(fp));
-  return plan;
-}
-
 Result<void> RoundResult::attach(const attribution::RangeTable& table, const CancellationToken& cancel) {
   LineResultOptions lo;
   lo.overlay = &overlay;
@@ -91,8 +53,6 @@ Result<void> RoundResult::attach(const attribution::RangeTable& table, const Can
   auto converted = lineResults(table, lo);
   if (!converted) return converted.error();
   lines = std::move(*converted);
-  if (table.invocations == 0 && !overlay.files.empty())
-    notes.push_back("no kl: range was recorded: the instrumented code did not run (is the focus function called by the entry?)");
   return {};
 }
 
@@ -310,6 +270,10 @@ Result<RoundResult> RoundRunner::run(const RoundPlan& plan, const CancellationTo
     res.notes.push_back("emulator: " + std::to_string(total) + " launches of ops it does not model, emitted as a "
                         "generic elementwise kernel (their kernels and times are guesses): " + list);
   }
+  if (!res.overlay.files.empty() &&
+      std::none_of(shared->ranges.begin(), shared->ranges.end(),
+                   [&](const profile::Range& r) { return nvtx::isManagedName(shared->str(r.text)); }))
+    res.notes.push_back("no kl: range was recorded: the instrumented code did not run (is the focus function called by the entry?)");
   if (st.found && st.nvtxProvider == "noop")
     res.notes.push_back("NVTX was a no-op in the program (no torch NVTX and no libnvToolsExt.so.1): the profiler saw no ranges");
   if (!p.callsFile.empty()) {
@@ -338,43 +302,6 @@ int pruneRunDirs(const std::filesystem::path& runsDir, int keep, std::chrono::se
     removed += !ec;
   }
   return removed;
-}
-
-Result<RecordedRound> runAndRecord(RoundRunner& runner, store::Store& store, const RoundPlan& plan,
-                                   const CancellationToken& cancel, const ProgressFn& progress, const OutputFn& output) {
-  RecordedRound out;
-  out.run = runner.runInfo();
-  auto t0 = std::chrono::steady_clock::now();
-  auto id = store.beginRun(out.run);
-  if (!id) return id.error();
-  auto res = runner.run(plan, cancel, progress, output);
-  if (res) {
-    auto table = attribution::tabulateRanges(*res->model, cancel);
-    if (!table) res = table.error();
-    else if (auto a = res->attach(*table, cancel); !a) res = a.error();
-  }
-  out.run.wallMs = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
-  if (!res) {
-    out.run.status = res.error().code == Error::Code::Cancelled ? store::cancelledStatus(cancel) : "failed";
-    out.run.error = res.error().message;
-    (void)store.finishRun(out.run);
-    return res.error();
-  }
-  auto rid = store.writeRound(out.run.id, res->record());
-  if (!rid) {
-    out.run.status = "failed";
-    out.run.error = "store: " + rid.error().message;
-    (void)store.finishRun(out.run);
-    return rid.error();
-  }
-  out.run.status = "ok";
-  out.run.gpu = res->gpu;
-  out.run.profilerVersion = res->profilerVersion;
-  out.run.emulated = res->emulated;
-  auto fin = store.finishRun(out.run);
-  if (!fin) return fin.error();
-  out.round = std::move(*res);
-  return out;
 }
 
 }  // namespace kl::runner

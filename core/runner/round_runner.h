@@ -4,8 +4,8 @@
 //
 //   auto rr = RoundRunner::create(cfg);                 // detects the backend, makes the run dir
 //   store.beginRun(info = rr->runInfo());
-//   auto plan = initialPlan(ws, "model.py", "Net.forward");
-//   auto res = rr->run(*plan, cancel, onProgress, onOutput);   // round 0
+//   RoundPlan plan{.index = 0, .files = {...}};        // what to wrap (the planner decides)
+//   auto res = rr->run(plan, cancel, onProgress, onOutput);    // round 0
 //   store.writeRound(info.id, res->record());
 //   ... next plan from res->lines (planner), rr->run(next, ...), ...
 //
@@ -71,12 +71,6 @@ struct RoundPlan {
   bool discoverCalls = false;
 };
 
-/// Round 0 for a focus function: its body and each top-level statement of the body (after the
-/// docstring), as requests on the file as it is on disk. Error::NotFound for an unknown function
-/// or file, Error::Invalid for a file with syntax errors.
-Result<RoundPlan> initialPlan(const std::filesystem::path& workspace, const std::string& relPath,
-                              const std::string& qualName);
-
 struct RoundProgress {
   enum class Stage { Instrumenting, Running, Collecting, Reading, Attributing, Done };
   Stage stage = Stage::Instrumenting;
@@ -102,12 +96,13 @@ struct RoundResult {
   bool emulated = false;
   int64_t wallMs = 0;
   std::vector<store::FileSnapshot> files;  // disk texts of the instrumented files
-  std::vector<std::string> notes;          // e.g. "nsys captured no GPU kernels (no GPU on this machine)"
+  /// e.g. "no GPU kernels were captured ...", "no kl: range was recorded ..." (instrumented code
+  /// that never ran), the emulator's unmodelled ops.
+  std::vector<std::string> notes;
   std::filesystem::path callsFile;         // call discovery output ("" when not asked for or not written)
   std::filesystem::path workspace;         // the run's workspace root (files a range names)
   /// Converts the round's RangeTable (tabulated ONCE per round, by whoever decides on it) into
-  /// `lines`, with the overlay's disk lines and functions; notes a round whose instrumented code
-  /// never ran. Fails only when cancelled.
+  /// `lines`, with the overlay's disk lines and functions. Fails only when cancelled.
   Result<void> attach(const attribution::RangeTable& table, const CancellationToken& cancel = {});
   /// The round as the store writes it.
   store::RoundRecord record() const;
@@ -138,15 +133,5 @@ class RoundRunner {
   std::filesystem::path runDir_;
   std::shared_ptr<Backend> backend_;
 };
-
-/// Runs one round, tabulates it and records it: beginRun / writeRound / finishRun (status ok, failed or
-/// cancelled, with the error). The convenience the CLI and the server use for one-round runs.
-struct RecordedRound {
-  store::RunInfo run;
-  std::optional<RoundResult> round;  // absent when the round failed
-};
-Result<RecordedRound> runAndRecord(RoundRunner& runner, store::Store& store, const RoundPlan& plan,
-                                   const CancellationToken& cancel = {}, const ProgressFn& progress = {},
-                                   const OutputFn& output = {});
 
 }  // namespace kl::runner

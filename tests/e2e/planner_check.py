@@ -12,8 +12,8 @@ import json
 import re
 import sys
 
-TOP = {"converged", "stop_reason", "rounds", "backend", "emulated", "lines", "unmapped", "notes"}
-LINE = {"file", "line", "end_line", "function", "gpu_ns", "backward_gpu_ns", "launches", "atomic", "atomic_reason", "kernels"}
+TOP = {"converged", "stop_reason", "rounds", "backend", "emulated", "lines", "unmapped", "notes", "round_log"}
+LINE = {"file", "line", "end_line", "function", "gpu_ns", "backward_gpu_ns", "launches", "invocations", "atomic", "atomic_reason", "kernels"}
 KERNEL = {"name", "backward", "pass", "launches", "gpu_ns"}
 PREFIX = {"forward": "", "backward": "bwd:", "recompute": "recompute:"}
 

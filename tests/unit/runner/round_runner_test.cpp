@@ -1,4 +1,4 @@
-// RoundRunner: round-0 plans, and the failure paths with the real probe and /usr/bin/python3
+// RoundRunner: a round of a given plan, and the failure paths with the real probe and /usr/bin/python3
 // (programs that do not import torch, so each run takes about a second): a crash, a hang, a
 // missing profiler, no export; a run directory layout and the overlay manifest.
 #include <doctest/doctest.h>
@@ -35,42 +35,30 @@ const char* kProg =
     "    return c\n"
     "\n"
     "print(work(int(sys.argv[1])))\n";
-}  // namespace
 
-TEST_CASE("initialPlan: the body and each top-level statement (docstring skipped, ';' lines merged)") {
-  auto plan = initialPlan(test::sourcePath("samples/mlp"), "mlp.py", "train_step");
-  REQUIRE_MESSAGE(plan.ok(), plan.error().message);
-  REQUIRE(plan->files.size() == 1);
-  const auto& r = plan->files[0].ranges;
-  REQUIRE(r.size() == 7);  // body + 6 statements
-  CHECK(r[0].kind == nvtx::RangeRequest::Kind::FunctionBody);
-  CHECK(r[0].qualName == "train_step");
-  CHECK(r[1].firstLine == 25);  // 0-based: `opt.zero_grad(...)` is line 26
-  CHECK(r[6].firstLine == 30);  // `return loss`
-
-  test::TempDir ws;
-  test::writeFile(ws / "p.py", kProg);
-  auto p2 = initialPlan(ws.path(), "p.py", "work");
-  REQUIRE(p2.ok());
-  REQUIRE(p2->files[0].ranges.size() == 5);  // body + a=, b=;c=, if, return
-  CHECK(p2->files[0].ranges[2].firstLine == 5);
-  CHECK(p2->files[0].ranges[2].lastLine == 5);
-  CHECK(initialPlan(ws.path(), "p.py", "nope").error().code == Error::Code::NotFound);
-  CHECK(initialPlan(ws.path(), "missing.py", "work").error().code == Error::Code::NotFound);
-  test::writeFile(ws / "bad.py", "def f(:\n  pass\n");
-  CHECK(initialPlan(ws.path(), "bad.py", "f").error().code == Error::Code::Invalid);
+/// Round 0 as the planner makes it for a focus function: its body (`def` on 0-based `defLine`) and
+/// the given statements (0-based inclusive lines).
+RoundPlan bodyPlan(const std::string& rel, const std::string& qualName, uint32_t defLine,
+                   std::vector<std::pair<uint32_t, uint32_t>> statements = {}) {
+  nvtx::FilePlan fp;
+  fp.relPath = rel;
+  fp.ranges.push_back(nvtx::RangeRequest::functionBody(qualName, defLine));
+  for (auto [first, last] : statements) fp.ranges.push_back(nvtx::RangeRequest::statements(first, last));
+  RoundPlan plan;
+  plan.files.push_back(std::move(fp));
+  return plan;
 }
+}  // namespace
 
 TEST_CASE("a round that succeeds without torch: layout, overlay manifest, ranges seen, no kernels") {
   test::TempDir ws;
   test::writeFile(ws / "p.py", kProg);
   auto rr = RoundRunner::create(baseConfig(ws, "python p.py 5"));
   REQUIRE_MESSAGE(rr.ok(), rr.error().message);
-  auto plan = initialPlan(ws.path(), "p.py", "work");
-  REQUIRE(plan.ok());
+  auto plan = bodyPlan("p.py", "work", 2, {{4, 4}, {5, 5}, {6, 8}, {9, 9}});
   std::vector<std::string> stages;
   std::vector<std::string> out;
-  auto res = rr->run(*plan, {}, [&](const RoundProgress& p) { stages.push_back(stageName(p.stage)); },
+  auto res = rr->run(plan, {}, [&](const RoundProgress& p) { stages.push_back(stageName(p.stage)); },
                      [&](std::string_view s, std::string_view l) { out.push_back(std::string(s) + ":" + std::string(l)); });
   REQUIRE_MESSAGE(res.ok(), res.error().message);
   CHECK(std::find(out.begin(), out.end(), "stdout:12") != out.end());
@@ -95,7 +83,7 @@ TEST_CASE("a crashing program: exit code and the last lines of stderr, with the 
   test::writeFile(ws / "p.py", kProg);
   auto rr = RoundRunner::create(baseConfig(ws, "python p.py 99"));
   REQUIRE(rr.ok());
-  auto res = rr->run(*initialPlan(ws.path(), "p.py", "work"));
+  auto res = rr->run(bodyPlan("p.py", "work", 2));
   REQUIRE_FALSE(res.ok());
   const auto& m = res.error().message;
   CHECK(m.find("the program failed (exit code 3)") == 0);
@@ -110,10 +98,9 @@ TEST_CASE("a hanging program hits the timeout; cancellation stops a run") {
   cfg.timeout = std::chrono::seconds(3);
   auto rr = RoundRunner::create(cfg);
   REQUIRE(rr.ok());
-  auto plan = initialPlan(ws.path(), "hang.py", "f");
-  REQUIRE(plan.ok());
+  auto plan = bodyPlan("hang.py", "f", 2);
   auto t0 = std::chrono::steady_clock::now();
-  auto res = rr->run(*plan);
+  auto res = rr->run(plan);
   REQUIRE_FALSE(res.ok());
   CHECK(res.error().message.find("timed out after 3.0 s") != std::string::npos);
   CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(30));
@@ -122,7 +109,7 @@ TEST_CASE("a hanging program hits the timeout; cancellation stops a run") {
   cfg.timeout = std::chrono::seconds(120);
   auto rr2 = RoundRunner::create(cfg);
   REQUIRE(rr2.ok());
-  auto res2 = rr2->run(*plan, src.token(), [&](const RoundProgress& p) {
+  auto res2 = rr2->run(plan, src.token(), [&](const RoundProgress& p) {
     if (p.stage == RoundProgress::Stage::Running && p.message == "running (2 s)") src.cancel();
   });
   REQUIRE_FALSE(res2.ok());
@@ -134,7 +121,7 @@ TEST_CASE("no export: a program that skips the probe's exit path") {
   test::writeFile(ws / "q.py", "import os\n\ndef f():\n    x = 1\n    os._exit(0)\n\nf()\n");
   auto rr = RoundRunner::create(baseConfig(ws, "python q.py"));
   REQUIRE(rr.ok());
-  auto res = rr->run(*initialPlan(ws.path(), "q.py", "f"));
+  auto res = rr->run(bodyPlan("q.py", "f", 2));
   REQUIRE_FALSE(res.ok());
   CHECK(res.error().message.find("no emulated export was written") == 0);
 }
