@@ -24,6 +24,7 @@ KERNLENS=$KERNLENS PROFILE=$D/mlp_emulated.sqlite OUT=$W/report.json HOVER_LINES
 W2=$KL_BINARY_DIR/editor-e2e/neovim-helper
 rm -rf "$W2"; mkdir -p "$W2/ws" "$W2/bin"
 cp "$D/ws/mlp.py" "$W2/ws/"; ln -s "$KERNLENS" "$W2/bin/kernlens"
+cp "$D/mlp_emulated.sqlite" "$W2/"  # :KernlensReport / :KernlensTrace write next to the profile
 touch "$W2/ws/pyproject.toml"  # the workspace root (the helper looks for root markers upwards)
 /usr/bin/python3 - "$KL_SOURCE_DIR/docs/editors/neovim.md" "$KL_SOURCE_DIR" > "$W2/init.lua" <<'PY'
 import re, sys
@@ -33,7 +34,7 @@ if not m: sys.exit("docs/editors/neovim.md: no block marked 'tested: nvim-0.7'")
 print(m.group(1).replace("/path/to/kernlens", sys.argv[2]))
 PY
 cd "$W2/ws"
-PATH=$W2/bin:$PATH CONFIG=$W2/init.lua PROFILE=$D/mlp_emulated.sqlite OUT=$W2/report.json \
+PATH=$W2/bin:$PATH CONFIG=$W2/init.lua PROFILE=$W2/mlp_emulated.sqlite OUT=$W2/report.json \
   timeout 120 nvim --headless --clean -c "luafile $KL_SOURCE_DIR/tests/e2e/editor/nvim_helper_check.lua" "$W2/ws/mlp.py" \
   > "$W2/nvim.log" 2>&1 || { echo "nvim (helper config) failed (exit $?):"; cat "$W2/nvim.log"; cat "$W2/report.json" 2>/dev/null; exit 1; }
 /usr/bin/python3 - "$W/oracle.json" "$W2/report.json" <<'PY'
@@ -54,6 +55,11 @@ qf = rep.get("quickfix", [])
 hottest = max((l for l in oracle["lines"]), key=lambda l: l["ns"])
 if not qf or not qf[0]["file"].endswith("mlp.py") or qf[0]["lnum"] != hottest["line"]:
     fails.append("KernlensRun: first quickfix item should be mlp.py:%d, got %s" % (hottest["line"], qf[:2]))
+ex = rep.get("exports") or {}
+for cmd in ("KernlensReport", "KernlensTrace"):
+    if not ex.get(cmd): fails.append(":%s wrote nothing next to the profile (messages: %s)" % (cmd, rep.get("messages", "")[-300:]))
+if ex.get("KernlensReport") and "</html>" not in open(ex["KernlensReport"]).read(): fails.append(":KernlensReport: not an HTML report")
+if ex.get("KernlensTrace") and not json.load(open(ex["KernlensTrace"])).get("traceEvents"): fails.append(":KernlensTrace: no trace events")
 if "Error" in rep.get("messages", "") or "E5108" in rep.get("messages", ""): fails.append("messages: " + rep["messages"])
 for f in fails: print("FAIL", f)
 if fails: sys.exit(1)

@@ -4,7 +4,8 @@
 -- env: CONFIG (the extracted init.lua), PROFILE, OUT (JSON report).
 -- Steps: load the config (errors recorded), wait for the helper to attach, :KernlensLoadProfile,
 -- wait for the per-line times the helper draws (virtual text on < 0.10), read the lenses, hover
--- one line (must be plain text on < 0.10), :KernlensRun (quickfix list).
+-- one line (must be plain text on < 0.10), :KernlensRun (quickfix list), :KernlensReport and
+-- :KernlensTrace (files written next to the profile).
 local out_path = assert(os.getenv('OUT'), 'OUT not set')
 local report = { steps = {}, nvim = vim.version() }
 local function step(s) table.insert(report.steps, s) end
@@ -90,6 +91,17 @@ for _, it in ipairs(qf.items or {}) do
   table.insert(report.quickfix, { file = it.bufnr > 0 and vim.fn.bufname(it.bufnr) or '', lnum = it.lnum, text = it.text })
 end
 step('run')
+
+-- :KernlensReport / :KernlensTrace: the HTML report and the Perfetto trace of the loaded profile,
+-- written next to it (kernlens.exportRun).
+local dir = vim.fn.fnamemodify(os.getenv('PROFILE'), ':h')
+report.exports = {}
+for cmd, file in pairs({ KernlensReport = 'report.html', KernlensTrace = 'trace.perfetto.json' }) do
+  vim.cmd(cmd)
+  report.exports[cmd] = vim.wait(30000, function() return vim.fn.getfsize(dir .. '/' .. file) > 0 end, 50)
+    and (dir .. '/' .. file) or vim.NIL
+end
+step('exports')
 
 -- Messages shown while loading (errors from the helper would be here).
 report.messages = vim.fn.execute('messages')

@@ -130,11 +130,30 @@ end
 
 -- ---- Code lenses ----
 
+--- Per buffer: the number of the latest lens request (older answers are dropped).
+local lens_requests = {}
+
+--- Requests the buffer's lenses and shows them. vim.lsp.codelens.refresh() drops a refresh asked
+--- while another is in flight (0.7–0.10: `active_refreshes`), so the server's refresh right after
+--- the attach-time one was lost and the lenses stayed "▶ Profile" without the GPU times: the
+--- request is sent here, every time, and only the latest answer is shown (on_codelens resolves
+--- and displays it).
 function M.refresh_lenses(bufnr)
   if not M.options.lenses then return end
   bufnr = (bufnr == nil or bufnr == 0) and api.nvim_get_current_buf() or bufnr
-  if not api.nvim_buf_is_loaded(bufnr) or not M.client(bufnr) then return end
-  if has('0.10') then
+  local client = api.nvim_buf_is_loaded(bufnr) and M.client(bufnr) or nil
+  if not client then return end
+  if vim.lsp.codelens.on_codelens then
+    local n = (lens_requests[bufnr] or 0) + 1
+    lens_requests[bufnr] = n
+    request(client, 'textDocument/codeLens', { textDocument = { uri = vim.uri_from_bufnr(bufnr) } },
+      function(err, result, ctx)
+        if lens_requests[bufnr] ~= n then return end
+        ctx = ctx or { bufnr = bufnr, client_id = client.id }
+        ctx.bufnr, ctx.client_id = bufnr, ctx.client_id or client.id
+        vim.lsp.codelens.on_codelens(err, result, ctx)
+      end, bufnr)
+  elseif has('0.10') then
     vim.lsp.codelens.refresh({ bufnr = bufnr })
   else
     api.nvim_buf_call(bufnr, function() vim.lsp.codelens.refresh() end)
@@ -234,8 +253,24 @@ end
 -- ---- Commands ----
 
 --- workspace/executeCommand on the current buffer's client; `done(result)` on success.
-function M.exec(command, arguments, done)
-  local client = M.client(0)
+--- The one kernlens client of the session (nil when none or several run).
+local function only_client()
+  local list = vim.lsp.get_clients and vim.lsp.get_clients({ name = 'kernlens' }) or vim.lsp.get_active_clients()
+  local found
+  for _, c in pairs(list or {}) do
+    if c.name == 'kernlens' then
+      if found then return nil end
+      found = c
+    end
+  end
+  return found
+end
+
+--- workspace/executeCommand through the client of the current buffer; `anywhere`: a command
+--- about the run, not the buffer (run summary, exports, cancel, clear, keep), which also works
+--- from a window without kernlens (the quickfix list) when one kernlens client runs.
+function M.exec(command, arguments, done, anywhere)
+  local client = M.client(0) or (anywhere and only_client() or nil)
   if not client then return notify('not attached to this buffer', vim.log.levels.WARN) end
   request(client, 'workspace/executeCommand', { command = command, arguments = arguments },
     function(err, result)
@@ -295,7 +330,7 @@ function M.show_run()
     end
     vim.fn.setqflist({}, ' ', { title = 'kernlens: ' .. (s.headline or s.runId), items = items })
     vim.cmd('copen')
-  end)
+  end, true)
 end
 
 local function user_commands()
@@ -307,16 +342,16 @@ local function user_commands()
   end, { range = true })
   cmd('KernlensLoadProfile', function(o) M.exec('kernlens.loadProfile', { vim.fn.fnamemodify(o.args, ':p') }) end,
     { nargs = 1, complete = 'file' })
-  cmd('KernlensCancel', function() M.exec('kernlens.cancel', {}) end)
-  cmd('KernlensClear', function() M.exec('kernlens.clearResults', {}) end)
+  cmd('KernlensCancel', function() M.exec('kernlens.cancel', {}, nil, true) end)
+  cmd('KernlensClear', function() M.exec('kernlens.clearResults', {}, nil, true) end)
   cmd('KernlensRemoveRanges', function() M.apply_source_action('source.removeNvtx') end)
-  cmd('KernlensKeep', function() M.exec('kernlens.keepAnnotations', {}) end)
+  cmd('KernlensKeep', function() M.exec('kernlens.keepAnnotations', {}, nil, true) end)
   cmd('KernlensRun', function() M.show_run() end)
   cmd('KernlensReport', function()
-    M.exec('kernlens.openReport', {}, function(r) if r and r.path then notify('report: ' .. r.path) end end)
+    M.exec('kernlens.exportRun', { { format = 'html' } }, function(r) if r and r.path then notify('report: ' .. r.path) end end, true)
   end)
   cmd('KernlensTrace', function()
-    M.exec('kernlens.exportTrace', {}, function(r) if r and r.path then notify('Perfetto trace: ' .. r.path) end end)
+    M.exec('kernlens.exportRun', { { format = 'perfetto' } }, function(r) if r and r.path then notify('Perfetto trace: ' .. r.path) end end, true)
   end)
   cmd('KernlensHints', function()
     if virtual_text_on() then
