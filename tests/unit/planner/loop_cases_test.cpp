@@ -51,6 +51,13 @@ void check(const test::LoopCase& c, const planner::LoopResult& r) {
     std::sort(want.begin(), want.end());
     CHECK(got == want);
   }
+  for (const auto& a : c.atomicReasons) {
+    bool found = std::any_of(r.lines.begin(), r.lines.end(), [&](const auto& l) {
+      return l.file + ":" + std::to_string(l.line) == a.where && l.atomic && l.atomicReason == a.reason &&
+             l.note.find(a.noteText) != std::string::npos;
+    });
+    CHECK_MESSAGE(found, a.where << " atomic (" << a.reason << ") with a note containing '" << a.noteText << "'");
+  }
   for (const auto& [name, reason] : c.unmapped) {
     bool found = std::any_of(r.unmapped.begin(), r.unmapped.end(), [&](const auto& u) {
       return u.name == name && attribution::unmappedReasonName(u.reason) == reason;
@@ -95,6 +102,7 @@ TEST_CASE("loop cases (tests/data/loop/*.loop)") {
       auto r = test::runLoopCase(c, ws.path(), log);
       REQUIRE_MESSAGE(r.ok(), r.error().message);
       check(c, *r);
+      if (c.expectRuns) CHECK(log.runs == *c.expectRuns);
     }
   }
 }

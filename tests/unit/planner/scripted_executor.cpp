@@ -108,6 +108,7 @@ Result<LoopCase> parseLoopCase(const std::string& text, const std::string& name)
   int no = 0;
   std::string* fileText = nullptr;
   Trace* trace = nullptr;
+  bool inCalls = false;
   auto bad = [&](const std::string& why) { return Error::invalid(name + ":" + std::to_string(no) + ": " + why); };
   while (std::getline(in, line)) {
     ++no;
@@ -123,6 +124,12 @@ Result<LoopCase> parseLoopCase(const std::string& text, const std::string& name)
     std::string body = line.substr(0, line.find('#'));
     auto w = words(body);
     if (w.empty()) continue;
+    if (indented && inCalls) {  // the calls file: whitespace-separated fields become tabs
+      std::string row;
+      for (const auto& x : w) row += (row.empty() ? "" : "\t") + x;
+      *c.calls += row + "\n";
+      continue;
+    }
     if (indented && trace) {
       auto st = parseStep(body);
       if (!st) return bad(st.error().message);
@@ -131,6 +138,7 @@ Result<LoopCase> parseLoopCase(const std::string& text, const std::string& name)
     }
     fileText = nullptr;
     trace = nullptr;
+    inCalls = false;
     const std::string& k = w[0];
     auto rest = [&](size_t from) {
       std::string r;
@@ -153,8 +161,15 @@ Result<LoopCase> parseLoopCase(const std::string& text, const std::string& name)
                                      : planner::HarnessMode::Off;
     } else if (k == "budget" && w.size() == 2) {
       c.pushesPerLaunch = std::stod(w[1]);
+    } else if (k == "baseline" && w.size() == 2) {
+      c.baseline = w[1] == "on";
     } else if (k == "discovery" && w.size() == 2) {
       c.discovery = w[1] == "on";
+    } else if (k == "calls" && w.size() == 1) {
+      c.calls.emplace();
+      inCalls = true;
+    } else if (k == "eager" && w.size() == 2) {
+      c.eagerPushes = std::stoull(w[1]);
     } else if (k == "wall" && w.size() == 3) {
       c.baselineMs = std::stoll(w[1]);
       c.roundMs = std::stoll(w[2]);
@@ -166,12 +181,18 @@ Result<LoopCase> parseLoopCase(const std::string& text, const std::string& name)
         if (x.size() > 1 && x[0] == 'x') trace->repeat = std::stoi(x.substr(1));
     } else if (k == "fail" && w.size() >= 3) {
       c.failures[std::stoi(w[1])] = rest(2);
+    } else if (k == "cancel" && w.size() == 2 && w[1] == "start") {
+      c.cancelAtStart = true;
     } else if (k == "cancel" && w.size() == 2) {
       c.cancelRound = std::stoi(w[1]);
     } else if (k == "expect" && w.size() >= 3 && w[1] == "stop") {
       c.stop = w[2];
     } else if (k == "expect" && w.size() == 3 && w[1] == "rounds") {
       c.expectRounds = std::stoi(w[2]);
+    } else if (k == "expect" && w.size() == 3 && w[1] == "runs") {
+      c.expectRuns = std::stoi(w[2]);
+    } else if (k == "expect" && w.size() >= 4 && w[1] == "atomic") {
+      c.atomicReasons.push_back({w[2], w[3], rest(4)});
     } else if (k == "expect" && w.size() >= 3 && w[1] == "line") {
       ExpectedLine e;
       auto fl = fileLine(w[2], &e.endLine);
@@ -203,13 +224,20 @@ Result<LoopCase> parseLoopCase(const std::string& text, const std::string& name)
   return c;
 }
 
-Result<planner::RoundOutcome> ScriptedExecutor::run(const planner::RoundRequest& req, const CancellationToken&) {
+Result<planner::RoundOutcome> ScriptedExecutor::run(const planner::RoundRequest& req, const CancellationToken& cancel) {
+  if (cancel.isCancelled()) return Error::cancelled();  // as the runner: nothing starts once cancelled
   ++log_.runs;
   log_.events.push_back("run " + std::to_string(req.index));
   planner::RoundOutcome out;
   out.wallMs = req.index < 0 ? case_.baselineMs : case_.roundMs;
   if (req.index < 0) {
     out.model = std::make_shared<const ProfileModel>();
+    if (req.discoverCalls && case_.calls) {
+      std::error_code ec;
+      std::filesystem::create_directories(runDir_, ec);
+      out.callsFile = runDir_ / "calls.tsv";
+      std::ofstream(out.callsFile) << *case_.calls;
+    }
     return out;
   }
   if (auto f = case_.failures.find(req.index); f != case_.failures.end()) return Error::io(f->second);
@@ -296,6 +324,7 @@ Result<planner::LoopResult> runLoopCase(const LoopCase& c, const fs::path& works
   req.strategy = c.strategy;
   req.harness = c.harness;
   req.discovery = c.discovery;
+  req.baseline = c.baseline;
   if (c.pushesPerLaunch) req.maxPushesPerLaunch = *c.pushesPerLaunch;
   auto function = [&](const std::string& spec) {
     size_t sep = spec.rfind("::");
@@ -319,8 +348,10 @@ Result<planner::LoopResult> runLoopCase(const LoopCase& c, const fs::path& works
   auto checked = planner::checkRequest(req);
   if (!checked.config)
     return Error::invalid(std::string(planner::requestFieldName(checked.error.field)) + ": " + checked.error.message);
-  const planner::LoopConfig& cfg = *checked.config;
+  planner::LoopConfig cfg = *checked.config;
+  if (c.eagerPushes) cfg.policy.maxEagerPushes = *c.eagerPushes;
   CancellationSource cancel;
+  if (c.cancelAtStart) cancel.cancel();
   fs::path runDir = workspace / ".kernlens" / "scripted";
   planner::ExecutorFactory make = [&](const std::string& entry) -> Result<std::shared_ptr<planner::RoundExecutor>> {
     log.entries.push_back(entry);

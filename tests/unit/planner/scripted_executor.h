@@ -17,8 +17,12 @@
 //   rounds N                  round budget (default 8)
 //   strategy edits|lines      harness off|auto|always      budget PUSHES_PER_LAUNCH
 //   wall BASELINE_MS ROUND_MS the wall times the executor reports (default 100 100)
-//   discovery on|off          the call-discovery pass (default off: the scripted executor
-//                             writes no calls file yet, so the loop resolves calls statically)
+//   discovery on|off          the call-discovery pass (default off: the loop resolves calls
+//                             statically); the discovery run writes the `calls` block, if any
+//   calls                     the discovery pass's calls file follows, indented, fields separated
+//                             by spaces (written with tabs; core/planner/observed_calls.h)
+//   baseline on|off           the uninstrumented baseline run (default on)
+//   eager PUSHES              the push budget for ranges placed ahead (Policy::maxEagerPushes)
 //   trace [xN] [harness]      steps follow, indented: FRAME[>FRAME...] KERNELS
 //                             FRAME = file:line (1-based); KERNELS = k1,k2 | alternatives per
 //                             repetition a,b|c (repetition i uses alternative i % n) | "-" none;
@@ -26,8 +30,11 @@
 //                             "harness": the trace of the generated harness entry.
 //   fail ROUND MESSAGE        the run of instrumented round ROUND (0-based) fails
 //   cancel ROUND              the loop is cancelled while round ROUND runs
+//   cancel start              the loop is cancelled before it starts
 //   expect stop converged|round_budget|cancelled|failed
 //   expect rounds N
+//   expect runs N             run() calls in all (discovery and baseline included)
+//   expect atomic FILE:A REASON [TEXT]  the line is atomic for REASON, its note contains TEXT
 //   expect line FILE:A[-B] [atomic] KERNEL,KERNEL...   (the lines are checked exactly: every
 //                             result line must be expected, with its kernel names)
 //   expect variants FILE:A N   the line launched N distinct kernel sets (dynamic dispatch)
@@ -76,6 +83,10 @@ struct LoopCase {
   std::optional<double> pushesPerLaunch;
   int64_t baselineMs = 100, roundMs = 100;
   bool discovery = false;
+  bool baseline = true;
+  std::optional<std::string> calls;     // the discovery pass's calls file
+  std::optional<uint64_t> eagerPushes;
+  bool cancelAtStart = false;
   Trace trace;
   std::optional<Trace> harnessTrace;
   std::map<int, std::string> failures;  // round -> message
@@ -83,6 +94,13 @@ struct LoopCase {
   // Expectations.
   std::optional<std::string> stop;
   std::optional<int> expectRounds;
+  std::optional<int> expectRuns;
+  struct AtomicReason {
+    std::string where;  // FILE:A
+    std::string reason;
+    std::string noteText;
+  };
+  std::vector<AtomicReason> atomicReasons;
   std::optional<std::vector<ExpectedLine>> lines;
   std::vector<std::pair<std::string, std::string>> unmapped;
   std::vector<std::string> notes;
