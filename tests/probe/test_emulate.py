@@ -277,3 +277,41 @@ class EmulateMoreTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+LABEL_PROGRAM = r'''
+import gc, sys, torch
+labels = [line.rstrip("\n") for line in open(sys.argv[1], encoding="utf-8")]
+for i, label in enumerate(labels):
+    text = label + " #" + str(i)  # a new str object each time, freed after the range
+    with torch.cuda.nvtx.range(text):
+        torch.ones(64) * 2
+    del text
+    junk = ["z" * 48 + str(k) for k in range(2000)]  # reuse freed memory
+    del junk
+    gc.collect()
+torch.cuda.nvtx.mark(labels[0] + " mark")
+'''
+
+
+class EmulateLabelsTest(unittest.TestCase):
+    """The emulator writes NVTX range texts unchanged (an editor fixture once had garbled kl:
+    labels: the bytes 16-32 of long labels overwritten, as by a freed buffer)."""
+
+    def test_range_texts_round_trip_byte_for_byte(self):
+        tmp = tmpdir(self)
+        labels = ["kl:app.py:3-3:x = torch.ones(64) * 2  # a long label, longer than 32 bytes",
+                  "kl:app.py:4-4:µs 火 'quotes' ? and UTF-8 after the first 16 bytes",
+                  "plain range " + "r" * 100]
+        with open(os.path.join(tmp, "app.py"), "w") as f:
+            f.write(LABEL_PROGRAM)
+        with open(os.path.join(tmp, "labels.txt"), "w", encoding="utf-8") as f:
+            f.write("\n".join(labels) + "\n")
+        out = os.path.join(tmp, "out.sqlite")
+        r = run_probe(["--backend", "emulate", "--out", out], ["python3", "app.py", "labels.txt"], tmp)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        want = sorted(l + " #" + str(i) for i, l in enumerate(labels))
+        got = sorted(t for (t,) in query(out, "SELECT text FROM NVTX_EVENTS WHERE eventType = 59"))
+        self.assertEqual(got, want)
+        self.assertEqual(query(out, "SELECT text FROM NVTX_EVENTS WHERE eventType = 34"), [(labels[0] + " mark",)])
+

@@ -9,14 +9,30 @@ prints JSON:
    "functions": [{"path", "qualname", "def_line" (1-based), "ns", "kernels", "title"}]}
 Rules (DESIGN.md §5): kernel -> runtime call with the same correlationId in the same process;
 call -> NVTX push/pop or start/end ranges named kl:... on the same thread containing it;
-innermost = latest start. A line's label: "◷ <time> · <n> kernel(s)"; shown when its share of
+innermost = latest start. Backward work (emit_nvtx sequence ranges, as PyTorch writes them): a
+call inside a backward-node range ("XBackward0, seq = N", "torch::autograd::..."; innermost)
+counts where the forward op of that node ran — the last non-node range "..., seq = N" that
+started before the node — and the kl: range is the innermost one around that op on its thread; a
+node without a forward op (AccumulateGrad) is engine work of the backward() call: the kl: range
+around the call's own interval on the forward thread of the nearest linked call of its thread. A line's label: "◷ <time> · <n> kernel(s)"; shown when its share of
 its function's time >= min-share (the server's default hints.minShare).
 """
 import ast
 import json
 import os
+import re
 import sqlite3
 import sys
+
+SEQ = re.compile(r"^(.*?),\s*(stashed )?seq = (\d+)")
+
+
+def node_of(text):
+    """(is a backward node, seq or None) of an NVTX range text."""
+    m = SEQ.match(text)
+    name = m.group(1) if m else text
+    node = bool(m and m.group(2)) or "Backward" in name or name.startswith("torch::autograd::")
+    return node, int(m.group(3)) if m else None
 
 
 def fmt_duration(ns):
@@ -70,11 +86,32 @@ def main():
     db = sqlite3.connect("file:%s?mode=ro" % prof, uri=True)
     strings = dict(db.execute("SELECT id, value FROM StringIds"))
     ranges = {}
+    nodes, forward_ops = {}, {}  # tid -> [(start, end, seq)]; seq -> [(start, end, tid)]
     for start, end, text, text_id, tid in db.execute(
             "SELECT start, end, text, textId, globalTid FROM NVTX_EVENTS WHERE eventType IN (59, 60)"):
         name = strings.get(text_id) if text_id is not None else text
-        if name and name.startswith("kl:") and end is not None:
+        if not name or end is None:
+            continue
+        if name.startswith("kl:"):
             ranges.setdefault(tid, []).append((start, end, name))
+            continue
+        node, seq = node_of(name)
+        if node:
+            nodes.setdefault(tid, []).append((start, end, seq))
+        elif seq is not None:
+            forward_ops.setdefault(seq, []).append((start, end, tid))
+
+    def forward_point(tid, cs, ce):
+        """(thread, start, end) whose kl: range owns the call; (None, ...) for engine work."""
+        inside = [n for n in nodes.get(tid, []) if n[0] <= cs and ce <= n[1]]
+        if not inside:
+            return (tid, cs, ce)
+        ns, _, seq = max(inside, key=lambda n: n[0])
+        ops = [o for o in forward_ops.get(seq, []) if o[0] < ns] if seq is not None else []
+        if not ops:
+            return (None, cs, ce)
+        os_, oe, otid = max(ops, key=lambda o: o[0])
+        return (otid, os_, oe)
     calls = {}
     for corr, tid, start, end in db.execute(
             "SELECT correlationId, globalTid, start, end FROM CUPTI_ACTIVITY_KIND_RUNTIME"):
@@ -99,11 +136,23 @@ def main():
     total = sum(e - s for s, e, _, _, _ in ops)
     acc = {}
     unmapped = 0
-    for s, e, corr, gpid, nm in ops:
+    points = {}  # op index -> (thread, start, end)
+    linked = {}  # launching thread -> [(call start, forward thread)] of linked backward calls
+    for i, (s, e, corr, gpid, nm) in enumerate(ops):
         call = calls.get((gpid, corr))
-        best = None
         if call:
-            tid, cs, ce = call
+            points[i] = forward_point(*call)
+            if points[i][0] is not None and points[i][0] != call[0]:
+                linked.setdefault(call[0], []).append((call[1], points[i][0]))
+    for i, p in list(points.items()):
+        if p[0] is None:  # engine work: the thread blocked in backward(), at the call's own time
+            tid, cs, ce = calls[(ops[i][3], ops[i][2])]
+            near = min(linked.get(tid, []), key=lambda l: abs(l[0] - cs), default=None)
+            points[i] = (near[1] if near else tid, cs, ce)
+    for i, (s, e, corr, gpid, nm) in enumerate(ops):
+        best = None
+        if i in points:
+            tid, cs, ce = points[i]
             for rs, re_, rn in ranges.get(tid, []):
                 if rs <= cs and ce <= re_ and (best is None or rs > best[0]):
                     best = (rs, rn)
