@@ -15,7 +15,8 @@ int run(const Args& args, Context& ctx) {
   auto c = parseCommon(args, {"text", "json", "csv"});
   size_t top = static_cast<size_t>(args.getInt("--top").value_or(20));
   bool shortNames = args.has("--short");
-  auto lp = loadProfile(c.files);
+  // Names and times of ops (kernel details only for --short); no range statistics.
+  auto lp = loadProfile(c.files, ctx.err, {.kernelDetails = shortNames, .rangeStats = false});
   analysis::View v(lp->model, c.scope, &lp->attr);
   auto r = analysis::computeSummary(v, shortNames);
   const auto& m = lp->model;

@@ -37,7 +37,8 @@ int run(const Args& args, Context& ctx) {
   auto kernels = args.getInt("--kernels").value_or(3);
   auto maxNodes = args.getInt("--max-nodes").value_or(2000);
   if (depth < 0 || kernels < 0 || maxNodes < 0) throw UsageError("--depth, --kernels and --max-nodes need values >= 0");
-  auto lp = loadProfile(c.files);
+  // The tree reads op names, times and stacks only.
+  auto lp = loadProfile(c.files, ctx.err, {.kernelDetails = false, .rangeStats = false});
   analysis::View v(lp->model, c.scope, &lp->attr);
   auto r = analysis::computeTree(v);
   const auto& m = lp->model;

@@ -154,22 +154,27 @@ std::vector<std::string> resolveReports(const std::vector<std::string>& files, s
   return out;
 }
 
-std::unique_ptr<LoadedProfile> loadProfile(const std::vector<std::string>& given, std::ostream& err) {
+std::unique_ptr<LoadedProfile> loadProfile(const std::vector<std::string>& given, std::ostream& err,
+                                           LoadNeeds needs) {
   if (given.empty()) throw UsageError("missing profile file");
   const auto files = resolveReports(given, err);
   auto lp = std::make_unique<LoadedProfile>();
+  profile::ReadOptions ro;
+  ro.kernelDetails = needs.kernelDetails;
   if (files.size() == 1 && !std::filesystem::is_directory(files[0])) {
-    lp->model = orFail(profile::readProfile(files[0]));
+    lp->model = orFail(profile::readProfile(files[0], ro));
   } else {
     std::vector<std::filesystem::path> ps(files.begin(), files.end());
-    lp->model = orFail(profile::readProfiles(ps));
+    lp->model = orFail(profile::readProfiles(ps, ro));
   }
   // Reader findings are said once, on stderr, by every command (never silently dropped).
   const auto& warns = lp->model.meta.warnings;
   for (size_t i = 0; i < warns.size() && i < 5; ++i) err << "kernlens: warning: " << warns[i] << "\n";
   if (warns.size() > 5) err << "kernlens: warning: ... and " << warns.size() - 5 << " more (kernlens info lists them)\n";
   if (auto w = lp->model.meta.skippedRows.warning(); !w.empty()) err << "kernlens: warning: " << terminalSafe(w) << "\n";
-  lp->attr = orFail(attribution::attribute(lp->model));
+  attribution::Options ao;
+  ao.rangeStats = needs.rangeStats;
+  lp->attr = orFail(attribution::attribute(lp->model, ao));
   for (const auto& f : given) {
     if (!lp->label.empty()) lp->label += ", ";
     lp->label += std::filesystem::path(f).filename().string();

@@ -60,10 +60,18 @@ int64_t parseDurationNs(const std::string& s, const std::string& what);
 /// pass through unchanged. InputError (one line) when nsys is missing or fails.
 std::vector<std::string> resolveReports(const std::vector<std::string>& files, std::ostream& err);
 
+/// What a command reads of a profile beyond the ops, calls and ranges (default: everything).
+struct LoadNeeds {
+  bool kernelDetails = true;  // ProfileModel::kernels (grid, block, registers, short names)
+  bool rangeStats = true;     // Attribution::ranges() / names()
+};
+
 /// Reads the files (one profile, or several = ranks) and attributes; InputError on bad input.
 /// Nsight Systems reports are exported first (resolveReports, notes on `err`); reader warnings
-/// and the count of rows skipped for corrupt numbers go to `err` too.
-std::unique_ptr<LoadedProfile> loadProfile(const std::vector<std::string>& files, std::ostream& err = std::cerr);
+/// and the count of rows skipped for corrupt numbers go to `err` too. `needs`: what the command
+/// reads beyond ops, calls and ranges.
+std::unique_ptr<LoadedProfile> loadProfile(const std::vector<std::string>& files, std::ostream& err = std::cerr,
+                                           LoadNeeds needs = {});
 
 /// Writes aligned text tables: header row, then rows; columns listed in `right` are
 /// right-aligned. Cells longer than `maxWidth` are cut with "…".

@@ -10,7 +10,11 @@ TreeResult computeTree(const View& v) {
   TreeResult r;
   if (!v.attr) return r;
   std::unordered_map<uint64_t, uint32_t> index;  // (parent + 1) << 32 | text -> node
-  std::vector<std::vector<uint32_t>> instances;
+  // Invocations = distinct ranges per node. A range sits at one node unless ranges overlap
+  // without nesting (then its stacks differ between calls): the first node of each range is
+  // remembered, and only (node, range) pairs at other nodes are kept for deduplication.
+  std::vector<uint32_t> firstNode(m.ranges.size(), kNone);
+  std::vector<uint64_t> otherInstances;  // node << 32 | range
   std::vector<std::unordered_map<StrId, NameCount>> kernels;
   // The previous op's stack and node path: consecutive ops share most of their stack, so only
   // the part below the common prefix is looked up (inclusive numbers are summed at the end).
@@ -35,23 +39,32 @@ TreeResult computeTree(const View& v) {
     path.resize(common);
     prevStack.assign(stack.begin(), stack.end());
     for (size_t depth = common; depth < stack.size(); ++depth) {
-      uint32_t parent = depth ? path[depth - 1] : kNone;
-      StrId text = m.ranges[stack[depth]].text;
-      uint64_t key = (static_cast<uint64_t>(parent + 1) << 32) | text;  // kNone + 1 == 0
-      auto [it, added] = index.emplace(key, static_cast<uint32_t>(r.nodes.size()));
-      if (added) {
-        TreeNode n;
-        n.text = text;
-        n.parent = parent;
-        n.depth = static_cast<uint32_t>(depth);
-        r.nodes.push_back(n);
-        instances.emplace_back();
-        kernels.emplace_back();
-        if (parent == kNone) r.roots.push_back(it->second);
-        else r.nodes[parent].children.push_back(it->second);
+      const uint32_t parent = depth ? path[depth - 1] : kNone, range = stack[depth];
+      uint32_t node = firstNode[range];  // a range's node, unless its stacks differ (see above)
+      if (node == kNone || r.nodes[node].parent != parent) {
+        StrId text = m.ranges.get<&profile::Range::text>(range);
+        uint64_t key = (static_cast<uint64_t>(parent + 1) << 32) | text;  // kNone + 1 == 0
+        auto [it, added] = index.emplace(key, static_cast<uint32_t>(r.nodes.size()));
+        if (added) {
+          TreeNode n;
+          n.text = text;
+          n.parent = parent;
+          n.depth = static_cast<uint32_t>(depth);
+          r.nodes.push_back(n);
+          kernels.emplace_back();
+          if (parent == kNone) r.roots.push_back(it->second);
+          else r.nodes[parent].children.push_back(it->second);
+        }
+        node = it->second;
       }
-      instances[it->second].push_back(stack[depth]);
-      path.push_back(it->second);
+      uint32_t& first = firstNode[range];
+      if (first == kNone) {
+        first = node;
+        ++r.nodes[node].invocations;
+      } else if (first != node) {
+        otherInstances.push_back((uint64_t{node} << 32) | range);
+      }
+      path.push_back(node);
     }
     auto& leaf = r.nodes[path.back()];
     ++leaf.exclusiveOps;
@@ -71,10 +84,11 @@ TreeResult computeTree(const View& v) {
       r.nodes[node.parent].inclusiveNs += node.inclusiveNs;
     }
   }
+  firstNode = {};
+  std::sort(otherInstances.begin(), otherInstances.end());
+  otherInstances.erase(std::unique(otherInstances.begin(), otherInstances.end()), otherInstances.end());
+  for (uint64_t x : otherInstances) ++r.nodes[x >> 32].invocations;
   for (size_t n = 0; n < r.nodes.size(); ++n) {
-    auto& inst = instances[n];
-    std::sort(inst.begin(), inst.end());
-    r.nodes[n].invocations = static_cast<uint64_t>(std::unique(inst.begin(), inst.end()) - inst.begin());
     for (auto& [name, k] : kernels[n]) r.nodes[n].kernels.push_back(k);
     std::sort(r.nodes[n].kernels.begin(), r.nodes[n].kernels.end(), [&](const NameCount& a, const NameCount& b) {
       return a.ns != b.ns ? a.ns > b.ns : m.str(a.name) < m.str(b.name);

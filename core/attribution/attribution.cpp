@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <numeric>
+#include <unordered_map>
 
 namespace kl::attribution {
 
@@ -93,36 +94,67 @@ uint64_t fnv(std::span<const StrId> s) {
 }  // namespace
 
 std::vector<uint32_t> linkLaunches(const ProfileModel& m) {
-  struct Key {
-    uint32_t process;
-    int64_t corr;
-    uint32_t call;
+  // Per process, a dense table correlation id -> call over the process' id range (ids are
+  // small consecutive integers in practice); a hash map for a process whose ids are sparse.
+  const auto& callCorr = m.apiCalls.col<&ApiCall::correlationId>();
+  const auto& callThread = m.apiCalls.col<&ApiCall::thread>();
+  const size_t nCalls = m.apiCalls.size(), nProc = m.processes.size(), nThreads = m.threads.size();
+  auto processOf = [&](uint32_t c) -> uint32_t {
+    uint32_t t = callThread[c];
+    return t < nThreads ? m.threads[t].process : kNone;
   };
-  std::vector<Key> keys;
-  keys.reserve(m.apiCalls.size());
-  for (uint32_t i = 0; i < m.apiCalls.size(); ++i) {
-    const auto& c = m.apiCalls[i];
-    if (c.correlationId < 0 || c.thread >= m.threads.size()) continue;
-    keys.push_back({m.threads[c.thread].process, c.correlationId, i});
+  struct Index {
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    uint64_t count = 0;
+    size_t offset = 0;
+    bool dense = false;
+    std::unordered_map<int64_t, uint32_t> sparse;
+  };
+  std::vector<Index> index(nProc);
+  for (uint32_t c = 0; c < nCalls; ++c) {
+    uint32_t p = processOf(c);
+    if (callCorr[c] < 0 || p >= nProc) continue;
+    auto& x = index[p];
+    x.lo = std::min(x.lo, callCorr[c]);
+    x.hi = std::max(x.hi, callCorr[c]);
+    ++x.count;
   }
-  auto better = [&](uint32_t a, uint32_t b) {  // is call a preferred over call b?
-    int ra = roleRank(m.apiCalls[a].role), rb = roleRank(m.apiCalls[b].role);
-    if (ra != rb) return ra < rb;
-    return a < b;  // apiCalls are sorted by start: earliest (outermost) wins
-  };
-  std::sort(keys.begin(), keys.end(), [&](const Key& a, const Key& b) {
-    if (a.process != b.process) return a.process < b.process;
-    if (a.corr != b.corr) return a.corr < b.corr;
-    return better(a.call, b.call);
-  });
+  size_t denseSize = 0;
+  for (auto& x : index) {
+    if (x.count == 0) continue;
+    uint64_t span = static_cast<uint64_t>(x.hi) - static_cast<uint64_t>(x.lo) + 1;
+    x.dense = span <= 4 * x.count + 4096;
+    if (x.dense) {
+      x.offset = denseSize;
+      denseSize += static_cast<size_t>(span);
+    }
+  }
+  std::vector<uint32_t> table(denseSize, kNone);
+  // Among several calls with one (process, id): the launching API (cudaLaunchKernel, memcpy,
+  // ...) beats bookkeeping calls; then the earliest (calls are in start order).
+  for (uint32_t c = 0; c < nCalls; ++c) {
+    uint32_t p = processOf(c);
+    if (callCorr[c] < 0 || p >= nProc) continue;
+    auto& x = index[p];
+    uint32_t* slot = x.dense ? &table[x.offset + static_cast<size_t>(callCorr[c] - x.lo)]
+                             : &x.sparse.try_emplace(callCorr[c], kNone).first->second;
+    if (*slot == kNone || roleRank(m.apiCalls.get<&ApiCall::role>(c)) < roleRank(m.apiCalls.get<&ApiCall::role>(*slot)))
+      *slot = c;
+  }
+  const auto& opCorr = m.gpuOps.col<&GpuOp::correlationId>();
+  const auto& opProc = m.gpuOps.col<&GpuOp::process>();
   std::vector<uint32_t> out(m.gpuOps.size(), kNone);
-  for (uint32_t i = 0; i < m.gpuOps.size(); ++i) {
-    const auto& op = m.gpuOps[i];
-    if (op.correlationId < 0) continue;
-    auto it = std::lower_bound(keys.begin(), keys.end(), op, [](const Key& k, const GpuOp& o) {
-      return k.process != o.process ? k.process < o.process : k.corr < o.correlationId;
-    });
-    if (it != keys.end() && it->process == op.process && it->corr == op.correlationId) out[i] = it->call;
+  for (size_t i = 0; i < out.size(); ++i) {
+    int64_t corr = opCorr[i];
+    uint32_t p = opProc[i];
+    if (corr < 0 || p >= nProc) continue;
+    const auto& x = index[p];
+    if (x.count == 0 || corr < x.lo || corr > x.hi) continue;
+    if (x.dense) {
+      out[i] = table[x.offset + static_cast<size_t>(corr - x.lo)];
+    } else if (auto it = x.sparse.find(corr); it != x.sparse.end()) {
+      out[i] = it->second;
+    }
   }
   return out;
 }
@@ -137,104 +169,138 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
   gAttributionRuns.fetch_add(1, std::memory_order_relaxed);
   Attribution a;
   const size_t nOps = m.gpuOps.size(), nRanges = m.ranges.size(), nThreads = m.threads.size();
+  const bool stats = opts.rangeStats;
   a.ops_.assign(nOps, OpAttribution{});
-  a.ranges_.assign(nRanges, RangeStats{});
+  if (stats) a.ranges_.assign(nRanges, RangeStats{});
 
   // 1. op -> launch call by (process, correlation id).
-  auto launch = linkLaunches(m);
   std::vector<uint8_t> callUsed(m.apiCalls.size(), 0);
-  for (uint32_t i = 0; i < nOps; ++i) {
-    a.ops_[i].launch = launch[i];
-    if (launch[i] != kNone) callUsed[launch[i]] = 1;
+  {
+    auto launch = linkLaunches(m);
+    for (uint32_t i = 0; i < nOps; ++i) {
+      a.ops_[i].launch = launch[i];
+      if (launch[i] != kNone) callUsed[launch[i]] = 1;
+    }
   }
   if (opts.cancel.isCancelled()) return Error::cancelled();
 
   // 2. Where each used call's ranges are looked up: its own thread and interval, or (backward
   //    work) the forward op that created its autograd node.
-  std::vector<LinkedCall> links;
+  std::vector<LinkedCall> links;  // empty when the model has no sequence-tagged range
   if (opts.linkBackward) links = linkAutograd(m, callUsed);
-  struct Query {
-    int64_t start, end;
-    uint32_t thread, call;
-  };
-  std::vector<Query> queries;
-  for (uint32_t c = 0; c < m.apiCalls.size(); ++c) {
-    if (!callUsed[c] || m.apiCalls[c].thread >= nThreads) continue;
-    const auto& call = m.apiCalls[c];
-    if (!links.empty() && links[c].thread < nThreads)
-      queries.push_back({links[c].start, links[c].end, links[c].thread, c});
-    else
-      queries.push_back({call.start, call.end, call.thread, c});
-  }
-  if (!links.empty())
-    std::stable_sort(queries.begin(), queries.end(), [](const Query& x, const Query& y) { return x.start < y.start; });
+  const auto& callThread = m.apiCalls.col<&ApiCall::thread>();
+  const auto& cStart = m.apiCalls.col<&ApiCall::start>();
+  const auto& cEnd = m.apiCalls.col<&ApiCall::end>();
+  auto linked = [&](uint32_t c) { return !links.empty() && links[c].thread < nThreads; };
+  auto queryThread = [&](uint32_t c) { return linked(c) ? links[c].thread : callThread[c]; };
+  auto queryStart = [&](uint32_t c) { return linked(c) ? links[c].start : cStart[c]; };
+  auto queryEnd = [&](uint32_t c) { return linked(c) ? links[c].end : cEnd[c]; };
 
-  // Bucket counted ranges, queries and frames per thread (time order preserved).
-  std::vector<uint32_t> rangeItems, queryItems, frameItems;
+  // Bucket counted ranges, used calls (by lookup thread) and frames per thread (time order
+  // preserved: the model keeps calls in start order; linked calls are re-sorted by lookup start).
+  std::vector<uint32_t> rangeItems, callItems, frameItems;
   for (uint32_t r = 0; r < nRanges; ++r)
     if (rangeCounted(m, m.ranges[r], opts)) {
-      a.ranges_[r].counted = true;
+      if (stats) a.ranges_[r].counted = true;
       rangeItems.push_back(r);
     }
-  for (uint32_t q = 0; q < queries.size(); ++q) queryItems.push_back(q);
+  for (uint32_t c = 0; c < m.apiCalls.size(); ++c)
+    if (callUsed[c] && callThread[c] < nThreads) callItems.push_back(c);
   if (opts.pythonFrames)
     for (uint32_t f = 0; f < m.pyFrames.size(); ++f)
-      if (m.pyFrames[f].thread < nThreads) frameItems.push_back(f);
+      if (m.pyFrames.get<&PyFrame::thread>(f) < nThreads) frameItems.push_back(f);
   std::vector<uint32_t> rOff, rBy, cOff, cBy, fOff, fBy;
-  bucketByThread(nThreads, rangeItems, [&](uint32_t r) { return m.ranges[r].thread; }, rOff, rBy);
-  bucketByThread(nThreads, queryItems, [&](uint32_t q) { return queries[q].thread; }, cOff, cBy);
-  bucketByThread(nThreads, frameItems, [&](uint32_t f) { return m.pyFrames[f].thread; }, fOff, fBy);
+  const auto& rangeThread = m.ranges.col<&Range::thread>();
+  bucketByThread(nThreads, rangeItems, [&](uint32_t r) { return rangeThread[r]; }, rOff, rBy);
+  bucketByThread(nThreads, callItems, queryThread, cOff, cBy);
+  bucketByThread(nThreads, frameItems, [&](uint32_t f) { return m.pyFrames.get<&PyFrame::thread>(f); }, fOff, fBy);
+  if (!links.empty())
+    for (size_t t = 0; t < nThreads; ++t)
+      std::stable_sort(cBy.begin() + cOff[t], cBy.begin() + cOff[t + 1],
+                       [&](uint32_t x, uint32_t y) { return queryStart(x) < queryStart(y); });
+  callItems = {};
+  frameItems = {};
+  if (!stats) rangeItems = {};
 
-  // 3. Per thread: sweep ranges and queries by start time.
+  // 3. Per thread: sweep ranges and lookup points by start time. The active set is kept in
+  // end-desc order; for properly nested ranges that is also the stack order, so a call's stack
+  // is a prefix of it, copied as is (sorted only when ranges overlap without nesting) and shared
+  // with the previous call when the active set has not changed since.
+  const auto& rStart = m.ranges.col<&Range::start>();
   std::vector<uint32_t> callStackBegin(m.apiCalls.size(), 0), callStackSize(m.apiCalls.size(), 0);
-  std::vector<uint32_t> callFrame(m.apiCalls.size(), kNone);
+  std::vector<uint32_t> callFrame(opts.pythonFrames && !m.pyFrames.empty() ? m.apiCalls.size() : 0, kNone);
   ActiveSet active, frames;
   std::vector<ActiveSet::E> tmp;
+  auto stackOrder = [](const ActiveSet::E& x, const ActiveSet::E& y) {
+    if (x.start != y.start) return x.start < y.start;
+    if (x.end != y.end) return x.end > y.end;
+    return x.idx < y.idx;
+  };
   for (size_t t = 0; t < nThreads; ++t) {
     if (opts.cancel.isCancelled()) return Error::cancelled();
     active.v.clear();
     frames.v.clear();
+    uint64_t version = 0, lastVersion = UINT64_MAX;  // active-set changes; the last stack's
+    size_t lastK = 0;
+    uint32_t lastBegin = 0;
     uint32_t ri = rOff[t], re = rOff[t + 1], fi = fOff[t], fe = fOff[t + 1];
+    auto expire = [&](int64_t at) {
+      size_t before = active.v.size();
+      active.expire(at);
+      if (active.v.size() != before) ++version;
+    };
     auto pushRange = [&](uint32_t r) {
-      const auto& g = m.ranges[r];
-      active.expire(g.start);
-      // Parent = the enclosing active range with the latest start (tightest).
-      size_t k = active.containing(g.end);
-      uint32_t parent = kNone;
-      int64_t bestStart = INT64_MIN;
-      for (size_t j = 0; j < k; ++j)
-        if (active.v[j].start >= bestStart) {
-          bestStart = active.v[j].start;
-          parent = active.v[j].idx;
-        }
-      a.ranges_[r].parent = parent;
-      a.ranges_[r].depth = parent == kNone ? 0 : a.ranges_[parent].depth + 1;
-      active.insert({g.start, g.end, r});
+      const int64_t gStart = rStart[r], gEnd = m.ranges.get<&Range::end>(r);
+      expire(gStart);
+      if (stats) {
+        // Parent = the enclosing active range with the latest start (tightest).
+        size_t k = active.containing(gEnd);
+        uint32_t parent = kNone;
+        int64_t bestStart = INT64_MIN;
+        for (size_t j = 0; j < k; ++j)
+          if (active.v[j].start >= bestStart) {
+            bestStart = active.v[j].start;
+            parent = active.v[j].idx;
+          }
+        a.ranges_[r].parent = parent;
+        a.ranges_[r].depth = parent == kNone ? 0 : a.ranges_[parent].depth + 1;
+      }
+      active.insert({gStart, gEnd, r});
+      ++version;
     };
     for (uint32_t ci = cOff[t]; ci < cOff[t + 1]; ++ci) {
-      const Query& call = queries[cBy[ci]];
-      uint32_t c = call.call;
-      while (ri < re && m.ranges[rBy[ri]].start <= call.start) pushRange(rBy[ri++]);
-      active.expire(call.start);
-      size_t k = active.containing(call.end);
-      tmp.assign(active.v.begin(), active.v.begin() + static_cast<long>(k));
-      std::sort(tmp.begin(), tmp.end(), [](const ActiveSet::E& x, const ActiveSet::E& y) {
-        if (x.start != y.start) return x.start < y.start;
-        if (x.end != y.end) return x.end > y.end;
-        return x.idx < y.idx;
-      });
-      callStackBegin[c] = static_cast<uint32_t>(a.stackPool_.size());
-      callStackSize[c] = static_cast<uint32_t>(tmp.size());
-      for (const auto& e : tmp) a.stackPool_.push_back(e.idx);
-      if (opts.pythonFrames) {
-        while (fi < fe && m.pyFrames[fBy[fi]].start <= call.start) {
+      uint32_t c = cBy[ci];
+      const int64_t callStart = queryStart(c), callEnd = queryEnd(c);
+      while (ri < re && rStart[rBy[ri]] <= callStart) pushRange(rBy[ri++]);
+      expire(callStart);
+      size_t k = active.containing(callEnd);
+      if (version == lastVersion && k == lastK) {
+        callStackBegin[c] = lastBegin;
+        callStackSize[c] = static_cast<uint32_t>(k);
+      } else {
+        auto first = active.v.begin(), last = active.v.begin() + static_cast<long>(k);
+        callStackBegin[c] = static_cast<uint32_t>(a.stackPool_.size());
+        callStackSize[c] = static_cast<uint32_t>(k);
+        if (std::is_sorted(first, last, stackOrder)) {
+          for (auto it = first; it != last; ++it) a.stackPool_.push_back(it->idx);
+        } else {
+          tmp.assign(first, last);
+          std::sort(tmp.begin(), tmp.end(), stackOrder);
+          for (const auto& e : tmp) a.stackPool_.push_back(e.idx);
+        }
+        lastVersion = version;
+        lastK = k;
+        lastBegin = callStackBegin[c];
+      }
+      if (!callFrame.empty()) {
+        while (fi < fe && m.pyFrames.get<&PyFrame::start>(fBy[fi]) <= callStart) {
           const auto& f = m.pyFrames[fBy[fi]];
           frames.expire(f.start);
           frames.insert({f.start, f.end, fBy[fi]});
           ++fi;
         }
-        frames.expire(call.start);
-        size_t kf = frames.containing(call.end);
+        frames.expire(callStart);
+        size_t kf = frames.containing(callEnd);
         int64_t best = INT64_MIN;
         for (size_t j = 0; j < kf; ++j)
           if (frames.v[j].start >= best) {
@@ -254,7 +320,7 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
       ++a.counts_[1];
       continue;
     }
-    o.pyFrame = callFrame[o.launch];
+    o.pyFrame = callFrame.empty() ? kNone : callFrame[o.launch];
     if (!links.empty()) {
       const auto& l = links[o.launch];
       o.pass = l.pass;
@@ -272,26 +338,39 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
     }
   }
   if (opts.cancel.isCancelled()) return Error::cancelled();
+  a.stackPool_.shrink_to_fit();
+  if (!stats) return a;
 
-  // 5. Per-range statistics.
-  std::vector<uint64_t> pairs;  // (range << 32 | kernel name), deduplicated below
+  // 5. Per-range statistics. Kernel names per range are bucketed by range (a counting sort;
+  // a name repeated by consecutive ops of a range is kept once), then each bucket is sorted
+  // and deduplicated.
+  const auto& opStart = m.gpuOps.col<&GpuOp::start>();
+  const auto& opEnd = m.gpuOps.col<&GpuOp::end>();
+  const auto& opName = m.gpuOps.col<&GpuOp::name>();
+  const bool allKernels = !m.gpuOps.stored<&GpuOp::kind>();
+  auto isKernel = [&](uint32_t i) { return allKernels || m.gpuOps.get<&GpuOp::kind>(i) == GpuOpKind::Kernel; };
+  std::vector<uint32_t> kOff(nRanges + 1, 0);
+  std::vector<StrId> lastName(nRanges, kNone);
   for (uint32_t i = 0; i < nOps; ++i) {
-    const auto& op = m.gpuOps[i];
     auto st = a.stack(i);
     if (st.empty()) continue;
-    int64_t dur = op.duration();
+    const int64_t start = opStart[i], end = opEnd[i], dur = end - start;
+    const bool kernel = isKernel(i);
     for (uint32_t r : st) {
       auto& s = a.ranges_[r];
       ++s.ops;
       s.inclusiveGpuNs = profile::addSat(s.inclusiveGpuNs, dur);
       if (s.ops == 1) {
-        s.gpuStart = op.start;
-        s.gpuEnd = op.end;
+        s.gpuStart = start;
+        s.gpuEnd = end;
       } else {
-        s.gpuStart = std::min(s.gpuStart, op.start);
-        s.gpuEnd = std::max(s.gpuEnd, op.end);
+        s.gpuStart = std::min(s.gpuStart, start);
+        s.gpuEnd = std::max(s.gpuEnd, end);
       }
-      if (op.kind == GpuOpKind::Kernel) pairs.push_back((uint64_t{r} << 32) | op.name);
+      if (kernel && lastName[r] != opName[i]) {
+        lastName[r] = opName[i];
+        ++kOff[r + 1];
+      }
     }
     auto& in = a.ranges_[st.back()];
     ++in.exclusiveOps;
@@ -300,16 +379,33 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
   for (uint32_t c = 0; c < m.apiCalls.size(); ++c)
     if (callUsed[c])
       for (uint32_t j = 0; j < callStackSize[c]; ++j) ++a.ranges_[a.stackPool_[callStackBegin[c] + j]].launches;
-  std::sort(pairs.begin(), pairs.end());
-  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
-  a.kernelSetPool_.reserve(pairs.size());
-  for (size_t j = 0; j < pairs.size();) {
-    uint32_t r = static_cast<uint32_t>(pairs[j] >> 32);
-    auto& s = a.ranges_[r];
-    s.kernelSetBegin = static_cast<uint32_t>(a.kernelSetPool_.size());
-    while (j < pairs.size() && (pairs[j] >> 32) == r) a.kernelSetPool_.push_back(static_cast<StrId>(pairs[j++] & 0xFFFFFFFFu));
-    s.kernelSetSize = static_cast<uint32_t>(a.kernelSetPool_.size()) - s.kernelSetBegin;
-    s.distinctKernels = s.kernelSetSize;
+  std::partial_sum(kOff.begin(), kOff.end(), kOff.begin());
+  {
+    std::vector<StrId> bucket(kOff[nRanges]);
+    std::vector<uint32_t> pos(kOff.begin(), kOff.end() - 1);
+    std::fill(lastName.begin(), lastName.end(), kNone);
+    for (uint32_t i = 0; i < nOps; ++i) {
+      if (!isKernel(i)) continue;
+      for (uint32_t r : a.stack(i))
+        if (lastName[r] != opName[i]) {
+          lastName[r] = opName[i];
+          bucket[pos[r]++] = opName[i];
+        }
+    }
+    lastName = {};
+    pos = {};
+    a.kernelSetPool_.reserve(bucket.size());
+    for (uint32_t r = 0; r < nRanges; ++r) {
+      if (kOff[r] == kOff[r + 1]) continue;
+      auto first = bucket.begin() + kOff[r], last = bucket.begin() + kOff[r + 1];
+      std::sort(first, last);
+      auto& s = a.ranges_[r];
+      s.kernelSetBegin = static_cast<uint32_t>(a.kernelSetPool_.size());
+      a.kernelSetPool_.insert(a.kernelSetPool_.end(), first, std::unique(first, last));
+      s.kernelSetSize = static_cast<uint32_t>(a.kernelSetPool_.size()) - s.kernelSetBegin;
+      s.distinctKernels = s.kernelSetSize;
+    }
+    a.kernelSetPool_.shrink_to_fit();
   }
   if (opts.cancel.isCancelled()) return Error::cancelled();
 
@@ -330,40 +426,74 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
     ns.maxKernelsPerInvocation = std::max(ns.maxKernelsPerInvocation, a.ranges_[r].kernelSetSize);
   }
   std::vector<uint32_t> seen;  // name indices already counted for the current op / call
+  const uint32_t* seenFor = nullptr;  // the stack `seen` was computed for (ops share stacks)
+  size_t seenForSize = 0;
   auto distinctNames = [&](std::span<const uint32_t> st) {
+    if (st.data() == seenFor && st.size() == seenForSize) return;
+    seenFor = st.data();
+    seenForSize = st.size();
     seen.clear();
-    for (uint32_t r : st) seen.push_back(nameIdx[m.ranges[r].text]);
+    for (uint32_t r : st) seen.push_back(nameIdx[m.ranges.get<&Range::text>(r)]);
     std::sort(seen.begin(), seen.end());
     seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
   };
+  // Distinct (name, kernel name) pairs: a bit matrix when small, else sorted pairs.
+  const size_t nNames = a.names_.size(), nStrings = m.strings.size();
+  const bool bitMatrix = nNames * nStrings <= (size_t{1} << 27);
+  std::vector<uint64_t> pairBits(bitMatrix ? (nNames * nStrings + 63) / 64 : 0);
   std::vector<uint64_t> namePairs;  // (name index << 32 | kernel name)
+  auto addPair = [&](uint32_t n, StrId k) {
+    if (bitMatrix) {
+      size_t bit = n * nStrings + k;
+      uint64_t mask = uint64_t{1} << (bit & 63);
+      if (!(pairBits[bit >> 6] & mask)) {
+        pairBits[bit >> 6] |= mask;
+        ++a.names_[n].distinctKernels;
+      }
+    } else {
+      namePairs.push_back((uint64_t{n} << 32) | k);
+    }
+  };
   for (uint32_t i = 0; i < nOps; ++i) {
     auto st = a.stack(i);
     if (st.empty()) continue;
-    const auto& op = m.gpuOps[i];
+    const int64_t dur = opEnd[i] - opStart[i];
+    const bool kernel = isKernel(i);
     distinctNames(st);
     for (uint32_t n : seen) {
       ++a.names_[n].ops;
-      a.names_[n].inclusiveGpuNs = profile::addSat(a.names_[n].inclusiveGpuNs, op.duration());
-      if (op.kind == GpuOpKind::Kernel) namePairs.push_back((uint64_t{n} << 32) | op.name);
+      a.names_[n].inclusiveGpuNs = profile::addSat(a.names_[n].inclusiveGpuNs, dur);
+      if (kernel) addPair(n, opName[i]);
     }
-    auto& ex = a.names_[nameIdx[m.ranges[st.back()].text]].exclusiveGpuNs;
-    ex = profile::addSat(ex, op.duration());
+    auto& ex = a.names_[nameIdx[m.ranges.get<&Range::text>(st.back())]].exclusiveGpuNs;
+    ex = profile::addSat(ex, dur);
   }
   for (uint32_t c = 0; c < m.apiCalls.size(); ++c) {
     if (!callUsed[c] || callStackSize[c] == 0) continue;
     distinctNames({a.stackPool_.data() + callStackBegin[c], callStackSize[c]});
     for (uint32_t n : seen) ++a.names_[n].launches;
   }
+  pairBits = {};
   std::sort(namePairs.begin(), namePairs.end());
   namePairs.erase(std::unique(namePairs.begin(), namePairs.end()), namePairs.end());
   for (uint64_t p : namePairs) ++a.names_[p >> 32].distinctKernels;
-  std::vector<uint64_t> setKeys;  // (name index, hash of the invocation's kernel set)
-  std::vector<std::pair<uint32_t, uint64_t>> sets;
-  for (uint32_t r : rangeItems) sets.emplace_back(nameIdx[m.ranges[r].text], fnv(a.kernelSet(r)));
-  std::sort(sets.begin(), sets.end());
-  sets.erase(std::unique(sets.begin(), sets.end()), sets.end());
-  for (const auto& s : sets) ++a.names_[s.first].distinctKernelSets;
+  namePairs = {};
+  // Distinct kernel sets per name: the invocations of each name (bucketed by name), their
+  // set hashes sorted and deduplicated.
+  {
+    std::vector<uint32_t> nOff(nNames + 1, 0), byName(rangeItems.size());
+    for (uint32_t r : rangeItems) ++nOff[nameIdx[m.ranges.get<&Range::text>(r)] + 1];
+    std::partial_sum(nOff.begin(), nOff.end(), nOff.begin());
+    std::vector<uint32_t> pos(nOff.begin(), nOff.end() - 1);
+    for (uint32_t r : rangeItems) byName[pos[nameIdx[m.ranges.get<&Range::text>(r)]]++] = r;
+    std::vector<uint64_t> hashes;
+    for (size_t n = 0; n < nNames; ++n) {
+      hashes.clear();
+      for (uint32_t j = nOff[n]; j < nOff[n + 1]; ++j) hashes.push_back(fnv(a.kernelSet(byName[j])));
+      std::sort(hashes.begin(), hashes.end());
+      a.names_[n].distinctKernelSets = static_cast<uint32_t>(std::unique(hashes.begin(), hashes.end()) - hashes.begin());
+    }
+  }
   for (auto& ns : a.names_)
     if (ns.minKernelsPerInvocation == UINT32_MAX) ns.minKernelsPerInvocation = 0;
   std::sort(a.names_.begin(), a.names_.end(), [&](const NameStats& x, const NameStats& y) {

@@ -17,8 +17,10 @@
 //     looked up, by rule 2, at the forward op that created the node (its thread, its interval)
 //     instead of at the call — on a GPU the backward runs on the autograd device thread, outside
 //     every range of the thread that called backward(). See autograd_link.h.
-// Algorithm: per thread, ranges and launch calls sorted by start and swept together with a
-// stack of open ranges, O((N + M) log(N + M)); no range x launch loops, no SQL.
+// Algorithm: launch calls found through a dense per-process correlation-id index; per thread,
+// ranges and launch calls (already in start order in the model) swept together with the set
+// of open ranges, whose prefix is the call's stack (shared by consecutive calls under the same
+// ranges); no general sorts for nested data, no range x launch loops, no SQL.
 #pragma once
 
 #include <cstdint>
@@ -61,6 +63,10 @@ struct Options {
   /// Backward launches take the ranges (and Python frames) of the forward op that created their
   /// autograd node, through sequence numbers (autograd_link.h). Off: rule 2 for every launch.
   bool linkBackward = true;
+  /// Per-range and per-name statistics (ranges(), kernelSet(), names()). Off: only the per-op
+  /// results (launch, stack, frame, reason) are computed and ranges()/names() are empty — for
+  /// analyses that read nothing else (tree), at a fraction of the time and memory.
+  bool rangeStats = true;
   CancellationToken cancel;
 };
 

@@ -124,7 +124,7 @@ std::vector<LinkedCall> linkAutograd(const ProfileModel& m, const std::vector<ui
       bySeq.push_back({m.threads[g.thread].process, t.seq, g.start, r});
     }
   }
-  if (!any) return out;
+  if (!any) return {};
   for (auto& x : nodes) x.finish();
   for (auto& x : fwdOps) x.finish();
   std::sort(bySeq.begin(), bySeq.end(), [](const Fwd& a, const Fwd& b) {

@@ -65,7 +65,8 @@ struct LinkedCall {
 };
 
 /// Links every call with `wanted[c] != 0`; calls outside backward nodes keep Pass::Forward and
-/// thread kNone. Index-aligned with model.apiCalls.
+/// thread kNone. Index-aligned with model.apiCalls; empty when no range carries a sequence tag
+/// (every call is then forward work looked up on its own thread).
 std::vector<LinkedCall> linkAutograd(const profile::ProfileModel& model, const std::vector<uint8_t>& wanted);
 
 }  // namespace kl::attribution

@@ -612,7 +612,7 @@ class KinetoReader {
     meta.rankClockOffsetNs.push_back(0);
     meta.rankClockMethod.push_back("none: single file");
     for (auto [idx, parentId] : pendingParent_)
-      if (auto it = pyIdx_.find(parentId); it != pyIdx_.end() && it->second != idx) m_.pyFrames[idx].parent = it->second;
+      if (auto it = pyIdx_.find(parentId); it != pyIdx_.end() && it->second != idx) m_.pyFrames.put<&PyFrame::parent>(idx, it->second);
     // Names that arrived after the first use.
     for (auto& [pid, idx] : procIdx_)
       if (auto n = procNames_.find(pid); n != procNames_.end()) m_.processes[idx].name = n->second;
@@ -631,12 +631,13 @@ class KinetoReader {
         if (count[i] > best) best = count[i], mainProc = i;
       if (mainProc == kNone && !m_.processes.empty()) mainProc = 0;
     }
-    for (auto& op : m_.gpuOps) {
-      auto it = op.correlationId >= 0 ? corrProc.find(op.correlationId) : corrProc.end();
-      if (it != corrProc.end()) op.process = it->second;
+    for (size_t i = 0; i < m_.gpuOps.size(); ++i) {
+      int64_t corr = m_.gpuOps.get<&GpuOp::correlationId>(i);
+      auto it = corr >= 0 ? corrProc.find(corr) : corrProc.end();
+      if (it != corrProc.end()) m_.gpuOps.put<&GpuOp::process>(i, it->second);
       else {
         if (mainProc == kNone) mainProc = process(0);
-        op.process = mainProc;
+        m_.gpuOps.put<&GpuOp::process>(i, mainProc);
       }
     }
     // GPUs seen only through their ops.
@@ -652,10 +653,10 @@ class KinetoReader {
     int32_t rank = rank_ >= 0 ? rank_ : 0;
     for (auto& p : m_.processes) p.rank = rank;
     for (auto& g : m_.gpus) g.rank = rank;
-    for (auto& x : m_.gpuOps) x.rank = rank;
-    for (auto& x : m_.apiCalls) x.rank = rank;
-    for (auto& x : m_.ranges) x.rank = rank;
-    for (auto& x : m_.pyFrames) x.rank = rank;
+    for (size_t i = 0; i < m_.gpuOps.size(); ++i) m_.gpuOps.put<&GpuOp::rank>(i, rank);
+    for (size_t i = 0; i < m_.apiCalls.size(); ++i) m_.apiCalls.put<&ApiCall::rank>(i, rank);
+    for (size_t i = 0; i < m_.ranges.size(); ++i) m_.ranges.put<&Range::rank>(i, rank);
+    for (size_t i = 0; i < m_.pyFrames.size(); ++i) m_.pyFrames.put<&PyFrame::rank>(i, rank);
     finalizeModel(m_);
     return std::move(m_);
   }

@@ -83,6 +83,13 @@ const char* rangeKindName(RangeKind k) {
 
 const char* sourceFormatName(SourceFormat f) { return f == SourceFormat::Nsys ? "nsys" : "kineto"; }
 
+size_t ProfileModel::kernelCount() const {
+  if (!gpuOps.stored<&GpuOp::kind>()) return gpuOps.size();  // every op is a kernel
+  size_t n = 0;
+  for (const auto& op : gpuOps) n += op.kind == GpuOpKind::Kernel;
+  return n;
+}
+
 std::string_view ProfileModel::shortName(const GpuOp& op) const {
   if (const auto* k = kernel(op); k && k->shortName != kEmptyStr) return str(k->shortName);
   return str(op.name);

@@ -1,9 +1,20 @@
 // ProfileModel: one in-memory, read-only-after-load view of a profile (nsys SQLite export or
 // Kineto/PyTorch-profiler JSON, possibly several files = ranks of one run).
 //
-// Layout: plain vectors of small structs, cross-referenced by uint32_t indices (kNone = absent)
-// and interned strings (StrId into `strings`). Nothing points into another vector, so a model
-// can be moved, copied and shared read-only across threads.
+// Layout: the row tables (gpuOps, apiCalls, ranges, pyFrames) are columnar (core/profile/
+// columns.h: one vector per field, read as rows by value or as whole columns); processes,
+// threads, gpus and the per-op detail tables are plain vectors of small structs. Rows are
+// cross-referenced by uint32_t indices (kNone = absent) and interned strings (StrId into
+// `strings`). Nothing points into another table, so a model can be moved, copied and shared
+// read-only across threads.
+//
+// Reading rows (unchanged for a std::vector<Row> reader, except that rows are values):
+//   const auto& op = m.gpuOps[i];  for (const auto& r : m.ranges) ...  m.apiCalls.size()
+// Hot loops read columns:  const auto& start = m.gpuOps.col<&GpuOp::start>();   (Dense only)
+//                          m.ranges.get<&Range::domain>(i)                        (any column)
+// Writing (readers, tests): push_back(row), set(i, row), update(i, [](Range& r) { ... }).
+// Adding a field to a row struct: add its Dense<>/Sparse<> column to the table type below
+// (a static_assert counts the fields).
 //
 // Invariants (established by every reader, relied on by attribution and the analyses):
 //  - Times are int64 nanoseconds on ONE timeline for the whole model: CPU and GPU rows of a
@@ -24,6 +35,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/profile/columns.h"
 #include "core/profile/validate.h"
 
 namespace kl::profile {
@@ -275,6 +287,26 @@ struct Metadata {
   SkippedRows skippedRows;
 };
 
+// ---- the columnar row tables -------------------------------------------------------------------
+
+using GpuOpTable =
+    Columns<GpuOp, Dense<&GpuOp::start>, Dense<&GpuOp::end>, Dense<&GpuOp::correlationId>, Dense<&GpuOp::name>,
+            Dense<&GpuOp::process>, Sparse<&GpuOp::detail>, Sparse<&GpuOp::graphId>, Dense<&GpuOp::deviceId>,
+            Sparse<&GpuOp::rank>, Sparse<&GpuOp::contextId>, Dense<&GpuOp::streamId>, Sparse<&GpuOp::kind>>;
+using ApiCallTable =
+    Columns<ApiCall, Dense<&ApiCall::start>, Dense<&ApiCall::end>, Dense<&ApiCall::correlationId>,
+            Dense<&ApiCall::name>, Dense<&ApiCall::thread>, Sparse<&ApiCall::rank>, Sparse<&ApiCall::level>,
+            Sparse<&ApiCall::role>>;
+using RangeTable =
+    Columns<Range, Dense<&Range::start>, Dense<&Range::end>, Dense<&Range::text>, Sparse<&Range::domain>,
+            Sparse<&Range::category>, Dense<&Range::thread>, Sparse<&Range::endThread>, Sparse<&Range::rank>,
+            Sparse<&Range::categoryId>, Sparse<&Range::domainId>, Sparse<&Range::deviceId>,
+            Sparse<&Range::streamId>, Sparse<&Range::kind>, Sparse<&Range::open>, Sparse<&Range::shapes>>;
+using PyFrameTable =
+    Columns<PyFrame, Dense<&PyFrame::start>, Dense<&PyFrame::end>, Dense<&PyFrame::file>, Dense<&PyFrame::function>,
+            Dense<&PyFrame::name>, Dense<&PyFrame::thread>, Sparse<&PyFrame::parent>, Sparse<&PyFrame::pythonId>,
+            Sparse<&PyFrame::line>, Sparse<&PyFrame::rank>>;
+
 // ---- the model -------------------------------------------------------------------------------
 
 struct ProfileModel {
@@ -285,15 +317,17 @@ struct ProfileModel {
   std::vector<Thread> threads;
   std::vector<Gpu> gpus;
 
-  std::vector<GpuOp> gpuOps;
-  std::vector<KernelDetail> kernels;   // GpuOp::detail for Kind::Kernel
+  GpuOpTable gpuOps;
+  /// GpuOp::detail for Kind::Kernel. Empty when the reader was asked not to load kernel
+  /// details (ReadOptions::kernelDetails = false): then every kernel's detail is kNone.
+  std::vector<KernelDetail> kernels;
   std::vector<MemcpyDetail> memcpys;   // GpuOp::detail for Kind::Memcpy
   std::vector<MemsetDetail> memsets;   // GpuOp::detail for Kind::Memset
   std::vector<CollectiveDetail> collectives;  // KernelDetail::collective
 
-  std::vector<ApiCall> apiCalls;
-  std::vector<Range> ranges;           // NVTX ranges + marks, Kineto annotations and cpu_ops
-  std::vector<PyFrame> pyFrames;
+  ApiCallTable apiCalls;
+  RangeTable ranges;                   // NVTX ranges + marks, Kineto annotations and cpu_ops
+  PyFrameTable pyFrames;
 
   std::string_view str(StrId id) const { return strings.str(id); }
   const KernelDetail* kernel(const GpuOp& op) const {
@@ -301,7 +335,8 @@ struct ProfileModel {
   }
   /// Kernel short name when known, else the op's name.
   std::string_view shortName(const GpuOp& op) const;
-  size_t kernelCount() const { return kernels.size(); }
+  /// Number of kernel ops (also when kernel details were not loaded).
+  size_t kernelCount() const;
 };
 
 }  // namespace kl::profile

@@ -20,19 +20,37 @@ namespace {
 using sql::Database;
 using sql::Statement;
 
+/// How a selected column reads: absent from this export (always NULL), declared NOT NULL (read
+/// without a NULL check), or nullable.
+enum class ColKind : uint8_t { Missing, NotNull, Nullable };
+
 /// "SELECT c1, c2, NULL, ... FROM table [where]": wanted columns that the table lacks read as
-/// NULL, so result column i is always wanted[i].
+/// NULL, so result column i is always wanted[i]; `kinds` receives each result column's ColKind.
 Result<Statement> selectColumns(const Database& db, std::string_view table,
-                                std::initializer_list<std::string_view> wanted,
+                                std::initializer_list<std::string_view> wanted, std::vector<ColKind>& kinds,
                                 std::string_view where = {}) {
-  auto have = db.columns(table);
+  std::vector<std::pair<std::string, bool>> have;  // name, NOT NULL
+  if (auto info = db.prepare("PRAGMA table_info(" + sql::quoteIdent(table) + ")")) {
+    while (true) {
+      auto r = info->step();
+      if (!r || !*r) break;
+      have.emplace_back(std::string(info->text(1)), info->int64Or(3, 0) != 0);
+    }
+  }
   std::string q = "SELECT ";
   bool first = true;
+  kinds.clear();
   for (auto w : wanted) {
     if (!first) q += ", ";
     first = false;
-    if (std::find(have.begin(), have.end(), w) != have.end()) q += sql::quoteIdent(w);
-    else q += "NULL";
+    auto it = std::find_if(have.begin(), have.end(), [&](const auto& h) { return h.first == w; });
+    if (it != have.end()) {
+      q += sql::quoteIdent(w);
+      kinds.push_back(it->second ? ColKind::NotNull : ColKind::Nullable);
+    } else {
+      q += "NULL";
+      kinds.push_back(ColKind::Missing);
+    }
   }
   q += " FROM ";
   q += sql::quoteIdent(table);
@@ -96,7 +114,14 @@ class NsysReader {
     return Error::invalid(name_ + ": cannot read " + std::string(table) + ": " + e.message);
   }
 
-  /// Iterates all rows of `st`, calling fn(st) per row; polls cancellation.
+  /// "SELECT ..." of `wanted` columns of `table` (see selectColumns); the column kinds are
+  /// kept for each() and the accessors.
+  Result<Statement> select(std::string_view table, std::initializer_list<std::string_view> wanted,
+                           std::string_view where = {}) {
+    return selectColumns(db_, table, wanted, kinds_, where);
+  }
+
+  /// Iterates all rows of `st` (the last select()), calling fn(st) per row; polls cancellation.
   template <typename Fn>
   Result<void> each(std::string_view table, Result<Statement>& st, Fn&& fn) {
     if (!st) return sqlFail(table, st.error());
@@ -109,25 +134,54 @@ class NsysReader {
     }
   }
 
-  StrId sid(const Statement& st, int col) {
-    if (st.isNull(col)) return kEmptyStr;
-    int64_t id = st.int64(col);
-    if (id >= 0 && static_cast<uint64_t>(id) < dense_.size()) {
-      StrId s = dense_[static_cast<size_t>(id)];
-      return s == kNone ? kEmptyStr : s;
+  /// The interned string of a StringIds id column; false when NULL or not a known id.
+  bool lookupSid(const Statement& st, int col, StrId& out) const {
+    auto id = opt(st, col);
+    if (!id) return false;
+    if (*id >= 0 && static_cast<uint64_t>(*id) < dense_.size()) {
+      out = dense_[static_cast<size_t>(*id)];
+      return out != kNone;
     }
-    auto it = sparse_.find(id);
-    return it == sparse_.end() ? kEmptyStr : it->second;
+    auto it = sparse_.find(*id);
+    if (it == sparse_.end()) return false;
+    out = it->second;
+    return true;
   }
-  bool sidKnown(const Statement& st, int col) const {
-    if (st.isNull(col)) return false;
-    int64_t id = st.int64(col);
-    if (id >= 0 && static_cast<uint64_t>(id) < dense_.size()) return dense_[static_cast<size_t>(id)] != kNone;
-    return sparse_.count(id) != 0;
+  StrId sid(const Statement& st, int col) const {
+    StrId s = kEmptyStr;
+    return lookupSid(st, col, s) ? s : kEmptyStr;
   }
-  static int64_t i64(const Statement& st, int col, int64_t dflt = 0) {
-    return st.isNull(col) ? dflt : st.int64(col);
+  /// A string given as a StringIds id (column idCol) or, failing that, as text (textCol).
+  StrId sidOrText(const Statement& st, int idCol, int textCol) {
+    StrId s = kEmptyStr;
+    return lookupSid(st, idCol, s) ? s : m_.strings.intern(st.text(textCol));
   }
+  /// Column `col` of the current row, `dflt` when NULL: one SQLite call, none for a missing column.
+  int64_t i64(const Statement& st, int col, int64_t dflt = 0) const {
+    switch (kinds_[static_cast<size_t>(col)]) {
+      case ColKind::Missing: return dflt;
+      case ColKind::NotNull: return st.int64(col);
+      case ColKind::Nullable: break;
+    }
+    return st.int64Or(col, dflt);
+  }
+  std::optional<int64_t> opt(const Statement& st, int col) const {
+    switch (kinds_[static_cast<size_t>(col)]) {
+      case ColKind::Missing: return std::nullopt;
+      case ColKind::NotNull: return st.int64(col);
+      case ColKind::Nullable: break;
+    }
+    return st.optInt64(col);
+  }
+  /// Upper bound of a table's row count (max rowid; exact without deletions), for reserve().
+  size_t rowsHint(std::string_view table) const {
+    auto st = db_.prepare("SELECT max(rowid) FROM " + sql::quoteIdent(table));
+    if (!st) return 0;
+    auto r = st->step();
+    if (!r || !*r) return 0;
+    return static_cast<size_t>(std::clamp<int64_t>(st->int64Or(0, 0), 0, int64_t{1} << 32));
+  }
+
   Result<void> readMeta() {
     const char* table = db_.tableExists("META_DATA_EXPORT") ? "META_DATA_EXPORT"
                         : db_.tableExists("EXPORT_META_DATA") ? "EXPORT_META_DATA" : nullptr;
@@ -135,7 +189,7 @@ class NsysReader {
       m_.meta.warnings.push_back("no META_DATA_EXPORT / EXPORT_META_DATA table: version unknown");
       return {};
     }
-    auto st = selectColumns(db_, table, {"name", "value"});
+    auto st = select(table, {"name", "value"});
     std::string productName;
     auto r = each(table, st, [&](Statement& s) {
       auto k = s.text(0);
@@ -170,16 +224,16 @@ class NsysReader {
 
   Result<void> readNames() {
     if (db_.tableExists("PROCESSES")) {
-      auto st = selectColumns(db_, "PROCESSES", {"globalPid", "pid", "name"});
+      auto st = select("PROCESSES", {"globalPid", "pid", "name"});
       auto r = each("PROCESSES", st, [&](Statement& s) {
-        if (!s.isNull(0) && !s.isNull(2)) b_.processNames[s.int64(0)] = m_.strings.intern(s.text(2));
+        if (auto gp = opt(s, 0); gp && !s.isNull(2)) b_.processNames[*gp] = m_.strings.intern(s.text(2));
       });
       if (!r) return r;
     }
     if (db_.tableExists("ThreadNames")) {
-      auto st = selectColumns(db_, "ThreadNames", {"globalTid", "nameId"});
+      auto st = select("ThreadNames", {"globalTid", "nameId"});
       auto r = each("ThreadNames", st, [&](Statement& s) {
-        if (!s.isNull(0)) b_.threadNames[s.int64(0)] = sid(s, 1);
+        if (auto gt = opt(s, 0)) b_.threadNames[*gt] = sid(s, 1);
       });
       if (!r) return r;
     }
@@ -188,7 +242,7 @@ class NsysReader {
 
   Result<void> readGpus() {
     if (!db_.tableExists("TARGET_INFO_GPU")) return {};
-    auto st = selectColumns(db_, "TARGET_INFO_GPU",
+    auto st = select("TARGET_INFO_GPU",
                             {"id", "name", "smCount", "totalMemory", "computeMajor", "computeMinor",
                              "clockRate", "busLocation", "uuid"});
     return each("TARGET_INFO_GPU", st, [&](Statement& s) {
@@ -225,17 +279,19 @@ class NsysReader {
     std::sort(m_.gpus.begin(), m_.gpus.end(), [](const Gpu& a, const Gpu& b) { return a.deviceId < b.deviceId; });
   }
 
-  /// Columns `col` (start) and `col + 1` (end; NULL = start when `endMayBeNull`) of a row as a
-  /// validated interval; false (the row is skipped and counted) when not usable.
+  /// Columns `col` (start) and `col + 1` (end; NULL = start, reported in `*endNull`) of a row
+  /// as a validated interval; false (the row is skipped and counted) when not usable. One
+  /// SQLite column access per value.
   bool interval(const Statement& s, int col, const char* table, int64_t& start, int64_t& end,
-                int64_t maxLen = kMaxIntervalNs, bool endMayBeNull = true) {
+                int64_t maxLen = kMaxIntervalNs, bool* endNull = nullptr) {
     const char* why = nullptr;
-    if (!s.isInteger(col)) why = "a start that is not an integer";
-    else if (!s.isInteger(col + 1) && !(endMayBeNull && s.isNull(col + 1))) why = "an end that is not an integer";
-    else {
-      start = s.int64(col);
-      end = s.isNull(col + 1) ? start : s.int64(col + 1);
-      why = badInterval(start, end, maxLen);
+    if (s.integer(col, start) != Statement::Type::Integer) {
+      why = "a start that is not an integer";
+    } else {
+      auto te = s.integer(col + 1, end);
+      if (te == Statement::Type::Null) end = start;
+      if (endNull) *endNull = te == Statement::Type::Null;
+      why = te == Statement::Type::Other ? "an end that is not an integer" : badInterval(start, end, maxLen);
     }
     if (why) m_.meta.skippedRows.add(table, why);
     return !why;
@@ -257,39 +313,51 @@ class NsysReader {
     const char* t = "CUPTI_ACTIVITY_KIND_KERNEL";
     if (!db_.tableExists(t)) return {};
     bool hasDemangled = hasColumn(db_, t, "demangledName");
-    auto st = selectColumns(db_, t,
-                            {"start", "end", "deviceId", "contextId", "streamId", "correlationId",
-                             "globalPid", hasDemangled ? "demangledName" : "name", "shortName",
-                             "mangledName", "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ",
-                             "registersPerThread", "staticSharedMemory", "dynamicSharedMemory",
-                             "graphId", "graphNodeId"});
+    const bool detail = opts_.kernelDetails;
+    // Without details only the columns naming the op are read (and graphId, a GpuOp field).
+    auto st = detail ? select(t,
+                                     {"start", "end", "deviceId", "contextId", "streamId", "correlationId",
+                                      "globalPid", hasDemangled ? "demangledName" : "name", "shortName",
+                                      "graphId", "mangledName", "gridX", "gridY", "gridZ", "blockX", "blockY",
+                                      "blockZ", "registersPerThread", "staticSharedMemory",
+                                      "dynamicSharedMemory", "graphNodeId"})
+                     : select(t,
+                                     {"start", "end", "deviceId", "contextId", "streamId", "correlationId",
+                                      "globalPid", hasDemangled ? "demangledName" : "name", "shortName",
+                                      "graphId"});
+    size_t hint = rowsHint(t);
+    m_.gpuOps.reserve(m_.gpuOps.size() + hint);
+    if (detail) m_.kernels.reserve(m_.kernels.size() + hint);
     return each(t, st, [&](Statement& s) {
       GpuOp op;
       if (!fillCommon(op, s, t)) return;
       op.kind = GpuOpKind::Kernel;
-      KernelDetail k;
-      k.demangledName = sid(s, 7);
-      k.shortName = sid(s, 8);
-      k.mangledName = sid(s, 9);
-      for (int i = 0; i < 3; ++i) {
-        k.grid[i] = static_cast<int32_t>(i64(s, 10 + i));
-        k.block[i] = static_cast<int32_t>(i64(s, 13 + i));
-      }
-      k.registersPerThread = static_cast<int32_t>(i64(s, 16));
-      k.staticSharedMemory = static_cast<int32_t>(i64(s, 17));
-      k.dynamicSharedMemory = static_cast<int32_t>(i64(s, 18));
-      op.graphId = i64(s, 19, -1);
-      k.graphNodeId = i64(s, 20, -1);
-      op.name = k.demangledName != kEmptyStr ? k.demangledName : k.shortName;
+      StrId demangled = sid(s, 7), shortName = sid(s, 8);
+      op.graphId = i64(s, 9, -1);
+      op.name = demangled != kEmptyStr ? demangled : shortName;
       if (op.name == kEmptyStr) {
         // The name ids resolve to nothing (StringIds row missing): say so, never an empty name.
         int nameCol = !s.isNull(7) ? 7 : !s.isNull(8) ? 8 : -1;
         std::string shown = nameCol >= 0 ? "<unknown name #" + std::to_string(s.int64(nameCol)) + ">" : "<unknown name>";
-        op.name = k.shortName = k.demangledName = m_.strings.intern(shown);
+        op.name = shortName = demangled = m_.strings.intern(shown);
         ++unknownKernelNames_;
       }
-      op.detail = static_cast<uint32_t>(m_.kernels.size());
-      m_.kernels.push_back(k);
+      if (detail) {
+        KernelDetail k;
+        k.demangledName = demangled;
+        k.shortName = shortName;
+        k.mangledName = sid(s, 10);
+        for (int i = 0; i < 3; ++i) {
+          k.grid[i] = static_cast<int32_t>(i64(s, 11 + i));
+          k.block[i] = static_cast<int32_t>(i64(s, 14 + i));
+        }
+        k.registersPerThread = static_cast<int32_t>(i64(s, 17));
+        k.staticSharedMemory = static_cast<int32_t>(i64(s, 18));
+        k.dynamicSharedMemory = static_cast<int32_t>(i64(s, 19));
+        k.graphNodeId = i64(s, 20, -1);
+        op.detail = static_cast<uint32_t>(m_.kernels.size());
+        m_.kernels.push_back(k);
+      }
       m_.gpuOps.push_back(op);
     });
   }
@@ -297,7 +365,7 @@ class NsysReader {
   Result<void> readMemcpy() {
     const char* t = "CUPTI_ACTIVITY_KIND_MEMCPY";
     if (!db_.tableExists(t)) return {};
-    auto st = selectColumns(db_, t,
+    auto st = select(t,
                             {"start", "end", "deviceId", "contextId", "streamId", "correlationId",
                              "globalPid", "bytes", "copyKind", "srcKind", "dstKind"});
     StrId names[14];
@@ -311,8 +379,8 @@ class NsysReader {
       d.bytes = i64(s, 7);
       int64_t ck = i64(s, 8);
       d.copyKind = static_cast<uint8_t>(ck >= 0 && ck < 14 ? ck : 0);
-      d.srcKind = static_cast<uint8_t>(s.isNull(9) ? 255 : std::clamp<int64_t>(s.int64(9), 0, 255));
-      d.dstKind = static_cast<uint8_t>(s.isNull(10) ? 255 : std::clamp<int64_t>(s.int64(10), 0, 255));
+      d.srcKind = static_cast<uint8_t>(std::clamp<int64_t>(i64(s, 9, 255), 0, 255));
+      d.dstKind = static_cast<uint8_t>(std::clamp<int64_t>(i64(s, 10, 255), 0, 255));
       op.name = names[d.copyKind];
       op.detail = static_cast<uint32_t>(m_.memcpys.size());
       m_.memcpys.push_back(d);
@@ -323,7 +391,7 @@ class NsysReader {
   Result<void> readMemset() {
     const char* t = "CUPTI_ACTIVITY_KIND_MEMSET";
     if (!db_.tableExists(t)) return {};
-    auto st = selectColumns(db_, t,
+    auto st = select(t,
                             {"start", "end", "deviceId", "contextId", "streamId", "correlationId",
                              "globalPid", "bytes", "value", "memKind"});
     StrId name = m_.strings.intern("[CUDA memset]");
@@ -334,7 +402,7 @@ class NsysReader {
       MemsetDetail d;
       d.bytes = i64(s, 7);
       d.value = static_cast<int32_t>(i64(s, 8));
-      d.memKind = static_cast<uint8_t>(s.isNull(9) ? 255 : std::clamp<int64_t>(s.int64(9), 0, 255));
+      d.memKind = static_cast<uint8_t>(std::clamp<int64_t>(i64(s, 9, 255), 0, 255));
       op.name = name;
       op.detail = static_cast<uint32_t>(m_.memsets.size());
       m_.memsets.push_back(d);
@@ -345,7 +413,7 @@ class NsysReader {
   Result<void> readGraphTrace() {
     const char* t = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE";
     if (!db_.tableExists(t)) return {};
-    auto st = selectColumns(db_, t,
+    auto st = select(t,
                             {"start", "end", "deviceId", "contextId", "streamId", "correlationId",
                              "globalPid", "graphId"});
     return each(t, st, [&](Statement& s) {
@@ -361,14 +429,15 @@ class NsysReader {
   Result<void> readApi() {
     const char* t = "CUPTI_ACTIVITY_KIND_RUNTIME";
     if (!db_.tableExists(t)) return {};
-    auto st = selectColumns(db_, t, {"start", "end", "eventClass", "globalTid", "correlationId", "nameId", "name"});
+    auto st = select(t, {"start", "end", "eventClass", "globalTid", "correlationId", "nameId", "name"});
     std::unordered_map<StrId, ApiRole> roles;
+    m_.apiCalls.reserve(m_.apiCalls.size() + rowsHint(t));
     return each(t, st, [&](Statement& s) {
       ApiCall c;
       if (!interval(s, 0, t, c.start, c.end)) return;
       c.thread = b_.thread(i64(s, 3));
       c.correlationId = i64(s, 4, -1);
-      c.name = sidKnown(s, 5) ? sid(s, 5) : m_.strings.intern(s.text(6));
+      c.name = sidOrText(s, 5, 6);
       auto nm = m_.str(c.name);
       int64_t cls = i64(s, 2, -1);
       c.level = (cls == 1 || (cls != 0 && nm.substr(0, 2) == "cu" && nm.substr(0, 4) != "cuda"))
@@ -383,69 +452,76 @@ class NsysReader {
   Result<void> readNvtx() {
     const char* t = "NVTX_EVENTS";
     if (!db_.tableExists(t)) return {};
-    // Pass 1: domain names (75), category names (33), thread names (39). Keys are per process
-    // (PID bits only, as NVIDIA's reports mask with 0x0000FFFFFF000000).
+    // One pass: ranges and marks (34, 59, 60, 70, 71) are stored with their raw domain and
+    // category ids; domain names (75), category names (33) and thread names (39) are collected
+    // on the way and applied afterwards. Keys are per process (PID bits only, as NVIDIA's
+    // reports mask with 0x0000FFFFFF000000).
     std::map<std::pair<uint32_t, int64_t>, std::pair<int64_t, StrId>> domains;   // -> (start, name)
     std::map<std::tuple<uint32_t, int64_t, int64_t>, StrId> categories;
-    {
-      auto st = selectColumns(db_, t, {"start", "eventType", "globalTid", "domainId", "category", "text", "textId"},
-                              "eventType IN (33, 39, 75)");
-      auto r = each(t, st, [&](Statement& s) {
-        int64_t type = i64(s, 1);
-        int64_t gtid = i64(s, 2);
-        StrId text = sidKnown(s, 6) ? sid(s, 6) : m_.strings.intern(s.text(5));
+    const size_t threadsBefore = m_.threads.size(), rangesBefore = m_.ranges.size();
+    auto st = select(t,
+                     {"start", "end", "eventType", "globalTid", "endGlobalTid", "text", "textId", "domainId",
+                      "category"},
+                     "eventType IN (33, 34, 39, 59, 60, 70, 71, 75)");
+    m_.ranges.reserve(m_.ranges.size() + rowsHint(t));
+    auto r = each(t, st, [&](Statement& s) {
+      int64_t type = i64(s, 2);
+      int64_t gtid = i64(s, 3);
+      if (type == 33 || type == 39 || type == 75) {
+        StrId text = sidOrText(s, 6, 5);
         uint32_t pid = GlobalId::pid(gtid);
         if (type == 75) {
-          auto key = std::make_pair(pid, i64(s, 3));
+          auto key = std::make_pair(pid, i64(s, 7));
           auto it = domains.find(key);
           if (it == domains.end() || i64(s, 0) < it->second.first) domains[key] = {i64(s, 0), text};
         } else if (type == 33) {
-          categories[{pid, i64(s, 3), i64(s, 4)}] = text;
-        } else if (type == 39) {
+          categories[{pid, i64(s, 7), i64(s, 8)}] = text;
+        } else {
           if (!b_.threadNames.count(gtid) || b_.threadNames[gtid] == kEmptyStr) b_.threadNames[gtid] = text;
         }
-      });
-      if (!r) return r;
-    }
-    // Pass 2: ranges and marks.
-    auto st = selectColumns(db_, t,
-                            {"start", "end", "eventType", "globalTid", "endGlobalTid", "text", "textId",
-                             "domainId", "category"},
-                            "eventType IN (34, 59, 60, 70, 71)");
-    std::map<std::pair<uint32_t, int64_t>, bool> unnamed;
-    auto r = each(t, st, [&](Statement& s) {
+        return;
+      }
       Range g;
-      int64_t type = i64(s, 2);
       g.kind = type == 34 ? RangeKind::NvtxMark
                : (type == 60 || type == 71) ? RangeKind::NvtxStartEnd : RangeKind::NvtxPushPop;
-      if (!interval(s, 0, t, g.start, g.end, kMaxTimestampNs)) return;
+      bool endNull = false;
+      if (!interval(s, 0, t, g.start, g.end, kMaxTimestampNs, &endNull)) return;
       if (g.kind == RangeKind::NvtxMark) {
         g.end = g.start;
-      } else if (s.isNull(1)) {
+      } else if (endNull) {
         g.open = true;
         g.end = g.start;  // set to the span end in finalizeModel
       }
-      int64_t gtid = i64(s, 3);
       g.thread = b_.thread(gtid);
-      if (!s.isNull(4) && s.int64(4) != gtid) g.endThread = b_.thread(s.int64(4));
-      g.text = sidKnown(s, 6) ? sid(s, 6) : m_.strings.intern(s.text(5));
-      uint32_t pid = GlobalId::pid(gtid);
-      int64_t dom = i64(s, 7);
-      g.domainId = static_cast<int32_t>(dom);
-      if (dom != 0) {
-        auto it = domains.find({pid, dom});
-        if (it != domains.end()) g.domain = it->second.second;
-        else unnamed[{pid, dom}] = true;
-      }
-      int64_t cat = i64(s, 8);
-      g.categoryId = static_cast<int32_t>(cat);
-      if (cat != 0) {
-        auto it = categories.find({pid, dom, cat});
-        if (it != categories.end()) g.category = it->second;
-      }
+      if (auto et = opt(s, 4); et && *et != gtid) g.endThread = b_.thread(*et);
+      g.text = sidOrText(s, 6, 5);
+      g.domainId = static_cast<int32_t>(i64(s, 7));
+      g.categoryId = static_cast<int32_t>(i64(s, 8));
       m_.ranges.push_back(g);
     });
     if (!r) return r;
+    // Threads first seen here get the names of eventType 39 rows (wherever they were).
+    for (size_t i = threadsBefore; i < m_.threads.size(); ++i)
+      if (auto n = b_.threadNames.find(m_.threads[i].globalTid); n != b_.threadNames.end())
+        m_.threads[i].name = n->second;
+    // Domain and category names.
+    std::map<std::pair<uint32_t, int64_t>, bool> unnamed;
+    if (m_.ranges.stored<&Range::domainId>() || m_.ranges.stored<&Range::categoryId>()) {
+      for (size_t i = rangesBefore; i < m_.ranges.size(); ++i) {
+        int64_t dom = m_.ranges.get<&Range::domainId>(i), cat = m_.ranges.get<&Range::categoryId>(i);
+        if (dom == 0 && cat == 0) continue;
+        uint32_t pid = m_.processes[m_.threads[m_.ranges.get<&Range::thread>(i)].process].pid;
+        if (dom != 0) {
+          auto it = domains.find({pid, dom});
+          if (it != domains.end()) m_.ranges.put<&Range::domain>(i, it->second.second);
+          else unnamed[{pid, dom}] = true;
+        }
+        if (cat != 0) {
+          auto it = categories.find({pid, dom, cat});
+          if (it != categories.end()) m_.ranges.put<&Range::category>(i, it->second);
+        }
+      }
+    }
     for (const auto& [key, _] : unnamed)
       m_.meta.warnings.push_back("NVTX domain " + std::to_string(key.second) + " of pid " +
                                  std::to_string(key.first) + " has no name row (eventType 75); left unnamed");
@@ -460,6 +536,7 @@ class NsysReader {
   std::vector<StrId> dense_;
   std::unordered_map<int64_t, StrId> sparse_;
   uint64_t unknownKernelNames_ = 0;
+  std::vector<ColKind> kinds_;  // of the current select()
 };
 
 }  // namespace

@@ -22,11 +22,35 @@ bool icontains(std::string_view hay, std::string_view needle) {
   return it != hay.end();
 }
 
-template <typename T>
-void sortByTime(std::vector<T>& v) {
-  std::stable_sort(v.begin(), v.end(), [](const T& a, const T& b) {
-    return a.start != b.start ? a.start < b.start : a.end > b.end;
+/// Sorts a row table by (start asc, end desc, original order) through a key permutation; the
+/// columns are moved once each, and a table already in that order is left alone. Returns the
+/// permutation applied (new row k = old row perm[k]); empty when nothing moved.
+template <typename Table>
+std::vector<uint32_t> sortByTime(Table& t) {
+  using Row = typename Table::value_type;
+  const auto& start = t.template col<&Row::start>();
+  const auto& end = t.template col<&Row::end>();
+  const size_t n = t.size();
+  bool sorted = true;
+  for (size_t i = 1; i < n && sorted; ++i)
+    sorted = start[i - 1] < start[i] || (start[i - 1] == start[i] && end[i - 1] >= end[i]);
+  if (sorted) return {};
+  struct Key {
+    int64_t start, end;
+    uint32_t idx;
+  };
+  std::vector<Key> keys(n);
+  for (uint32_t i = 0; i < n; ++i) keys[i] = {start[i], end[i], i};
+  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+    if (a.start != b.start) return a.start < b.start;
+    if (a.end != b.end) return a.end > b.end;
+    return a.idx < b.idx;
   });
+  std::vector<uint32_t> perm(n);
+  for (size_t i = 0; i < n; ++i) perm[i] = keys[i].idx;
+  keys = {};
+  t.permute(perm);
+  return perm;
 }
 
 bool isProfileFile(const std::filesystem::path& p) {
@@ -116,12 +140,14 @@ Result<ProfileModel> readProfiles(const std::vector<std::filesystem::path>& path
       }
     }
   }
+  ReadOptions partOpts = opts;
+  partOpts.kernelDetails = true;  // alignRankClocks matches kernels by short name
   for (const auto& f : files) {
     auto fmt = detectFormat(f);
     if (!fmt) return fmt.error();
     Result<ProfileModel> m = Error::invalid("");
-    if (*fmt == InputFormat::NsysSqlite) m = readNsysSqlite(f, opts);
-    else if (*fmt == InputFormat::KinetoJson) m = readKinetoJson(f, opts);
+    if (*fmt == InputFormat::NsysSqlite) m = readNsysSqlite(f, partOpts);
+    else if (*fmt == InputFormat::KinetoJson) m = readKinetoJson(f, partOpts);
     else return Error::invalid(f.string() + ": not an nsys SQLite export or a Kineto JSON trace");
     if (!m) return m.error();
     parts.push_back(std::move(*m));
@@ -193,7 +219,7 @@ void appendRank(ProfileModel& into, ProfileModel&& part, int32_t rank) {
   into.memcpys.insert(into.memcpys.end(), part.memcpys.begin(), part.memcpys.end());
   into.memsets.insert(into.memsets.end(), part.memsets.begin(), part.memsets.end());
   into.gpuOps.reserve(into.gpuOps.size() + part.gpuOps.size());
-  for (auto op : part.gpuOps) {
+  for (GpuOp op : part.gpuOps) {
     op.rank = rank;
     op.name = S(op.name);
     op.process += pOff;
@@ -208,14 +234,14 @@ void appendRank(ProfileModel& into, ProfileModel&& part, int32_t rank) {
     into.gpuOps.push_back(op);
   }
   into.apiCalls.reserve(into.apiCalls.size() + part.apiCalls.size());
-  for (auto c : part.apiCalls) {
+  for (ApiCall c : part.apiCalls) {
     c.rank = rank;
     c.name = S(c.name);
     c.thread = T(c.thread);
     into.apiCalls.push_back(c);
   }
   into.ranges.reserve(into.ranges.size() + part.ranges.size());
-  for (auto r : part.ranges) {
+  for (Range r : part.ranges) {
     r.rank = rank;
     r.text = S(r.text);
     r.domain = S(r.domain);
@@ -225,7 +251,7 @@ void appendRank(ProfileModel& into, ProfileModel&& part, int32_t rank) {
     r.endThread = T(r.endThread);
     into.ranges.push_back(r);
   }
-  for (auto f : part.pyFrames) {
+  for (PyFrame f : part.pyFrames) {
     f.rank = rank;
     f.file = S(f.file);
     f.function = S(f.function);
@@ -256,14 +282,19 @@ void alignRankClocks(ProfileModel& model) {
   const int32_t ref = *rankSet.begin();
   // rank -> collective name -> end times in start order.
   std::map<int32_t, std::map<StrId, std::vector<int64_t>>> ends;
-  std::vector<const GpuOp*> ops;
-  for (const auto& op : model.gpuOps)
-    if (op.kind == GpuOpKind::Kernel && icontains(model.shortName(op), "nccl")) ops.push_back(&op);
-  std::stable_sort(ops.begin(), ops.end(), [](const GpuOp* a, const GpuOp* b) { return a->start < b->start; });
-  for (const auto* op : ops) {
-    StrId key = op->name;
-    if (const auto* k = model.kernel(*op); k && k->shortName != kEmptyStr) key = k->shortName;
-    ends[op->rank][key].push_back(op->end);
+  std::vector<uint32_t> ops;
+  for (uint32_t i = 0; i < model.gpuOps.size(); ++i) {
+    const auto& op = model.gpuOps[i];
+    if (op.kind == GpuOpKind::Kernel && icontains(model.shortName(op), "nccl")) ops.push_back(i);
+  }
+  std::stable_sort(ops.begin(), ops.end(), [&](uint32_t a, uint32_t b) {
+    return model.gpuOps.get<&GpuOp::start>(a) < model.gpuOps.get<&GpuOp::start>(b);
+  });
+  for (uint32_t i : ops) {
+    const auto& op = model.gpuOps[i];
+    StrId key = op.name;
+    if (const auto* k = model.kernel(op); k && k->shortName != kEmptyStr) key = k->shortName;
+    ends[op.rank][key].push_back(op.end);
   }
   std::map<int32_t, int64_t> offset;
   std::map<int32_t, std::string> method;
@@ -315,10 +346,17 @@ void alignRankClocks(ProfileModel& model) {
     }
   }
   auto off = [&](int32_t r) { return offset.count(r) ? offset[r] : 0; };
-  for (auto& x : model.gpuOps) { auto o = off(x.rank); x.start += o; x.end += o; }
-  for (auto& x : model.apiCalls) { auto o = off(x.rank); x.start += o; x.end += o; }
-  for (auto& x : model.ranges) { auto o = off(x.rank); x.start += o; x.end += o; }
-  for (auto& x : model.pyFrames) { auto o = off(x.rank); x.start += o; x.end += o; }
+  auto shift = [&](auto& table) {
+    table.updateAll([&](auto& x) {
+      auto o = off(x.rank);
+      x.start += o;
+      x.end += o;
+    });
+  };
+  shift(model.gpuOps);
+  shift(model.apiCalls);
+  shift(model.ranges);
+  shift(model.pyFrames);
   meta.rankClockOffsetNs.assign(meta.fileRanks.size(), 0);
   meta.rankClockMethod.assign(meta.fileRanks.size(), "");
   for (size_t i = 0; i < meta.fileRanks.size(); ++i) {
@@ -329,41 +367,35 @@ void alignRankClocks(ProfileModel& model) {
 
 void finalizeModel(ProfileModel& m) {
   int64_t lo = INT64_MAX, hi = INT64_MIN;
-  auto span = [&](int64_t s, int64_t e) {
-    lo = std::min(lo, s);
-    hi = std::max(hi, e);
+  auto span = [&](const auto& table) {
+    using Row = typename std::remove_reference_t<decltype(table)>::value_type;
+    for (int64_t s : table.template col<&Row::start>()) lo = std::min(lo, s);
+    for (int64_t e : table.template col<&Row::end>()) hi = std::max(hi, e);
   };
-  for (const auto& x : m.gpuOps) span(x.start, x.end);
-  for (const auto& x : m.apiCalls) span(x.start, x.end);
-  for (const auto& x : m.ranges) span(x.start, x.end);
-  for (const auto& x : m.pyFrames) span(x.start, x.end);
+  span(m.gpuOps);
+  span(m.apiCalls);
+  span(m.ranges);
+  span(m.pyFrames);
   if (lo > hi) lo = hi = 0;
   m.meta.spanStart = lo;
   m.meta.spanEnd = hi;
-  for (auto& r : m.ranges)
-    if (r.open) r.end = std::max(r.start, hi);
+  if (m.ranges.stored<&Range::open>())
+    for (size_t i = 0; i < m.ranges.size(); ++i)
+      if (m.ranges.get<&Range::open>(i)) m.ranges.put<&Range::end>(i, std::max(m.ranges.get<&Range::start>(i), hi));
 
   sortByTime(m.gpuOps);
   sortByTime(m.apiCalls);
   sortByTime(m.ranges);
-  // Frames: sort through a permutation so parent links can be remapped.
-  std::vector<uint32_t> perm(m.pyFrames.size());
-  std::iota(perm.begin(), perm.end(), 0u);
-  std::stable_sort(perm.begin(), perm.end(), [&](uint32_t a, uint32_t b) {
-    const auto& x = m.pyFrames[a];
-    const auto& y = m.pyFrames[b];
-    return x.start != y.start ? x.start < y.start : x.end > y.end;
-  });
-  std::vector<uint32_t> where(perm.size());
-  for (uint32_t i = 0; i < perm.size(); ++i) where[perm[i]] = i;
-  std::vector<PyFrame> sorted;
-  sorted.reserve(perm.size());
-  for (uint32_t i : perm) {
-    PyFrame f = m.pyFrames[i];
-    if (f.parent != kNone) f.parent = f.parent < where.size() ? where[f.parent] : kNone;
-    sorted.push_back(f);
+  // Frames: parent links follow the permutation.
+  auto perm = sortByTime(m.pyFrames);
+  if (!perm.empty() && m.pyFrames.stored<&PyFrame::parent>()) {
+    std::vector<uint32_t> where(perm.size());
+    for (uint32_t i = 0; i < perm.size(); ++i) where[perm[i]] = i;
+    for (size_t i = 0; i < m.pyFrames.size(); ++i) {
+      uint32_t p = m.pyFrames.get<&PyFrame::parent>(i);
+      if (p != kNone) m.pyFrames.put<&PyFrame::parent>(i, p < where.size() ? where[p] : kNone);
+    }
   }
-  m.pyFrames = std::move(sorted);
 }
 
 }  // namespace kl::profile

@@ -23,6 +23,12 @@ struct ReadOptions {
   CancellationToken cancel;
   /// Several files: shift every rank onto rank 0's clock (see alignRankClocks).
   bool alignRanks = true;
+  /// nsys: read the per-kernel detail columns (mangled name, grid, block, registers, shared
+  /// memory, graph node) into ProfileModel::kernels. Off for analyses that need only the
+  /// kernel's name and times (then every kernel op has detail == kNone and shortName(op) is
+  /// its name); it saves about half of the reading time and memory of kernels. Several files
+  /// (ranks) are always read with details (clock alignment matches kernels by short name).
+  bool kernelDetails = true;
 };
 
 /// Reads one file of either format.

@@ -80,7 +80,7 @@ Result<Database> Database::openReadOnlyImmutable(const std::filesystem::path& pa
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
     return Error::notFound(path.string() + ": no such file");
-  auto db = openWith(uriPath(path) + "?immutable=1", SQLITE_OPEN_READONLY, true);
+  auto db = openWith(uriPath(path) + "?immutable=1", SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, true);
   if (!db) return Error::io(path.string() + ": " + db.error().message);
   // Opening is lazy: force SQLite to read the header so a non-database fails here.
   sqlite3_stmt* st = nullptr;
@@ -114,7 +114,7 @@ Result<Database> Database::openMemory() {
 }
 
 Result<Database> Database::openImage(std::string_view image) {
-  auto db = openWith(":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, false);
+  auto db = openWith(":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, false);
   if (!db) return db;
   auto* buf = static_cast<unsigned char*>(sqlite3_malloc64(image.size() ? image.size() : 1));
   if (!buf) return Error::io("out of memory for database image");
@@ -281,6 +281,18 @@ std::optional<int> Statement::columnIndex(std::string_view name) const {
 bool Statement::isNull(int col) const { return sqlite3_column_type(st_, col) == SQLITE_NULL; }
 bool Statement::isInteger(int col) const { return sqlite3_column_type(st_, col) == SQLITE_INTEGER; }
 int64_t Statement::int64(int col) const { return sqlite3_column_int64(st_, col); }
+int64_t Statement::int64Or(int col, int64_t ifNull) const {
+  sqlite3_value* v = sqlite3_column_value(st_, col);
+  return sqlite3_value_type(v) == SQLITE_NULL ? ifNull : sqlite3_value_int64(v);
+}
+Statement::Type Statement::integer(int col, int64_t& out) const {
+  sqlite3_value* v = sqlite3_column_value(st_, col);
+  switch (sqlite3_value_type(v)) {
+    case SQLITE_NULL: return Type::Null;
+    case SQLITE_INTEGER: out = sqlite3_value_int64(v); return Type::Integer;
+    default: return Type::Other;
+  }
+}
 double Statement::real(int col) const { return sqlite3_column_double(st_, col); }
 
 std::string_view Statement::text(int col) const {
@@ -296,8 +308,9 @@ std::string_view Statement::blob(int col) const {
 }
 
 std::optional<int64_t> Statement::optInt64(int col) const {
-  if (isNull(col)) return std::nullopt;
-  return int64(col);
+  sqlite3_value* v = sqlite3_column_value(st_, col);
+  if (sqlite3_value_type(v) == SQLITE_NULL) return std::nullopt;
+  return sqlite3_value_int64(v);
 }
 
 std::optional<std::string_view> Statement::optText(int col) const {

@@ -35,6 +35,7 @@ class Database {
   /// Opens an existing file read-only through the `file:...?immutable=1` URI: SQLite takes no
   /// locks and writes no -wal/-shm/-journal files next to it. The file must not change while
   /// open. Fails (with a one-line reason) if it is missing or not an SQLite database.
+  /// The connection has no mutex (SQLITE_OPEN_NOMUTEX): one thread at a time uses it.
   static Result<Database> openReadOnlyImmutable(const std::filesystem::path& path);
   /// Opens (creating if needed) our own store: WAL journal, busy_timeout 5 s, foreign keys on.
   static Result<Database> openReadWrite(const std::filesystem::path& path);
@@ -42,6 +43,7 @@ class Database {
   static Result<Database> openMemory();
   /// A read-only database over an in-memory image of an SQLite file (sqlite3_deserialize);
   /// used for decompressed .sqlite.gz files. `image` is copied into SQLite-owned memory.
+  /// No mutex, like openReadOnlyImmutable.
   static Result<Database> openImage(std::string_view image);
 
   bool isOpen() const { return db_ != nullptr; }
@@ -108,6 +110,14 @@ class Statement {
   /// a number silently).
   bool isInteger(int col) const;
   int64_t int64(int col) const;
+  /// The integer value of a column, or `ifNull` when it is NULL: one column access (prefer
+  /// it to isNull() + int64() on large scans).
+  int64_t int64Or(int col, int64_t ifNull) const;
+  /// Storage class of a column value, as far as integer readers care.
+  enum class Type : uint8_t { Null, Integer, Other };
+  /// One column access: the column's storage class and, when INTEGER, its value in `out`
+  /// (`out` untouched otherwise). Validating readers use it instead of isInteger() + int64().
+  Type integer(int col, int64_t& out) const;
   double real(int col) const;
   /// Empty view for NULL.
   std::string_view text(int col) const;

@@ -20,10 +20,10 @@ TEST_CASE("sync: explicit and implicit calls, StreamWaitEvent and async pinned c
   s.api("cudaMemcpy_v3020", 2000, 2250);                    // 250, blocking copy
   s.api("cudaMemcpyAsync", 3000, 3100, 77);                 // DtoH to pinned: not blocking
   s.memcpy(2, 1024, 3050, 3400, /*hostKind pinned*/ 1);
-  s.m.gpuOps.back().correlationId = 77;
+  s.m.gpuOps.put<&kl::profile::GpuOp::correlationId>(s.m.gpuOps.size() - 1, 77);
   s.api("cudaMemcpyAsync", 4000, 4900, 78);                 // DtoH to pageable: 900
   s.memcpy(2, 1024, 4050, 4800, /*pageable*/ 0);
-  s.m.gpuOps.back().correlationId = 78;
+  s.m.gpuOps.put<&kl::profile::GpuOp::correlationId>(s.m.gpuOps.size() - 1, 78);
   s.range("kl:train.py:12-12", 3900, 5000);
   auto& m = s.finish();
   auto a = kl::attribution::attribute(m);

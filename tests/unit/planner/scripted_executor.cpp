@@ -88,7 +88,7 @@ struct Synth : ProfileBuilder {
   void push(size_t depth, const std::string& name) { open.push_back(Open{depth, name, range(name, t++, 0)}); }
   void popTo(size_t n) {
     while (open.size() > n) {
-      m.ranges[open.back().range].end = t++;
+      m.ranges.put<&kl::profile::Range::end>(open.back().range, t++);
       open.pop_back();
     }
   }

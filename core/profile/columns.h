@@ -1,0 +1,287 @@
+// Columns<Row, Col...>: a structure-of-arrays table of the plain struct Row — one vector per
+// field — that reads like a std::vector<Row>:
+//
+//   const auto& op = model.gpuOps[i];          // a Row VALUE assembled from the columns
+//   for (const auto& op : model.gpuOps) ...    // rows by value, in order
+//   model.gpuOps.push_back(op);                // appends one value to every column
+//   model.gpuOps.set(i, op);                   // overwrites row i
+//   model.gpuOps.update(i, [](GpuOp& op) { op.start += 5; });
+//
+// and gives hot loops the columns themselves:
+//
+//   const auto& start = model.gpuOps.col<&GpuOp::start>();   // const std::vector<int64_t>&
+//   int64_t s = model.gpuOps.get<&GpuOp::start>(i);          // one field, any column kind
+//
+// A row accessor only reads the fields it uses once inlined, so `model.gpuOps[i].start` costs
+// one load. Rows are values: `&model.gpuOps[i]` and `auto& op = model.gpuOps[i]` do not
+// compile (use the index, or `const auto&`, which binds to the value).
+//
+// Column kinds:
+//  - Dense<&Row::f>: always stored (col<>() is available).
+//  - Sparse<&Row::f>: stored only once some row holds a value other than Row{}.f — a column
+//    that is default in every row (rank 0 of a single file, no CUDA graphs, no NVTX domains)
+//    costs nothing. get<>() and rows read the default while it is not stored.
+// Every field of Row must have a column: a static_assert counts Row's fields.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace kl::profile {
+
+template <auto M>
+struct Dense {};
+template <auto M>
+struct Sparse {};
+
+namespace columns_detail {
+
+template <auto M>
+struct MemberOf;
+template <typename C, typename T, T C::*M>
+struct MemberOf<M> {
+  using Class = C;
+  using Type = T;
+};
+
+template <typename Spec>
+struct SpecOf;
+template <auto M>
+struct SpecOf<Dense<M>> {
+  static constexpr auto member = M;
+  static constexpr bool sparse = false;
+};
+template <auto M>
+struct SpecOf<Sparse<M>> {
+  static constexpr auto member = M;
+  static constexpr bool sparse = true;
+};
+
+template <auto A, auto B>
+constexpr bool sameMember() {
+  if constexpr (std::is_same_v<decltype(A), decltype(B)>) return A == B;
+  else return false;
+}
+
+/// Number of fields of an aggregate (brace-initialisable with that many values).
+struct AnyField {
+  template <typename T>
+  operator T() const;  // never defined: unevaluated use only
+};
+template <typename T, typename Seq>
+struct Bracable;
+template <typename T, size_t... I>
+struct Bracable<T, std::index_sequence<I...>> {
+  static constexpr bool value = requires { T{((void)I, AnyField{})...}; };
+};
+template <typename T, size_t N = 0>
+constexpr size_t fieldCount() {
+  if constexpr (Bracable<T, std::make_index_sequence<N + 1>>::value) return fieldCount<T, N + 1>();
+  else return N;
+}
+
+/// Storage of one column.
+template <typename Row, typename Spec>
+struct Store {
+  static constexpr auto member = SpecOf<Spec>::member;
+  static constexpr bool sparse = SpecOf<Spec>::sparse;
+  using T = typename MemberOf<member>::Type;
+  using S = std::conditional_t<std::is_same_v<T, bool>, uint8_t, T>;  // no std::vector<bool>
+  std::vector<S> v;  // sparse: empty while every row is default
+
+  static T dflt() { return Row{}.*member; }
+  bool stored(size_t rows) const { return !sparse || v.size() == rows; }
+  T get(size_t i, size_t rows) const {
+    if constexpr (sparse) return v.size() == rows ? static_cast<T>(v[i]) : dflt();
+    else return static_cast<T>(v[i]);
+  }
+  void push(const T& x, size_t rows, size_t reserveHint) {
+    if constexpr (sparse) {
+      if (v.size() != rows) {  // not stored yet
+        if (x == dflt()) return;
+        materialize(rows, reserveHint);
+      }
+    }
+    v.push_back(static_cast<S>(x));
+  }
+  void put(size_t i, const T& x, size_t rows) {
+    if constexpr (sparse) {
+      if (v.size() != rows) {
+        if (x == dflt()) return;
+        materialize(rows, rows);
+      }
+    }
+    v[i] = static_cast<S>(x);
+  }
+  void materialize(size_t rows, size_t reserveHint) {
+    v.reserve(reserveHint > rows ? reserveHint : rows + 1);
+    v.assign(rows, static_cast<S>(dflt()));
+  }
+};
+
+}  // namespace columns_detail
+
+template <typename Row, typename... Specs>
+class Columns {
+  static_assert(sizeof...(Specs) == columns_detail::fieldCount<Row>(),
+                "Columns<Row, ...>: every field of Row needs a Dense<> or Sparse<> column");
+
+  template <auto M, size_t I = 0>
+  static constexpr size_t indexOf() {
+    static_assert(I < sizeof...(Specs), "no column for this member");
+    if constexpr (columns_detail::sameMember<columns_detail::SpecOf<std::tuple_element_t<I, std::tuple<Specs...>>>::member, M>())
+      return I;
+    else return indexOf<M, I + 1>();
+  }
+  template <auto M>
+  using StoreOf = std::tuple_element_t<indexOf<M>(), std::tuple<columns_detail::Store<Row, Specs>...>>;
+
+ public:
+  using value_type = Row;
+  using size_type = size_t;
+
+  class const_iterator {
+   public:
+    using iterator_category = std::random_access_iterator_tag;
+    using value_type = Row;
+    using difference_type = std::ptrdiff_t;
+    using reference = Row;
+    using pointer = void;
+    const_iterator() = default;
+    const_iterator(const Columns* t, size_t i) : t_(t), i_(i) {}
+    Row operator*() const { return (*t_)[i_]; }
+    struct Arrow {
+      Row row;
+      const Row* operator->() const { return &row; }
+    };
+    Arrow operator->() const { return {(*t_)[i_]}; }
+    Row operator[](difference_type n) const { return (*t_)[i_ + static_cast<size_t>(n)]; }
+    const_iterator& operator++() { ++i_; return *this; }
+    const_iterator operator++(int) { auto c = *this; ++i_; return c; }
+    const_iterator& operator--() { --i_; return *this; }
+    const_iterator operator--(int) { auto c = *this; --i_; return c; }
+    const_iterator& operator+=(difference_type n) { i_ += static_cast<size_t>(n); return *this; }
+    const_iterator& operator-=(difference_type n) { i_ -= static_cast<size_t>(n); return *this; }
+    friend const_iterator operator+(const_iterator a, difference_type n) { return a += n; }
+    friend const_iterator operator+(difference_type n, const_iterator a) { return a += n; }
+    friend const_iterator operator-(const_iterator a, difference_type n) { return a -= n; }
+    friend difference_type operator-(const const_iterator& a, const const_iterator& b) {
+      return static_cast<difference_type>(a.i_) - static_cast<difference_type>(b.i_);
+    }
+    friend bool operator==(const const_iterator& a, const const_iterator& b) { return a.i_ == b.i_; }
+    friend auto operator<=>(const const_iterator& a, const const_iterator& b) { return a.i_ <=> b.i_; }
+    /// Row index of the iterator.
+    size_t index() const { return i_; }
+
+   private:
+    const Columns* t_ = nullptr;
+    size_t i_ = 0;
+  };
+  using iterator = const_iterator;
+
+  Columns() = default;
+  Columns(std::initializer_list<Row> rows) {
+    reserve(rows.size());
+    for (const auto& r : rows) push_back(r);
+  }
+
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const_iterator begin() const { return {this, 0}; }
+  const_iterator end() const { return {this, size_}; }
+
+  /// Row i by value (every field; unused loads vanish when inlined).
+  Row operator[](size_t i) const {
+    Row r;
+    std::apply([&](const auto&... s) { ((r.*(s.member) = s.get(i, size_)), ...); }, stores_);
+    return r;
+  }
+  Row front() const { return (*this)[0]; }
+  Row back() const { return (*this)[size_ - 1]; }
+
+  void push_back(const Row& r) {
+    std::apply([&](auto&... s) { (s.push(r.*(s.member), size_, reserve_), ...); }, stores_);
+    ++size_;
+  }
+  /// Overwrites row i.
+  void set(size_t i, const Row& r) {
+    std::apply([&](auto&... s) { (s.put(i, r.*(s.member), size_), ...); }, stores_);
+  }
+  /// Read-modify-write of row i: fn(Row&).
+  template <typename Fn>
+  void update(size_t i, Fn&& fn) {
+    Row r = (*this)[i];
+    fn(r);
+    set(i, r);
+  }
+  /// Applies fn(Row&) to every row.
+  template <typename Fn>
+  void updateAll(Fn&& fn) {
+    for (size_t i = 0; i < size_; ++i) update(i, fn);
+  }
+
+  /// One field of row i.
+  template <auto M>
+  auto get(size_t i) const { return std::get<indexOf<M>()>(stores_).get(i, size_); }
+  /// Sets one field of row i.
+  template <auto M>
+  void put(size_t i, const typename columns_detail::MemberOf<M>::Type& x) {
+    std::get<indexOf<M>()>(stores_).put(i, x, size_);
+  }
+  /// A dense column (size() values).
+  template <auto M>
+  const auto& col() const {
+    static_assert(!StoreOf<M>::sparse, "col<>() needs a Dense<> column; use get<>()");
+    return std::get<indexOf<M>()>(stores_).v;
+  }
+  /// Whether column M holds values (always for Dense; for Sparse: some row is not default).
+  template <auto M>
+  bool stored() const { return std::get<indexOf<M>()>(stores_).stored(size_); }
+
+  /// Capacity for n rows in every stored column (and for sparse columns once they are stored).
+  void reserve(size_t n) {
+    reserve_ = n;
+    std::apply([&](auto&... s) { ((s.stored(size_) ? s.v.reserve(n) : void()), ...); }, stores_);
+  }
+  void clear() {
+    std::apply([](auto&... s) { ((s.v.clear()), ...); }, stores_);
+    size_ = 0;
+  }
+  void shrink_to_fit() {
+    std::apply([](auto&... s) { ((s.v.shrink_to_fit()), ...); }, stores_);
+  }
+  /// Reorders the rows: new row k = old row order[k] (order is a permutation of [0, size)).
+  /// One column at a time, so the transient memory is one column.
+  void permute(const std::vector<uint32_t>& order) {
+    std::apply(
+        [&](auto&... s) {
+          (([&] {
+             if (!s.stored(size_)) return;
+             std::remove_reference_t<decltype(s.v)> out;
+             out.reserve(s.v.size());
+             for (uint32_t o : order) out.push_back(s.v[o]);
+             s.v = std::move(out);
+           }()),
+           ...);
+        },
+        stores_);
+  }
+  /// Bytes held by the stored columns (capacity), for memory reports.
+  size_t bytes() const {
+    size_t b = 0;
+    std::apply([&](const auto&... s) { ((b += s.v.capacity() * sizeof(s.v[0])), ...); }, stores_);
+    return b;
+  }
+
+ private:
+  std::tuple<columns_detail::Store<Row, Specs>...> stores_;
+  size_t size_ = 0;
+  size_t reserve_ = 0;
+};
+
+}  // namespace kl::profile
