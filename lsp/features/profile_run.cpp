@@ -189,9 +189,14 @@ void startRun(Server& server, const std::shared_ptr<FeatureContext>& ctx, const 
       "kernlens.profileFunction", src.token(),
       [&server, req, progress, ctx, throttle](const CancellationToken& token) -> Out {
         planner::ProfileHooks hooks;
-        hooks.loop.onRound = [progress, max = req.rounds](const planner::LoopProgress& p) {
+        // The run's stage ("round 2/8", "baseline", "discovery": the loop message up to its ':')
+        // prefixes the phase reports of that stage ("round 2/8 · running (3 s)"). Both hooks run
+        // on this pool thread.
+        auto stage = std::make_shared<std::string>();
+        hooks.loop.onRound = [progress, stage, max = req.rounds](const planner::LoopProgress& p) {
           std::optional<unsigned> pct;  // the discovery and baseline runs keep the last percentage
           if (p.round >= 0) pct = std::min(99u, static_cast<unsigned>(100 * p.round / std::max(1, max)));
+          *stage = p.message.substr(0, p.message.find(':'));
           progress->report(p.message, pct);
         };
         // Each round becomes visible as soon as it is stored, while the loop goes on (the next
@@ -201,8 +206,8 @@ void startRun(Server& server, const std::shared_ptr<FeatureContext>& ctx, const 
           auto loaded = std::make_shared<Result<std::optional<results::ResultSet>>>(results::loadFromStore(root));
           server.post([ctx, loaded] { ctx->results->installStored(std::move(*loaded)); });
         };
-        hooks.progress = [progress](const runner::RoundProgress& p) {  // phases within a round
-          progress->report(p.message, std::nullopt);
+        hooks.progress = [progress, stage](const runner::RoundProgress& p) {  // phases within a stage
+          progress->report(stage->empty() ? p.message : *stage + " · " + p.message, std::nullopt);
         };
         hooks.loop.log = [&server](std::string_view line) {
           server.logMessage(MessageType::Log, "kernlens: " + std::string(line));

@@ -29,7 +29,9 @@ def run(c, rid, until_end=True, on_message=None):
         elif m.get("method") == "$/progress":
             v = m["params"]["value"]
             if v["kind"] == "begin": seen["begin"] = v
-            elif v["kind"] == "report": seen["reports"] += 1
+            elif v["kind"] == "report":
+                seen["reports"] += 1
+                seen.setdefault("report_messages", []).append(v.get("message", ""))
             else:
                 seen["end"] = v
                 if until_end: return seen
@@ -137,6 +139,9 @@ try:
     check(s["reply"] and s["reply"]["result"]["function"] == "train_step", "reply: %r" % s["reply"])
     check(s["create"] == 1 and s["begin"] and s["begin"].get("cancellable") is True, "progress begin: %r" % s["begin"])
     check(s["reports"] >= 1, "no progress reports")
+    import re
+    check(any(re.match(r"(round \d+/\d+|baseline|discovery) · running \(\d+ s\)", m) for m in s["report_messages"]),
+          "no phase report names its stage: %r" % s["report_messages"][:12])
     check("busy" in answered and answered["busy"][1], "no request answered while the run was going: %r" % answered)
     check("already going" in answered["busy"][0]["error"]["message"], "second run: %r" % answered["busy"][0])
     check("EMULATED" in s["end"].get("message", ""), "end: %r %r" % (s["end"], s["show"]))
