@@ -19,9 +19,11 @@ TreeResult computeTree(const View& v) {
   // The previous op's stack and node path: consecutive ops share most of their stack, so only
   // the part below the common prefix is looked up (inclusive numbers are summed at the end).
   std::vector<uint32_t> prevStack, path;
+  const auto& opStart = m.gpuOps.col<&profile::GpuOp::start>();
+  const auto& opEnd = m.gpuOps.col<&profile::GpuOp::end>();
+  const auto& opName = m.gpuOps.col<&profile::GpuOp::name>();
   for (uint32_t i : v.ops) {
-    const auto& op = m.gpuOps[i];
-    int64_t d = op.duration();
+    const int64_t d = opEnd[i] - opStart[i];
     r.totalNs += d;
     auto stack = v.attr->stack(i);
     if (stack.empty()) {
@@ -69,8 +71,8 @@ TreeResult computeTree(const View& v) {
     auto& leaf = r.nodes[path.back()];
     ++leaf.exclusiveOps;
     leaf.exclusiveNs += d;
-    auto& k = kernels[path.back()][op.name];
-    k.name = op.name;
+    auto& k = kernels[path.back()][opName[i]];
+    k.name = opName[i];
     ++k.count;
     k.ns += d;
   }

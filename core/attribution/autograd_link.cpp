@@ -102,9 +102,15 @@ std::vector<LinkedCall> linkAutograd(const ProfileModel& m, const std::vector<ui
   };
   std::vector<Fwd> bySeq;
   bool any = false;
+  const auto& rThread = m.ranges.col<&Range::thread>();
+  const auto& rText = m.ranges.col<&Range::text>();
+  StrId lastText = kNone;  // consecutive ranges often share a text: one lookup per run
+  const std::optional<SeqTag>* lastTag = nullptr;
   for (uint32_t r = 0; r < m.ranges.size(); ++r) {
-    const auto& g = m.ranges[r];
-    if (g.thread >= nThreads || g.kind == RangeKind::NvtxMark || g.kind == RangeKind::GpuUserAnnotation) continue;
+    const RangeKind kind = m.ranges.get<&Range::kind>(r);
+    if (rThread[r] >= nThreads || kind == RangeKind::NvtxMark || kind == RangeKind::GpuUserAnnotation) continue;
+    if (lastTag && rText[r] == lastText && !*lastTag) continue;
+    const auto g = m.ranges[r];
     auto it = tags.find(g.text);
     if (it == tags.end()) {
       std::string_view text = m.str(g.text);
@@ -113,6 +119,8 @@ std::vector<LinkedCall> linkAutograd(const ProfileModel& m, const std::vector<ui
       if (!tag && text.substr(0, 3) != "kl:" && isBackwardNodeName(text)) tag = SeqTag{-1, true};
       it = tags.emplace(g.text, tag).first;
     }
+    lastText = g.text;
+    lastTag = &it->second;
     if (!it->second) continue;
     any = true;
     const SeqTag& t = *it->second;
