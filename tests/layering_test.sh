@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Architecture invariant: core/ knows nothing of the LSP, JSON or asio (docs/ARCHITECTURE.md).
+# Architecture invariants of docs/ARCHITECTURE.md that the source shows: core/ knows nothing of the
+# LSP, JSON or asio, never reads the working directory and holds no front end; core modules form the
+# documented DAG; C handles are freed in one place each; no grammar sources; the lsp/ layers.
 set -u
 root=${1:?source dir}
 bad=$(grep -rnE '#\s*include\s*[<"](lsp/|nlohmann/|asio)' "$root/core" --include='*.h' --include='*.cpp' || true)
@@ -29,8 +31,46 @@ check "core/ must not read the working directory (current_path, getcwd, filesyst
 # Front ends live in cli/ and lsp/: no exit codes, progress bars or command-line parsing in core/.
 check "core/ must not hold front-end code (exit statuses, terminal checks, argv parsing):" \
   "$(grep -rnE 'isatty|\bexit\(|EXIT_(SUCCESS|FAILURE)|\bargv\b.*\bargc\b|int main\(' "$root/core" "${srcs[@]}" || true)"
+# Core modules form one DAG (docs/ARCHITECTURE.md invariant 12): each includes only these.
+declare -A allowed=(
+  [support]=""
+  [python]="support"
+  [profile]="support"
+  [store]="support"
+  [nvtx]="python support"
+  [cute]="python support"
+  [attribution]="profile nvtx support"
+  [analysis]="attribution profile nvtx support"
+  [runner]="attribution store profile nvtx python support"
+  [ncu]="runner profile python support"
+  [planner]="runner attribution store profile nvtx python support"
+  [results]="analysis attribution store profile nvtx python support"
+)
+for dir in "$root"/core/*/; do
+  mod=$(basename "$dir")
+  if [ -z "${allowed[$mod]+x}" ]; then
+    check "core/$mod is not in the module table of docs/ARCHITECTURE.md (invariant 12):" "$dir"
+    continue
+  fi
+  pattern="core/($mod${allowed[$mod]:+|${allowed[$mod]// /|}})/"
+  check "core/$mod may include only core/{$mod${allowed[$mod]:+ ${allowed[$mod]}}}:" \
+    "$(grep -rnE '#\s*include\s*"core/' "$dir" "${srcs[@]}" | grep -vE "#\s*include\s*\"$pattern" || true)"
+done
+# C handles are freed in one place each (invariant 13).
+check "sqlite3_close/sqlite3_finalize only in core/support/sqlite.cpp:" \
+  "$(grep -rnE 'sqlite3_(close|finalize)\b' "$root/core" "$root/lsp" "$root/cli" "${srcs[@]}" | grep -v '/core/support/sqlite\.cpp:' || true)"
+check "ts_*_delete only in core/python/ts_handles.h:" \
+  "$(grep -rnE 'ts_[a-z_]+_delete\b' "$root/core" "$root/lsp" "$root/cli" "${srcs[@]}" | grep -v '/core/python/ts_handles\.h:' || true)"
+check "gzclose only in core/support/gzip.cpp:" \
+  "$(grep -rnE '\bgzclose\b' "$root/core" "$root/lsp" "$root/cli" "${srcs[@]}" | grep -v '/core/support/gzip\.cpp:' || true)"
+check "git_*_free only as the deleter of a unique_ptr alias:" \
+  "$(grep -rnE '\bgit_[a-z_]+_free\b' "$root/core" "$root/lsp" "$root/cli" "${srcs[@]}" | grep -v 'Deleter<' || true)"
+# No third-party grammar source in the repo (invariant 9): it is fetched into the build tree.
+check "grammar sources must not be committed (grammars/fetch-grammar.sh fetches them):" \
+  "$(find "$root" \( -name 'build*' -o -name '.tmp' -o -name node_modules -o -name .git \) -prune -o \
+      \( -name parser.c -o -name scanner.c -o -name scanner.cc \) -print 2>/dev/null || true)"
 [ "$section_fail" = 0 ] || exit 1
-echo "layering: core/ never reads the working directory and holds no front-end code"
+echo "layering: core/ never reads the working directory, holds no front-end code, its modules form the documented DAG, C handles are freed in one place each, no grammar sources"
 
 # ---- lsp/ invariants (docs/ARCHITECTURE.md, "lsp/"). ----
 # Inside lsp/, layers point one way: transport <- protocol <- server <- features.

@@ -119,7 +119,7 @@ CuteSourceMap mapCuteSource(const python::SourceFile& src) {
     if (site.api == "profile_region") {
       site.anchorLine = st.lines.first;
       site.anchorBytes = st.bytes;
-      if (st.kind == "with_statement" && !st.blocks.empty()) site.region = mod.blocks[static_cast<size_t>(st.blocks[0])].lines;
+      if (st.kind == python::StatementKind::With && !st.blocks.empty()) site.region = mod.blocks[static_cast<size_t>(st.blocks[0])].lines;
       else site.region = {st.lines.first, st.lines.last};
     } else {
       // lane0_warp0_stop(buf, eid, ...): the latest `eid = lane0_warp0_start(...)` before it in

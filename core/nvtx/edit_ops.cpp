@@ -45,10 +45,6 @@ Result<FileEdit> reinstrument(const SourceFile& file, const SourceFile& original
   return fe;
 }
 
-bool isGlobalLike(std::string_view kind) {
-  return kind == "global_statement" || kind == "nonlocal_statement";
-}
-
 }  // namespace
 
 Result<FileEdit> annotate(const SourceFile& file, std::span<const RangeRequest> requests,
@@ -119,7 +115,7 @@ Result<std::vector<RangeRequest>> refinedChildren(const SourceFile& original,
     // A class docstring and leading global/nonlocal stay out, as for function bodies.
     while (first < cb.statements.size()) {
       const auto& c = m.statements[cb.statements[first]];
-      if (!(c.docstring || isGlobalLike(c.kind))) break;
+      if (!(c.docstring || c.globalLike())) break;
       if (first + 1 < cb.statements.size() && !detail::startsLogicalLine(original, bi, first + 1))
         break;
       ++first;

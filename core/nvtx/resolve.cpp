@@ -37,10 +37,6 @@ uint32_t headerEndLine(const python::SourceFile& f, const Block& b) {
   return f.lines().toLineCol(e).line;
 }
 
-bool isGlobalLike(std::string_view kind) {
-  return kind == "global_statement" || kind == "nonlocal_statement";
-}
-
 }  // namespace
 
 bool startsLogicalLine(const python::SourceFile& f, int32_t block, uint32_t pos) {
@@ -267,7 +263,7 @@ Result<Resolved> resolveRequest(const python::SourceFile& f, const RangeRequest&
                                 "': its docstring shares its line with other statements (';')");
         k = 1;
       }
-      while (k < n && isGlobalLike(m.statements[body.statements[k]].kind) &&
+      while (k < n && m.statements[body.statements[k]].globalLike() &&
              (k + 1 == n || startsLogicalLine(f, fn.body, k + 1)))
         ++k;
       if (k == n)

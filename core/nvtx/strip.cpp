@@ -109,7 +109,7 @@ Result<Stripped> strip(const SourceFile& f) {
   // The import kernlens added.
   for (int32_t si : m.moduleBlock().statements) {
     const auto& s = m.statements[si];
-    if (s.kind != "import_statement") continue;
+    if (s.kind != python::StatementKind::Import) continue;
     uint32_t l = lines.lineOf(s.bytes.start);
     if (lines.start(l) != s.bytes.start) continue;
     if (std::string_view(text).substr(s.bytes.start, lines.end(l) - s.bytes.start) !=
@@ -190,7 +190,7 @@ Result<Stripped> strip(const SourceFile& f) {
         for (int32_t si : pb.statements) {
           if (si == g.stmt) break;
           const auto& s = m.statements[si];
-          if (!s.docstring && s.kind != "global_statement" && s.kind != "nonlocal_statement")
+          if (!s.docstring && !s.globalLike())
             fnBody = false;
         }
       }

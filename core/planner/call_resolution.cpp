@@ -220,7 +220,7 @@ std::set<ClassRef> CallResolver::attributeTypes(const ClassRef& c, std::string_v
     int32_t ci = m.findClass(k.qualName);
     for (size_t si = 0; si < m.statements.size(); ++si) {
       const auto& s = m.statements[si];
-      if (s.kind != "expression_statement" || s.function == kNone) continue;
+      if (s.kind != python::StatementKind::Expression || s.function == kNone) continue;
       if (m.functions[s.function].klass != ci) continue;
       auto rhs = assignedTo(textOf(**f, s.bytes), target);
       if (!rhs) continue;
@@ -342,7 +342,7 @@ CallResolver::Value CallResolver::moduleSymbol(const std::string& path, std::str
   // Module-level assignment: NAME = RHS.
   for (int32_t si : m.moduleBlock().statements) {
     const auto& s = m.statements[si];
-    if (s.kind != "expression_statement") continue;
+    if (s.kind != python::StatementKind::Expression) continue;
     if (auto rhs = assignedTo(textOf(**f, s.bytes), name)) {
       Value r = eval(path, kNone, *rhs, depth + 1);
       if (r.kind != Value::Kind::Unknown) v = r;
@@ -373,7 +373,7 @@ CallResolver::Value CallResolver::lookupName(const std::string& path, int32_t fn
       const auto& s = m.statements[si];
       if (s.function != fn) continue;
       Value v;
-      if (s.kind == "expression_statement") {
+      if (s.kind == python::StatementKind::Expression) {
         auto rhs = assignedTo(textOf(**f, s.bytes), name);
         if (!rhs) continue;
         v = eval(path, fn, *rhs, depth + 1);
@@ -387,7 +387,7 @@ CallResolver::Value CallResolver::lookupName(const std::string& path, int32_t fn
             }
           }
         }
-      } else if (s.kind == "for_statement" && !s.blocks.empty()) {
+      } else if (s.kind == python::StatementKind::For && !s.blocks.empty()) {
         // for TARGET in ITER:   (targets: NAME, or `i, NAME` over enumerate(...)/zip(...))
         std::string_view h = textOf(**f, m.blocks[s.blocks[0]].header);
         if (h.substr(0, 4) == "for ") h = h.substr(4);

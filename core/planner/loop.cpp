@@ -360,7 +360,7 @@ int Loop::addEntryStage(int round) {
   for (int32_t si : m.moduleBlock().statements) {
     const auto& s = m.statements[si];
     if (s.docstring || s.futureImport || s.definesFunction != kNone || s.definesClass != kNone) continue;
-    if (s.kind == "import_statement" || s.kind == "import_from_statement") continue;
+    if (s.isImport()) continue;
     auto id = plan_.addStatements(*entryPath_, s.lines, Origin::Entry, -1, round);
     if (!id) continue;
     if (plan_.node(*id).state == NodeState::Idle) plan_.node(*id).state = NodeState::Pending;

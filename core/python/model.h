@@ -66,12 +66,25 @@ struct Decorator {
   uint32_t line = 0;
 };
 
+/// What a statement is: its tree-sitter node type as an enum ("expression_statement" ->
+/// Expression, "function_definition" -> FunctionDef, ...). Other: a node type not listed (a
+/// grammar newer than this list, an ERROR node).
+enum class StatementKind {
+  Expression, Return, Pass, Break, Continue, Raise, Assert, Delete, Global, Nonlocal, Import,
+  ImportFrom, FutureImport, Print, Exec, TypeAlias, If, For, While, Try, With, Match, FunctionDef,
+  ClassDef, Other
+};
+/// The kind of a tree-sitter statement node type.
+StatementKind statementKind(std::string_view nodeType);
+
 struct Statement {
-  /// tree-sitter node type: "expression_statement", "return_statement", "if_statement",
-  /// "function_definition", "class_definition", "with_statement", "future_import_statement"...
-  /// A decorated definition is ONE statement of kind "function_definition" /
-  /// "class_definition" whose range includes its decorators (decorated == true).
-  std::string_view kind;
+  /// A decorated definition is ONE statement of kind FunctionDef / ClassDef whose range includes
+  /// its decorators (decorated == true).
+  StatementKind kind = StatementKind::Other;
+  std::string_view nodeType;        // the tree-sitter node type ("expression_statement", ...)
+  /// `global` / `nonlocal`: must stay first in a body an edit wraps.
+  bool globalLike() const { return kind == StatementKind::Global || kind == StatementKind::Nonlocal; }
+  bool isImport() const { return kind == StatementKind::Import || kind == StatementKind::ImportFrom; }
   ByteRange bytes;                  // exact: first token through last token (no newline)
   LineSpan lines;
   int32_t parent = kNone;           // enclosing statement (compound); kNone at module level

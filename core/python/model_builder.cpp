@@ -173,14 +173,15 @@ class Builder {
     int32_t idx = static_cast<int32_t>(m_.statements.size());
     {
       Statement s;
-      s.kind = ts_node_type(node);
+      s.nodeType = ts_node_type(node);
+      s.kind = statementKind(s.nodeType);
       s.bytes = rangeOf(node);
       s.parent = m_.blocks[b].owner;
       s.parentBlock = b;
       s.function = ctx.fn;
       s.klass = ctx.klass;
       s.hasError = ts_node_has_error(node);
-      s.futureImport = s.kind == "future_import_statement";
+      s.futureImport = s.kind == StatementKind::FutureImport;
       m_.statements.push_back(std::move(s));
     }
     m_.blocks[b].statements.push_back(idx);
@@ -191,22 +192,23 @@ class Builder {
       if (!ts_node_is_null(d)) {
         def = d;
         cat = categoryOf(d);
-        m_.statements[idx].kind = ts_node_type(d);
+        m_.statements[idx].nodeType = ts_node_type(d);
+        m_.statements[idx].kind = statementKind(m_.statements[idx].nodeType);
         m_.statements[idx].decorated = true;
       }
     }
     Statement& st = m_.statements[idx];
     st.compound = cat != Cat::Simple;
     // Nodes the targeted queries look at (imports.scm, nvtx.scm), with the byte range to match.
-    if (st.kind == "import_statement" || st.kind == "import_from_statement") {
+    if (st.isImport()) {
       importNodes_.push_back(node);
-    } else if (st.kind == "with_statement") {
+    } else if (st.kind == StatementKind::With) {
       TSNode body = ts_node_child_by_field_name(node, "body", 4);
       nvtxCandidates_.push_back({node, ts_node_start_byte(node),
                                  ts_node_is_null(body) ? ts_node_end_byte(node) : ts_node_start_byte(body)});
     } else if (st.decorated) {
       nvtxCandidates_.push_back({node, ts_node_start_byte(node), ts_node_start_byte(def)});
-    } else if (st.kind == "expression_statement" && ts_node_child_count(node) > 0 &&
+    } else if (st.kind == StatementKind::Expression && ts_node_child_count(node) > 0 &&
                categoryOf(ts_node_child(node, 0)) == Cat::Call) {
       nvtxCandidates_.push_back({node, ts_node_start_byte(node), ts_node_end_byte(node)});
     }
@@ -395,7 +397,7 @@ class Builder {
     const Block& blk = m_.blocks[b];
     if (blk.statements.empty()) return kNone;
     Statement& s = m_.statements[blk.statements.front()];
-    if (s.kind != "expression_statement" || s.joinedBySemicolon) return kNone;
+    if (s.kind != StatementKind::Expression || s.joinedBySemicolon) return kNone;
     std::string_view t = textOf(s.bytes);
     // A string (or implicit concatenation) statement: starts with an optional prefix and a quote,
     // and is not an f-string. The tree confirms below.
@@ -589,7 +591,7 @@ class Builder {
     }
     if (m_.blocks[0].statements.empty()) return;
     Statement& s = m_.statements[m_.blocks[0].statements.front()];
-    if (s.kind != "expression_statement" || s.joinedBySemicolon) return;
+    if (s.kind != StatementKind::Expression || s.joinedBySemicolon) return;
     std::string_view t = textOf(s.bytes);
     size_t q0 = t.find_first_of("'\"");
     bool plain = q0 != std::string_view::npos && q0 <= 2 &&

@@ -1,4 +1,5 @@
 // The source model on tricky Python: exact spans, lines, qualified names, blocks and flags.
+#include <algorithm>
 #include <doctest/doctest.h>
 
 #include "core/python/source_file.h"
@@ -80,7 +81,7 @@ TEST_CASE("decorated, async and nested functions: spans include decorators; qual
   CHECK(body.statements.size() == 4);
 
   const Statement& def = m.statements[outer.statement];
-  CHECK(def.kind == "function_definition");
+  CHECK(def.kind == StatementKind::FunctionDef);
   CHECK(def.decorated);
   CHECK(def.bytes == outer.bytes);
   CHECK(def.definesFunction == m.findFunction("outer"));
@@ -176,7 +177,7 @@ TEST_CASE("compound statements: if/elif/else, try/except/else/finally, for/while
   REQUIRE(body.statements.size() == 5);
 
   const Statement& ifs = m.statements[body.statements[0]];
-  CHECK(ifs.kind == "if_statement");
+  CHECK(ifs.kind == StatementKind::If);
   CHECK(ifs.lines == LineSpan{1, 6});
   REQUIRE(ifs.blocks.size() == 3);
   CHECK(m.blocks[ifs.blocks[0]].clause == "if_statement");
@@ -188,7 +189,7 @@ TEST_CASE("compound statements: if/elif/else, try/except/else/finally, for/while
   CHECK(m.blocks[ifs.blocks[2]].lines == LineSpan{6, 6});
 
   const Statement& tr = m.statements[body.statements[1]];
-  CHECK(tr.kind == "try_statement");
+  CHECK(tr.kind == StatementKind::Try);
   REQUIRE(tr.blocks.size() == 5);
   std::vector<std::string_view> clauses;
   for (int32_t b : tr.blocks) clauses.push_back(m.blocks[b].clause);
@@ -207,7 +208,7 @@ TEST_CASE("compound statements: if/elif/else, try/except/else/finally, for/while
   CHECK(m.statements[m.blocks[wh.blocks[0]].statements[0]].oneLineBody);
 
   const Statement& ma = m.statements[body.statements[4]];
-  CHECK(ma.kind == "match_statement");
+  CHECK(ma.kind == StatementKind::Match);
   REQUIRE(ma.blocks.size() == 3);
   CHECK(m.blocks[ma.blocks[0]].clause == "case_clause");
   CHECK(textOf(*f, m.blocks[ma.blocks[0]].header) == "case [1, *rest]:");
@@ -505,7 +506,7 @@ TEST_CASE("lookups: statementAt, functionAt") {
   CHECK(m.functionAt(off(*f, "@d")) == m.findFunction("f.<locals>.g"));
   CHECK(m.functionAt(off(*f, "y = 2")) == m.findFunction("f"));
   CHECK(m.functionAt(off(*f, "z = 3")) == kNone);
-  CHECK(m.statements[m.statementAt(off(*f, "x = 1") + 2)].kind == "expression_statement");
+  CHECK(m.statements[m.statementAt(off(*f, "x = 1") + 2)].kind == StatementKind::Expression);
   CHECK(m.statementAt(off(*f, "\nz")) == kNone);  // the newline after `y = 2`: between statements
   CHECK(m.statementAt(off(*f, "y = 2") + 4) == m.statementAt(off(*f, "y = 2")));
   CHECK(m.statements[m.statementAt(off(*f, "y = 2"))].parent == m.statementAt(off(*f, "def f")));
@@ -606,4 +607,27 @@ TEST_CASE("broken code: the model is built around ERROR nodes, never fails") {
       for (const Function& fun : m.functions) CHECK(fun.bytes.end <= f->text().size());
     }
   }
+}
+
+TEST_CASE("statement kinds: every tree-sitter statement node type has its enum, anything else is Other") {
+  CHECK(statementKind("expression_statement") == StatementKind::Expression);
+  CHECK(statementKind("global_statement") == StatementKind::Global);
+  CHECK(statementKind("import_from_statement") == StatementKind::ImportFrom);
+  CHECK(statementKind("decorated_definition") == StatementKind::Other);  // the model stores the definition's kind
+  CHECK(statementKind("ERROR") == StatementKind::Other);
+  auto f = SourceFile::parse("import os\nfrom a import b\ndef g():\n    global x\n    nonlocal_y = 1\n@d\nclass C: pass\n");
+  REQUIRE(f.ok());
+  const auto& m = (*f)->model();
+  REQUIRE(m.statements.size() >= 5);
+  CHECK(m.statements[0].isImport());
+  CHECK(m.statements[1].isImport());
+  CHECK(m.statements[2].kind == StatementKind::FunctionDef);
+  CHECK(m.statements[3].globalLike());
+  CHECK_FALSE(m.statements[4].globalLike());
+  auto ci = std::find_if(m.statements.begin(), m.statements.end(),
+                         [](const Statement& s) { return s.kind == StatementKind::ClassDef; });
+  REQUIRE(ci != m.statements.end());
+  const auto& c = *ci;
+  CHECK(c.decorated);
+  CHECK(c.nodeType == "class_definition");
 }

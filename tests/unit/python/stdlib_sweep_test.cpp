@@ -73,7 +73,7 @@ TEST_CASE("sweep: /usr/lib/python3.11 parses and builds consistent models") {
       if (m.insideMultilineString(at)) continue;
       int32_t st = m.statementAt(at);
       if (st != kNone && m.statements[st].bytes.start < ls &&
-          m.statements[st].kind != "function_definition" && m.statements[st].kind != "class_definition")
+          m.statements[st].kind != StatementKind::FunctionDef && m.statements[st].kind != StatementKind::ClassDef)
         continue;  // a continuation line of another statement
       CAPTURE(line);
       CAPTURE(text);
