@@ -50,7 +50,7 @@ cat > "$W/ud/User/settings.json" <<JSON
   "editor.inlayHints.enabled": "on", "editor.codeLens": true, "telemetry.telemetryLevel": "off",
   "update.mode": "none", "extensions.autoCheckUpdates": false, "extensions.autoUpdate": false,
   "workbench.tips.enabled": false, "chat.disableAIFeatures": true, "editor.minimap.enabled": false,
-  "kernlens.lenses.profileUnprofiled": true
+  "kernlens.lenses.profileUnprofiled": true, "git.openRepositoryInParentFolders": "never"
 }
 JSON
 PGID=
