@@ -25,21 +25,27 @@ namespace {
 /// launching API (cudaLaunchKernel, memcpy, ...) beats bookkeeping calls; then the earliest.
 int roleRank(ApiRole r) { return r == ApiRole::Other ? 1 : 0; }
 
-bool rangeCounted(const ProfileModel& m, const Range& r, const Options& o) {
-  switch (r.kind) {
+/// Whether range `i` counts for containment; reads only the columns the options need.
+bool rangeCounted(const ProfileModel& m, uint32_t i, const Options& o) {
+  const uint32_t thread = m.ranges.get<&Range::thread>(i);
+  switch (m.ranges.get<&Range::kind>(i)) {
     case RangeKind::NvtxPushPop: if (!o.nvtxPushPop) return false; break;
     case RangeKind::NvtxStartEnd:
       if (!o.nvtxStartEnd) return false;
-      if (!o.crossThreadStartEnd && r.endsOnOtherThread()) return false;
+      if (!o.crossThreadStartEnd) {
+        const uint32_t endThread = m.ranges.get<&Range::endThread>(i);
+        if (endThread != kNone && endThread != thread) return false;  // Range::endsOnOtherThread
+      }
       break;
     case RangeKind::UserAnnotation: if (!o.userAnnotation) return false; break;
     case RangeKind::CpuOp: if (!o.cpuOp) return false; break;
     case RangeKind::NvtxMark:
     case RangeKind::GpuUserAnnotation: return false;  // instants / GPU-side: never contain launches
   }
-  if (r.thread == kNone || r.thread >= m.threads.size()) return false;
-  if (!o.namePrefix.empty() && m.str(r.text).substr(0, o.namePrefix.size()) != o.namePrefix) return false;
-  if (!o.domain.empty() && m.str(r.domain) != o.domain) return false;
+  if (thread == kNone || thread >= m.threads.size()) return false;
+  if (!o.namePrefix.empty() && m.str(m.ranges.get<&Range::text>(i)).substr(0, o.namePrefix.size()) != o.namePrefix)
+    return false;
+  if (!o.domain.empty() && m.str(m.ranges.get<&Range::domain>(i)) != o.domain) return false;
   return true;
 }
 
@@ -199,8 +205,10 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
   // Bucket counted ranges, used calls (by lookup thread) and frames per thread (time order
   // preserved: the model keeps calls in start order; linked calls are re-sorted by lookup start).
   std::vector<uint32_t> rangeItems, callItems, frameItems;
+  rangeItems.reserve(nRanges);  // upper bounds: no regrowth (and no transient copy) on large inputs
+  callItems.reserve(m.apiCalls.size());
   for (uint32_t r = 0; r < nRanges; ++r)
-    if (rangeCounted(m, m.ranges[r], opts)) {
+    if (rangeCounted(m, r, opts)) {
       if (stats) a.ranges_[r].counted = true;
       rangeItems.push_back(r);
     }
