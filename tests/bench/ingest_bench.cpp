@@ -1,6 +1,6 @@
-// Bench-only tool (not a test): generate a large synthetic nsys export, and time kernlens
-// ingestion + attribution of it. Driven by tests/bench/ingest_bench.sh, which also times a bare
-// `sqlite3` scan of the same columns in the same run.
+// Bench-only tool (not a test): generates the synthetic nsys exports of the benchmarks
+// (tests/bench/attribution_bench.sh, lsp_bench.py) and of tests/e2e/attribution_counts.sh, and
+// times kernlens ingestion + attribution of a file without the CLI (`ingest`).
 //
 //   kl_ingest_bench generate OUT.sqlite N SCHEMA.sql   N kernels, N launch calls, N NVTX ranges
 //   kl_ingest_bench ingest FILE                        prints rows, seconds, peak RSS
