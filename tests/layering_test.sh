@@ -56,6 +56,9 @@ for dir in "$root"/core/*/; do
   check "core/$mod may include only core/{$mod${allowed[$mod]:+ ${allowed[$mod]}}}:" \
     "$(grep -rnE '#\s*include\s*"core/' "$dir" "${srcs[@]}" | grep -vE "#\s*include\s*\"$pattern" || true)"
 done
+# core/python knows nothing of kernlens's range names (invariant 12): nvtx::isManaged decides.
+check "core/python must not know the kl: prefix (core/nvtx/naming.h owns it):" \
+  "$(grep -rn '"kl:' "$root/core/python" "${srcs[@]}" || true)"
 # C handles are freed in one place each (invariant 13).
 check "sqlite3_close/sqlite3_finalize only in core/support/sqlite.cpp:" \
   "$(grep -rnE 'sqlite3_(close|finalize)\b' "$root/core" "$root/lsp" "$root/cli" "${srcs[@]}" | grep -v '/core/support/sqlite\.cpp:' || true)"

@@ -14,6 +14,7 @@
 
 #include "core/nvtx/detail.h"
 #include "core/nvtx/engine.h"
+#include "core/nvtx/naming.h"
 #include "core/nvtx/resolve.h"
 
 namespace kl::nvtx {
@@ -136,7 +137,7 @@ Result<Instrumented> instrument(const SourceFile& f, std::span<const RangeReques
     return Error::unsupported("line " + std::to_string(f.lines().toLineCol(cr).line + 1) +
                               ": lone CR line endings are not supported");
   for (const auto& r : m.nvtxRanges)
-    if (r.managed)
+    if (isManaged(r))
       return Error::invalid("the file already holds kernlens ranges (line " +
                             std::to_string(f.lines().toLineCol(r.bytes.start).line + 1) +
                             "); strip it first or use annotate");

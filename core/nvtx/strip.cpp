@@ -10,6 +10,7 @@
 
 #include "core/nvtx/detail.h"
 #include "core/nvtx/engine.h"
+#include "core/nvtx/naming.h"
 
 namespace kl::nvtx {
 
@@ -48,7 +49,7 @@ Result<Stripped> strip(const SourceFile& f) {
   std::vector<Managed> ms;
   for (size_t i = 0; i < m.nvtxRanges.size(); ++i) {
     const auto& r = m.nvtxRanges[i];
-    if (!r.managed || r.kind != python::NvtxRange::Kind::With || r.statement == kNone) continue;
+    if (!isManaged(r) || r.kind != python::NvtxRange::Kind::With || r.statement == kNone) continue;
     const auto& st = m.statements[r.statement];
     Managed g;
     g.range = static_cast<int32_t>(i);

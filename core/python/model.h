@@ -174,7 +174,6 @@ struct NvtxRange {
   std::string api;
   std::string nameText;           // source text of the name argument ("" when there is none)
   std::optional<std::string> name;  // its value when it is a plain string literal
-  bool managed = false;           // name is a literal starting with "kl:"
   int32_t statement = kNone;      // With: the with-statement; Decorator: the def statement;
                                   // PushPop: the push statement
   int32_t popStatement = kNone;   // PushPop: the matching pop statement (kNone if unmatched)

@@ -745,7 +745,6 @@ class Builder {
     if (ts_node_is_null(a)) return;
     r.nameText = std::string(textOf(rangeOf(a)));
     r.name = literalValue(a);
-    r.managed = r.name && r.name->rfind("kl:", 0) == 0;
   }
 
   void collectNvtx() {

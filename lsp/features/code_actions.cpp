@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "core/nvtx/engine.h"
+#include "core/nvtx/naming.h"
 #include "lsp/features/cute_regions.h"
 #include "lsp/server/server.h"
 #include "lsp/server/uri.h"
@@ -173,7 +174,7 @@ void registerCodeActions(Server& server) {
         bool anyManaged = false;
         bool inManaged = false;
         for (const auto& r : m.nvtxRanges) {
-          if (!r.managed || r.kind != python::NvtxRange::Kind::With) continue;
+          if (!nvtx::isManaged(r) || r.kind != python::NvtxRange::Kind::With) continue;
           anyManaged = true;
           uint32_t first = src.lines().toLineCol(r.bytes.start).line;
           uint32_t last = src.lines().toLineCol(r.bytes.end > 0 ? r.bytes.end - 1 : 0).line;

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "core/nvtx/naming.h"
+#include "core/python/source_file.h"
 
 using namespace kl::nvtx;
 
@@ -65,4 +66,22 @@ TEST_CASE("labels and literals") {
   CHECK_FALSE(decodeLiteral("f\"x\"").ok());
   CHECK_FALSE(decodeLiteral("\"unterminated").ok());
   CHECK_FALSE(decodeLiteral("\"\\u12\"").ok());
+}
+
+TEST_CASE("isManaged: a source NVTX range whose name is a literal with the managed prefix") {
+  auto f = kl::python::SourceFile::parse(
+      "import torch\n"
+      "def f():\n"
+      "    with torch.cuda.nvtx.range(\"kl:m.py:3\"):\n"
+      "        pass\n"
+      "    with torch.cuda.nvtx.range(\"user\"):\n"
+      "        pass\n"
+      "    with torch.cuda.nvtx.range(f\"kl:{1}\"):\n"
+      "        pass\n");
+  REQUIRE(f.ok());
+  const auto& r = (*f)->model().nvtxRanges;
+  REQUIRE(r.size() == 3);
+  CHECK(isManaged(r[0]));
+  CHECK_FALSE(isManaged(r[1]));
+  CHECK_FALSE(isManaged(r[2]));  // not a plain literal: its value is unknown
 }

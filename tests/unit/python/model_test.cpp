@@ -336,7 +336,6 @@ TEST_CASE("CRLF and a UTF-8 BOM: offsets refer to the full text") {
   CHECK(fun.bytes == ByteRange{17, static_cast<uint32_t>(text.size() - 2)});
   CHECK(m.blocks[fun.body].indent == "    ");
   REQUIRE(m.nvtxRanges.size() == 1);
-  CHECK(m.nvtxRanges[0].managed);
   CHECK(m.nvtxRanges[0].name == std::string("kl:a.py:2-3"));
   CHECK(m.nvtxRanges[0].bytes.end == text.size() - 2);
 
@@ -440,7 +439,6 @@ TEST_CASE("existing NVTX ranges in every spelling") {
   CHECK(deco.kind == NvtxRange::Kind::Decorator);
   CHECK(deco.api == "nvtx.annotate");
   CHECK(deco.name == std::string("kl:m.py:4-6"));
-  CHECK(deco.managed);
   CHECK(deco.function == m.findFunction("f"));
   CHECK(m.statements[deco.statement].lines == LineSpan{3, 19});
 
@@ -449,7 +447,6 @@ TEST_CASE("existing NVTX ranges in every spelling") {
   CHECK(w1.api == "torch.cuda.nvtx.range");
   CHECK(w1.nameText == "\"user\"");
   CHECK(w1.name == std::string("user"));
-  CHECK_FALSE(w1.managed);
   CHECK(w1.withItemCount == 2);
   CHECK(w1.itemBytes == ByteRange{off(*f, "th.cuda.nvtx.range(\"user\")"), endOf(*f, "(\"user\")")});
   CHECK(m.statements[w1.statement].lines == LineSpan{5, 6});
@@ -463,7 +460,6 @@ TEST_CASE("existing NVTX ranges in every spelling") {
   const NvtxRange& w3 = m.nvtxRanges[3];
   CHECK(w3.api == "nvtx.annotate");
   CHECK(w3.name == std::string("kl:x.py:9"));
-  CHECK(w3.managed);
 
   // range_push/range_pop pairs matched in order (innermost first), per API family.
   const NvtxRange& outer = m.nvtxRanges[4];
