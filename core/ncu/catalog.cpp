@@ -144,12 +144,8 @@ Result<void> Catalog::migrate(sql::Database& db) {
 }
 
 Result<Catalog> Catalog::open(const std::filesystem::path& dbPath) {
-  std::error_code ec;
-  if (dbPath.has_parent_path()) std::filesystem::create_directories(dbPath.parent_path(), ec);
-  if (ec) return Error::io(dbPath.parent_path().string() + ": cannot create directory: " + ec.message());
-  auto db = sql::Database::openReadWrite(dbPath);
+  auto db = sql::openShared(dbPath, {"ncu", "kernel catalogue schema", kMigrations, kCatalogSchemaVersion});
   if (!db) return db.error();
-  KL_TRY(migrate(*db));
   return Catalog(std::move(*db));
 }
 

@@ -286,35 +286,9 @@ Result<void> Store::migrate(sql::Database& db, int target) {
   return sql::migrateComponent(db, {"store", "kernlens.db store schema", kMigrations, kStoreSchemaVersion}, target);
 }
 
-namespace {
-/// One line for an error opening the store, with the way out when the file is damaged.
-Error storeError(const std::filesystem::path& dbPath, const Error& e) {
-  std::string m = e.message;
-  for (char& c : m)
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  if (m.size() > 300) m = m.substr(0, 300) + "...";
-  bool damaged = m.find("not a database") != std::string::npos || m.find("malformed") != std::string::npos ||
-                 m.find("corrupt") != std::string::npos || m.find("not an SQLite") != std::string::npos;
-  std::string where = dbPath.string();
-  if (m.rfind(where, 0) != 0) m = where + ": " + m;
-  if (damaged)
-    m += "; delete " + where + " to start afresh (the run folders in " + (dbPath.parent_path() / "runs").string() +
-         " are kept)";
-  return Error{e.code, m};
-}
-}  // namespace
-
 Result<Store> Store::openFile(const std::filesystem::path& dbPath) {
-  std::error_code ec;
-  if (dbPath.has_parent_path()) std::filesystem::create_directories(dbPath.parent_path(), ec);
-  if (ec) return Error::io(dbPath.parent_path().string() + ": cannot create directory: " + ec.message());
-  if (std::filesystem::is_regular_file(dbPath, ec) && std::filesystem::file_size(dbPath, ec) == 0 && !ec)
-    kl::log::warn(dbPath.string() + " was empty (0 bytes; truncated?): a new store is created there; "
-                  "earlier results are lost (the run folders in " + (dbPath.parent_path() / "runs").string() +
-                  " are kept)");
-  auto db = sql::Database::openReadWrite(dbPath);
-  if (!db) return storeError(dbPath, db.error());
-  if (auto m = migrate(*db); !m) return storeError(dbPath, m.error());
+  auto db = sql::openShared(dbPath, {"store", "kernlens.db store schema", kMigrations, kStoreSchemaVersion});
+  if (!db) return db.error();
   Store store(std::move(*db));
   (void)store.closeStaleRuns();  // best effort: a busy database only delays the clean-up
   return store;

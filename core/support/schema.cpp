@@ -1,5 +1,7 @@
 #include "core/support/schema.h"
 
+#include "core/support/log.h"
+
 namespace kl::sql {
 
 Result<int> componentVersion(const Database& db, std::string_view component) {
@@ -52,6 +54,23 @@ Result<void> migrateComponent(Database& db, const ComponentSchema& schema, int t
     }
     KL_TRY(tx->commit());
   }
+}
+
+Result<Database> openShared(const std::filesystem::path& path, const ComponentSchema& schema) {
+  std::error_code ec;
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
+  if (ec) return Error::io(path.parent_path().string() + ": cannot create directory: " + ec.message());
+  if (std::filesystem::is_regular_file(path, ec) && std::filesystem::file_size(path, ec) == 0 && !ec) {
+    std::string kept = (path.parent_path() / "runs").string();
+    kl::log::warn(path.string() + " was empty (0 bytes; truncated?): a new database is created there; "
+                  "earlier results are lost" +
+                  (std::filesystem::is_directory(kept, ec) ? " (the run folders in " + kept + " are kept)" : ""));
+  }
+  auto db = Database::openReadWrite(path);
+  if (!db) return oneLineError(path, db.error());
+  db->attributeErrorsTo(path);
+  if (auto m = migrateComponent(*db, schema, schema.latest); !m) return oneLineError(path, m.error());
+  return db;
 }
 
 }  // namespace kl::sql

@@ -4,6 +4,7 @@
 // kl_schema(component, version), migrated by its own ordered list of SQL scripts.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <string_view>
 
@@ -29,5 +30,10 @@ Result<int> componentVersion(const Database& db, std::string_view component);
 /// re-reads the versions under the write lock, so concurrent openers apply each step once.
 /// Refuses (Error::Unsupported) a file whose layout or component version is newer than this build.
 Result<void> migrateComponent(Database& db, const ComponentSchema& schema, int target);
+
+/// Opens the shared database file at `path` for one component and migrates it to
+/// `schema.latest`: creates its folder; a 0-byte file (truncated) is recreated with a warning in
+/// the log. Every error then and later on this connection is one line (oneLineError()).
+Result<Database> openShared(const std::filesystem::path& path, const ComponentSchema& schema);
 
 }  // namespace kl::sql

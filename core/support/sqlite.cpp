@@ -6,6 +6,7 @@
 #include <sqlite3.h>
 
 #include <cstring>
+#include <initializer_list>
 
 namespace kl::sql {
 
@@ -44,7 +45,35 @@ bool iequals(std::string_view a, std::string_view b) {
   return true;
 }
 
+bool mentions(const std::string& m, std::initializer_list<const char*> words) {
+  for (const char* w : words)
+    if (m.find(w) != std::string::npos) return true;
+  return false;
+}
+
 }  // namespace
+
+Error oneLineError(const std::filesystem::path& path, const Error& e) {
+  std::string m = e.message;
+  for (char& c : m)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  if (m.size() > 300) m = m.substr(0, 300) + "...";
+  const std::string where = path.string();
+  if (m.rfind(where, 0) != 0) m = where + ": " + m;
+  if (mentions(m, {"to start afresh", "waited 5 s", "check the permissions"})) return Error{e.code, m};
+  // "already exists": a migration re-ran because the record of the applied ones is damaged.
+  if (mentions(m, {"not a database", "malformed", "corrupt", "not an SQLite", "disk I/O error", "already exists"})) {
+    std::error_code ec;
+    auto runs = path.parent_path() / "runs";
+    m += "; delete " + where + " to start afresh";
+    if (std::filesystem::is_directory(runs, ec)) m += " (the run folders in " + runs.string() + " are kept)";
+  } else if (mentions(m, {"database is locked", "database table is locked"})) {
+    m += " (another kernlens or sqlite3 holds it; waited 5 s): close it or try again";
+  } else if (mentions(m, {"readonly database", "unable to open database"})) {
+    m += " (check the permissions of the file and its folder)";
+  }
+  return Error{e.code, m};
+}
 
 // ---- Database ------------------------------------------------------------------------------
 
@@ -52,16 +81,24 @@ Database::~Database() {
   if (db_) sqlite3_close_v2(db_);
 }
 
-Database::Database(Database&& o) noexcept : db_(o.db_) { o.db_ = nullptr; }
+Database::Database(Database&& o) noexcept : db_(o.db_), errorPath_(std::move(o.errorPath_)) { o.db_ = nullptr; }
 
 Database& Database::operator=(Database&& o) noexcept {
   if (this != &o) {
     if (db_) sqlite3_close_v2(db_);
     db_ = o.db_;
+    errorPath_ = std::move(o.errorPath_);
     o.db_ = nullptr;
   }
   return *this;
 }
+
+void Database::attributeErrorsTo(const std::filesystem::path& path) {
+  errorPath_ = std::make_shared<const std::filesystem::path>(path);
+}
+
+Error Database::fail(Error e) const { return errorPath_ ? oneLineError(*errorPath_, e) : e; }
+Error Statement::fail(Error e) const { return errorPath_ ? oneLineError(*errorPath_, e) : e; }
 
 Result<Database> Database::openWith(const std::string& name, int flags, bool isUri) {
   sqlite3* db = nullptr;
@@ -88,7 +125,7 @@ Result<Database> Database::openReadOnlyImmutable(const std::filesystem::path& pa
   if (rc == SQLITE_OK) rc = sqlite3_step(st);
   std::string msg = (rc == SQLITE_ROW) ? "" : sqlite3_errmsg(db->handle());
   sqlite3_finalize(st);
-  if (rc != SQLITE_ROW) return Error::invalid(path.string() + ": not an SQLite database (" + msg + ")");
+  if (rc != SQLITE_ROW) return Error::invalid(path.string() + ": damaged or not an SQLite database (" + msg + ")");
   return db;
 }
 
@@ -128,7 +165,7 @@ Result<Database> Database::openImage(std::string_view image) {
   if (rc == SQLITE_OK) rc = sqlite3_step(st);
   std::string msg = (rc == SQLITE_ROW) ? "" : sqlite3_errmsg(db->handle());
   sqlite3_finalize(st);
-  if (rc != SQLITE_ROW) return Error::invalid("not an SQLite database (" + msg + ")");
+  if (rc != SQLITE_ROW) return Error::invalid("damaged or not an SQLite database (" + msg + ")");
   return db;
 }
 
@@ -142,7 +179,7 @@ Result<void> Database::exec(std::string_view sql) {
   if (rc != SQLITE_OK) {
     std::string msg = err ? err : errOf(db_, rc);
     sqlite3_free(err);
-    return Error::io(msg);
+    return fail(Error::io(msg));
   }
   return {};
 }
@@ -153,10 +190,10 @@ Result<Statement> Database::prepare(std::string_view sql) const {
   int rc = sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &st, nullptr);
   if (rc != SQLITE_OK) {
     sqlite3_finalize(st);
-    return Error::invalid(errOf(db_, rc));
+    return fail(Error::invalid(errOf(db_, rc)));
   }
   if (!st) return Error::invalid("empty SQL statement");
-  return Statement(st, db_);
+  return Statement(st, db_, errorPath_);
 }
 
 bool Database::tableExists(std::string_view table) const {
@@ -199,7 +236,7 @@ Statement::~Statement() {
   if (st_) sqlite3_finalize(st_);
 }
 
-Statement::Statement(Statement&& o) noexcept : st_(o.st_), db_(o.db_) {
+Statement::Statement(Statement&& o) noexcept : st_(o.st_), db_(o.db_), errorPath_(std::move(o.errorPath_)) {
   o.st_ = nullptr;
   o.db_ = nullptr;
 }
@@ -209,6 +246,7 @@ Statement& Statement::operator=(Statement&& o) noexcept {
     if (st_) sqlite3_finalize(st_);
     st_ = o.st_;
     db_ = o.db_;
+    errorPath_ = std::move(o.errorPath_);
     o.st_ = nullptr;
     o.db_ = nullptr;
   }
@@ -218,7 +256,7 @@ Statement& Statement::operator=(Statement&& o) noexcept {
 #define KL_SQL_BIND(call)                                   \
   do {                                                      \
     int rc_ = (call);                                       \
-    if (rc_ != SQLITE_OK) return Error::invalid(errOf(db_, rc_)); \
+    if (rc_ != SQLITE_OK) return fail(Error::invalid(errOf(db_, rc_))); \
     return {};                                              \
   } while (0)
 
@@ -243,7 +281,7 @@ Result<bool> Statement::step() {
   int rc = sqlite3_step(st_);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
-  return Error::io(errOf(db_, rc));
+  return fail(Error::io(errOf(db_, rc)));
 }
 
 Result<void> Statement::run() {
@@ -256,7 +294,7 @@ Result<void> Statement::run() {
 
 Result<void> Statement::reset() {
   int rc = sqlite3_reset(st_);
-  if (rc != SQLITE_OK) return Error::io(errOf(db_, rc));
+  if (rc != SQLITE_OK) return fail(Error::io(errOf(db_, rc)));
   return {};
 }
 

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,6 +23,12 @@ struct sqlite3_stmt;
 namespace kl::sql {
 
 class Statement;
+
+/// One line for an error on the database file at `path`: control characters flattened, at most
+/// ~300 characters, prefixed with the path, and with the way out — "delete FILE to start afresh"
+/// when the file is damaged or not a database (the run folders next to it are kept), "another
+/// kernlens or sqlite3 holds it" when it stayed locked past the busy timeout. Idempotent.
+Error oneLineError(const std::filesystem::path& path, const Error& e);
 
 class Database {
  public:
@@ -47,6 +54,9 @@ class Database {
   static Result<Database> openImage(std::string_view image);
 
   bool isOpen() const { return db_ != nullptr; }
+  /// From now on every error of this connection and its statements is oneLineError(path, ...):
+  /// for a file a user's command opens and a query on it can find damaged.
+  void attributeErrorsTo(const std::filesystem::path& path);
   sqlite3* handle() const { return db_; }
   /// The most recent SQLite error message on this connection.
   std::string lastError() const;
@@ -68,7 +78,9 @@ class Database {
  private:
   explicit Database(sqlite3* db) : db_(db) {}
   static Result<Database> openWith(const std::string& name, int flags, bool isUri);
+  Error fail(Error e) const;
   sqlite3* db_ = nullptr;
+  std::shared_ptr<const std::filesystem::path> errorPath_;  // attributeErrorsTo()
 };
 
 /// A prepared statement. Column accessors take a 0-based column index; bind takes SQLite's
@@ -129,9 +141,12 @@ class Statement {
 
  private:
   friend class Database;
-  Statement(sqlite3_stmt* st, sqlite3* db) : st_(st), db_(db) {}
+  Statement(sqlite3_stmt* st, sqlite3* db, std::shared_ptr<const std::filesystem::path> errorPath)
+      : st_(st), db_(db), errorPath_(std::move(errorPath)) {}
+  Error fail(Error e) const;
   sqlite3_stmt* st_ = nullptr;
   sqlite3* db_ = nullptr;
+  std::shared_ptr<const std::filesystem::path> errorPath_;
 };
 
 /// BEGIN on construction (through begin()); ROLLBACK in the destructor unless commit() ran.
