@@ -4,6 +4,7 @@
 
 #include "core/analysis/intervals.h"
 #include "core/analysis/iters.h"
+#include "core/support/saturating.h"
 
 namespace kl::analysis {
 
@@ -79,10 +80,10 @@ CriticalPathResult computeCriticalPath(const View& v) {
           late = late && m.apiCalls[call].end > g0;
         }
         if (known && late) {
-          c.gpuWaitCpuNs += g1 - g0;
+          addTo(c.gpuWaitCpuNs, g1 - g0);
           ++c.cpuWaitHoles;
         } else {
-          c.otherIdleNs += g1 - g0;
+          addTo(c.otherIdleNs, g1 - g0);
         }
       }
       const int64_t gs = u.front().start, ge = u.back().end;
@@ -94,12 +95,12 @@ CriticalPathResult computeCriticalPath(const View& v) {
       c.launchBound = c.cpuPathNs() > c.gpuBusyNs;
     }
     r.launchBound += c.launchBound;
-    r.wallNs += c.wallNs;
-    r.gpuBusyNs += c.gpuBusyNs;
-    r.cpuLeadNs += c.cpuLeadNs;
-    r.gpuWaitCpuNs += c.gpuWaitCpuNs;
-    r.otherIdleNs += c.otherIdleNs;
-    r.cpuTailNs += c.cpuTailNs;
+    addTo(r.wallNs, c.wallNs);
+    addTo(r.gpuBusyNs, c.gpuBusyNs);
+    addTo(r.cpuLeadNs, c.cpuLeadNs);
+    addTo(r.gpuWaitCpuNs, c.gpuWaitCpuNs);
+    addTo(r.otherIdleNs, c.otherIdleNs);
+    addTo(r.cpuTailNs, c.cpuTailNs);
     r.iterations.push_back(std::move(c));
   }
   return r;

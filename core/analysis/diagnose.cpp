@@ -10,6 +10,7 @@
 #include "core/analysis/intervals.h"
 #include "core/analysis/iters.h"
 #include "core/analysis/overlap.h"
+#include "core/support/saturating.h"
 
 namespace kl::analysis {
 namespace {
@@ -29,14 +30,14 @@ void ruleCpuBoundLaunch(const View& v, DiagnoseResult& r) {
   o.detail = 0;  // CPU activity only for the gaps shown as evidence (below)
   GapsResult g = computeGaps(v, o);
   int64_t active = 0;
-  for (const auto& d : g.devices) active += d.spanNs;
+  for (const auto& d : g.devices) addTo(active, d.spanNs);
   std::vector<const Gap*> starved;
   int64_t starvedNs = 0, allNs = 0;
   for (const auto& gap : g.top) {
-    allNs += gap.length();
+    addTo(allNs, gap.length());
     if (gap.launchedDuringGap(v.m)) {
       starved.push_back(&gap);
-      starvedNs += gap.length();
+      addTo(starvedNs, gap.length());
     }
   }
   double f = frac(starvedNs, active);
@@ -84,9 +85,9 @@ void ruleNcclExposed(const View& v, DiagnoseResult& r) {
   OverlapResult o = computeOverlap(v);
   int64_t nccl = 0, exposed = 0, active = 0;
   for (const auto& d : o.devices) {
-    nccl += d.ncclNs;
-    exposed += d.ncclExposedNs;
-    active += d.activeSpanNs;
+    addTo(nccl, d.ncclNs);
+    addTo(exposed, d.ncclExposedNs);
+    addTo(active, d.activeSpanNs);
   }
   chk.measured = "NCCL time " + fmtDuration(static_cast<double>(nccl)) + ", not overlapped with compute " +
                  fmtDuration(static_cast<double>(exposed)) + " (" + fmtPercent(frac(exposed, nccl)) + ")";
@@ -155,13 +156,13 @@ void ruleLaunchBoundTiny(const View& v, DiagnoseResult& r) {
     int64_t api = v.m.apiCalls[c].end - v.m.apiCalls[c].start;
     if (op.duration() >= api) continue;
     ++tinyCount;
-    tinyGpu += op.duration();
-    tinyApi += api;
+    addTo(tinyGpu, op.duration());
+    addTo(tinyApi, api);
     auto& a = tiny[op.name];
     if (a.n == 0) a.firstStart = op.start;
     ++a.n;
-    a.gpu += op.duration();
-    a.api += api;
+    addTo(a.gpu, op.duration());
+    addTo(a.api, api);
   }
   chk.measured = std::to_string(tinyCount) + " of " + std::to_string(launched) +
                  " launched kernels ran shorter than their launch call (" + fmtPercent(frac(static_cast<int64_t>(tinyCount), static_cast<int64_t>(launched))) + ")";
@@ -219,8 +220,8 @@ void ruleHostCopies(const View& v, DiagnoseResult& r) {
       if (coveredLength(stepIv, t, t + 1) == 0) continue;
     }
     copies.push_back(i);
-    bytes += d.bytes;
-    ns += op.duration();
+    addTo(bytes, d.bytes);
+    addTo(ns, op.duration());
     uint8_t host = d.copyKind == 1 ? d.srcKind : d.dstKind;
     if (host == 0) ++pageable;
   }
@@ -269,7 +270,7 @@ void ruleExcessiveSync(const View& v, DiagnoseResult& r) {
     if (c.role != profile::ApiRole::Sync || !v.inWindow(c.start)) continue;
     auto& p = perThread[c.thread];
     ++p.first;
-    p.second += c.end - c.start;
+    addTo(p.second, c.end - c.start);
     calls.push_back(i);
   }
   uint32_t worst = kNone;
@@ -296,7 +297,7 @@ void ruleExcessiveSync(const View& v, DiagnoseResult& r) {
   for (uint32_t i : calls) {
     auto& b = byName[std::string(v.m.str(v.m.apiCalls[i].name))];
     ++b.first;
-    b.second += v.m.apiCalls[i].end - v.m.apiCalls[i].start;
+    addTo(b.second, v.m.apiCalls[i].end - v.m.apiCalls[i].start);
   }
   for (const auto& [n, b] : byName)
     fd.facts.push_back(n + ": " + std::to_string(b.first) + " calls, " + fmtDuration(static_cast<double>(b.second)) + ".");

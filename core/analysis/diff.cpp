@@ -7,6 +7,7 @@
 
 #include "core/analysis/intervals.h"
 #include "core/analysis/iters.h"
+#include "core/support/saturating.h"
 
 namespace kl::analysis {
 namespace {
@@ -23,10 +24,10 @@ Side collect(const View& v) {
   for (uint32_t i : v.ops) {
     const auto& op = m.gpuOps[i];
     int64_t d = op.duration();
-    s.total += d;
+    addTo(s.total, d);
     auto& k = s.kernels[std::string(m.str(op.name))];
     ++k.first;
-    k.second += d;
+    addTo(k.second, d);
     if (!v.attr) continue;
     seen.clear();
     for (uint32_t ri : v.attr->stack(i)) {
@@ -35,7 +36,7 @@ Side collect(const View& v) {
       seen.push_back(t);
       auto& r = s.ranges[std::string(m.str(t))];
       ++r.first;
-      r.second += d;
+      addTo(r.second, d);
     }
   }
   return s;
@@ -45,7 +46,7 @@ int64_t busy(const View& v) {
   std::map<DeviceKey, std::vector<Interval>> iv;
   for (uint32_t i : v.ops) iv[deviceOf(v.m.gpuOps[i])].push_back({v.m.gpuOps[i].start, v.m.gpuOps[i].end});
   int64_t t = 0;
-  for (auto& [d, x] : iv) t += totalLength(clip(unionOf(std::move(x)), v.winStart, v.winEnd));
+  for (auto& [d, x] : iv) addTo(t, totalLength(clip(unionOf(std::move(x)), v.winStart, v.winEnd)));
   return t;
 }
 

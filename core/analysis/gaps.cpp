@@ -1,4 +1,5 @@
 #include "core/analysis/gaps.h"
+#include "core/support/saturating.h"
 
 #include <algorithm>
 #include <map>
@@ -31,7 +32,7 @@ GapLane scanLane(const View& v, DeviceKey dev, std::optional<uint32_t> stream,
       int64_t len = op.start - maxEnd;
       if (len >= minGap) {
         ++lane.gapCount;
-        lane.gapNs += len;
+        addTo(lane.gapNs, len);
         Gap gap;
         gap.dev = dev;
         gap.stream = stream;

@@ -1,4 +1,5 @@
 #include "core/analysis/intervals.h"
+#include "core/support/saturating.h"
 
 #include <algorithm>
 
@@ -22,7 +23,7 @@ IntervalSet unionOf(std::vector<Interval> v) {
 
 int64_t totalLength(const IntervalSet& u) {
   int64_t t = 0;
-  for (const auto& i : u) t += i.length();
+  for (const auto& i : u) addTo(t, i.length());
   return t;
 }
 

@@ -1,4 +1,5 @@
 #include "core/analysis/iters.h"
+#include "core/support/saturating.h"
 
 #include <algorithm>
 #include <cctype>
@@ -79,7 +80,7 @@ bool byNvtx(const View& v, ItersResult& r) {
           it.gpuEnd = op.end;
         }
         ++it.ops;
-        it.gpuNs += op.duration();
+        addTo(it.gpuNs, op.duration());
         it.gpuStart = std::min(it.gpuStart, op.start);
         it.gpuEnd = std::max(it.gpuEnd, op.end);
         break;
@@ -146,7 +147,7 @@ bool bySequence(const View& v, ItersResult& r) {
     for (size_t k = ps[j]; k < ps[j + 1]; ++k) {
       const auto& op = m.gpuOps[seq[k]];
       it.end = std::max(it.end, op.end);
-      it.gpuNs += op.duration();
+      addTo(it.gpuNs, op.duration());
       ++it.ops;
     }
     it.gpuStart = it.start;

@@ -1,4 +1,5 @@
 #include "core/analysis/memcpy.h"
+#include "core/support/saturating.h"
 
 #include <algorithm>
 #include <map>
@@ -46,8 +47,8 @@ MemcpyResult computeMemcpy(const View& v) {
     row.kind = kind;
     row.memory = mem;
     ++row.count;
-    row.bytes += bytes;
-    row.totalNs += op.duration();
+    addTo(row.bytes, bytes);
+    addTo(row.totalNs, op.duration());
     if (op.duration() > 0) {
       double bw = static_cast<double>(bytes) / static_cast<double>(op.duration());
       if (row.maxGBps == 0 && row.minGBps == 0) row.minGBps = row.maxGBps = bw;
@@ -55,8 +56,8 @@ MemcpyResult computeMemcpy(const View& v) {
       row.maxGBps = std::max(row.maxGBps, bw);
     }
     ++r.count;
-    r.bytes += bytes;
-    r.totalNs += op.duration();
+    addTo(r.bytes, bytes);
+    addTo(r.totalNs, op.duration());
   }
   for (auto& [k, row] : rows) r.rows.push_back(row);
   std::sort(r.rows.begin(), r.rows.end(), [](const MemcpyRow& a, const MemcpyRow& b) {

@@ -7,6 +7,7 @@
 
 #include "core/analysis/callsite.h"
 #include "core/analysis/flops.h"
+#include "core/support/saturating.h"
 
 namespace kl::analysis {
 
@@ -63,7 +64,7 @@ MfuResult computeMfu(const View& v) {
     auto& d = dev(deviceOf(op));
     if (op.kind != GpuOpKind::Kernel) continue;
     ++d.kernels;
-    d.kernelNs += op.duration();
+    addTo(d.kernelNs, op.duration());
     uint32_t call = v.attr ? v.attr->op(i).launch : kNone;
     kernels.push_back(i);
     if (call != kNone && !callPos.count(call)) {
@@ -137,23 +138,24 @@ MfuResult computeMfu(const View& v) {
     }
     auto& d = dev(deviceOf(op));
     if (inv && inv->ok) {
-      inv->kernelNs += op.duration();
+      addTo(inv->kernelNs, op.duration());
       ++inv->kernels;
       ++d.flopKernels;
-      d.flopKernelNs += op.duration();
+      addTo(d.flopKernelNs, op.duration());
     } else if (isGemmLikeKernel(m.str(op.name))) {
       ++d.uncountedGemmKernels;
-      d.uncountedGemmNs += op.duration();
+      addTo(d.uncountedGemmNs, op.duration());
       auto& u = uncounted[op.name];
       u.key = std::string(m.str(op.name));
       ++u.kernels;
-      u.kernelNs += op.duration();
+      addTo(u.kernelNs, op.duration());
     }
   }
   r.source = kineto ? "kineto-shapes" : nvtx ? "nvtx-shapes" : "none";
 
   std::map<std::string, MfuGroup> ops, lines;
-  for (auto& [range, inv] : invs) {
+  for (auto& entry : invs) {
+    auto& inv = entry.second;  // a named reference: the lambda below captures it (clang 14)
     if (!inv.ok || inv.kernels == 0) continue;
     auto& d = dev(inv.dev);
     double peakNs = 0;
@@ -168,7 +170,7 @@ MfuResult computeMfu(const View& v) {
       ++g.invocations;
       g.kernels += inv.kernels;
       g.flops += inv.f.flops;
-      g.kernelNs += inv.kernelNs;
+      addTo(g.kernelNs, inv.kernelNs);
       g.peakNs += peakNs;
       g.peakKnown = g.peakKnown && known;
     };
@@ -183,7 +185,7 @@ MfuResult computeMfu(const View& v) {
     }
   }
   for (auto& [k, d] : devs) {
-    r.flopKernelNs += d.flopKernelNs;
+    addTo(r.flopKernelNs, d.flopKernelNs);
     r.devices.push_back(d);
   }
   for (auto& [k, g] : ops) r.ops.push_back(g);

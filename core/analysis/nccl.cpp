@@ -12,6 +12,7 @@
 #include "core/analysis/flops.h"
 #include "core/analysis/gpu_peaks.h"
 #include "core/analysis/intervals.h"
+#include "core/support/saturating.h"
 
 namespace kl::analysis {
 
@@ -72,10 +73,10 @@ void payloadsAndStragglers(const View& v, const std::vector<uint32_t>& nccl, Ncc
             auto sh = parseShapes(m.str(rg.shapes));
             if (!sh.dims.empty() && !sh.dims[0].empty()) {
               int64_t ne = 1;
-              for (auto d : sh.dims[0]) ne *= d;
+              for (auto d : sh.dims[0]) ne = d < 0 ? -1 : ne < 0 ? ne : mulSat(ne, d);
               dtype = sh.types.empty() ? "" : sh.types[0];
-              if (int b = dtypeBytes(dtype); b > 0) {
-                bytes = ne * b;
+              if (int b = dtypeBytes(dtype); b > 0 && ne >= 0) {
+                bytes = mulSat(ne, b);
                 source = "annotation";
               }
             }
@@ -92,7 +93,7 @@ void payloadsAndStragglers(const View& v, const std::vector<uint32_t>& nccl, Ncc
       int b = dtypeBytes(dtype);
       int64_t ne = type == "AllGather" ? cd.outNelems : cd.inNelems;
       if (b > 0 && ne >= 0) {
-        bytes = ne * b;
+        bytes = mulSat(ne, b);
         source = "kernel-args";
       }
     }
@@ -108,7 +109,7 @@ void payloadsAndStragglers(const View& v, const std::vector<uint32_t>& nccl, Ncc
     row.ranks = n;
     row.sizeSource = source;
     ++row.count;
-    row.totalNs += op.duration();
+    addTo(row.totalNs, op.duration());
     if (bytes >= 0) {
       row.busBytes += static_cast<double>(bytes) * busBwFactor(type, n);
       ++r.knownSizeCalls;
@@ -155,11 +156,11 @@ void payloadsAndStragglers(const View& v, const std::vector<uint32_t>& nccl, Ncc
         auto& sr = ranks[rk];
         sr.rank = rk;
         ++sr.calls;
-        sr.waitedNs += last - starts[idx];
+        addTo(sr.waitedNs, last - starts[idx]);
       }
       auto& lr = ranks[c.lastRank];
       ++lr.last;
-      lr.causedNs += c.skewNs;
+      addTo(lr.causedNs, c.skewNs);
       r.stragglerCalls.push_back(c);
     }
   }
@@ -229,7 +230,7 @@ NcclResult computeNccl(const View& v) {
   for (uint32_t i : v.ops) {
     const auto& op = m.gpuOps[i];
     if (op.kind == GpuOpKind::Memcpy || op.kind == GpuOpKind::Memset) continue;
-    r.kernelNs += op.duration();
+    addTo(r.kernelNs, op.duration());
     if (classify(m, op) == OpClass::Nccl) nccl.push_back(i);
     else compute[deviceOf(op)].push_back({op.start, op.end});
   }
@@ -246,13 +247,13 @@ NcclResult computeNccl(const View& v) {
       row.minNs = row.maxNs = op.duration();
     }
     ++row.count;
-    row.totalNs += op.duration();
+    addTo(row.totalNs, op.duration());
     row.minNs = std::min(row.minNs, op.duration());
     row.maxNs = std::max(row.maxNs, op.duration());
     if (auto it = cu.find(deviceOf(op)); it != cu.end())
-      row.overlappedNs += coveredLength(it->second, op.start, op.end);
+      addTo(row.overlappedNs, coveredLength(it->second, op.start, op.end));
     devs[type].insert(deviceOf(op));
-    r.ncclNs += op.duration();
+    addTo(r.ncclNs, op.duration());
   }
   for (auto& [t, row] : rows) {
     row.devices = devs[t].size();
@@ -272,7 +273,7 @@ NcclResult computeNccl(const View& v) {
     auto& row = rr[rg.text];
     row.text = rg.text;
     ++row.count;
-    row.totalNs += rg.end - rg.start;
+    addTo(row.totalNs, rg.end - rg.start);
   }
   for (auto& [k, row] : rr) r.ranges.push_back(row);
   std::sort(r.ranges.begin(), r.ranges.end(), [&](const NcclRangeRow& a, const NcclRangeRow& b) {

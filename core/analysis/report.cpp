@@ -22,6 +22,7 @@
 #include "core/analysis/threads.h"
 #include "core/analysis/tree.h"
 #include "core/support/json_writer.h"
+#include "core/support/saturating.h"
 
 namespace kl::analysis {
 namespace {
@@ -76,7 +77,7 @@ void writeTimeline(json::Writer& w, const View& v, const ReportOptions& o) {
     const auto& op = m.gpuOps[i];
     auto& l = gpu[streamOf(op)];
     l.items.push_back({op.start, op.end, op.name});
-    l.busy += op.duration();
+    addTo(l.busy, op.duration());
   }
   // Range lanes: per thread, depth by strict nesting (greedy, like the Perfetto export).
   std::map<std::pair<uint32_t, uint32_t>, Lane> ranges;
@@ -98,7 +99,7 @@ void writeTimeline(json::Writer& w, const View& v, const ReportOptions& o) {
       if (depth >= 6) continue;
       auto& l = ranges[{t, depth}];
       l.items.push_back({r.start, r.end, r.text});
-      l.busy += r.end - r.start;
+      addTo(l.busy, r.end - r.start);
     }
   }
   std::vector<Lane> lanes;

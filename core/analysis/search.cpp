@@ -1,4 +1,5 @@
 #include "core/analysis/search.h"
+#include "core/support/saturating.h"
 
 #include <algorithm>
 #include <cctype>
@@ -49,7 +50,7 @@ Result<SearchResult> computeSearch(const View& v, const SearchOptions& o) {
         row.firstStart = op.start;
       }
       ++row.count;
-      row.totalNs += op.duration();
+      addTo(row.totalNs, op.duration());
       if (v.attr) {
         uint32_t in = v.attr->innermost(i);
         if (in != kNone && row.innermostRanges.size() < 5) {
@@ -75,9 +76,9 @@ Result<SearchResult> computeSearch(const View& v, const SearchOptions& o) {
         row.firstStart = rg.start;
       }
       ++row.invocations;
-      row.cpuNs += rg.end - rg.start;
+      addTo(row.cpuNs, rg.end - rg.start);
       if (v.attr && ri < v.attr->ranges().size()) {
-        row.gpuNs += v.attr->ranges()[ri].inclusiveGpuNs;
+        addTo(row.gpuNs, v.attr->ranges()[ri].inclusiveGpuNs);
         row.ops += v.attr->ranges()[ri].ops;
       }
     }

@@ -1,4 +1,5 @@
 #include "core/analysis/stats.h"
+#include "core/support/saturating.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +11,7 @@ Dist distribution(std::vector<int64_t>& v) {
   if (v.empty()) return d;
   std::sort(v.begin(), v.end());
   d.count = v.size();
-  for (auto x : v) d.sum += x;
+  for (auto x : v) addTo(d.sum, x);
   d.min = v.front();
   d.max = v.back();
   d.mean = static_cast<double>(d.sum) / static_cast<double>(v.size());

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "core/analysis/intervals.h"
+#include "core/support/saturating.h"
 
 namespace kl::analysis {
 
@@ -59,7 +60,7 @@ StreamsResult computeStreams(const View& v) {
       int64_t len = evs[i].t - t;
       if (len <= 0) continue;
       if (d.levelNs.size() <= static_cast<size_t>(level)) d.levelNs.resize(static_cast<size_t>(level) + 1, 0);
-      d.levelNs[static_cast<size_t>(level)] += len;
+      addTo(d.levelNs[static_cast<size_t>(level)], len);
       d.maxConcurrent = std::max(d.maxConcurrent, static_cast<uint32_t>(level));
       if (level == 1) {
         auto& so = solo[static_cast<uint32_t>(idSum)];
@@ -70,7 +71,7 @@ StreamsResult computeStreams(const View& v) {
     if (d.levelNs.empty()) d.levelNs.push_back(0);
     d.idleNs = d.levelNs[0];
     d.oneNs = d.levelNs.size() > 1 ? d.levelNs[1] : 0;
-    for (size_t k = 2; k < d.levelNs.size(); ++k) d.multiNs += d.levelNs[k];
+    for (size_t k = 2; k < d.levelNs.size(); ++k) addTo(d.multiNs, d.levelNs[k]);
     for (auto& su : d.streams) su.soloNs = totalLength(solo[su.stream]);
 
     if (v.attr) {
@@ -83,14 +84,14 @@ StreamsResult computeStreams(const View& v) {
           if (call == kNone || m.apiCalls[call].end > a.end) continue;
           int64_t ser = coveredLength(so, std::max(a.start, v.winStart), std::min(a.end, v.winEnd));
           ++d.queuedPairs;
-          d.serialisedNs += ser;
+          addTo(d.serialisedNs, ser);
           auto& p = pairs[{dev, s, a.name, b.name}];
           p.dev = dev;
           p.stream = s;
           p.first = a.name;
           p.second = b.name;
           ++p.count;
-          p.serialisedNs += ser;
+          addTo(p.serialisedNs, ser);
         }
       }
     }

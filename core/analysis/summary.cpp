@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "core/analysis/intervals.h"
+#include "core/support/saturating.h"
 
 namespace kl::analysis {
 
@@ -30,27 +31,27 @@ SummaryResult computeSummary(const View& v, bool shortNames) {
       case GpuOpKind::Kernel:
       case GpuOpKind::Graph: {  // a whole-graph row counts as one kernel-like op
         ++r.kernels;
-        r.kernelNs += d;
+        addTo(r.kernelNs, d);
         ++s.row.kernels;
-        s.row.kernelNs += d;
+        addTo(s.row.kernelNs, d);
         StrId name = op.name;
         if (shortNames) {
           if (const auto* k = m.kernel(op); k && k->shortName != profile::kEmptyStr) name = k->shortName;
         }
-        s.kernelNs[name] += d;
+        addTo(s.kernelNs[name], d);
         auto& row = byName[name];
         if (row.count == 0) {
           row.name = name;
           row.minNs = row.maxNs = d;
         }
         ++row.count;
-        row.totalNs += d;
+        addTo(row.totalNs, d);
         row.minNs = std::min(row.minNs, d);
         row.maxNs = std::max(row.maxNs, d);
         break;
       }
-      case GpuOpKind::Memcpy: ++r.memcpys; r.memcpyNs += d; ++s.row.memcpys; s.row.memcpyNs += d; break;
-      case GpuOpKind::Memset: ++r.memsets; r.memsetNs += d; ++s.row.memsets; s.row.memsetNs += d; break;
+      case GpuOpKind::Memcpy: ++r.memcpys; addTo(r.memcpyNs, d); ++s.row.memcpys; addTo(s.row.memcpyNs, d); break;
+      case GpuOpKind::Memset: ++r.memsets; addTo(r.memsetNs, d); ++s.row.memsets; addTo(s.row.memsetNs, d); break;
     }
   }
   for (auto& [name, row] : byName) {

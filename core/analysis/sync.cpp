@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "core/analysis/callsite.h"
+#include "core/support/saturating.h"
 
 namespace kl::analysis {
 
@@ -147,12 +148,12 @@ SyncResult computeSync(const View& v) {
     auto add = [&](SyncRow& row, const std::string& key) {
       row.key = key;
       ++row.calls;
-      row.totalNs += d;
+      addTo(row.totalNs, d);
       row.maxNs = std::max(row.maxNs, d);
     };
     ++r.calls;
-    r.blockedNs += d;
-    (isImplicit(kinds[i]) ? r.implicitNs : r.explicitNs) += d;
+    addTo(r.blockedNs, d);
+    addTo(isImplicit(kinds[i]) ? r.implicitNs : r.explicitNs, d);
     add(byKind[syncKindName(kinds[i])], syncKindName(kinds[i]));
     std::string api(baseName(m.str(c.name)));
     add(byApi[api], api);
@@ -171,7 +172,7 @@ SyncResult computeSync(const View& v) {
     t.rank = c.rank;
     t.thread = c.thread;
     ++t.calls;
-    t.blockedNs += d;
+    addTo(t.blockedNs, d);
   }
   for (auto& [k, row] : byKind) r.byKind.push_back(row);
   for (auto& [k, row] : byApi) r.byApi.push_back(row);

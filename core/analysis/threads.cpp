@@ -1,4 +1,5 @@
 #include "core/analysis/threads.h"
+#include "core/support/saturating.h"
 
 #include <algorithm>
 #include <unordered_map>
@@ -23,7 +24,7 @@ ThreadsResult computeThreads(const View& v) {
     auto& row = rows[t];
     row.thread = t;
     ++row.ops;
-    row.gpuNs += op.duration();
+    addTo(row.gpuNs, op.duration());
     calls[t].insert(c);
     if (op.kind == GpuOpKind::Kernel) kernels[t].insert(op.name);
   }
@@ -32,10 +33,10 @@ ThreadsResult computeThreads(const View& v) {
     auto& row = rows[c.thread];
     row.thread = c.thread;
     ++row.apiCalls;
-    row.apiNs += c.end - c.start;
+    addTo(row.apiNs, c.end - c.start);
     if (c.role == profile::ApiRole::Sync) {
       ++row.syncCalls;
-      row.syncNs += c.end - c.start;
+      addTo(row.syncNs, c.end - c.start);
     }
   }
   for (auto& [t, row] : rows) {

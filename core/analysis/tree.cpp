@@ -1,4 +1,5 @@
 #include "core/analysis/tree.h"
+#include "core/support/saturating.h"
 
 #include <algorithm>
 #include <unordered_map>
@@ -24,15 +25,15 @@ TreeResult computeTree(const View& v) {
   const auto& opName = m.gpuOps.col<&profile::GpuOp::name>();
   for (uint32_t i : v.ops) {
     const int64_t d = opEnd[i] - opStart[i];
-    r.totalNs += d;
+    addTo(r.totalNs, d);
     auto stack = v.attr->stack(i);
     if (stack.empty()) {
       if (v.attr->op(i).reason == attribution::Unattributed::NoLaunchCall) {
         ++r.noLaunchOps;
-        r.noLaunchNs += d;
+        addTo(r.noLaunchNs, d);
       } else {
         ++r.outsideOps;
-        r.outsideNs += d;
+        addTo(r.outsideNs, d);
       }
       continue;
     }
@@ -70,20 +71,20 @@ TreeResult computeTree(const View& v) {
     }
     auto& leaf = r.nodes[path.back()];
     ++leaf.exclusiveOps;
-    leaf.exclusiveNs += d;
+    addTo(leaf.exclusiveNs, d);
     auto& k = kernels[path.back()][opName[i]];
     k.name = opName[i];
     ++k.count;
-    k.ns += d;
+    addTo(k.ns, d);
   }
   // Parents precede their children in r.nodes: one backward pass sums the inclusive numbers.
   for (size_t n = r.nodes.size(); n-- > 0;) {
     auto& node = r.nodes[n];
     node.ops += node.exclusiveOps;
-    node.inclusiveNs += node.exclusiveNs;
+    addTo(node.inclusiveNs, node.exclusiveNs);
     if (node.parent != kNone) {
       r.nodes[node.parent].ops += node.ops;
-      r.nodes[node.parent].inclusiveNs += node.inclusiveNs;
+      addTo(r.nodes[node.parent].inclusiveNs, node.inclusiveNs);
     }
   }
   firstNode = {};
@@ -134,12 +135,12 @@ TreeLines flattenTree(const TreeResult& r, const ProfileModel& m, uint32_t maxLe
     std::unordered_map<StrId, NameCount> merged;
     auto take = [&](uint32_t n) {
       line.exclusiveOps += r.nodes[n].exclusiveOps;
-      line.exclusiveNs += r.nodes[n].exclusiveNs;
+      addTo(line.exclusiveNs, r.nodes[n].exclusiveNs);
       for (const auto& k : r.nodes[n].kernels) {
         auto& e = merged[k.name];
         e.name = k.name;
         e.count += k.count;
-        e.ns += k.ns;
+        addTo(e.ns, k.ns);
       }
     };
     take(node);

@@ -1,5 +1,6 @@
 // Sort-and-sweep attribution (see attribution.h for the rules).
 #include "core/attribution/attribution.h"
+#include "core/support/saturating.h"
 
 #include <algorithm>
 #include <atomic>
@@ -367,7 +368,7 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
     for (uint32_t r : st) {
       auto& s = a.ranges_[r];
       ++s.ops;
-      s.inclusiveGpuNs = profile::addSat(s.inclusiveGpuNs, dur);
+      s.inclusiveGpuNs = addSat(s.inclusiveGpuNs, dur);
       if (s.ops == 1) {
         s.gpuStart = start;
         s.gpuEnd = end;
@@ -382,7 +383,7 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
     }
     auto& in = a.ranges_[st.back()];
     ++in.exclusiveOps;
-    in.exclusiveGpuNs = profile::addSat(in.exclusiveGpuNs, dur);
+    in.exclusiveGpuNs = addSat(in.exclusiveGpuNs, dur);
   }
   for (uint32_t c = 0; c < m.apiCalls.size(); ++c)
     if (callUsed[c])
@@ -470,11 +471,11 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
     distinctNames(st);
     for (uint32_t n : seen) {
       ++a.names_[n].ops;
-      a.names_[n].inclusiveGpuNs = profile::addSat(a.names_[n].inclusiveGpuNs, dur);
+      a.names_[n].inclusiveGpuNs = addSat(a.names_[n].inclusiveGpuNs, dur);
       if (kernel) addPair(n, opName[i]);
     }
     auto& ex = a.names_[nameIdx[m.ranges.get<&Range::text>(st.back())]].exclusiveGpuNs;
-    ex = profile::addSat(ex, dur);
+    ex = addSat(ex, dur);
   }
   for (uint32_t c = 0; c < m.apiCalls.size(); ++c) {
     if (!callUsed[c] || callStackSize[c] == 0) continue;

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "core/nvtx/naming.h"
+#include "core/support/saturating.h"
 
 namespace kl::attribution {
 namespace {
@@ -87,7 +88,7 @@ void addLaunch(KernelEntry& k, const profile::ProfileModel& m, uint32_t i, const
         if (kd->grid[a] != k.grid[a] || kd->block[a] != k.block[a]) k.shapeVaries = true;
   }
   ++k.launches;
-  k.gpuNs += d;
+  addTo(k.gpuNs, d);
   auto at = std::lower_bound(k.streams.begin(), k.streams.end(), op.streamId);
   if (at == k.streams.end() || *at != op.streamId) k.streams.insert(at, op.streamId);
 }
@@ -101,7 +102,7 @@ void mergeKernel(KernelEntry& into, const KernelEntry& k) {
   into.maxNs = std::max(into.maxNs, k.maxNs);
   if (k.shapeVaries || k.grid != into.grid || k.block != into.block) into.shapeVaries = true;
   into.launches += k.launches;
-  into.gpuNs += k.gpuNs;
+  addTo(into.gpuNs, k.gpuNs);
   std::vector<uint32_t> streams;
   std::set_union(into.streams.begin(), into.streams.end(), k.streams.begin(), k.streams.end(),
                  std::back_inserter(streams));
@@ -200,7 +201,7 @@ Result<RangeTable> tabulateRanges(const profile::ProfileModel& m, const Attribut
     const auto& s = rstats[r];
     ++a.out.invocations;
     a.out.launches += s.ops;
-    a.out.gpuNs += s.inclusiveGpuNs;
+    addTo(a.out.gpuNs, s.inclusiveGpuNs);
     auto ks = attr.kernelSet(r);
     std::vector<StrId> set(ks.begin(), ks.end());
     a.inclusive.insert(set.begin(), set.end());
@@ -220,7 +221,7 @@ Result<RangeTable> tabulateRanges(const profile::ProfileModel& m, const Attribut
     if (i % 8192 == 0 && cancel.isCancelled()) return Error::cancelled();
     const auto& op = m.gpuOps[i];
     ++t.totalOps;
-    t.totalGpuNs += op.duration();
+    addTo(t.totalGpuNs, op.duration());
     auto stack = i < attr.ops().size() ? attr.stack(i) : std::span<const uint32_t>();
     int32_t owner = kNotManaged;
     uint32_t ownerRange = kNone;
@@ -244,15 +245,15 @@ Result<RangeTable> tabulateRanges(const profile::ProfileModel& m, const Attribut
         u.reason = why;
       }
       ++u.launches;
-      u.gpuNs += op.duration();
+      addTo(u.gpuNs, op.duration());
       continue;
     }
     ++t.mappedOps;
     EntryAcc& a = acc[static_cast<size_t>(owner)];
     ++a.out.exclusiveLaunches;
-    a.out.exclusiveGpuNs += op.duration();
+    addTo(a.out.exclusiveGpuNs, op.duration());
     auto [pass, unowned] = opPass(attr, i);
-    if (pass != Pass::Forward) a.out.exclusiveBackwardGpuNs += op.duration();
+    if (pass != Pass::Forward) addTo(a.out.exclusiveBackwardGpuNs, op.duration());
     auto [ki, fresh] =
         a.kernelIndex.try_emplace(std::make_tuple(op.name, pass, unowned), static_cast<uint32_t>(a.kernels.size()));
     if (fresh) a.kernels.emplace_back();

@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/support/saturating.h"  // addSat/addTo for sums of the values read
+
 namespace kl::profile {
 
 /// Longer than this, one GPU op or API call is corrupt (a day: no capture is that long).
@@ -45,12 +47,5 @@ struct SkippedRows {
            " with corrupt numbers skipped (first: " + first + ")";
   }
 };
-
-/// a + b for sums of durations: saturates at the int64 limits instead of overflowing.
-inline int64_t addSat(int64_t a, int64_t b) {
-  int64_t r;
-  if (__builtin_add_overflow(a, b, &r)) return b > 0 ? INT64_MAX : INT64_MIN;
-  return r;
-}
 
 }  // namespace kl::profile

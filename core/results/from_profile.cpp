@@ -14,6 +14,7 @@
 #include "core/nvtx/naming.h"
 #include "core/profile/reader.h"
 #include "core/python/source_file.h"
+#include "core/support/saturating.h"
 
 namespace kl::results {
 
@@ -106,10 +107,10 @@ Result<ResultSet> buildFromProfile(const profile::ProfileModel& m, const BuildOp
   std::map<std::string, std::pair<int64_t, uint64_t>> unmappedByName;
   auto unmapped = [&](const std::string& name, int64_t ns, uint64_t ops) {
     auto& u = unmappedByName[name];
-    u.first += ns;
+    addTo(u.first, ns);
     u.second += ops;
     rs.unmapped.ops += ops;
-    rs.unmapped.gpuNs += ns;
+    addTo(rs.unmapped.gpuNs, ns);
   };
 
   if (hasKl) {
@@ -130,7 +131,7 @@ Result<ResultSet> buildFromProfile(const profile::ProfileModel& m, const BuildOp
       LineAcc& la = acc[*it->second][e.firstLine - 1];
       la.lastLine = e.lastLine - 1;
       la.label = e.label;
-      la.gpuNs += e.exclusiveGpuNs;
+      addTo(la.gpuNs, e.exclusiveGpuNs);
       la.ops += static_cast<uint64_t>(e.exclusiveLaunches);
       for (const auto& v : e.variants) la.invocations += v.invocations;
       for (const auto& k : e.kernels) attribution::mergeKernel(la.kernels[k.name], k);
@@ -147,7 +148,7 @@ Result<ResultSet> buildFromProfile(const profile::ProfileModel& m, const BuildOp
     for (uint32_t i = 0; i < m.gpuOps.size(); ++i) {
       if ((i & 0xFFFF) == 0 && opts.cancel.isCancelled()) return Error::cancelled();
       const auto& op = m.gpuOps[i];
-      rs.totalGpuNs += op.duration();
+      addTo(rs.totalGpuNs, op.duration());
       rs.totalOps += 1;
       LineAcc* target = nullptr;
       uint32_t f = a.op(i).pyFrame;
@@ -168,7 +169,7 @@ Result<ResultSet> buildFromProfile(const profile::ProfileModel& m, const BuildOp
         f = fr.parent;
       }
       if (target) {
-        target->gpuNs += op.duration();
+        addTo(target->gpuNs, op.duration());
         target->ops += 1;
         attribution::addLaunch(target->kernels[std::string(m.str(op.name))], m, i);
       } else {
@@ -201,7 +202,7 @@ Result<ResultSet> buildFromProfile(const profile::ProfileModel& m, const BuildOp
       if (!path) continue;
       LineAcc& la = acc[*path][static_cast<uint32_t>(site.line - 1)];
       if (la.ops == 0 && la.syncCalls == 0) la.lastLine = static_cast<uint32_t>(site.line - 1);
-      la.syncNs += m.apiCalls[calls[k]].end - m.apiCalls[calls[k]].start;
+      addTo(la.syncNs, m.apiCalls[calls[k]].end - m.apiCalls[calls[k]].start);
       ++la.syncCalls;
     }
   }
@@ -234,7 +235,7 @@ Result<ResultSet> buildFromProfile(const profile::ProfileModel& m, const BuildOp
     for (auto& [line, la] : lines) {
       if (static_cast<size_t>(line) >= lineCount) {
         rs.unmapped.ops += la.ops;
-        rs.unmapped.gpuNs += la.gpuNs;
+        addTo(rs.unmapped.gpuNs, la.gpuNs);
         continue;
       }
       LineResult lr;

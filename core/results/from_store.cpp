@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "core/store/store.h"
+#include "core/support/saturating.h"
 
 namespace kl::results {
 
@@ -146,7 +147,7 @@ Result<std::optional<ResultSet>> loadFromStore(const std::filesystem::path& work
             it->kernels.push_back(std::move(k));
           } else {
             kt->launches += k.launches;
-            kt->totalNs += k.totalNs;
+            addTo(kt->totalNs, k.totalNs);
           }
         }
       }

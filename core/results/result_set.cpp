@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/python/source_file.h"
+#include "core/support/saturating.h"
 
 namespace kl::results {
 
@@ -49,7 +50,7 @@ void computeFunctions(FileResult& file, const std::vector<FunctionSpan>& spans) 
     std::set<std::string> names;
     for (const auto& l : file.lines) {
       if (l.line < s.defLine || l.line > s.lastLine) continue;
-      f.gpuNs += l.gpuNs;
+      addTo(f.gpuNs, l.gpuNs);
       f.ops += l.ops;
       for (const auto& k : l.kernels) names.insert(k.fullName.empty() ? k.name : k.fullName);
     }
