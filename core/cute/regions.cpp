@@ -6,6 +6,7 @@
 #include <map>
 
 #include "core/support/json_writer.h"
+#include "core/support/saturating.h"
 
 namespace kl::cute {
 
@@ -47,10 +48,10 @@ std::vector<TagStats> summarize(const EventBuffer& buf, const TagTable& tags) {
       s.maxNs = e.durNs;
     }
     ++s.count;
-    s.totalNs += e.durNs;
+    addTo(s.totalNs, e.durNs);
     s.minNs = std::min(s.minNs, e.durNs);
     s.maxNs = std::max(s.maxNs, e.durNs);
-    all += e.durNs;
+    addTo(all, e.durNs);
   }
   std::vector<TagStats> out;
   for (auto& [tag, s] : by) {

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/support/json_writer.h"
+#include "core/support/saturating.h"
 
 namespace kl::planner {
 
@@ -185,7 +186,7 @@ std::string renderText(const LoopResult& r, WorkspaceIndex& index, const TextOpt
      << r.rounds << " round" << (r.rounds == 1 ? "" : "s") << ", backend " << r.backend << label << "\n";
   if (!r.why.empty()) os << "  why: " << r.why << "\n";
   int64_t total = 0;
-  for (const auto& l : r.lines) total += l.gpuNs;
+  for (const auto& l : r.lines) addTo(total, l.gpuNs);
   os << "  mapped GPU time " << formatNs(total) << " on " << r.lines.size() << " lines\n\n";
 
   std::set<size_t> shown;

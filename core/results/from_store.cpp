@@ -133,7 +133,7 @@ Result<std::optional<ResultSet>> loadFromStore(const std::filesystem::path& work
           file.lines.push_back(std::move(l));
           continue;
         }
-        it->gpuNs += l.gpuNs;
+        addTo(it->gpuNs, l.gpuNs);
         it->ops += l.ops;
         it->lastLine = std::min(it->lastLine, l.lastLine);
         if (l.inclusiveNs > it->inclusiveNs) {
@@ -165,7 +165,7 @@ Result<std::optional<ResultSet>> loadFromStore(const std::filesystem::path& work
         if (!spans) break;
         for (const auto& s : *spans)
           if (s.path == path && s.function == fn.qualName) {
-            pf.gpuNs += s.exclusiveGpuNs;
+            addTo(pf.gpuNs, s.exclusiveGpuNs);
             pf.ops += static_cast<uint64_t>(s.exclusiveLaunches);
           }
         if (pf.ops) break;  // the newest round of that run that measured the function
@@ -198,7 +198,7 @@ Result<std::optional<ResultSet>> loadFromStore(const std::filesystem::path& work
     std::vector<std::pair<int64_t, std::string>> top;
     for (const auto& u : *un) {
       rs.unmapped.ops += static_cast<uint64_t>(u.launches);
-      rs.unmapped.gpuNs += u.gpuNs;
+      addTo(rs.unmapped.gpuNs, u.gpuNs);
       top.emplace_back(u.gpuNs, u.name);
     }
     std::set<std::string> names;

@@ -12,6 +12,7 @@
 
 #include "core/store/git_info.h"
 #include "core/support/log.h"
+#include "core/support/saturating.h"
 
 namespace kl::store {
 namespace {
@@ -725,7 +726,7 @@ Result<std::vector<FunctionTotal>> Store::functionTotals(std::string_view path) 
       t.gpuNs = s.gpuNs;
       t.launches = s.launches;
     } else if (!t.fromBodyRange) {
-      t.gpuNs += s.exclusiveGpuNs;
+      addTo(t.gpuNs, s.exclusiveGpuNs);
       t.launches += s.exclusiveLaunches;
     }
   }
