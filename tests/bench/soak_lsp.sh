@@ -7,14 +7,16 @@
 # that start their own session. Prints the counts that must be 0 (orphaned processes, runs left
 # `running`, requests never answered, real profiles left to finish that did not) and the memory
 # growth of the server that lived longest (VmRSS after its 10th run vs after its last run).
-# usage: KERNLENS=build/kernlens [SOAK_RUNS=N] [SOAK_SEED=S] tests/bench/soak_lsp.sh
+# SOAK_KILLS=0 leaves out the server kills: one server lives through every run, so its memory
+# growth is measured over all of them.
+# usage: KERNLENS=build/kernlens [SOAK_RUNS=N] [SOAK_SEED=S] [SOAK_KILLS=0] tests/bench/soak_lsp.sh
 set -euo pipefail
 SRC="$(cd "$(dirname "$0")/../.." && pwd)"
 KL="${KERNLENS:-$SRC/build/kernlens}"
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 mkdir -p "$T/ws"
 cp "$SRC/samples/mlp/mlp.py" "$T/ws/mlp.py"
-exec /usr/bin/python3 - "$KL" "$T" "$SRC/tests/e2e" "${SOAK_RUNS:-1000}" "${SOAK_SEED:-1}" "$SRC" <<'PY'
+exec /usr/bin/python3 - "$KL" "$T" "$SRC/tests/e2e" "${SOAK_RUNS:-1000}" "${SOAK_SEED:-1}" "$SRC" "${SOAK_KILLS:-1}" <<'PY'
 import json, os, random, sqlite3, sys, time
 sys.path.insert(0, sys.argv[3])
 from lsp_client import Client, Failure
@@ -61,7 +63,7 @@ def retire(server):
 stats = {"orphans": 0, "unanswered": 0, "server_kills": 0, "finished": 0, "cancelled": 0, "failed": 0,
          "profiles_finished": 0, "profiles_not_finished": 0}
 kinds = ["run", "quick", "fail", "flood", "escape", "hang"]
-actions = ["wait", "cancel", "cancelRequest", "progressCancel", "edit", "kill"]
+actions = ["wait", "cancel", "cancelRequest", "progressCancel", "edit"] + (["kill"] if sys.argv[7] != "0" else [])
 s = Server()
 t0 = time.time()
 for i in range(runs):
@@ -136,9 +138,9 @@ dirs = len(os.listdir(ws + "/.kernlens/runs"))
 growth = "n/a (no server lived through 10 runs)" if longest is None else \
     "%d KiB after its 10th run -> %d KiB after its %dth (%+.1f%%, longest-lived server)" % (
         longest[1], longest[2], longest[0], 100.0 * (longest[2] - longest[1]) / max(1, longest[1]))
-print("soak: %d runs in %.0f s (seed %d): orphans %d, runs left running %d, unanswered %d, server kills %d, "
+print("soak: %d runs in %.0f s (seed %d, kills %s): orphans %d, runs left running %d, unanswered %d, server kills %d, "
       "real profiles left to finish: %d finished, %d did not"
-      % (runs, time.time() - t0, seed, stats["orphans"], running, stats["unanswered"], stats["server_kills"],
+      % (runs, time.time() - t0, seed, "on" if sys.argv[7] != "0" else "off", stats["orphans"], running, stats["unanswered"], stats["server_kills"],
          stats["profiles_finished"], stats["profiles_not_finished"]))
 print("soak: store statuses %s; run folders kept %d; server memory %s" % (json.dumps(statuses), dirs, growth))
 sys.exit(1 if stats["orphans"] or running or stats["unanswered"] or stats["profiles_not_finished"] else 0)
