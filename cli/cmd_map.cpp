@@ -1,6 +1,7 @@
 // `kernlens map PROFILE [--root DIR]`: what a profile already says about the workspace's source
 // lines — from `kl:` ranges, or from the Python stacks of a PyTorch trace — without running
 // anything (the CLI twin of the editor's kernlens.loadProfile; core/results/from_profile.h).
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -9,6 +10,8 @@
 
 #include "cli/cli.h"
 #include "cli/profile_common.h"
+#include "core/attribution/op_table.h"
+#include "core/profile/reader.h"
 #include "core/results/format.h"
 #include "core/results/from_profile.h"
 #include "core/results/path_match.h"
@@ -18,6 +21,38 @@ namespace kl::cli {
 namespace {
 
 namespace fs = std::filesystem;
+
+/// A trace without source information but with ATen ops: per top-level forward op.
+int printOps(const profile::ProfileModel& model, const std::string& path, const std::string& format, Context& ctx) {
+  auto t = orFail(attribution::tabulateOps(model));
+  if (format == "json") {
+    nlohmann::json j = {{"source", "forward-ops"},
+                        {"emulated", t.emulated},
+                        {"ops", nlohmann::json::array()},
+                        {"unmapped", {{"ops", t.unmappedOps}, {"gpu_ns", t.unmappedGpuNs}}}};
+    for (const auto& o : t.ops) {
+      nlohmann::json ks = nlohmann::json::array();
+      for (const auto& k : o.kernels)
+        ks.push_back({{"name", k.fullName}, {"launches", k.launches}, {"gpu_ns", k.gpuNs},
+                      {"backward", k.backward()}, {"pass", attribution::passName(k.pass)}});
+      j["ops"].push_back({{"op", o.name}, {"forward_owner", !o.noForwardOwner}, {"launches", o.launches},
+                          {"gpu_ns", o.gpuNs}, {"backward_launches", o.backwardLaunches},
+                          {"backward_gpu_ns", o.backwardGpuNs}, {"kernels", std::move(ks)}});
+    }
+    ctx.out << j.dump(1) << "\n";
+    return 0;
+  }
+  ctx.out << "mapped per forward op (no kl: ranges, no Python stacks) in " << path
+          << (t.emulated ? "  [EMULATED: kernels and times modelled, not measured]" : "") << "\n\n";
+  for (const auto& o : t.ops)
+    ctx.out << "  " << o.name << (o.noForwardOwner ? "  (backward, no forward op)" : "") << "    # "
+            << results::formatPassTime(o.gpuNs, o.noForwardOwner ? 0 : o.backwardGpuNs) << " · " << o.launches
+            << (o.launches == 1 ? " launch" : " launches") << "\n";
+  if (t.unmappedOps)
+    ctx.out << "\nunmapped: " << t.unmappedOps << " GPU ops, " << results::formatDuration(t.unmappedGpuNs)
+            << " (no ATen op around the launch)\n";
+  return 0;
+}
 
 int run(const Args& args, Context& ctx) {
   args.expectPositional(1, 1);
@@ -36,7 +71,13 @@ int run(const Args& args, Context& ctx) {
     if (!text) return std::nullopt;
     return std::move(*text);
   };
-  auto rs = orFail(results::loadProfile(resolveReports({args.positional()[0]}, ctx.err).front(), o));
+  auto file = resolveReports({args.positional()[0]}, ctx.err).front();
+  auto model = orFail(profile::readProfile(file));
+  if (!results::mapsToSource(model) &&
+      std::any_of(model.ranges.begin(), model.ranges.end(),
+                  [](const profile::Range& r) { return r.kind == profile::RangeKind::CpuOp; }))
+    return printOps(model, o.profilePath, format, ctx);
+  auto rs = orFail(results::buildFromProfile(model, o));
 
   if (format == "json") {
     nlohmann::json j = {{"source", rs.provenance.source},
@@ -48,9 +89,12 @@ int run(const Args& args, Context& ctx) {
       for (const auto& l : f.lines) {
         nlohmann::json ks = nlohmann::json::array();
         for (const auto& k : l.kernels)
-          ks.push_back({{"name", k.fullName}, {"launches", k.launches}, {"gpu_ns", k.totalNs}});
+          ks.push_back({{"name", k.fullName}, {"launches", k.launches}, {"gpu_ns", k.totalNs},
+                        {"backward", k.backward()}, {"pass", k.pass},
+                        {"forward_owner", !k.noForwardOwner}});
         j["lines"].push_back({{"file", f.path}, {"line", l.line + 1}, {"end_line", l.lastLine + 1},
-                              {"function", l.function}, {"gpu_ns", l.gpuNs}, {"launches", l.ops},
+                              {"function", l.function}, {"gpu_ns", l.gpuNs}, {"backward_gpu_ns", l.backwardNs},
+                              {"launches", l.ops},
                               {"sync_ns", l.syncNs}, {"sync_calls", l.syncCalls},
                               {"kernels", std::move(ks)}});
       }
@@ -73,7 +117,7 @@ int run(const Args& args, Context& ctx) {
     for (const auto& l : f.lines) {
       std::string src = l.line < lines.size() ? std::string(lines[l.line]) : std::string();
       while (!src.empty() && (src.back() == '\r' || src.back() == ' ')) src.pop_back();
-      ctx.out << "  " << l.line + 1 << " | " << src << "    # " << results::formatDuration(l.gpuNs) << " · "
+      ctx.out << "  " << l.line + 1 << " | " << src << "    # " << results::formatPassTime(l.gpuNs, l.backwardNs) << " · "
               << l.ops << (l.ops == 1 ? " launch" : " launches");
       size_t shown = 0;
       for (const auto& k : l.kernels) {
@@ -81,7 +125,8 @@ int run(const Args& args, Context& ctx) {
           ctx.out << ", +" << l.kernels.size() - 3 << " more";
           break;
         }
-        ctx.out << (shown == 1 ? " · " : ", ") << k.name << " x" << k.launches;
+        ctx.out << (shown == 1 ? " · " : ", ") << k.name << (k.backward() ? " (" + k.pass + ")" : "") << " x"
+                << k.launches;
       }
       ctx.out << "\n";
     }
@@ -99,6 +144,9 @@ Registrar reg{Command{"map", "map an existing profile's GPU ops to workspace sou
                       "from the python_function stacks of a PyTorch-profiler trace (paths matched to\n"
                       "workspace files by suffix). PROFILE: an nsys SQLite export (or a .nsys-rep, exported\n"
                       "once with the installed nsys and cached) or a Kineto JSON.\n"
+                      "Backward kernels go to the forward line (or, in a trace with neither, the\n"
+                      "top-level forward ATen op, listed per op) that created their autograd node,\n"
+                      "marked backward (time shown as \"fwd + bwd\").\n"
                       "Exit status: 0 success, 1 bad input, 2 bad usage.\n",
                       {{"--root"}, {"--format"}}, run}};
 

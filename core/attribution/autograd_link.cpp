@@ -19,7 +19,8 @@ const char* passName(Pass p) {
 }
 
 bool isBackwardNodeName(std::string_view name) {
-  return name.find("Backward") != std::string_view::npos || name.substr(0, 17) == "torch::autograd::";
+  return name.find("Backward") != std::string_view::npos || name.starts_with("torch::autograd::") ||
+         name.starts_with("autograd::engine::evaluate_function: ");
 }
 
 std::optional<SeqTag> parseSeqTag(std::string_view text) {
@@ -101,6 +102,11 @@ std::vector<LinkedCall> linkAutograd(const ProfileModel& m, const std::vector<ui
     uint32_t range;
   };
   std::vector<Fwd> bySeq;
+  // Kineto `fwdbwd` flows: (process, flow id) -> the forward op at the flow's start.
+  std::unordered_map<uint64_t, uint32_t> flowForward;
+  auto flowKey = [&](uint32_t thread, int64_t flow) {
+    return (static_cast<uint64_t>(m.threads[thread].process) << 40) ^ static_cast<uint64_t>(flow);
+  };
   bool any = false;
   const auto& rThread = m.ranges.col<&Range::thread>();
   const auto& rText = m.ranges.col<&Range::text>();
@@ -109,21 +115,30 @@ std::vector<LinkedCall> linkAutograd(const ProfileModel& m, const std::vector<ui
   for (uint32_t r = 0; r < m.ranges.size(); ++r) {
     const RangeKind kind = m.ranges.get<&Range::kind>(r);
     if (rThread[r] >= nThreads || kind == RangeKind::NvtxMark || kind == RangeKind::GpuUserAnnotation) continue;
-    if (lastTag && rText[r] == lastText && !*lastTag) continue;
+    // Recorded as data (Kineto args), not in the text: such ranges are never skipped by text.
+    const int64_t seq = m.ranges.get<&Range::seq>(r);
+    const bool nodeFlag = m.ranges.get<&Range::backwardNode>(r);
+    std::optional<SeqTag> dataTag;
+    if (seq >= 0 || nodeFlag) dataTag = SeqTag{seq, nodeFlag || isBackwardNodeName(m.str(rText[r]))};
+    if (!dataTag && lastTag && rText[r] == lastText && !*lastTag) continue;
     const auto g = m.ranges[r];
-    auto it = tags.find(g.text);
-    if (it == tags.end()) {
-      std::string_view text = m.str(g.text);
-      auto tag = parseSeqTag(text);
-      // Nodes pushed without a number (AccumulateGrad, the engine's evaluate_function wrapper).
-      if (!tag && text.substr(0, 3) != "kl:" && isBackwardNodeName(text)) tag = SeqTag{-1, true};
-      it = tags.emplace(g.text, tag).first;
+    auto it = tags.end();
+    if (!dataTag) {
+      it = tags.find(g.text);
+      if (it == tags.end()) {
+        std::string_view text = m.str(g.text);
+        auto tag = parseSeqTag(text);
+        // Nodes pushed without a number (AccumulateGrad, the engine's evaluate_function wrapper).
+        if (!tag && text.substr(0, 3) != "kl:" && isBackwardNodeName(text)) tag = SeqTag{-1, true};
+        it = tags.emplace(g.text, tag).first;
+      }
+      lastText = g.text;
+      lastTag = &it->second;
+      if (!it->second) continue;
     }
-    lastText = g.text;
-    lastTag = &it->second;
-    if (!it->second) continue;
     any = true;
-    const SeqTag& t = *it->second;
+    const SeqTag& t = dataTag ? *dataTag : *it->second;
+    if (g.fwdbwdFlow >= 0 && !t.backwardNode) flowForward.emplace(flowKey(g.thread, g.fwdbwdFlow), r);
     Item item{g.start, g.end, r, t.seq};
     if (t.backwardNode) {
       nodes[g.thread].items.push_back(item);
@@ -164,10 +179,15 @@ std::vector<LinkedCall> linkAutograd(const ProfileModel& m, const std::vector<ui
         const Item* op = fwdOps[thread].innermost(s, e, node->start);
         l.pass = op && op->seq > 0 ? Pass::Recompute : Pass::Backward;
       }
-      const Fwd* f = node->seq >= 0 ? forwardOf(m.threads[thread].process, node->seq, node->start) : nullptr;
-      if (!f) break;
-      const auto& fr = m.ranges[f->range];
-      l.forwardOp = f->range;
+      // The flow names the forward op exactly; the sequence number is the fallback.
+      uint32_t fwd = kNone;
+      if (int64_t flow = m.ranges.get<&Range::fwdbwdFlow>(node->range); flow >= 0)
+        if (auto ff = flowForward.find(flowKey(thread, flow)); ff != flowForward.end()) fwd = ff->second;
+      if (fwd == kNone && node->seq >= 0)
+        if (const Fwd* f = forwardOf(m.threads[thread].process, node->seq, node->start)) fwd = f->range;
+      if (fwd == kNone) break;
+      const auto& fr = m.ranges[fwd];
+      l.forwardOp = fwd;
       thread = fr.thread;
       s = fr.start;
       e = fr.end;

@@ -7,11 +7,14 @@
 //   backward node  "MmBackward0, seq = 42"           (PyTorch >= 1.8: same ", seq = N" suffix)
 //                  "MmBackward, stashed seq = 42"    (older releases, and the emit_nvtx docs)
 // A range is a backward node when its text says "stashed seq", or its name contains "Backward" or
-// starts with "torch::autograd::" (CopySlices, CppNode<..>); such names without a number
+// starts with "torch::autograd::" (CopySlices, CppNode<..>) or with the engine's
+// "autograd::engine::evaluate_function: " wrapper (Kineto); such names without a number
 // (AccumulateGrad, "autograd::engine::evaluate_function: X") are nodes without a forward op.
 // Forward ops are ATen ops
 // ("aten::mm") or custom Functions' class names. Kineto traces carry the same number as the
-// cpu_op arg "Sequence number" (Range::seq / Range::backwardNode, set by the reader).
+// cpu_op arg "Sequence number" (Range::seq), backward nodes carry "Fwd thread id" > 0
+// (Range::backwardNode), and a `fwdbwd` flow joins the forward op that created a node to the
+// node's range (Range::fwdbwdFlow) — all set by the Kineto reader.
 //
 // Link of one launch call (emit_nvtx semantics):
 //  1. the innermost backward-node range open on the launching thread around the call -> its seq N;
@@ -19,8 +22,9 @@
 //  2. if, inside that node, the call lies in a forward op range with seq > 0 that started after
 //     the node (grad mode on during backward: activation checkpointing re-running forward ops),
 //     the launch is Pass::Recompute, else Pass::Backward;
-//  3. the forward op of the node: among non-node ranges with seq N that started before the node
-//     (any thread of the same process), the one that started last (the op that consumed N;
+//  3. the forward op of the node: the forward op at the start of the node's `fwdbwd` flow
+//     (Kineto, same process); else, among non-node ranges with seq N that started before the
+//     node (any thread of the same process), the one that started last (the op that consumed N;
 //     earlier ones with N created no node);
 //  4. the point that decides the ranges is that forward op's interval on its thread; if that
 //     point is itself inside a backward node (an op recomputed during backward), step 1-3 repeat

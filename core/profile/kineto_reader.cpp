@@ -13,6 +13,9 @@
 //   python_function                 -> PyFrame ("file.py(123): func", Python id / parent id)
 //   2021 args["Call stack"]         -> a chain of PyFrames spanning the operator (outermost first)
 //   ph "M" process_name/thread_name -> names
+//   cpu_op args "Sequence number"   -> Range::seq; "Fwd thread id" > 0 -> Range::backwardNode
+//   ph "s"/"f" cat "fwdbwd"         -> Range::fwdbwdFlow of the cpu_op starting at the flow's
+//                                      ts on its thread (the innermost one when several do)
 // Kernels are tied to processes through their runtime call's correlation id (GPU events carry
 // the device as pid). "External id" is never used for linking.
 #include <algorithm>
@@ -46,6 +49,7 @@ struct Event {
   bool hasTs = false;
   // args
   std::optional<int64_t> correlation, device, stream, context, pyId, pyParent, bytes, regs, smem;
+  std::optional<int64_t> seq, fwdThread, id;  // autograd "Sequence number", "Fwd thread id"; flow id
   int32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
   std::string argName, callStack;
   std::string inputDims, inputTypes, concreteInputs;  // compact text, see Range::shapes
@@ -72,6 +76,9 @@ struct Event {
     bytes.reset();
     regs.reset();
     smem.reset();
+    seq.reset();
+    fwdThread.reset();
+    id.reset();
     for (int i = 0; i < 3; ++i) grid[i] = block[i] = 0;
     argName.clear();
     callStack.clear();
@@ -208,7 +215,7 @@ class KinetoReader {
       if (t != Tok::Key) return fail(p_.error());
       std::string_view k = p_.text();
       // Keys are compared before next() invalidates the view.
-      enum { None, Corr, Dev, Stream, Ctx, PyId, PyParent, Bytes, Regs, Smem, Grid, Block, Name, Stack, Dims, Types, Concrete, InN, OutN, Group, Coll, DType, Pg } which = None;
+      enum { None, Corr, Dev, Stream, Ctx, PyId, PyParent, Bytes, Regs, Smem, Grid, Block, Name, Stack, Dims, Types, Concrete, InN, OutN, Group, Coll, DType, Pg, Seq, FwdTid } which = None;
       if (k == "correlation") which = Corr;
       else if (k == "device") which = Dev;
       else if (k == "stream") which = Stream;
@@ -231,6 +238,8 @@ class KinetoReader {
       else if (k == "Collective name") which = Coll;
       else if (k == "dtype") which = DType;
       else if (k == "Process Group Name") which = Pg;
+      else if (k == "Sequence number") which = Seq;
+      else if (k == "Fwd thread id") which = FwdTid;
       Tok v = p_.next();
       if (v == Tok::Error) return fail(p_.error());
       switch (which) {
@@ -285,6 +294,8 @@ class KinetoReader {
         case Pg:
           if (v == Tok::String) e.pgName = std::string(p_.text());
           break;
+        case Seq: e.seq = intOf(v, p_.text()); break;
+        case FwdTid: e.fwdThread = intOf(v, p_.text()); break;
         case None: break;
       }
       if (!p_.skip(v)) return fail(p_.error());
@@ -351,7 +362,7 @@ class KinetoReader {
         if (k == Tok::ObjEnd) break;
         if (k != Tok::Key) return fail(p_.error());
         std::string_view key = p_.text();
-        enum { None, Ph, Cat, Name, Pid, Tid, Ts, Dur, Args } which = None;
+        enum { None, Ph, Cat, Name, Pid, Tid, Ts, Dur, Args, Id } which = None;
         if (key == "ph") which = Ph;
         else if (key == "cat") which = Cat;
         else if (key == "name") which = Name;
@@ -360,6 +371,7 @@ class KinetoReader {
         else if (key == "ts") which = Ts;
         else if (key == "dur") which = Dur;
         else if (key == "args") which = Args;
+        else if (key == "id") which = Id;
         Tok v = p_.next();
         if (v == Tok::Error) return fail(p_.error());
         switch (which) {
@@ -392,6 +404,7 @@ class KinetoReader {
               continue;
             }
             break;
+          case Id: e.id = intOf(v, p_.text()); break;
           case None: break;
         }
         if (!p_.skip(v)) return fail(p_.error());
@@ -445,6 +458,11 @@ class KinetoReader {
       if (!e.pid || e.argName.empty()) return;
       if (e.name == "process_name") procNames_[*e.pid] = m_.strings.intern(e.argName);
       else if (e.name == "thread_name" && e.tid) threadNames_[{*e.pid, *e.tid}] = m_.strings.intern(e.argName);
+      return;
+    }
+    if ((e.ph == "s" || e.ph == "f") && e.cat == "fwdbwd") {
+      if (e.pid && e.tid && e.id && e.hasTs && !e.badTime)
+        flows_.push_back({thread(*e.pid, *e.tid), e.ts, *e.id, e.ph == "f"});
       return;
     }
     if (e.ph != "X") return;
@@ -541,6 +559,8 @@ class KinetoReader {
         r.thread = thread(*e.pid, *e.tid);
         if (!e.inputDims.empty() && e.inputDims.find_first_not_of(';') != std::string::npos)
           r.shapes = m_.strings.intern(e.inputDims + "|" + e.inputTypes + "|" + e.concreteInputs);
+        if (e.seq && *e.seq >= 0) r.seq = *e.seq;
+        r.backwardNode = e.fwdThread && *e.fwdThread > 0;
       }
       m_.ranges.push_back(r);
       if (!e.callStack.empty() && r.thread != kNone) addCallStack(e.callStack, r);
@@ -557,6 +577,27 @@ class KinetoReader {
       if (e.pyParent) pendingParent_.emplace_back(static_cast<uint32_t>(m_.pyFrames.size()), *e.pyParent);
       if (f.pythonId >= 0) pyIdx_[f.pythonId] = static_cast<uint32_t>(m_.pyFrames.size());
       m_.pyFrames.push_back(f);
+    }
+  }
+
+  /// Each `fwdbwd` flow end -> the innermost cpu_op starting exactly at its ts on its thread.
+  void bindFlows() {
+    if (flows_.empty()) return;
+    std::unordered_map<std::pair<int64_t, int64_t>, uint32_t, PairHash> at;  // (thread, start) -> range
+    for (uint32_t r = 0; r < m_.ranges.size(); ++r) {
+      const auto g = m_.ranges[r];
+      if (g.kind != RangeKind::CpuOp) continue;
+      auto [it, fresh] = at.try_emplace({g.thread, g.start}, r);
+      if (!fresh) {
+        const auto h = m_.ranges[it->second];
+        if (g.end - g.start < h.end - h.start) it->second = r;
+      }
+    }
+    for (const auto& f : flows_) {
+      auto it = at.find({f.thread, f.ts});
+      if (it == at.end()) continue;
+      m_.ranges.put<&Range::fwdbwdFlow>(it->second, f.id);
+      if (f.end) m_.ranges.put<&Range::backwardNode>(it->second, true);
     }
   }
 
@@ -611,6 +652,7 @@ class KinetoReader {
     meta.fileRanks.push_back(rank_);
     meta.rankClockOffsetNs.push_back(0);
     meta.rankClockMethod.push_back("none: single file");
+    bindFlows();
     for (auto [idx, parentId] : pendingParent_)
       if (auto it = pyIdx_.find(parentId); it != pyIdx_.end() && it->second != idx) m_.pyFrames.put<&PyFrame::parent>(idx, it->second);
     // Names that arrived after the first use.
@@ -682,6 +724,12 @@ class KinetoReader {
   std::unordered_map<StrId, ApiRole> roles_;
   std::unordered_map<int64_t, uint32_t> pyIdx_;
   std::vector<std::pair<uint32_t, int64_t>> pendingParent_;
+  struct Flow {
+    uint32_t thread;
+    int64_t ts, id;
+    bool end;  // "f": the backward node's end of the flow
+  };
+  std::vector<Flow> flows_;
 };
 
 }  // namespace

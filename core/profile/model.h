@@ -240,8 +240,17 @@ struct Range {
   /// list with ';' between the op's inputs and ',' inside one input ("141,512;512,512|c10::BFloat16;
   /// c10::BFloat16|;"); kEmptyStr when not recorded. Parsed by analysis/flops.h.
   StrId shapes = kEmptyStr;
+  /// Autograd sequence number recorded as data (Kineto cpu_op arg "Sequence number"); -1 = none.
+  /// nsys carries it in the range text instead (emit_nvtx, attribution/autograd_link.h).
+  int64_t seq = -1;
+  /// Kineto `fwdbwd` flow id bound to this range: the flow starts at the forward op that created
+  /// an autograd node and ends at that node's backward range; -1 = none.
+  int64_t fwdbwdFlow = -1;
   RangeKind kind = RangeKind::NvtxPushPop;
   bool open = false;            // never closed in the capture (nsys end NULL); end = spanEnd
+  /// Recorded as an autograd backward node (Kineto: "Fwd thread id" > 0, or the end of a
+  /// `fwdbwd` flow); nsys texts are classified by name instead.
+  bool backwardNode = false;
 
   bool endsOnOtherThread() const { return endThread != kNone && endThread != thread; }
 };
@@ -301,7 +310,8 @@ using RangeTable =
     Columns<Range, Dense<&Range::start>, Dense<&Range::end>, Dense<&Range::text>, Sparse<&Range::domain>,
             Sparse<&Range::category>, Dense<&Range::thread>, Sparse<&Range::endThread>, Sparse<&Range::rank>,
             Sparse<&Range::categoryId>, Sparse<&Range::domainId>, Sparse<&Range::deviceId>,
-            Sparse<&Range::streamId>, Sparse<&Range::kind>, Sparse<&Range::open>, Sparse<&Range::shapes>>;
+            Sparse<&Range::streamId>, Sparse<&Range::kind>, Sparse<&Range::open>, Sparse<&Range::shapes>,
+            Sparse<&Range::seq>, Sparse<&Range::fwdbwdFlow>, Sparse<&Range::backwardNode>>;
 using PyFrameTable =
     Columns<PyFrame, Dense<&PyFrame::start>, Dense<&PyFrame::end>, Dense<&PyFrame::file>, Dense<&PyFrame::function>,
             Dense<&PyFrame::name>, Dense<&PyFrame::thread>, Sparse<&PyFrame::parent>, Sparse<&PyFrame::pythonId>,

@@ -49,6 +49,11 @@ std::string formatShare(double share) {
 
 std::string kernelCount(uint64_t n) { return std::to_string(n) + (n == 1 ? " kernel" : " kernels"); }
 
+std::string formatPassTime(int64_t ns, int64_t backwardNs, Units units) {
+  if (backwardNs <= 0) return formatDuration(ns, units);
+  return formatDuration(ns - backwardNs, units) + " + bwd " + formatDuration(backwardNs, units);
+}
+
 std::string formatDims(const std::array<int32_t, 3>& d) {
   std::string out;
   for (int i = 0; i < 3; ++i) {
@@ -63,16 +68,17 @@ std::string hintLabel(const LineResult& line, Units units, std::string_view pref
   if (line.ops == 0 && line.syncCalls && !line.isCallLine()) return sync;
   std::string t = prefix.empty() ? std::string() : std::string(prefix) + " ";
   if (!line.isCallLine()) {
-    t += formatDuration(line.gpuNs, units) + " · " + kernelCount(line.distinctKernels());
+    t += formatPassTime(line.gpuNs, line.backwardNs, units) + " · " + kernelCount(line.distinctKernels());
   } else {
-    if (line.ops > 0) t += formatDuration(line.gpuNs, units) + " · " + kernelCount(line.distinctKernels()) + " · ";
+    if (line.ops > 0)
+      t += formatPassTime(line.gpuNs, line.backwardNs, units) + " · " + kernelCount(line.distinctKernels()) + " · ";
     t += formatDuration(line.inclusiveNs, units) + " total";
   }
   return sync.empty() ? t : t + " · " + sync;
 }
 
 std::string lensTitle(const FunctionResult& f, int64_t totalGpuNs, Units units) {
-  std::string t = "GPU " + formatDuration(f.gpuNs, units) + " · " + kernelCount(f.distinctKernels);
+  std::string t = "GPU " + formatPassTime(f.gpuNs, f.backwardNs, units) + " · " + kernelCount(f.distinctKernels);
   if (totalGpuNs > 0)
     t += " · " + formatShare(static_cast<double>(f.gpuNs) / static_cast<double>(totalGpuNs));
   return t;

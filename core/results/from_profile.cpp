@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 #include <system_error>
+#include <tuple>
 #include <unordered_map>
 
 #include "core/analysis/callsite.h"
@@ -27,9 +28,11 @@ struct LineAcc {
   uint32_t lastLine = 0;
   std::string label;
   int64_t gpuNs = 0;
+  int64_t backwardNs = 0;
   uint64_t ops = 0;
   uint32_t invocations = 0;  // range invocations that launched here (kl: ranges)
-  std::map<std::string, attribution::KernelEntry> kernels;  // by op name
+  /// By (op name, pass, no forward owner): a line's backward kernels are separate entries.
+  std::map<std::tuple<std::string, attribution::Pass, bool>, attribution::KernelEntry> kernels;
   int64_t syncNs = 0;
   uint32_t syncCalls = 0;
 };
@@ -50,6 +53,8 @@ KernelStat kernelStat(const attribution::KernelEntry& k) {
   s.block = k.block;
   s.shapeVaries = k.shapeVaries;
   s.streams = k.streams;
+  s.pass = attribution::passName(k.pass);
+  s.noForwardOwner = k.noForwardOwner;
   return s;
 }
 
@@ -80,19 +85,22 @@ std::string gpuNames(const profile::ProfileModel& m) {
   return out;
 }
 
+bool hasManagedRanges(const profile::ProfileModel& m) {
+  for (const auto& r : m.ranges)
+    if (nvtx::isManagedName(m.str(r.text))) return true;
+  return false;
+}
+
 }  // namespace
+
+bool mapsToSource(const profile::ProfileModel& m) { return !m.pyFrames.empty() || hasManagedRanges(m); }
 
 Result<ResultSet> buildFromProfile(const profile::ProfileModel& m, const BuildOptions& opts) {
   ResultSet rs;
   std::string fileName = std::filesystem::path(opts.profilePath).filename().string();
   if (fileName.empty()) fileName = "profile";
 
-  bool hasKl = false;
-  for (const auto& r : m.ranges)
-    if (nvtx::isManagedName(m.str(r.text))) {
-      hasKl = true;
-      break;
-    }
+  const bool hasKl = hasManagedRanges(m);
   if (!hasKl && m.pyFrames.empty())
     return Error::invalid(fileName +
                           ": no kl: ranges and no python_function stacks: nothing maps to source "
@@ -132,9 +140,11 @@ Result<ResultSet> buildFromProfile(const profile::ProfileModel& m, const BuildOp
       la.lastLine = e.lastLine - 1;
       la.label = e.label;
       addTo(la.gpuNs, e.exclusiveGpuNs);
+      addTo(la.backwardNs, e.exclusiveBackwardGpuNs);
       la.ops += static_cast<uint64_t>(e.exclusiveLaunches);
       for (const auto& v : e.variants) la.invocations += v.invocations;
-      for (const auto& k : e.kernels) attribution::mergeKernel(la.kernels[k.name], k);
+      for (const auto& k : e.kernels)
+        attribution::mergeKernel(la.kernels[std::make_tuple(k.name, k.pass, k.noForwardOwner)], k);
     }
     for (const auto& u : table->unmapped) unmapped(u.name, u.gpuNs, static_cast<uint64_t>(u.launches));
   } else {
@@ -169,9 +179,11 @@ Result<ResultSet> buildFromProfile(const profile::ProfileModel& m, const BuildOp
         f = fr.parent;
       }
       if (target) {
+        auto [pass, unowned] = attribution::opPass(a, i);
         addTo(target->gpuNs, op.duration());
+        if (pass != attribution::Pass::Forward) addTo(target->backwardNs, op.duration());
         target->ops += 1;
-        attribution::addLaunch(target->kernels[std::string(m.str(op.name))], m, i);
+        attribution::addLaunch(target->kernels[std::make_tuple(std::string(m.str(op.name)), pass, unowned)], m, i, &a);
       } else {
         unmapped(std::string(m.str(op.name)), op.duration(), 1);
       }
@@ -243,11 +255,12 @@ Result<ResultSet> buildFromProfile(const profile::ProfileModel& m, const BuildOp
       lr.lastLine = std::max(line, la.lastLine);
       lr.label = la.label;
       lr.gpuNs = la.gpuNs;
+      lr.backwardNs = la.backwardNs;
       lr.ops = la.ops;
       lr.invocations = la.invocations;
       lr.syncNs = la.syncNs;
       lr.syncCalls = la.syncCalls;
-      for (const auto& [name, k] : la.kernels) lr.kernels.push_back(kernelStat(k));
+      for (const auto& [key, k] : la.kernels) lr.kernels.push_back(kernelStat(k));
       std::sort(lr.kernels.begin(), lr.kernels.end(), [](const KernelStat& x, const KernelStat& y) {
         return x.totalNs != y.totalNs ? x.totalNs > y.totalNs : x.name < y.name;
       });

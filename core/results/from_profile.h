@@ -36,6 +36,9 @@ struct BuildOptions {
   CancellationToken cancel;
 };
 
+/// Whether the profile says anything about source lines: it has kl: ranges or Python frames.
+bool mapsToSource(const profile::ProfileModel& model);
+
 /// Error::Invalid ("<file>: no kl: ranges and no python_function stacks: nothing maps to
 /// source lines") when the profile has neither source; Error::Cancelled when cancelled.
 Result<ResultSet> buildFromProfile(const profile::ProfileModel& model, const BuildOptions& opts);

@@ -32,6 +32,7 @@ LineResult lineOf(const store::SpanResult& s) {
   l.label = s.label;
   l.function = s.function;
   l.gpuNs = s.exclusiveGpuNs;
+  l.backwardNs = s.exclusiveBackwardGpuNs;
   l.ops = static_cast<uint64_t>(s.exclusiveLaunches);
   l.invocations = static_cast<uint32_t>(s.invocations);
   l.refinable = !s.leaf || l.lastLine > l.line;
@@ -42,6 +43,7 @@ LineResult lineOf(const store::SpanResult& s) {
     ks.kind = k.kind;
     ks.launches = static_cast<uint64_t>(k.launches);
     ks.totalNs = k.gpuNs;
+    ks.pass = k.pass;
     l.kernels.push_back(std::move(ks));
   }
   std::sort(l.kernels.begin(), l.kernels.end(), [](const KernelStat& a, const KernelStat& b) {
@@ -134,6 +136,7 @@ Result<std::optional<ResultSet>> loadFromStore(const std::filesystem::path& work
           continue;
         }
         addTo(it->gpuNs, l.gpuNs);
+        addTo(it->backwardNs, l.backwardNs);
         it->ops += l.ops;
         it->lastLine = std::min(it->lastLine, l.lastLine);
         if (l.inclusiveNs > it->inclusiveNs) {
@@ -142,7 +145,7 @@ Result<std::optional<ResultSet>> loadFromStore(const std::filesystem::path& work
         }
         for (auto& k : l.kernels) {
           auto kt = std::find_if(it->kernels.begin(), it->kernels.end(),
-                                 [&](const KernelStat& x) { return x.fullName == k.fullName; });
+                                 [&](const KernelStat& x) { return x.fullName == k.fullName && x.pass == k.pass; });
           if (kt == it->kernels.end()) {
             it->kernels.push_back(std::move(k));
           } else {

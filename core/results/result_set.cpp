@@ -46,11 +46,15 @@ void computeFunctions(FileResult& file, const std::vector<FunctionSpan>& spans) 
     l.function = best ? best->qualName : std::string();
   }
   for (const auto& s : spans) {
-    FunctionResult f{s.qualName, s.defLine, s.lastLine, 0, 0, 0};
+    FunctionResult f;
+    f.qualName = s.qualName;
+    f.defLine = s.defLine;
+    f.lastLine = s.lastLine;
     std::set<std::string> names;
     for (const auto& l : file.lines) {
       if (l.line < s.defLine || l.line > s.lastLine) continue;
       addTo(f.gpuNs, l.gpuNs);
+      addTo(f.backwardNs, l.backwardNs);
       f.ops += l.ops;
       for (const auto& k : l.kernels) names.insert(k.fullName.empty() ? k.name : k.fullName);
     }

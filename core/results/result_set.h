@@ -36,6 +36,14 @@ struct KernelStat {
   std::array<int32_t, 3> block{0, 0, 0};
   bool shapeVaries = false;               // later launches had another grid/block
   std::vector<uint32_t> streams;          // distinct stream ids, ascending
+  /// "forward", or "backward" / "recompute" (attribution::passName): launched by the backward
+  /// pass for a forward op of this line. A line's backward kernels are separate entries from its
+  /// forward kernels, even with the same name.
+  std::string pass = "forward";
+  /// Backward work of no forward op (gradient accumulation, engine housekeeping): it stays on the
+  /// line that called backward().
+  bool noForwardOwner = false;
+  bool backward() const { return pass != "forward"; }
   int64_t avgNs() const { return launches ? totalNs / static_cast<int64_t>(launches) : 0; }
 };
 
@@ -56,6 +64,7 @@ struct LineResult {
   std::string function;     // qualified name of the enclosing function ("" = module level)
   std::string label;        // the range label or statement head, for messages (may be empty)
   int64_t gpuNs = 0;        // sum of op durations (not a union)
+  int64_t backwardNs = 0;   // part of gpuNs launched by the backward pass (backward kernels)
   uint64_t ops = 0;         // GPU ops (launches) attributed here
   uint32_t invocations = 0; // range invocations (kl: ranges); 0 for Python-stack attribution
   std::vector<KernelStat> kernels;  // sorted by totalNs desc, then name
@@ -85,6 +94,7 @@ struct FunctionResult {
   int64_t gpuNs = 0;
   uint64_t ops = 0;
   uint32_t distinctKernels = 0;
+  int64_t backwardNs = 0;   // part of gpuNs launched by the backward pass
 };
 
 struct FileResult {

@@ -12,8 +12,10 @@
 // Markdown for clients that render tables; plain text (aligned columns) for the others: the
 // `hover.format` setting, "auto" = plain text for clients without Markdown hovers and for
 // Neovim < 0.10 (FeatureContext::plainHover). null elsewhere.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 
 #include "core/ncu/classify.h"
 #include "core/results/format.h"
@@ -247,6 +249,41 @@ std::string calleeSection(const results::LineResult& line, const std::filesystem
   return out + "\n";
 }
 
+/// The kernel table; with backward kernels on the line, one table per group: forward, backward
+/// (for this line's ops), recompute (activation checkpointing), and backward work of no forward
+/// op (on the line that called backward()).
+std::string passGroups(const results::LineResult& line, int64_t denom, results::Units units, const Style& st) {
+  if (std::none_of(line.kernels.begin(), line.kernels.end(), [](const results::KernelStat& k) { return k.backward(); }))
+    return kernelTable(line, denom, units, st.plain);
+  struct Group {
+    const char* title;
+    std::function<bool(const results::KernelStat&)> in;
+  };
+  const Group groups[] = {
+      {"forward", [](const results::KernelStat& k) { return !k.backward(); }},
+      {"backward", [](const results::KernelStat& k) { return k.pass == "backward" && !k.noForwardOwner; }},
+      {"recompute (activation checkpointing)", [](const results::KernelStat& k) { return k.pass == "recompute" && !k.noForwardOwner; }},
+      {"backward, no forward op (gradient accumulation, engine work)", [](const results::KernelStat& k) { return k.backward() && k.noForwardOwner; }},
+  };
+  std::string out;
+  for (const auto& g : groups) {
+    results::LineResult part = line;
+    part.kernels.clear();
+    int64_t ns = 0;
+    uint64_t n = 0;
+    for (const auto& k : line.kernels)
+      if (g.in(k)) {
+        part.kernels.push_back(k);
+        ns += k.totalNs;
+        n += k.launches;
+      }
+    if (part.kernels.empty()) continue;
+    out += st.bold(std::string(g.title) + " " + formatDuration(ns, units)) + " · " + std::to_string(n) +
+           (n == 1 ? " launch" : " launches") + "\n\n" + kernelTable(part, denom, units, st.plain) + "\n";
+  }
+  return out;
+}
+
 std::string hoverText(const results::LineResult& line, const DocumentResults& dr,
                       const results::ResultSet& rs, const FeatureContext& ctx,
                       results::Units units, const Style& st) {
@@ -255,7 +292,7 @@ std::string hoverText(const results::LineResult& line, const DocumentResults& dr
   int64_t denom = fn && fn->gpuNs > 0 ? fn->gpuNs : rs.totalGpuNs;
   std::vector<std::string> head;
   if (line.ops > 0 || !line.isCallLine()) {
-    head.push_back(st.bold("GPU " + formatDuration(line.gpuNs, units)));
+    head.push_back(st.bold("GPU " + results::formatPassTime(line.gpuNs, line.backwardNs, units)));
     head.push_back(results::kernelCount(line.distinctKernels()));
     head.push_back(std::to_string(line.ops) + (line.ops == 1 ? " launch" : " launches"));
     if (denom > 0)
@@ -273,7 +310,7 @@ std::string hoverText(const results::LineResult& line, const DocumentResults& dr
           " (cudaDeviceSynchronize / StreamSynchronize / EventSynchronize, blocking copies such as " + st.code(".item()") +
           ")\n\n";
   if (line.isCallLine()) md += calleeSection(line, ctx.server.workspace().root(), units, st);
-  md += kernelTable(line, denom, units, st.plain);
+  md += passGroups(line, denom, units, st);
   std::string bounds;
   auto labels = results::kernelLabels(line.kernels, 40);
   for (size_t i = 0; i < line.kernels.size(); ++i)

@@ -291,3 +291,60 @@ TEST_CASE("rank clock alignment recovers injected offsets (synthetic Kineto rank
   REQUIRE(raw.ok());
   for (auto off : raw->meta.rankClockOffsetNs) CHECK(off == 0);
 }
+
+TEST_CASE("kineto real: autograd sequence numbers, Fwd thread id and fwdbwd flows on a DDP training step") {
+  const char* rel = "hta_a100_nccl_2ranks_rank0.json.gz";
+  auto t = parse(rel);
+  auto m = load(rel);
+  // Independent: cpu_ops carrying "Sequence number", those with "Fwd thread id" > 0 (backward
+  // nodes), and the fwdbwd flow ends ("s" at the forward op, "f" at the node).
+  size_t withSeq = 0, nodes = 0, flowS = 0, flowF = 0;
+  std::set<int64_t> flowIds;
+  for (const auto& e : t["traceEvents"]) {
+    if (isX(e) && cat(e) == "cpu_op" && e.contains("args")) {
+      const auto& a = e["args"];
+      if (a.contains("Sequence number")) ++withSeq;
+      if (a.value("Fwd thread id", 0) > 0) ++nodes;
+    }
+    if (cat(e) == "fwdbwd") {
+      (e.value("ph", "") == "s" ? flowS : flowF) += 1;
+      flowIds.insert(e["id"].get<int64_t>());
+    }
+  }
+  REQUIRE(withSeq > 0);
+  REQUIRE(flowS == flowF);
+  size_t gotSeq = 0, gotNodes = 0, gotFlow = 0, flowAtNode = 0;
+  std::set<int64_t> gotIds;
+  for (const auto& r : m.ranges) {
+    if (r.seq >= 0) ++gotSeq;
+    if (r.backwardNode) ++gotNodes;
+    if (r.fwdbwdFlow >= 0) {
+      ++gotFlow;
+      gotIds.insert(r.fwdbwdFlow);
+      if (r.backwardNode) ++flowAtNode;
+    }
+  }
+  CHECK(gotSeq == withSeq);
+  CHECK(gotNodes == nodes);           // every flow end "f" sits on a node that has Fwd thread id > 0
+  CHECK(gotFlow == flowS + flowF);    // each flow end bound to exactly one cpu_op
+  CHECK(flowAtNode == flowF);
+  CHECK(gotIds == flowIds);
+
+  // Every backward launch (inside a node on the autograd thread) is linked to a forward op on
+  // another thread; the forward op of a flow-carrying node is the flow's start.
+  auto a = attribute(m);
+  REQUIRE(a.ok());
+  size_t backward = 0, linked = 0, otherThread = 0;
+  for (uint32_t i = 0; i < m.gpuOps.size(); ++i) {
+    const auto& o = a->op(i);
+    if (o.pass == Pass::Forward) continue;
+    ++backward;
+    if (o.forwardOp == kNone) continue;
+    ++linked;
+    if (m.ranges[o.forwardOp].thread != m.apiCalls[o.launch].thread) ++otherThread;
+    CHECK_FALSE(m.ranges[o.forwardOp].backwardNode);
+  }
+  CHECK(backward > 1000);
+  CHECK(linked > backward / 2);
+  CHECK(otherThread == linked);
+}

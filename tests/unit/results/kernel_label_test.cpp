@@ -132,3 +132,21 @@ TEST_CASE("hint labels: own kernels, call lines, prefix") {
   loop.inclusiveNs = 5'000'000;
   CHECK_FALSE(loop.isCallLine());
 }
+
+TEST_CASE("hint labels and lens titles: forward + backward time") {
+  LineResult l;
+  l.gpuNs = 1'330'000;
+  l.backwardNs = 910'000;
+  l.ops = 4;
+  auto bwd = kernel("a", "a");
+  bwd.pass = "backward";
+  l.kernels = {kernel("a", "a"), bwd};
+  CHECK(bwd.backward());
+  CHECK(hintLabel(l) == "◷ 420 µs + bwd 910 µs · 2 kernels");
+  CHECK(formatPassTime(1'000, 0) == "1.00 µs");
+  FunctionResult f;
+  f.gpuNs = 12'400'000;
+  f.backwardNs = 8'300'000;
+  f.distinctKernels = 14;
+  CHECK(lensTitle(f, 0) == "GPU 4.10 ms + bwd 8.30 ms · 14 kernels");
+}
