@@ -43,6 +43,10 @@ std::string renderJson(const LoopResult& r) {
     w.field("atomic", l.atomic);
     if (l.atomicReason.empty()) w.key("atomic_reason").null();
     else w.field("atomic_reason", l.atomicReason);
+    // --kernel: the line launched none of the matching kernels (shown, left out of the counts).
+    w.field("no_matching_kernel", l.noMatchingKernel);
+    if (l.note.empty()) w.key("note").null();
+    else w.field("note", l.note);
     w.key("kernels").beginArray();
     for (const auto& k : l.kernels) {
       w.beginObject();

@@ -83,7 +83,8 @@ struct LineResult {
   std::vector<CalleeLine> callees;
   /// Calls workspace code: its time is mostly its callees' (the hint says "total").
   bool isCallLine() const { return !callees.empty() && inclusiveNs > gpuNs; }
-  uint32_t distinctKernels() const { return static_cast<uint32_t>(kernels.size()); }
+  /// Distinct kernel names (a name launched in two passes counts once).
+  uint32_t distinctKernels() const;
 };
 
 /// Totals of one function (sum over the LineResults inside its line span).

@@ -7,7 +7,8 @@ source "$(dirname "$0")/planner_run.inc"
 planner_run mlp "$T/def.json" "python3 mlp.py --steps 1" --lines mlp.py:19-22 --no-baseline
 planner_run mlp "$T/none.json" "python3 mlp.py --steps 1" --lines mlp.py:8-8 --no-baseline
 FORMAT=text planner_run mlp "$T/kernel.txt" "python3 mlp.py --steps 1" --focus mlp.py::train_step --kernel gemm --no-baseline
-$PY - "$T/def.json" "$T/none.json" "$T/kernel.txt" <<'PY'
+planner_run mlp "$T/kernel.json" "python3 mlp.py --steps 1" --focus mlp.py::train_step --kernel gemm --no-baseline
+$PY - "$T/def.json" "$T/none.json" "$T/kernel.txt" "$T/kernel.json" <<'PY'
 import json, re, sys
 d = json.load(open(sys.argv[1]))
 assert d["converged"], d["stop_reason"]
@@ -21,5 +22,12 @@ why = re.search(r"why: (.*)", t).group(1)
 assert "launch no kernel matching --kernel (not counted)" in why, why
 loss = [l for l in t.splitlines() if "F.cross_entropy(logits, y)" in l]
 assert loss and "[launches no kernel matching --kernel]" in loss[0], loss
+k = json.load(open(sys.argv[4]))
+for l in k["lines"]:  # the JSON carries the same label, decided from the line's own kernels
+    match = any(re.search("gemm", x["name"]) for x in l["kernels"])
+    assert l["no_matching_kernel"] == (not match), (l["line"], l["no_matching_kernel"], [x["name"] for x in l["kernels"]])
+    if not match:
+        assert l["note"] == "launches no kernel matching --kernel", l
+assert any(l["no_matching_kernel"] for l in k["lines"]) and any(not l["no_matching_kernel"] for l in k["lines"])
 print("ok: def region wrapped as the body, empty region noted, --kernel labels")
 PY

@@ -142,7 +142,7 @@ TEST_CASE("hint labels and lens titles: forward + backward time") {
   bwd.pass = "backward";
   l.kernels = {kernel("a", "a"), bwd};
   CHECK(bwd.backward());
-  CHECK(hintLabel(l) == "◷ 420 µs + bwd 910 µs · 2 kernels");
+  CHECK(hintLabel(l) == "◷ 420 µs + bwd 910 µs · 1 kernel");  // one name, two passes
   CHECK(formatPassTime(1'000, 0) == "1.00 µs");
   FunctionResult f;
   f.gpuNs = 12'400'000;

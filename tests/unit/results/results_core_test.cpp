@@ -149,6 +149,8 @@ TEST_CASE("formatting") {
   LineResult l;
   l.gpuNs = 1'920'000;
   l.kernels.resize(2);
+  l.kernels[0].name = "a";
+  l.kernels[1].name = "b";
   CHECK(hintLabel(l) == "◷ 1.92 ms · 2 kernels");
   FunctionResult fr{"f", 0, 3, 12'400'000, 20, 14};
   CHECK(lensTitle(fr, 40'000'000) == "GPU 12.4 ms · 14 kernels · 31 %");
