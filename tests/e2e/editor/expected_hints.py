@@ -15,7 +15,9 @@ counts where the forward op of that node ran — the last non-node range "..., s
 started before the node — and the kl: range is the innermost one around that op on its thread; a
 node without a forward op (AccumulateGrad) is engine work of the backward() call: the kl: range
 around the call's own interval on the forward thread of the nearest linked call of its thread. A line's label: "◷ <time> · <n> kernel(s)"; shown when its share of
-its function's time >= min-share (the server's default hints.minShare).
+its function's time >= min-share (the server's default hints.minShare). Time launched inside a
+backward-node range (linked or engine work) is the line's backward time: the label reads
+"◷ <forward> + bwd <backward> · <n> kernel(s)" when there is any.
 """
 import ast
 import json
@@ -52,6 +54,13 @@ def fmt_share(share):
     if pct >= 0.1:
         return "%.1f %%" % pct
     return "<0.1 %"
+
+
+def pass_time(ns, bwd):
+    """A time split by pass: "<forward> + bwd <backward>" when any of it ran in backward."""
+    if bwd <= 0:
+        return fmt_duration(ns)
+    return "%s + bwd %s" % (fmt_duration(ns - bwd), fmt_duration(bwd))
 
 
 def kernels_word(n):
@@ -137,11 +146,14 @@ def main():
     acc = {}
     unmapped = 0
     points = {}  # op index -> (thread, start, end)
+    backward = set()  # op indices launched inside a backward-node range (linked or engine work)
     linked = {}  # launching thread -> [(call start, forward thread)] of linked backward calls
     for i, (s, e, corr, gpid, nm) in enumerate(ops):
         call = calls.get((gpid, corr))
         if call:
             points[i] = forward_point(*call)
+            if any(n[0] <= call[1] and call[2] <= n[1] for n in nodes.get(call[0], [])):
+                backward.add(i)
             if points[i][0] is not None and points[i][0] != call[0]:
                 linked.setdefault(call[0], []).append((call[1], points[i][0]))
     for i, p in list(points.items()):
@@ -161,8 +173,10 @@ def main():
             continue
         _, path, span = best[1].split(":", 3)[:3]
         first = int(span.split("-")[0])
-        a = acc.setdefault((path, first), {"ns": 0, "ops": 0, "k": {}})
+        a = acc.setdefault((path, first), {"ns": 0, "bwd": 0, "ops": 0, "k": {}})
         a["ns"] += e - s
+        if i in backward:
+            a["bwd"] += e - s
         a["ops"] += 1
         a["k"][nm] = a["k"].get(nm, 0) + (e - s)
     funcs = {}
@@ -177,10 +191,10 @@ def main():
                 inner = (q, f0, f1)
         kernels = [k[1] for k, _ in sorted(a["k"].items(), key=lambda kv: (-kv[1], kv[0]))]
         a["distinct"] = sorted(k[0] for k in a["k"])
-        lines.append({"path": path, "line": first, "ns": a["ns"], "ops": a["ops"],
+        lines.append({"path": path, "line": first, "ns": a["ns"], "bwd_ns": a["bwd"], "ops": a["ops"],
                       "kernels": kernels, "function": inner[0] if inner else "",
                       "distinct": a["distinct"],
-                      "label": "◷ %s · %s" % (fmt_duration(a["ns"]), kernels_word(len(a["distinct"]))),
+                      "label": "◷ %s · %s" % (pass_time(a["ns"], a["bwd"]), kernels_word(len(a["distinct"]))),
                       "code": src[first - 1].strip()})
     functions = []
     for path, fl in sorted(funcs.items()):
@@ -189,11 +203,12 @@ def main():
             if not inside:
                 continue
             ns = sum(l["ns"] for l in inside)
+            bwd = sum(l["bwd_ns"] for l in inside)
             names = set(k for l in inside for k in l["distinct"])
-            title = "GPU %s · %s" % (fmt_duration(ns), kernels_word(len(names)))
+            title = "GPU %s · %s" % (pass_time(ns, bwd), kernels_word(len(names)))
             if total:
                 title += " · " + fmt_share(ns / total)
-            functions.append({"path": path, "qualname": q, "def_line": f0, "ns": ns,
+            functions.append({"path": path, "qualname": q, "def_line": f0, "ns": ns, "bwd_ns": bwd,
                               "kernels": len(names), "title": title})
     fn_ns = {(f["path"], f["qualname"]): f["ns"] for f in functions}
     for l in lines:
