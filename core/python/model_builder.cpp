@@ -6,6 +6,7 @@
 #include <iterator>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include "core/python/query.h"
 #include "core/python/source_file.h"
@@ -858,6 +859,104 @@ class Builder {
   std::vector<Candidate> nvtxCandidates_;
 };
 
+/// The function extents of a tree by the Builder's rules (fillBlock / addStatement / addBlock /
+/// addClauses), visiting statements and their blocks only: no expressions, no queries, no
+/// Module. Keep the two in step: the model test compares them on every corpus file.
+class ExtentWalker {
+ public:
+  ExtentWalker(std::string_view text, const LineIndex& lines) : text_(text), lines_(lines) {}
+
+  std::vector<FunctionExtent> walk(TSNode root) {
+    (void)fillBlock(root, std::string());
+    return std::move(out_);
+  }
+
+ private:
+  uint32_t line(uint32_t off) const { return lines_.toLineCol(off).line; }
+
+  /// The statements of `container` (ERROR children flattened); returns the end of the last
+  /// statement's extent, nullopt when there is none.
+  std::optional<uint32_t> fillBlock(TSNode container, const std::string& prefix) {
+    std::optional<uint32_t> end;
+    forEachChild(container, [&](TSNode c) {
+      Cat cat = categoryOf(c);
+      if (isStatementCat(cat)) {
+        end = statement(c, prefix);
+      } else if (cat == Cat::Error) {
+        if (auto e = fillBlock(c, prefix)) end = e;
+      }
+    });
+    return end;
+  }
+
+  /// End of statement `node`'s extent (through its last block, as Builder::addStatement).
+  uint32_t statement(TSNode node, const std::string& prefix) {
+    Cat cat = categoryOf(node);
+    TSNode def = node;
+    if (cat == Cat::Decorated) {
+      TSNode d = ts_node_child_by_field_name(node, "definition", 10);
+      if (!ts_node_is_null(d)) {
+        def = d;
+        cat = categoryOf(d);
+      }
+    }
+    std::optional<uint32_t> lastBlockEnd;
+    if (cat == Cat::FunctionDef || cat == Cat::ClassDef) {
+      TSNode name = ts_node_child_by_field_name(def, "name", 4);
+      std::string qual = prefix;
+      if (!ts_node_is_null(name))
+        qual += text_.substr(ts_node_start_byte(name), ts_node_end_byte(name) - ts_node_start_byte(name));
+      size_t fi = out_.size();
+      if (cat == Cat::FunctionDef) out_.push_back({qual, line(ts_node_start_byte(def)), 0});
+      TSNode body = ts_node_child_by_field_name(def, "body", 4);
+      std::string inner = qual + (cat == Cat::FunctionDef ? ".<locals>." : ".");
+      if (!ts_node_is_null(body)) lastBlockEnd = block(def, body, inner);
+      if (cat == Cat::FunctionDef) {
+        uint32_t start = ts_node_start_byte(node);
+        uint32_t end = lastBlockEnd ? *lastBlockEnd : ts_node_end_byte(def);
+        out_[fi].lastLine = line(end > start ? end - 1 : start);
+      }
+    } else if (cat == Cat::Compound) {
+      bool isMatch = typeIs(node, "match_statement");
+      forEachChild(node, [&](TSNode c) {
+        Cat cc = categoryOf(c);
+        if (cc == Cat::Block) {
+          if (isMatch) {
+            forEachChild(c, [&](TSNode k) {
+              if (!typeIs(k, "case_clause")) return;
+              TSNode kb = ts_node_child_by_field_name(k, "consequence", 11);
+              if (!ts_node_is_null(kb)) lastBlockEnd = block(k, kb, prefix);
+            }, true);
+          } else {
+            lastBlockEnd = block(node, c, prefix);
+          }
+        } else if (cc == Cat::Clause) {
+          forEachChild(c, [&](TSNode cb) {
+            if (categoryOf(cb) == Cat::Block) lastBlockEnd = block(c, cb, prefix);
+          });
+        }
+      });
+    }
+    return lastBlockEnd ? *lastBlockEnd : ts_node_end_byte(node);
+  }
+
+  /// End of block `blockNode` of `clause` (Builder::addBlock + finishBlock: an empty block ends
+  /// at its header's ':').
+  uint32_t block(TSNode clause, TSNode blockNode, const std::string& prefix) {
+    if (auto end = fillBlock(blockNode, prefix)) return *end;
+    uint32_t bs = ts_node_start_byte(blockNode);
+    uint32_t he = bs;
+    forEachChild(clause, [&](TSNode c) {
+      if (ts_node_start_byte(c) < bs && !ts_node_is_named(c) && typeIs(c, ":")) he = ts_node_end_byte(c);
+    });
+    return std::min(he, bs);
+  }
+
+  std::string_view text_;
+  const LineIndex& lines_;
+  std::vector<FunctionExtent> out_;
+};
+
 }  // namespace
 
 Module buildModule(TSNode root, std::string_view text, const LineIndex& lines) {
@@ -871,6 +970,11 @@ Module buildModule(TSNode root, std::string_view text, const LineIndex& lines) {
                        direct.functions.size() + direct.classes.size())
     return segmented;
   return direct;
+}
+
+std::vector<FunctionExtent> functionExtents(TSNode root, std::string_view text,
+                                            const LineIndex& lines) {
+  return ExtentWalker(text, lines).walk(root);
 }
 
 }  // namespace kl::python

@@ -97,4 +97,16 @@ class SourceFile {
 /// Builds the Module of `root` (a tree of `text`); what SourceFile::model() calls.
 Module buildModule(TSNode root, std::string_view text, const LineIndex& lines);
 
+/// A function's qualified name and lines, as Module::functions holds them
+/// (Function::qualName, defLine, lines.last).
+struct FunctionExtent {
+  std::string qualName;
+  uint32_t defLine = 0, lastLine = 0;
+};
+/// The functions of `root` in Module::functions order, without building a Module: a walk over
+/// statements and blocks only (no expressions, no queries), cheap enough for every keystroke.
+/// Equal to buildModule's functions whenever the tree has no ERROR; on broken code it is the
+/// direct build's view (buildModule may instead keep a model recovered from segments).
+std::vector<FunctionExtent> functionExtents(TSNode root, std::string_view text, const LineIndex& lines);
+
 }  // namespace kl::python

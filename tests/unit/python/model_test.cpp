@@ -627,3 +627,64 @@ TEST_CASE("statement kinds: every tree-sitter statement node type has its enum, 
   CHECK(c.decorated);
   CHECK(c.nodeType == "class_definition");
 }
+
+TEST_CASE("functionExtents: the model's functions without building the model") {
+  auto same = [](const SourceFile& f) {
+    const Module& m = f.model();
+    auto ext = functionExtents(f.root(), f.text(), f.lines());
+    REQUIRE(ext.size() == m.functions.size());
+    for (size_t i = 0; i < ext.size(); ++i) {
+      CAPTURE(m.functions[i].qualName);
+      CHECK(ext[i].qualName == m.functions[i].qualName);
+      CHECK(ext[i].defLine == m.functions[i].defLine);
+      CHECK(ext[i].lastLine == m.functions[i].lines.last);
+    }
+  };
+  SUBCASE("nesting, decorators, classes in functions, trailing comments, clauses, match") {
+    auto f = parse(
+        "@dec\n"
+        "def outer(x):\n"
+        "    def inner():\n"
+        "        class K:\n"
+        "            async def m(self):\n"
+        "                pass\n"
+        "        return K\n"
+        "    # trailing\n"
+        "# dedented\n"
+        "class C:\n"
+        "    if True:\n"
+        "        def a(self): return 1\n"
+        "    else:\n"
+        "        def b(self):\n"
+        "            try:\n"
+        "                pass\n"
+        "            finally:\n"
+        "                x = 1\n"
+        "    match y:\n"
+        "        case 1:\n"
+        "            def c(self):\n"
+        "                for i in z:\n"
+        "                    pass\n"
+        "                else:\n"
+        "                    q()\n"
+        "def empty():\n");
+    CHECK_FALSE(f->hasErrors());
+    same(*f);
+    auto ext = functionExtents(f->root(), f->text(), f->lines());
+    REQUIRE(ext.size() == 7);
+    CHECK(ext[0].qualName == "outer");
+    CHECK(ext[0].lastLine == 6);
+    CHECK(ext[2].qualName == "outer.<locals>.inner.<locals>.K.m");
+    CHECK(ext[5].qualName == "C.c");
+    CHECK(ext[5].lastLine == 24);
+  }
+  SUBCASE("broken code: the direct build's functions") {
+    auto f = parse("class A:\n    def f(self):\n        a()\n    def g(self\n\ndef k():\n    c()\n");
+    CHECK(f->hasErrors());
+    auto ext = functionExtents(f->root(), f->text(), f->lines());
+    REQUIRE_FALSE(ext.empty());
+    CHECK(ext[0].qualName == "A.f");
+    CHECK(ext[0].lastLine == 2);
+  }
+}
+

@@ -1,6 +1,7 @@
 // Robustness sweep: every .py file of the system's Python 3.11 standard library parses, and
 // its model is consistent (spans nest, bodies lie inside their definitions, every `def`/`class`
-// line outside a string is a definition the model found). Skipped when the directory is absent.
+// line outside a string is a definition the model found; functionExtents agrees with the
+// model's functions on every file without errors). Skipped when the directory is absent.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -58,6 +59,17 @@ TEST_CASE("sweep: /usr/lib/python3.11 parses and builds consistent models") {
     }
     for (const Class& c : m.classes)
       if (c.body != kNone) REQUIRE(c.bytes.contains(m.blocks[c.body].bytes));
+    // The statement-only walk finds the model's functions (without segment recovery: the
+    // model may differ on broken code only).
+    auto extents = functionExtents(f.root(), f.text(), f.lines());
+    if (!f.hasErrors()) {
+      REQUIRE(extents.size() == m.functions.size());
+      for (size_t i = 0; i < extents.size(); ++i) {
+        REQUIRE(extents[i].qualName == m.functions[i].qualName);
+        REQUIRE(extents[i].defLine == m.functions[i].defLine);
+        REQUIRE(extents[i].lastLine == m.functions[i].lines.last);
+      }
+    }
     if (f.hasErrors()) continue;
     // Cross-check against the text: each def/class line outside a string is a definition.
     std::vector<std::pair<uint32_t, std::string>> found;
