@@ -3,6 +3,7 @@
 #include <git2.h>
 
 #include <algorithm>
+#include <numeric>
 #include <string>
 
 namespace kl::results {
@@ -77,19 +78,33 @@ Result<LineMap> diffLines(std::string_view oldText, std::string_view newText) {
 }
 
 RemappedFile remapFile(const FileResult& file, std::string_view liveText) {
+  if (!file.hasSnapshot || file.snapshot == liveText) return remapFile(file, liveText, {});
+  return remapFile(file, liveText, functionSpans(std::string(liveText)));
+}
+
+RemappedFile remapFile(const FileResult& file, std::string_view liveText,
+                       const std::vector<FunctionSpan>& liveSpans) {
   RemappedFile out;
-  out.file = file;
-  if (!file.hasSnapshot) return out;
-  if (file.snapshot == liveText) return out;
+  auto identity = [&] {
+    out.sourceIndex.resize(file.lines.size());
+    std::iota(out.sourceIndex.begin(), out.sourceIndex.end(), 0u);
+  };
+  if (!file.hasSnapshot || file.snapshot == liveText) {
+    out.file = file;
+    identity();
+    return out;
+  }
   out.stale = true;
-  out.file.lines.clear();
-  out.file.functions.clear();
+  out.file.path = file.path;
+  out.file.snapshot = file.snapshot;
+  out.file.hasSnapshot = file.hasSnapshot;
   auto map = diffLines(file.snapshot, liveText);
   if (!map) {
     out.dropped = static_cast<uint32_t>(file.lines.size());
     return out;
   }
-  for (const auto& l : file.lines) {
+  for (uint32_t i = 0; i < file.lines.size(); ++i) {
+    const auto& l = file.lines[i];
     bool kept = true;
     for (uint32_t x = l.line; x <= l.lastLine && kept; ++x)
       kept = map->map(x) >= 0 && map->map(x) - map->map(l.line) == static_cast<int32_t>(x - l.line);
@@ -101,9 +116,64 @@ RemappedFile remapFile(const FileResult& file, std::string_view liveText) {
     moved.line = static_cast<uint32_t>(map->map(l.line));
     moved.lastLine = static_cast<uint32_t>(map->map(l.lastLine));
     out.file.lines.push_back(std::move(moved));
+    out.sourceIndex.push_back(i);
   }
-  computeFunctions(out.file, functionSpans(std::string(liveText)));
+  computeFunctions(out.file, liveSpans);
   return out;
+}
+
+LineDelta lineDelta(std::string_view oldText, std::string_view newText) {
+  LineDelta d;
+  if (oldText == newText) {
+    d.identical = true;
+    return d;
+  }
+  size_t n = std::min(oldText.size(), newText.size());
+  size_t p = static_cast<size_t>(std::mismatch(oldText.begin(), oldText.begin() + static_cast<std::ptrdiff_t>(n),
+                                               newText.begin()).first - oldText.begin());
+  size_t s = static_cast<size_t>(std::mismatch(oldText.rbegin(), oldText.rbegin() + static_cast<std::ptrdiff_t>(n - p),
+                                               newText.rbegin()).first - oldText.rbegin());
+  auto newlines = [](std::string_view t) {
+    return static_cast<uint32_t>(std::count(t.begin(), t.end(), '\n'));
+  };
+  // Head: old lines whose text and line break lie in the common prefix.
+  d.head = newlines(oldText.substr(0, p));
+  // Tail: old lines inside the common suffix that still start a line in the new text (the
+  // first may start right at the suffix when a line break precedes it in both texts).
+  size_t oldCut = oldText.size() - s, newCut = newText.size() - s;
+  d.tail = newlines(oldText.substr(0, oldCut));
+  bool startsLine = (oldCut == 0 || oldText[oldCut - 1] == '\n') && (newCut == 0 || newText[newCut - 1] == '\n');
+  if (!startsLine) ++d.tail;
+  d.shift = static_cast<int32_t>(static_cast<int64_t>(newlines(newText)) - newlines(oldText));
+  return d;
+}
+
+uint32_t applyLineDelta(RemappedFile& file, const LineDelta& delta,
+                        const std::vector<FunctionSpan>& liveSpans, bool stale) {
+  auto& lines = file.file.lines;
+  bool hasIndex = file.sourceIndex.size() == lines.size();
+  size_t out = 0;
+  uint32_t dropped = 0;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    LineResult& l = lines[i];
+    if (!delta.keeps(l.line, l.lastLine)) {
+      ++dropped;
+      continue;
+    }
+    l.line = static_cast<uint32_t>(delta.map(l.line));
+    l.lastLine = static_cast<uint32_t>(delta.map(l.lastLine));
+    if (out != i) {
+      lines[out] = std::move(l);
+      if (hasIndex) file.sourceIndex[out] = file.sourceIndex[i];
+    }
+    ++out;
+  }
+  lines.resize(out);
+  if (hasIndex) file.sourceIndex.resize(out);
+  file.dropped += dropped;
+  file.stale = stale;
+  computeFunctions(file.file, liveSpans);
+  return dropped;
 }
 
 }  // namespace kl::results

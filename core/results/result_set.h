@@ -21,6 +21,10 @@
 #include <string_view>
 #include <vector>
 
+namespace kl::python {
+class SourceFile;
+}
+
 namespace kl::results {
 
 /// One kernel (or memcpy/memset) name launched from one line, over all its launches.
@@ -151,14 +155,19 @@ std::string functionKey(std::string_view path, std::string_view qualName);
 
 /// Sorts lines and functions and recomputes every FileResult's functions from its lines and
 /// `spans` (qualName -> [defLine, lastLine], the functions of the snapshot). A line belongs to
-/// the innermost function span containing it. Used by producers after filling `lines`.
+/// the innermost function span containing it (the one that starts last). Used by producers
+/// after filling `lines` and by remapping after every edit: one sweep over lines and spans
+/// sorted by line, O((lines + spans) log + kernels x nesting depth).
 struct FunctionSpan {
   std::string qualName;
   uint32_t defLine = 0, lastLine = 0;
 };
 void computeFunctions(FileResult& file, const std::vector<FunctionSpan>& spans);
 
-/// Function spans of a Python text (tree-sitter model); empty when the text cannot be parsed.
+/// Function spans of a parsed Python file (python::functionExtents over its tree: statements
+/// only, no Module built), in definition order.
+std::vector<FunctionSpan> functionSpans(const python::SourceFile& source);
+/// The same for a text, parsed here; empty when the text cannot be parsed.
 std::vector<FunctionSpan> functionSpans(const std::string& text);
 
 }  // namespace kl::results

@@ -134,6 +134,132 @@ TEST_CASE("remapFile: results move with their code, changed lines drop, file is 
   }
 }
 
+TEST_CASE("computeFunctions: innermost function per line, totals over nested spans") {
+  FileResult f;
+  auto line = [](uint32_t l, int64_t ns, const char* kernel) {
+    LineResult r;
+    r.line = r.lastLine = l;
+    r.gpuNs = ns;
+    r.ops = 1;
+    r.kernels.push_back({kernel, kernel, "kernel", 1, ns, ns, ns, {}, {}, false, {7}});
+    return r;
+  };
+  f.lines = {line(9, 5, "z"), line(1, 10, "a"), line(3, 20, "b"), line(5, 40, "a"), line(7, 80, "c")};
+  // outer [0, 6] holds inner [2, 4]; a sibling [7, 7]; line 9 is module level.
+  computeFunctions(f, {{"outer", 0, 6}, {"outer.<locals>.inner", 2, 4}, {"other", 7, 7}, {"empty", 8, 8}});
+  REQUIRE(f.lines.size() == 5);
+  CHECK(f.lines[0].line == 1);
+  CHECK(f.lines[0].function == "outer");
+  CHECK(f.lines[1].function == "outer.<locals>.inner");
+  CHECK(f.lines[2].function == "outer");
+  CHECK(f.lines[3].function == "other");
+  CHECK(f.lines[4].function.empty());
+  REQUIRE(f.functions.size() == 3);  // "empty" has no GPU work
+  CHECK(f.functions[0].qualName == "outer");
+  CHECK(f.functions[0].gpuNs == 70);
+  CHECK(f.functions[0].ops == 3);
+  CHECK(f.functions[0].distinctKernels == 2);  // a twice, b
+  CHECK(f.functions[1].qualName == "outer.<locals>.inner");
+  CHECK(f.functions[1].gpuNs == 20);
+  CHECK(f.functions[2].qualName == "other");
+  CHECK(f.functions[2].distinctKernels == 1);
+}
+
+TEST_CASE("lineDelta: one contiguous change in lines, without a diff") {
+  std::string base = "a\nb\nc\nd\n";
+  SUBCASE("identical") { CHECK(lineDelta(base, base).identical); }
+  SUBCASE("a character typed at the end of a line changes that line only") {
+    auto d = lineDelta(base, "a\nbx\nc\nd\n");
+    CHECK(d.map(0) == 0);
+    CHECK(d.map(1) == -1);
+    CHECK(d.map(2) == 2);
+    CHECK(d.map(3) == 3);
+  }
+  SUBCASE("whole lines inserted at a line start move the lines below, change nothing") {
+    auto d = lineDelta(base, "a\nx\ny\nb\nc\nd\n");
+    CHECK(d.map(0) == 0);
+    CHECK(d.map(1) == 3);
+    CHECK(d.map(3) == 5);
+  }
+  SUBCASE("whole lines deleted") {
+    auto d = lineDelta(base, "a\nd\n");
+    CHECK(d.map(0) == 0);
+    CHECK(d.map(1) == -1);
+    CHECK(d.map(2) == -1);
+    CHECK(d.map(3) == 1);
+  }
+  SUBCASE("text inserted before a line's start joins it: that line changed") {
+    auto d = lineDelta("ab\ncd", "ab\nxcd");
+    CHECK(d.map(0) == 0);
+    CHECK(d.map(1) == -1);
+  }
+  SUBCASE("a line that loses its line break is changed") {
+    auto d = lineDelta("a\nb\n", "a\nb");
+    CHECK(d.map(0) == 0);
+    CHECK(d.map(1) == -1);
+  }
+  SUBCASE("property: every mapped line has the same text, mapping increases") {
+    auto lines = [](const std::string& t) {
+      std::vector<std::string> out(1);
+      for (char c : t) {
+        out.back() += c;
+        if (c == '\n') out.emplace_back();
+      }
+      return out;
+    };
+    std::string text = "def f(x):\n    a = g(x)\n\n    b = h(a)\n    return b\n\nx = 1\n";
+    uint32_t seed = 7;
+    auto rnd = [&](uint32_t n) {
+      seed = seed * 1103515245u + 12345u;
+      return (seed >> 8) % n;
+    };
+    const char* pieces[] = {"", "\n", "x", "a\n", "\n\n", "    b = h(a)\n", "q"};
+    for (int i = 0; i < 2000; ++i) {
+      size_t a = rnd(static_cast<uint32_t>(text.size() + 1));
+      size_t b = std::min(text.size(), a + rnd(4));
+      std::string next = text.substr(0, a) + pieces[rnd(7)] + text.substr(b);
+      auto d = lineDelta(text, next);
+      auto oldLines = lines(text), newLines = lines(next);
+      int32_t prev = -1;
+      for (uint32_t l = 0; l < oldLines.size(); ++l) {
+        int32_t m = d.map(l);
+        if (m < 0) continue;
+        REQUIRE(m > prev);
+        REQUIRE(static_cast<size_t>(m) < newLines.size());
+        REQUIRE(oldLines[l] == newLines[static_cast<size_t>(m)]);
+        prev = m;
+      }
+      text = next.size() > 400 || next.empty() ? std::string("a\nb\nc\n") : next;
+    }
+  }
+}
+
+TEST_CASE("applyLineDelta: edit by edit, as remapFile from the snapshot") {
+  auto f = sampleFile();
+  auto r = remapFile(f, f.snapshot);
+  CHECK(r.sourceIndex == std::vector<uint32_t>{0, 1});
+  // Two lines inserted at the top: everything moves, nothing dropped, stale.
+  std::string v2 = "import os\n\n" + f.snapshot;
+  CHECK(applyLineDelta(r, lineDelta(f.snapshot, v2), functionSpans(v2), true) == 0);
+  auto exact = remapFile(f, v2);
+  REQUIRE(r.file.lines.size() == exact.file.lines.size());
+  CHECK(r.file.lines[1].line == exact.file.lines[1].line);
+  CHECK(r.file.lines[1].lastLine == exact.file.lines[1].lastLine);
+  CHECK(r.file.functions[0].defLine == 2);
+  CHECK(r.stale);
+  // Edit inside the multi-line statement: it is dropped; its source index goes with it.
+  std::string v3 = "import os\n\ndef f(x):\n    a = g(x)\n    b = h(a,\n          y)\n    return b\n";
+  CHECK(applyLineDelta(r, lineDelta(v2, v3), functionSpans(v3), true) == 1);
+  REQUIRE(r.file.lines.size() == 1);
+  CHECK(r.file.lines[0].line == 3);
+  CHECK(r.sourceIndex == std::vector<uint32_t>{0});
+  CHECK(r.dropped == 1);
+  CHECK(r.file.functions[0].gpuNs == 1000);
+  auto exact3 = remapFile(f, v3);
+  CHECK(exact3.dropped == 1);
+  CHECK(exact3.sourceIndex == r.sourceIndex);
+}
+
 TEST_CASE("formatting") {
   CHECK(formatDuration(1'920'000) == "1.92 ms");
   CHECK(formatDuration(12'400'000) == "12.4 ms");
