@@ -1,5 +1,7 @@
 #include "lsp/server/documents.h"
 
+#include <optional>
+
 #include "core/support/log.h"
 
 namespace kl::lsp {
@@ -86,22 +88,28 @@ Result<DocumentPtr> DocumentStore::change(const DidChangeTextDocumentParams& par
                   std::to_string(old.version()) + " to " +
                   std::to_string(params.textDocument.version));
 
-  // Convert each change to a byte edit against the text produced by the previous changes.
+  // Convert each change to a byte edit against the text produced by the previous changes
+  // (the first against the old document's line table; later ones need a fresh table).
   std::string text = old.text();
   std::vector<python::TextEdit> edits;
   bool reparse = false;  // a full replacement: parse from scratch
+  std::optional<LineTable> fresh;
+  bool textIsOld = true;
   for (size_t i = 0; i < params.contentChanges.size(); ++i) {
     const auto& c = params.contentChanges[i];
     if (!c.range) {
       text = c.text;
       edits.clear();
       reparse = true;
+      textIsOld = false;
       continue;
     }
     if (c.range->end < c.range->start)
       return Error::invalid("didChange of " + uri + ": contentChanges[" + std::to_string(i) +
                             "] has its start after its end");
-    LineTable lines(text);
+    if (!textIsOld) fresh.emplace(text);
+    const LineTable& lines = textIsOld ? old.lines_ : *fresh;
+    textIsOld = false;
     uint32_t start = lines.offsetAt(text, c.range->start, encoding_);
     uint32_t end = lines.offsetAt(text, c.range->end, encoding_);
     python::TextEdit e{start, end, c.text};

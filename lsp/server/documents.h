@@ -50,6 +50,7 @@ class Document {
   uint32_t lineOf(Position pos) const;
 
  private:
+  friend class DocumentStore;  // reuses lines_ for the first change of a didChange
   std::string uri_;
   std::string languageId_;
   int32_t version_;

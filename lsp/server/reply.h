@@ -14,6 +14,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <variant>
 
 #include "core/support/cancel.h"
@@ -24,8 +25,15 @@ namespace kl::lsp {
 
 class Server;
 
-/// A result (any JSON, null included) or an error.
-using ReplyOutcome = std::variant<json, ResponseError>;
+/// A result already serialised as JSON text, written into the response as it is: for large
+/// results assembled from pieces serialised once (inlay hints). The text must be valid JSON
+/// made by the server (its strings escaped by json::dump); nothing checks it again.
+struct RawJson {
+  std::string text;
+};
+
+/// A result (any JSON, null included), a pre-serialised result, or an error.
+using ReplyOutcome = std::variant<json, ResponseError, RawJson>;
 
 /// kl::Error → LSP error: Cancelled → RequestCancelled, Invalid → InvalidParams,
 /// Internal → InternalError, anything else → RequestFailed.
@@ -63,12 +71,15 @@ class Reply {
  public:
   explicit Reply(std::shared_ptr<detail::ReplyState> state) : state_(std::move(state)) {}
 
-  /// Answers with a value (serialised with toJson) or, for an error Result, its error.
+  /// Answers with a value (serialised with toJson; a RawJson as it is) or, for an error
+  /// Result, its error.
   void operator()(Result<R> result) const {
-    if (result.ok())
-      state_->send(toJson(result.value()));
-    else
+    if (!result.ok())
       state_->send(toResponseError(result.error()));
+    else if constexpr (std::is_same_v<R, RawJson>)
+      state_->send(std::move(result).value());
+    else
+      state_->send(toJson(result.value()));
   }
   void error(ErrorCode code, std::string message) const {
     state_->send(ResponseError{code, std::move(message)});

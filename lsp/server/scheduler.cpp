@@ -1,5 +1,6 @@
 #include "lsp/server/scheduler.h"
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
 #include <optional>
@@ -8,6 +9,7 @@
 #include <asio/executor_work_guard.hpp>
 #include <asio/io_context.hpp>
 #include <asio/post.hpp>
+#include <asio/steady_timer.hpp>
 #include <asio/thread_pool.hpp>
 
 #include "core/support/log.h"
@@ -25,6 +27,7 @@ Scheduler::Scheduler(unsigned threads) : threads_(threads), impl_(std::make_uniq
 
 Scheduler::~Scheduler() {
   if (impl_->pool) impl_->pool->join();
+  for (Deadline* d : std::exchange(deadlines_, {})) d->detach();
 }
 
 bool Scheduler::onLoop() const { return impl_->loop.get_executor().running_in_this_thread(); }
@@ -72,6 +75,69 @@ void Scheduler::whenIdle(std::function<void()> fn) {
     idleWaiters_.push_back(std::move(fn));
 }
 
+struct Scheduler::Deadline::Timer {
+  explicit Timer(asio::io_context& loop) : t(loop) {}
+  asio::steady_timer t;
+};
+
+Scheduler::Deadline::Deadline(Scheduler& s) : scheduler_(&s) {
+  if (s.threads_ > 0) timer_ = std::make_unique<Timer>(s.impl_->loop);
+  s.deadlines_.push_back(this);
+}
+
+Scheduler::Deadline::~Deadline() {
+  if (!scheduler_) return;
+  auto& all = scheduler_->deadlines_;
+  all.erase(std::remove(all.begin(), all.end(), this), all.end());
+  if (timer_) timer_->t.cancel();
+}
+
+void Scheduler::Deadline::detach() {
+  timer_.reset();  // while the io_context still exists
+  scheduler_ = nullptr;
+  armed_ = false;
+  fn_ = nullptr;
+}
+
+std::unique_ptr<Scheduler::Deadline> Scheduler::deadline() {
+  return std::unique_ptr<Deadline>(new Deadline(*this));
+}
+
+void Scheduler::Deadline::arm(std::chrono::milliseconds delay, std::function<void()> fn) {
+  if (!scheduler_) return;
+  fn_ = std::move(fn);
+  armed_ = true;
+  due_ = std::chrono::steady_clock::now() + delay;
+  uint64_t mine = ++armCount_;
+  if (!timer_) return;  // deterministic: runUntilIdle fires it
+  timer_->t.expires_at(due_);
+  timer_->t.async_wait([this, mine](const std::error_code& ec) {
+    // A cancelled or re-armed wait does nothing; `this` is alive while its wait is pending
+    // (the destructor cancels, and cancelled handlers still run: they only check ec).
+    if (ec || mine != armCount_) return;
+    fire();
+  });
+}
+
+void Scheduler::Deadline::cancel() {
+  armed_ = false;
+  fn_ = nullptr;
+  ++armCount_;
+  if (timer_) timer_->t.cancel();
+}
+
+void Scheduler::Deadline::fire() {
+  if (!armed_) return;
+  armed_ = false;
+  auto fn = std::move(fn_);
+  fn_ = nullptr;
+  try {
+    if (fn) fn();
+  } catch (const std::exception& e) {
+    kl::log::error(std::string("deadline handler failed: ") + e.what());
+  }
+}
+
 void Scheduler::run() {
   auto guard = asio::make_work_guard(impl_->loop);
   if (!stopped_) impl_->loop.run();
@@ -87,7 +153,16 @@ void Scheduler::runUntilIdle() {
   while (!stopped_) {
     impl_->loop.restart();
     if (impl_->loop.poll() > 0) continue;
-    if (pending_ == 0) break;
+    if (pending_ == 0) {
+      // Nothing else to do: skip time forward to the earliest armed deadline.
+      Deadline* next = nullptr;
+      for (Deadline* d : deadlines_)
+        if (d->armed_ && (!next || d->due_ < next->due_)) next = d;
+      if (!next) break;
+      if (next->timer_) next->timer_->t.cancel();
+      next->fire();
+      continue;
+    }
     impl_->loop.restart();
     impl_->loop.run_one_for(std::chrono::milliseconds(5));  // a pool job will post back
   }

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -43,6 +44,37 @@ class Scheduler {
   /// Calls `fn` on the main loop once no background job is pending (immediately if none is).
   void whenIdle(std::function<void()> fn);
 
+  /// A one-shot deadline on the main loop, for work that should wait until events settle
+  /// (debouncing): arm(delay, fn) (re)sets it, and fn runs on the main loop once `delay` has
+  /// passed without another arm() or a cancel(). Main loop only; destroying it cancels it.
+  /// Deterministic mode (threads == 0): no clock — runUntilIdle() fires armed deadlines, earliest
+  /// first, whenever nothing else is ready (time skips forward), so tests see the settled state
+  /// at once and in a fixed order.
+  class Deadline {
+   public:
+    ~Deadline();
+    Deadline(const Deadline&) = delete;
+    Deadline& operator=(const Deadline&) = delete;
+    void arm(std::chrono::milliseconds delay, std::function<void()> fn);
+    void cancel();
+    bool armed() const { return armed_; }
+
+   private:
+    friend class Scheduler;
+    explicit Deadline(Scheduler& s);
+    void detach();
+    void fire();
+    struct Timer;
+    Scheduler* scheduler_;          // null once the Scheduler is gone
+    std::unique_ptr<Timer> timer_;  // null in deterministic mode
+    std::function<void()> fn_;
+    std::chrono::steady_clock::time_point due_;
+    uint64_t armCount_ = 0;         // a wait completing for an older arm() does nothing
+    bool armed_ = false;
+  };
+  /// A new deadline on this loop; it must not outlive the Scheduler.
+  std::unique_ptr<Deadline> deadline();
+
   /// Runs the main loop on this thread until stop().
   void run();
   /// Ends run() / runUntilIdle(). Handlers still queued do not run.
@@ -60,6 +92,7 @@ class Scheduler {
   size_t pending_ = 0;
   bool stopped_ = false;
   std::vector<std::function<void()>> idleWaiters_;
+  std::vector<Deadline*> deadlines_;  // every live Deadline (deterministic mode fires them)
 };
 
 }  // namespace kl::lsp

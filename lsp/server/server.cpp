@@ -351,16 +351,25 @@ void Server::deliverReply(json id, std::string method, uint64_t cookie, ReplyOut
       outcome = ResponseError{ErrorCode::RequestCancelled, method + " cancelled"};
     inFlight_.erase(it);
   }
-  json msg = {{"jsonrpc", "2.0"}, {"id", id}};
-  if (auto* err = std::get_if<ResponseError>(&outcome))
-    msg["error"] = toJson(*err);
-  else
-    msg["result"] = std::move(std::get<json>(outcome));
-  send(msg);
+  bool isError = std::holds_alternative<ResponseError>(outcome);
+  if (auto* raw = std::get_if<RawJson>(&outcome)) {
+    // The same message as below, keys in the same (sorted) order, the result spliced in.
+    std::string msg = R"({"id":)" + id.dump() + R"(,"jsonrpc":"2.0","result":)";
+    msg += raw->text;
+    msg += '}';
+    transport_.send(msg);
+  } else {
+    json msg = {{"jsonrpc", "2.0"}, {"id", id}};
+    if (auto* err = std::get_if<ResponseError>(&outcome))
+      msg["error"] = toJson(*err);
+    else
+      msg["result"] = std::move(std::get<json>(outcome));
+    send(msg);
+  }
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                 std::chrono::steady_clock::now() - start).count();
   kl::log::debug("lsp: <-- " + method + "(" + id.dump() + ") " + std::to_string(ms) + " ms" +
-                 (msg.contains("error") ? " error" : ""));
+                 (isError ? " error" : ""));
 }
 
 void Server::handleNotification(const std::string& method, const json& params) {

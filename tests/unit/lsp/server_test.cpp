@@ -423,3 +423,62 @@ TEST_CASE("server: document hooks see snapshots; didChange errors leave the docu
   CHECK(log.contains("start after its end"));
   CHECK(c.server().documents().get("file:///a.py") == nullptr);
 }
+
+TEST_CASE("scheduler: a deadline fires once, after the last arm; cancel and destruction stop it") {
+  using namespace std::chrono_literals;
+  SUBCASE("deterministic: runUntilIdle skips time to armed deadlines, earliest first") {
+    Scheduler s(0);
+    std::vector<std::string> fired;
+    auto a = s.deadline();
+    auto b = s.deadline();
+    auto c = s.deadline();
+    a->arm(50ms, [&] { fired.push_back("a1"); });
+    a->arm(300ms, [&] { fired.push_back("a2"); });  // re-armed: only the last one runs
+    b->arm(100ms, [&] { fired.push_back("b"); });
+    c->arm(10ms, [&] { fired.push_back("c"); });
+    c->cancel();
+    s.post([&] { fired.push_back("posted"); });  // ready work runs first
+    s.runUntilIdle();
+    CHECK(fired == std::vector<std::string>{"posted", "b", "a2"});
+    CHECK_FALSE(a->armed());
+    s.runUntilIdle();
+    CHECK(fired.size() == 3);
+    // A deadline armed by a deadline's handler fires in the same runUntilIdle.
+    a->arm(10ms, [&] { b->arm(10ms, [&] { fired.push_back("chained"); }); });
+    s.runUntilIdle();
+    CHECK(fired.back() == "chained");
+    {
+      auto gone = s.deadline();
+      gone->arm(1ms, [&] { fired.push_back("gone"); });
+    }
+    s.runUntilIdle();
+    CHECK(fired.back() == "chained");
+  }
+  SUBCASE("with a pool: a real timer on the main loop") {
+    Scheduler s(1);
+    auto d = s.deadline();
+    int runs = 0;
+    auto start = std::chrono::steady_clock::now();
+    s.post([&] {
+      d->arm(5ms, [&] { ++runs; });
+      d->arm(20ms, [&] {
+        ++runs;
+        s.stop();
+      });
+    });
+    s.run();
+    CHECK(runs == 1);
+    CHECK(std::chrono::steady_clock::now() - start >= 20ms);
+  }
+  SUBCASE("a deadline outliving its scheduler is inert") {
+    std::unique_ptr<Scheduler::Deadline> d;
+    {
+      Scheduler s(1);
+      d = s.deadline();
+      d->arm(1h, [] {});
+    }
+    CHECK_FALSE(d->armed());
+    d->arm(1ms, [] {});
+    CHECK_FALSE(d->armed());
+  }
+}
