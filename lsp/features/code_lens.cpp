@@ -7,6 +7,9 @@
 // Commands: kernlens.profileFunction [{uri, function}] and kernlens.refineHere [{uri, range}]
 // (the runner's and the planner's); the GPU lens has no command (title only).
 // Counts are distinct kernel names; the percentage is the share of the run's GPU time.
+#include <string_view>
+#include <unordered_map>
+
 #include "core/results/format.h"
 #include "lsp/features/feature_context.h"
 #include "lsp/server/server.h"
@@ -63,10 +66,13 @@ void registerCodeLens(Server& server, std::shared_ptr<FeatureContext> ctx) {
         if (!doc || !doc->source() || !ctx->settings.lensesEnabled) return reply(out);
         const auto* dr = ctx->results->forDocument(doc);
         const auto& mod = doc->source()->model();
+        std::unordered_map<std::string_view, const results::FunctionResult*> withResults;
+        if (dr && dr->hasResults)
+          for (const auto& fr : dr->file.file.functions) withResults.emplace(fr.qualName, &fr);
         for (const auto& f : mod.functions) {
           if (f.qualName.empty() || f.nameBytes.empty()) continue;
-          const results::FunctionResult* fr =
-              dr && dr->hasResults ? dr->file.file.function(f.qualName) : nullptr;
+          auto found = withResults.find(f.qualName);
+          const results::FunctionResult* fr = found != withResults.end() ? found->second : nullptr;
           // The `def` keyword: the function's bytes start at its decorators; the def line's
           // statement text starts at `def`/`async`.
           uint32_t defStart = doc->source()->lines().lineStart(f.defLine);

@@ -4,11 +4,17 @@
 //                       spans several statements / a compound statement and holds N > 1 kernels
 //   Information, line 0: "K kernels unmapped (T, S % of GPU time): a, b, …"   (code "unmapped")
 //   Information, line 0: "results are from an older version of this file …" (code "stale")
-// Published after every results change and every document change; an empty list clears.
+// Published at once after every results change, and after edits settle: a document change
+// only marks the document; a main-loop deadline (Scheduler::Deadline) publishes the marked
+// documents kSettle after the last change, or kMaxWait after the first unpublished one while
+// typing goes on. So a keystroke never pays for diagnostics (nor for the exact remap from the
+// snapshot, ResultStore::settle, done just before publishing). An empty list clears.
+#include <chrono>
 #include <set>
 
 #include "core/results/format.h"
 #include "lsp/features/feature_context.h"
+#include "lsp/server/scheduler.h"
 #include "lsp/server/server.h"
 
 namespace kl::lsp {
@@ -16,6 +22,10 @@ namespace kl::lsp {
 namespace {
 
 constexpr auto kInformation = DiagnosticSeverity::Information;
+/// Quiet time after the last edit before diagnostics are published.
+constexpr std::chrono::milliseconds kSettle{200};
+/// Longest a changed document waits while edits keep coming.
+constexpr std::chrono::milliseconds kMaxWait{1000};
 constexpr auto kHint = DiagnosticSeverity::Hint;
 
 Diagnostic diagnostic(const Range& r, DiagnosticSeverity severity, const std::string& code,
@@ -80,11 +90,38 @@ void registerDiagnostics(Server& server, std::shared_ptr<FeatureContext> ctx) {
     if (has) published->insert(doc->uri());
     else published->erase(doc->uri());
   };
-  ctx->results->onChange([&server, publishDoc] {
+  // Documents changed since their last publication, and when the first of those changes came.
+  struct Pending {
+    std::set<std::string> uris;
+    std::chrono::steady_clock::time_point since;
+  };
+  auto pending = std::make_shared<Pending>();
+  std::shared_ptr<Scheduler::Deadline> deadline = server.scheduler().deadline();
+  auto flush = [&server, weakStore, pending, publishDoc] {
+    auto uris = std::exchange(pending->uris, {});
+    for (const auto& uri : uris) {
+      auto doc = server.documents().get(uri);
+      if (!doc) continue;
+      if (auto store = weakStore.lock()) store->settle(doc);
+      publishDoc(doc);
+    }
+  };
+  ctx->results->onChange([&server, publishDoc, pending, deadline] {
+    pending->uris.clear();  // published now, with the new results
+    deadline->cancel();
     for (const auto& d : server.documents().all()) publishDoc(d);
   });
-  server.onDocumentChanged([publishDoc](const DocumentPtr& doc) { publishDoc(doc); });
-  server.onDocumentClosed([published](const std::string& uri) { published->erase(uri); });
+  server.onDocumentChanged([pending, deadline, flush](const DocumentPtr& doc) {
+    auto now = std::chrono::steady_clock::now();
+    if (pending->uris.empty()) pending->since = now;
+    pending->uris.insert(doc->uri());
+    auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(now - pending->since);
+    deadline->arm(std::max(std::chrono::milliseconds(0), std::min(kSettle, kMaxWait - waited)), flush);
+  });
+  server.onDocumentClosed([published, pending](const std::string& uri) {
+    published->erase(uri);
+    pending->uris.erase(uri);
+  });
 }
 
 }  // namespace kl::lsp

@@ -5,6 +5,12 @@
 // function's GPU time (module level: of the run's) >= hints.minShare. paddingLeft, no kind.
 // The tooltip (kernel names with times) is filled lazily by inlayHint/resolve from `data`
 // {uri, line, gen}; a hint from an older results generation resolves unchanged.
+//
+// Cost: labels are serialised once per (results generation, file, units, prefix, provisional)
+// — LabelCache, indexed by the line's index in the profiled FileResult (RemappedFile::
+// sourceIndex), so they survive edits — and a request binary-searches its range in the
+// document's remapped lines and splices the pieces into the response text (RawJson): no JSON
+// tree is built per hint.
 #include <algorithm>
 
 #include "core/results/format.h"
@@ -27,15 +33,55 @@ bool fromJson(const json& j, HintData& d, JPath path) {
 }
 json toJson(const HintData& d) { return {{"uri", d.uri}, {"line", d.line}, {"gen", d.gen}}; }
 
-/// The share of `line` in its function (or in the run, at module level).
-/// A call line counts with its inclusive time (its function's total holds only its own kernels).
-double shareOf(const results::LineResult& line, const results::FileResult& file, int64_t total) {
+/// kernlens/benchHints params (the benchmark's baseline; see registerInlayHints).
+struct BenchHintsParams {
+  uint32_t count = 0;
+  std::string uri;
+};
+bool fromJson(const json& j, BenchHintsParams& p, JPath path) {
+  ObjectReader o(j, path);
+  return o && o.req("count", p.count) && o.req("uri", p.uri);
+}
+
+/// The share of `line` in its function, whose GPU time is `functionNs` (0: module level, or
+/// in the run). A call line counts with its inclusive time (its function's total holds only its
+/// own kernels).
+double shareOf(const results::LineResult& line, int64_t functionNs, int64_t total) {
   double ns = static_cast<double>(std::max(line.gpuNs, line.inclusiveNs));
-  if (!line.function.empty())
-    if (const auto* f = file.function(line.function); f && f->gpuNs > 0)
-      return ns / static_cast<double>(f->gpuNs);
+  if (functionNs > 0) return ns / static_cast<double>(functionNs);
   return total > 0 ? ns / static_cast<double>(total) : 1.0;
 }
+
+/// The serialised labels (JSON strings, quotes included) of one file's LineResults, by index
+/// in the FileResult; rebuilt when anything a label shows changes.
+class LabelCache {
+ public:
+  const std::vector<std::string>& labels(const results::FileResult& file, unsigned generation,
+                                         const EditorSettings& st, bool provisional) {
+    if (generation != generation_ || file.path != path_ || st.units != units_ ||
+        st.hintPrefix != prefix_ || provisional != provisional_ || labels_.size() != file.lines.size()) {
+      generation_ = generation;
+      path_ = file.path;
+      units_ = st.units;
+      prefix_ = st.hintPrefix;
+      provisional_ = provisional;
+      labels_.clear();
+      labels_.reserve(file.lines.size());
+      for (const auto& l : file.lines)
+        labels_.push_back(json(results::hintLabel(l, st.units, st.hintPrefix) + (provisional ? " (so far)" : ""))
+                              .dump(-1, ' ', false, json::error_handler_t::replace));
+    }
+    return labels_;
+  }
+
+ private:
+  unsigned generation_ = 0;
+  std::string path_;
+  results::Units units_ = results::Units::Auto;
+  std::string prefix_;
+  bool provisional_ = false;
+  std::vector<std::string> labels_;
+};
 
 std::string tooltipFor(const results::LineResult& line, const results::ResultSet& rs,
                        bool stale, bool provisional, results::Units units) {
@@ -56,39 +102,88 @@ std::string tooltipFor(const results::LineResult& line, const results::ResultSet
 void registerInlayHints(Server& server, std::shared_ptr<FeatureContext> ctx) {
   server.addCapabilities({{"inlayHintProvider", {{"resolveProvider", true}}}});
 
-  server.method<InlayHintParams, std::vector<json>>(
+  auto cache = std::make_shared<LabelCache>();
+  server.method<InlayHintParams, RawJson>(
       "textDocument/inlayHint",
-      [&server, ctx](const InlayHintParams& params, Reply<std::vector<json>> reply) {
-        std::vector<json> out;
+      [&server, ctx, cache](const InlayHintParams& params, Reply<RawJson> reply) {
+        RawJson out{"["};
         auto doc = server.documents().get(params.textDocument.uri);
         const auto& st = ctx->settings;
-        if (!doc) return reply(out);
+        if (!doc) return reply(RawJson{"[]"});
         const auto* dr = ctx->results->forDocument(doc);
         uint32_t first = 0, last = UINT32_MAX;
         if (params.range) {
           first = doc->lineOf(params.range->start);
           last = doc->lineOf(params.range->end);
         }
-        static const results::FileResult empty;
-        static const results::ResultSet none;
-        const bool gpu = dr && dr->hasResults && st.hintsEnabled && ctx->results->results();
-        const results::ResultSet& rs = gpu ? *ctx->results->results() : none;
-        for (const auto& line : gpu ? dr->file.file.lines : empty.lines) {
-          if (line.line < first || line.line > last) continue;
-          // A line that blocks the CPU in a sync call is shown by its sync time alone.
-          const bool syncs = line.syncCalls && static_cast<double>(line.syncNs) >= st.thresholdMs * 1e6;
-          if (!syncs && static_cast<double>(std::max(line.gpuNs, line.inclusiveNs)) < st.thresholdMs * 1e6) continue;
-          if (!syncs && shareOf(line, dr->file.file, rs.totalGpuNs) < st.minShare) continue;
-          InlayHint h;
-          h.position = doc->lineEndPosition(line.line);
-          h.label = results::hintLabel(line, st.units, st.hintPrefix) + (ctx->results->provisional() ? " (so far)" : "");
-          h.paddingLeft = true;
-          h.data = toJson(HintData{params.textDocument.uri, line.line, ctx->results->generation()});
-          out.push_back(toJson(h));
+        const results::FileResult* profiled =
+            dr && dr->hasResults && st.hintsEnabled && ctx->results->results()
+                ? ctx->results->results()->file(dr->path)
+                : nullptr;
+        bool any = false;
+        if (profiled) {
+          const auto& rs = *ctx->results->results();
+          const auto& lines = dr->file.file.lines;
+          const auto& index = dr->file.sourceIndex;
+          const auto& labels = cache->labels(*profiled, ctx->results->generation(), st, ctx->results->provisional());
+          // {"data":{"gen":G,"line":L,"uri":U},"label":…,"paddingLeft":true,"position":{…}}
+          const std::string dataHead = R"({"data":{"gen":)" + std::to_string(ctx->results->generation()) + R"(,"line":)";
+          const std::string dataTail = R"(,"uri":)" + json(params.textDocument.uri).dump(-1, ' ', false, json::error_handler_t::replace) +
+                                       R"(},"label":)";
+          auto from = std::lower_bound(lines.begin(), lines.end(), first,
+                                       [](const results::LineResult& l, uint32_t v) { return l.line < v; });
+          for (auto it = from; it != lines.end() && it->line <= last; ++it) {
+            const auto& line = *it;
+            size_t i = static_cast<size_t>(it - lines.begin());
+            // A line that blocks the CPU in a sync call is shown by its sync time alone.
+            const bool syncs = line.syncCalls && static_cast<double>(line.syncNs) >= st.thresholdMs * 1e6;
+            if (!syncs && static_cast<double>(std::max(line.gpuNs, line.inclusiveNs)) < st.thresholdMs * 1e6) continue;
+            if (!syncs && shareOf(line, i < dr->functionNs.size() ? dr->functionNs[i] : 0, rs.totalGpuNs) < st.minShare)
+              continue;
+            if (i >= index.size() || index[i] >= labels.size()) continue;  // cannot happen: remap keeps them aligned
+            Position pos = doc->lineEndPosition(line.line);
+            if (any) out.text += ',';
+            any = true;
+            out.text += dataHead;
+            out.text += std::to_string(line.line);
+            out.text += dataTail;
+            out.text += labels[index[i]];
+            out.text += R"(,"paddingLeft":true,"position":{"character":)";
+            out.text += std::to_string(pos.character);
+            out.text += R"(,"line":)";
+            out.text += std::to_string(pos.line);
+            out.text += "}}";
+          }
         }
         for (const auto& provider : ctx->hintProviders)
-          for (const auto& h : provider(doc, first, last)) out.push_back(toJson(h));
-        reply(out);
+          for (const auto& h : provider(doc, first, last)) {
+            if (any) out.text += ',';
+            any = true;
+            out.text += toJson(h).dump(-1, ' ', false, json::error_handler_t::replace);
+          }
+        out.text += ']';
+        reply(std::move(out));
+      });
+
+  // kernlens/benchHints {count, uri} (benchmark hook, not advertised): `count` copies of one
+  // typical hint for `uri`, serialised once per (count, uri) — the bare round trip that
+  // tests/bench/lsp_bench.py holds textDocument/inlayHint against.
+  auto bench = std::make_shared<std::pair<std::string, std::string>>();  // key, answer
+  server.method<BenchHintsParams, RawJson>(
+      "kernlens/benchHints", [bench](const BenchHintsParams& p, Reply<RawJson> reply) {
+        std::string key = std::to_string(p.count) + " " + p.uri;
+        if (bench->first != key || bench->second.empty()) {
+          std::string uri = json(p.uri).dump(-1, ' ', false, json::error_handler_t::replace);
+          std::string out = "[";
+          for (uint32_t i = 0; i < p.count; ++i) {
+            if (i) out += ',';
+            out += R"({"data":{"gen":1,"line":)" + std::to_string(3000 + i % 1000) + R"(,"uri":)" + uri +
+                   R"(},"label":"⏱ 1.92 ms · 2 kernels","paddingLeft":true,"position":{"character":19,"line":)" +
+                   std::to_string(3000 + i % 1000) + "}}";
+          }
+          *bench = {key, out + "]"};
+        }
+        reply(RawJson{bench->second});
       });
 
   server.method<InlayHint, InlayHint>(

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <unordered_map>
 
 #include "core/ncu/catalog.h"
 #include "core/ncu/classify.h"
@@ -163,26 +164,93 @@ void ResultStore::reloadFromStore() {
       });
 }
 
+namespace {
+
+/// The live function spans of `doc`: from its parsed tree when it has one.
+std::vector<results::FunctionSpan> liveSpans(const Document& doc) {
+  return doc.source() ? results::functionSpans(*doc.source()) : results::functionSpans(doc.text());
+}
+
+void fillFunctionNs(DocumentResults& r) {
+  std::unordered_map<std::string_view, int64_t> byName;
+  for (const auto& f : r.file.file.functions) byName.emplace(f.qualName, f.gpuNs);
+  r.functionNs.assign(r.file.file.lines.size(), 0);
+  for (size_t i = 0; i < r.file.file.lines.size(); ++i) {
+    const auto& fn = r.file.file.lines[i].function;
+    if (fn.empty()) continue;
+    if (auto it = byName.find(fn); it != byName.end()) r.functionNs[i] = it->second;
+  }
+}
+
+}  // namespace
+
+void ResultStore::remapExact(Cached& c) {
+  c.exact = true;
+  c.results.hasResults = false;
+  c.results.file = {};
+  c.results.functionNs.clear();
+  if (!results_) return;
+  const auto* f = results_->file(c.results.path);
+  if (!f) return;
+  const std::string& text = c.doc->text();
+  c.results.file = !f->hasSnapshot || f->snapshot == text ? results::remapFile(*f, text, {})
+                                                          : results::remapFile(*f, text, liveSpans(*c.doc));
+  c.results.hasResults = true;
+  fillFunctionNs(c.results);
+}
+
 const DocumentResults* ResultStore::forDocument(const DocumentPtr& doc) {
   if (!doc) return nullptr;
   auto it = cache_.find(doc->uri());
-  if (it != cache_.end() && it->second.version == doc->version() &&
-      it->second.generation == generation_)
-    return &it->second.results;
+  if (it != cache_.end() && it->second.generation == generation_) {
+    Cached& c = it->second;
+    if (c.doc == doc) return &c.results;
+    const results::FileResult* f = c.results.hasResults && results_ ? results_->file(c.results.path) : nullptr;
+    DocumentPtr previous = std::exchange(c.doc, doc);
+    if (!f || !f->hasSnapshot) return &c.results;  // nothing to move: results apply as they are
+    if (f->snapshot == doc->text()) {
+      remapExact(c);  // back to the profiled text: exactly the results as measured
+      return &c.results;
+    }
+    auto delta = results::lineDelta(previous->text(), doc->text());
+    results::applyLineDelta(c.results.file, delta, liveSpans(*doc), true);
+    // With lines dropped since the snapshot, the snapshot diff may now keep some of them.
+    if (c.results.file.dropped > 0) c.exact = false;
+    fillFunctionNs(c.results);
+    return &c.results;
+  }
   Cached c;
-  c.version = doc->version();
+  c.doc = doc;
   c.generation = generation_;
   if (auto rel = server_.workspace().relativePath(doc->uri())) {
     c.results.path = *rel;
-    if (results_)
-      if (const auto* f = results_->file(*rel)) {
-        c.results.file = results::remapFile(*f, doc->text());
-        c.results.hasResults = true;
-      }
+    remapExact(c);
   }
   auto& slot = cache_[doc->uri()];
   slot = std::move(c);
   return &slot.results;
+}
+
+void ResultStore::settle(const DocumentPtr& doc) {
+  if (!doc) return;
+  forDocument(doc);  // brings the cache entry to this version first
+  auto it = cache_.find(doc->uri());
+  if (it == cache_.end() || it->second.generation != generation_ || it->second.doc != doc ||
+      it->second.exact)
+    return;
+  Cached& c = it->second;
+  auto shown = [](const DocumentResults& r) {
+    std::vector<std::pair<uint32_t, uint32_t>> out;  // (live line, source index)
+    for (size_t i = 0; i < r.file.file.lines.size(); ++i)
+      out.emplace_back(r.file.file.lines[i].line, i < r.file.sourceIndex.size() ? r.file.sourceIndex[i] : 0);
+    return out;
+  };
+  auto before = shown(c.results);
+  remapExact(c);
+  if (shown(c.results) != before && server_.isInitialized()) {
+    server_.refreshInlayHints();
+    server_.refreshCodeLenses();
+  }
 }
 
 }  // namespace kl::lsp

@@ -32,6 +32,9 @@ struct DocumentResults {
   std::string path;              // workspace-relative
   results::RemappedFile file;    // lines/functions in the LIVE buffer's lines
   bool hasResults = false;       // the result set covers this file
+  /// Per file.file.lines[i]: the GPU time of the function holding it (0: module level), so
+  /// that a line's share of its function needs no lookup.
+  std::vector<int64_t> functionNs;
 };
 
 /// Nsight Compute's verdict on one kernel, for hovers.
@@ -82,9 +85,18 @@ class ResultStore : public std::enable_shared_from_this<ResultStore> {
   const std::shared_ptr<const results::ResultSet>& results() const { return results_; }
   unsigned generation() const { return generation_; }
 
-  /// Results of an open document, remapped to its current text; null when `doc` is null.
-  /// Cached until the document or the results change.
+  /// Results of an open document, positioned in its current text; null when `doc` is null.
+  /// Cached per document. A new version of a cached document is reached edit by edit
+  /// (results::lineDelta/applyLineDelta from the cached version's text, function spans from the
+  /// document's own incrementally parsed tree): O(text) memcmp + O(results), no diff, no parse,
+  /// no Module. New results, a newly opened document, or a text equal to the profiled snapshot
+  /// remap from the snapshot (a line diff).
   const DocumentResults* forDocument(const DocumentPtr& doc);
+  /// Edits settled: when the cached results of `doc` were moved edit by edit while some of
+  /// their lines were dropped, remaps them from the snapshot (a line edited back to its profiled text gets its
+  /// results back) and, when that changes what is shown, asks clients to refresh hints and
+  /// lenses. Cheap otherwise.
+  void settle(const DocumentPtr& doc);
   /// Drops the cache entry of a closed document.
   void forget(const std::string& uri) { cache_.erase(uri); }
 
@@ -101,10 +113,13 @@ class ResultStore : public std::enable_shared_from_this<ResultStore> {
 
  private:
   struct Cached {
-    int32_t version = 0;
+    DocumentPtr doc;         // the version `results` are positioned in
     unsigned generation = 0;
     DocumentResults results;
+    bool exact = true;       // as remapped from the snapshot (false: moved edit by edit with lines dropped)
   };
+  /// Remaps `c` from the snapshot onto c.doc.
+  void remapExact(Cached& c);
   void changed();
   /// `kernlens/results` {runId, backend, emulated, files, lines, provisional} (no runId: none)
   /// to clients that asked with initializationOptions.resultsNotification (status bars).
