@@ -30,18 +30,8 @@ mkdir -p "$CACHE"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/kl-attr-bench-XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
-# The columns attribution + tree read, aggregated so that every value is decoded and nothing
-# is printed per row (total(): a float sum, which cannot overflow on packed ids). Strings:
-# kernlens interns every StringIds value once.
-BASE_SQL='SELECT count(*), total(start), total("end"), total(deviceId), total(streamId), total(correlationId),
-                 total(globalPid), total(demangledName), total(shortName) FROM CUPTI_ACTIVITY_KIND_KERNEL;
-          SELECT count(*), total(start), total("end"), total(eventClass), total(globalTid), total(correlationId),
-                 total(nameId) FROM CUPTI_ACTIVITY_KIND_RUNTIME;
-          SELECT count(*), total(start), total("end"), total(eventType), total(globalTid), total(endGlobalTid),
-                 total(length(text)), total(textId), total(domainId), total(category)
-            FROM NVTX_EVENTS WHERE eventType IN (34, 59, 60, 70, 71);
-          SELECT count(*), total(length(value)) FROM StringIds;'
-
+# The columns attribution + tree read, aggregated only (tests/bench/bare_scan.sql).
+BASE_SQL=$(cat "$ROOT/tests/bench/bare_scan.sql")
 # best-of-3 wall time (s) and the peak RSS (KiB) of that run: "SECONDS KIB"
 best3() {
   local best="" rss="" i
