@@ -10,6 +10,7 @@
 
 #include "core/python/query.h"
 #include "core/python/source_file.h"
+#include "core/support/text_delta.h"
 
 namespace kl::python {
 
@@ -78,6 +79,51 @@ void forEachChild(TSNode n, F&& f, bool namedOnly = false) {
     TSNode child = c.node();
     if (!namedOnly || ts_node_is_named(child)) f(child);
   } while (ts_tree_cursor_goto_next_sibling(c.get()));
+}
+
+/// Calls f(clause, block) for each body of compound statement `node` in source order: its own
+/// blocks, those of its elif/else/except/finally clauses, and each `case` of a match.
+template <class F>
+void forEachClauseBlock(TSNode node, F&& f) {
+  bool isMatch = typeIs(node, "match_statement");
+  forEachChild(node, [&](TSNode c) {
+    Cat cat = categoryOf(c);
+    if (cat == Cat::Block) {
+      if (isMatch) {
+        forEachChild(c, [&](TSNode cc) {
+          if (!typeIs(cc, "case_clause")) return;
+          TSNode cb = ts_node_child_by_field_name(cc, "consequence", 11);
+          if (!ts_node_is_null(cb)) f(cc, cb);
+        }, true);
+      } else {
+        f(node, c);
+      }
+    } else if (cat == Cat::Clause) {
+      forEachChild(c, [&](TSNode cb) {
+        if (categoryOf(cb) == Cat::Block) f(c, cb);
+      });
+    }
+  });
+}
+
+/// The definition a statement makes: under a decorated_definition its `definition` child (and
+/// `cat` becomes that child's category), else the statement itself.
+TSNode definitionOf(TSNode node, Cat& cat) {
+  if (cat != Cat::Decorated) return node;
+  TSNode d = ts_node_child_by_field_name(node, "definition", 10);
+  if (ts_node_is_null(d)) return node;
+  cat = categoryOf(d);
+  return d;
+}
+
+/// End of the header of `clause` whose block starts at `blockStart`: after its last ':' token
+/// before the block (the block's start when there is none).
+uint32_t headerEnd(TSNode clause, uint32_t blockStart) {
+  uint32_t he = blockStart;
+  forEachChild(clause, [&](TSNode c) {
+    if (ts_node_start_byte(c) < blockStart && !ts_node_is_named(c) && typeIs(c, ":")) he = ts_node_end_byte(c);
+  });
+  return std::min(he, blockStart);
 }
 
 TSNode firstNamedChild(TSNode n) {
@@ -187,16 +233,11 @@ class Builder {
     }
     m_.blocks[b].statements.push_back(idx);
     Cat cat = categoryOf(node);
-    TSNode def = node;
-    if (cat == Cat::Decorated) {
-      TSNode d = ts_node_child_by_field_name(node, "definition", 10);
-      if (!ts_node_is_null(d)) {
-        def = d;
-        cat = categoryOf(d);
-        m_.statements[idx].nodeType = ts_node_type(d);
-        m_.statements[idx].kind = statementKind(m_.statements[idx].nodeType);
-        m_.statements[idx].decorated = true;
-      }
+    TSNode def = definitionOf(node, cat);
+    if (def.id != node.id) {
+      m_.statements[idx].nodeType = ts_node_type(def);
+      m_.statements[idx].kind = statementKind(m_.statements[idx].nodeType);
+      m_.statements[idx].decorated = true;
     }
     Statement& st = m_.statements[idx];
     st.compound = cat != Cat::Simple;
@@ -319,26 +360,9 @@ class Builder {
 
   /// Bodies and clauses of if/for/while/try/with/match, in source order.
   void addClauses(int32_t stmt, TSNode node, const Ctx& ctx) {
-    bool isMatch = typeIs(node, "match_statement");
-    forEachChild(node, [&](TSNode c) {
-      Cat cat = categoryOf(c);
-      if (cat == Cat::Block) {
-        if (isMatch) {
-          forEachChild(c, [&](TSNode cc) {
-            if (!typeIs(cc, "case_clause")) return;
-            TSNode cb = ts_node_child_by_field_name(cc, "consequence", 11);
-            if (!ts_node_is_null(cb)) addBlock(stmt, cc, cc, cb, ctx);
-          }, true);
-        } else {
-          addBlock(stmt, node, node, c, ctx);
-        }
-      } else if (cat == Cat::Clause) {
-        forEachChild(c, [&](TSNode cb) {
-          if (categoryOf(cb) == Cat::Block) addBlock(stmt, c, c, cb, ctx);
-        });
-      }
-    });
+    forEachClauseBlock(node, [&](TSNode clause, TSNode block) { addBlock(stmt, clause, clause, block, ctx); });
   }
+
 
   /// Adds the body `blockNode` of clause `clause` (header from `headerStart`'s start to the ':'
   /// before the block) as a block of statement `owner`, and fills it.
@@ -351,13 +375,7 @@ class Builder {
       blk.owner = owner;
       uint32_t hs = ts_node_start_byte(headerStart);
       uint32_t bs = ts_node_start_byte(blockNode);
-      uint32_t he = bs;
-      // The ':' ending the header: the last ':' token of the clause before the block.
-      forEachChild(clause, [&](TSNode c) {
-        if (ts_node_start_byte(c) < bs && !ts_node_is_named(c) && typeIs(c, ":"))
-          he = ts_node_end_byte(c);
-      });
-      if (he > bs) he = bs;
+      uint32_t he = headerEnd(clause, bs);
       blk.header = {hs, he};
       blk.headerLine = line(hs);
       m_.blocks.push_back(std::move(blk));
@@ -870,6 +888,12 @@ class ExtentWalker {
     (void)fillBlock(root, std::string());
     return std::move(out_);
   }
+  /// The functions of one top-level statement.
+  std::vector<FunctionExtent> walkStatement(TSNode node) {
+    out_.clear();
+    (void)statement(node, std::string());
+    return std::move(out_);
+  }
 
  private:
   uint32_t line(uint32_t off) const { return lines_.toLineCol(off).line; }
@@ -892,14 +916,7 @@ class ExtentWalker {
   /// End of statement `node`'s extent (through its last block, as Builder::addStatement).
   uint32_t statement(TSNode node, const std::string& prefix) {
     Cat cat = categoryOf(node);
-    TSNode def = node;
-    if (cat == Cat::Decorated) {
-      TSNode d = ts_node_child_by_field_name(node, "definition", 10);
-      if (!ts_node_is_null(d)) {
-        def = d;
-        cat = categoryOf(d);
-      }
-    }
+    TSNode def = definitionOf(node, cat);
     std::optional<uint32_t> lastBlockEnd;
     if (cat == Cat::FunctionDef || cat == Cat::ClassDef) {
       TSNode name = ts_node_child_by_field_name(def, "name", 4);
@@ -917,25 +934,7 @@ class ExtentWalker {
         out_[fi].lastLine = line(end > start ? end - 1 : start);
       }
     } else if (cat == Cat::Compound) {
-      bool isMatch = typeIs(node, "match_statement");
-      forEachChild(node, [&](TSNode c) {
-        Cat cc = categoryOf(c);
-        if (cc == Cat::Block) {
-          if (isMatch) {
-            forEachChild(c, [&](TSNode k) {
-              if (!typeIs(k, "case_clause")) return;
-              TSNode kb = ts_node_child_by_field_name(k, "consequence", 11);
-              if (!ts_node_is_null(kb)) lastBlockEnd = block(k, kb, prefix);
-            }, true);
-          } else {
-            lastBlockEnd = block(node, c, prefix);
-          }
-        } else if (cc == Cat::Clause) {
-          forEachChild(c, [&](TSNode cb) {
-            if (categoryOf(cb) == Cat::Block) lastBlockEnd = block(c, cb, prefix);
-          });
-        }
-      });
+      forEachClauseBlock(node, [&](TSNode clause, TSNode b) { lastBlockEnd = block(clause, b, prefix); });
     }
     return lastBlockEnd ? *lastBlockEnd : ts_node_end_byte(node);
   }
@@ -944,12 +943,7 @@ class ExtentWalker {
   /// at its header's ':').
   uint32_t block(TSNode clause, TSNode blockNode, const std::string& prefix) {
     if (auto end = fillBlock(blockNode, prefix)) return *end;
-    uint32_t bs = ts_node_start_byte(blockNode);
-    uint32_t he = bs;
-    forEachChild(clause, [&](TSNode c) {
-      if (ts_node_start_byte(c) < bs && !ts_node_is_named(c) && typeIs(c, ":")) he = ts_node_end_byte(c);
-    });
-    return std::min(he, bs);
+    return headerEnd(clause, ts_node_start_byte(blockNode));
   }
 
   std::string_view text_;
@@ -975,6 +969,63 @@ Module buildModule(TSNode root, std::string_view text, const LineIndex& lines) {
 std::vector<FunctionExtent> functionExtents(TSNode root, std::string_view text,
                                             const LineIndex& lines) {
   return ExtentWalker(text, lines).walk(root);
+}
+
+std::vector<TopLevelExtents> topLevelExtents(TSNode root, std::string_view text, const LineIndex& lines,
+                                             const std::vector<TopLevelExtents>* previous,
+                                             std::string_view previousText) {
+  std::vector<TopLevelExtents> out;
+  ExtentWalker walker(text, lines);
+  if (ts_node_has_error(root)) {
+    out.push_back({ts_node_start_byte(root), ts_node_end_byte(root), walker.walk(root)});
+    return out;
+  }
+  TextDelta delta;
+  int64_t lineShift = 0;
+  if (previous) {
+    delta = textDelta(previousText, text);
+    auto newlines = [](std::string_view s) { return std::count(s.begin(), s.end(), '\n'); };
+    lineShift = newlines(text.substr(delta.prefix, delta.newCut() - delta.prefix)) -
+                newlines(previousText.substr(delta.prefix, delta.oldCut() - delta.prefix));
+  }
+  // The previous statement at old bytes [start, end), or null.
+  auto reusable = [&](uint32_t start, uint32_t end) -> const TopLevelExtents* {
+    if (!previous) return nullptr;
+    auto it = std::lower_bound(previous->begin(), previous->end(), start,
+                               [](const TopLevelExtents& t, uint32_t s) { return t.start < s; });
+    return it != previous->end() && it->start == start && it->end == end ? &*it : nullptr;
+  };
+  forEachChild(root, [&](TSNode c) {
+    if (!isStatementCat(categoryOf(c))) return;
+    uint32_t a = ts_node_start_byte(c), e = ts_node_end_byte(c);
+    TopLevelExtents t{a, e, {}};
+    const TopLevelExtents* old = nullptr;
+    int64_t shift = 0;
+    if (previous && e <= delta.prefix) {
+      old = reusable(a, e);
+    } else if (previous && a >= delta.newCut()) {
+      int64_t d = static_cast<int64_t>(delta.oldSize) - static_cast<int64_t>(delta.newSize);
+      old = reusable(static_cast<uint32_t>(a + d), static_cast<uint32_t>(e + d));
+      shift = lineShift;
+    }
+    if (old) {
+      t.functions = old->functions;
+      for (auto& f : t.functions) {
+        f.defLine = static_cast<uint32_t>(f.defLine + shift);
+        f.lastLine = static_cast<uint32_t>(f.lastLine + shift);
+      }
+    } else {
+      t.functions = walker.walkStatement(c);
+    }
+    out.push_back(std::move(t));
+  });
+  return out;
+}
+
+std::vector<FunctionExtent> flatten(const std::vector<TopLevelExtents>& extents) {
+  std::vector<FunctionExtent> out;
+  for (const auto& t : extents) out.insert(out.end(), t.functions.begin(), t.functions.end());
+  return out;
 }
 
 }  // namespace kl::python

@@ -109,4 +109,21 @@ struct FunctionExtent {
 /// direct build's view (buildModule may instead keep a model recovered from segments).
 std::vector<FunctionExtent> functionExtents(TSNode root, std::string_view text, const LineIndex& lines);
 
+/// The functions of one top-level statement (bytes [start, end) of its node), for reuse.
+struct TopLevelExtents {
+  uint32_t start = 0, end = 0;
+  std::vector<FunctionExtent> functions;
+};
+/// functionExtents grouped by top-level statement, reusing `previous` (the result for
+/// `previousText`, the text before an edit) for every top-level statement whose node has the
+/// same extent over unchanged text (inside the common prefix, or the common suffix shifted):
+/// a top-level statement starts at column 0 with no enclosing context, so equal text and extent
+/// give an equal subtree. The rest are walked. A tree with errors is walked whole (one entry).
+/// Cost: the top-level statements plus the changed ones, instead of every statement.
+std::vector<TopLevelExtents> topLevelExtents(TSNode root, std::string_view text, const LineIndex& lines,
+                                             const std::vector<TopLevelExtents>* previous = nullptr,
+                                             std::string_view previousText = {});
+/// All functions of topLevelExtents, in Module::functions order.
+std::vector<FunctionExtent> flatten(const std::vector<TopLevelExtents>& extents);
+
 }  // namespace kl::python

@@ -6,6 +6,8 @@
 #include <numeric>
 #include <string>
 
+#include "core/support/text_delta.h"
+
 namespace kl::results {
 
 namespace {
@@ -124,27 +126,23 @@ RemappedFile remapFile(const FileResult& file, std::string_view liveText,
 
 LineDelta lineDelta(std::string_view oldText, std::string_view newText) {
   LineDelta d;
-  if (oldText == newText) {
+  TextDelta t = textDelta(oldText, newText);
+  if (t.identical()) {
     d.identical = true;
     return d;
   }
-  size_t n = std::min(oldText.size(), newText.size());
-  size_t p = static_cast<size_t>(std::mismatch(oldText.begin(), oldText.begin() + static_cast<std::ptrdiff_t>(n),
-                                               newText.begin()).first - oldText.begin());
-  size_t s = static_cast<size_t>(std::mismatch(oldText.rbegin(), oldText.rbegin() + static_cast<std::ptrdiff_t>(n - p),
-                                               newText.rbegin()).first - oldText.rbegin());
-  auto newlines = [](std::string_view t) {
-    return static_cast<uint32_t>(std::count(t.begin(), t.end(), '\n'));
-  };
+  auto newlines = [](std::string_view s) { return static_cast<uint32_t>(std::count(s.begin(), s.end(), '\n')); };
   // Head: old lines whose text and line break lie in the common prefix.
-  d.head = newlines(oldText.substr(0, p));
+  d.head = newlines(oldText.substr(0, t.prefix));
   // Tail: old lines inside the common suffix that still start a line in the new text (the
   // first may start right at the suffix when a line break precedes it in both texts).
-  size_t oldCut = oldText.size() - s, newCut = newText.size() - s;
+  size_t oldCut = t.oldCut(), newCut = t.newCut();
   d.tail = newlines(oldText.substr(0, oldCut));
   bool startsLine = (oldCut == 0 || oldText[oldCut - 1] == '\n') && (newCut == 0 || newText[newCut - 1] == '\n');
   if (!startsLine) ++d.tail;
-  d.shift = static_cast<int32_t>(static_cast<int64_t>(newlines(newText)) - newlines(oldText));
+  // Only the middle differs: the shift is the difference of its line counts.
+  d.shift = static_cast<int32_t>(static_cast<int64_t>(newlines(newText.substr(t.prefix, newCut - t.prefix))) -
+                                 newlines(oldText.substr(t.prefix, oldCut - t.prefix)));
   return d;
 }
 

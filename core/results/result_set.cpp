@@ -109,13 +109,16 @@ void computeFunctions(FileResult& file, const std::vector<FunctionSpan>& spans) 
             });
 }
 
-std::vector<FunctionSpan> functionSpans(const python::SourceFile& source) {
+std::vector<FunctionSpan> functionSpans(const std::vector<python::FunctionExtent>& extents) {
   std::vector<FunctionSpan> out;
-  for (auto& f : python::functionExtents(source.root(), source.text(), source.lines())) {
-    if (f.qualName.empty()) continue;
-    out.push_back({std::move(f.qualName), f.defLine, f.lastLine});
-  }
+  out.reserve(extents.size());
+  for (const auto& f : extents)
+    if (!f.qualName.empty()) out.push_back({f.qualName, f.defLine, f.lastLine});
   return out;
+}
+
+std::vector<FunctionSpan> functionSpans(const python::SourceFile& source) {
+  return functionSpans(python::functionExtents(source.root(), source.text(), source.lines()));
 }
 
 std::vector<FunctionSpan> functionSpans(const std::string& text) {

@@ -23,6 +23,7 @@
 
 namespace kl::python {
 class SourceFile;
+struct FunctionExtent;
 }
 
 namespace kl::results {
@@ -167,6 +168,8 @@ void computeFunctions(FileResult& file, const std::vector<FunctionSpan>& spans);
 /// Function spans of a parsed Python file (python::functionExtents over its tree: statements
 /// only, no Module built), in definition order.
 std::vector<FunctionSpan> functionSpans(const python::SourceFile& source);
+/// The spans of python::functionExtents / flatten(topLevelExtents) (unnamed ones dropped).
+std::vector<FunctionSpan> functionSpans(const std::vector<python::FunctionExtent>& extents);
 /// The same for a text, parsed here; empty when the text cannot be parsed.
 std::vector<FunctionSpan> functionSpans(const std::string& text);
 

@@ -688,3 +688,46 @@ TEST_CASE("functionExtents: the model's functions without building the model") {
   }
 }
 
+
+TEST_CASE("topLevelExtents: unchanged top-level statements are reused, the result equals a walk") {
+  std::string text;
+  for (int f = 0; f < 30; ++f)
+    text += "@dec\ndef f" + std::to_string(f) + "(x):\n    def inner():\n        return x\n    y = x + 1\n    return y\n\n";
+  text += "class C:\n    def m(self):\n        pass\n";
+  auto file = parse(text);
+  auto extents = topLevelExtents(file->root(), file->text(), file->lines());
+  CHECK(flatten(extents).size() == 61);
+  const char* pieces[] = {"", "\n", "x", "    z = 1\n", "def g():\n    pass\n", "\n\n", "    ", ")", "#"};
+  uint32_t seed = 11;
+  auto rnd = [&](uint32_t n) {
+    seed = seed * 1103515245u + 12345u;
+    return (seed >> 8) % n;
+  };
+  size_t validEdits = 0;  // edits into code without errors: where statements are reused
+  for (int i = 0; i < 400; ++i) {
+    const std::string& t = file->text();
+    uint32_t a = rnd(static_cast<uint32_t>(t.size() + 1));
+    uint32_t b = std::min<uint32_t>(static_cast<uint32_t>(t.size()), a + rnd(6));
+    auto next = file->edit(TextEdit{a, b, pieces[rnd(9)]});
+    REQUIRE(next.ok());
+    const SourceFile& n = **next;
+    auto reused = topLevelExtents(n.root(), n.text(), n.lines(), &extents, t);
+    auto fresh = functionExtents(n.root(), n.text(), n.lines());
+    auto flat = flatten(reused);
+    REQUIRE(flat.size() == fresh.size());
+    for (size_t k = 0; k < flat.size(); ++k) {
+      CAPTURE(i);
+      REQUIRE(flat[k].qualName == fresh[k].qualName);
+      REQUIRE(flat[k].defLine == fresh[k].defLine);
+      REQUIRE(flat[k].lastLine == fresh[k].lastLine);
+    }
+    if (!n.hasErrors()) ++validEdits;
+    extents = std::move(reused);
+    file = *next;
+    if (file->text().size() > 4000 || file->hasErrors()) {  // keep it valid and small now and then
+      file = parse(text);
+      extents = topLevelExtents(file->root(), file->text(), file->lines());
+    }
+  }
+  CHECK(validEdits > 50);
+}
