@@ -166,11 +166,6 @@ void ResultStore::reloadFromStore() {
 
 namespace {
 
-/// The live function spans of `doc`: from its parsed tree when it has one.
-std::vector<results::FunctionSpan> liveSpans(const Document& doc) {
-  return doc.source() ? results::functionSpans(*doc.source()) : results::functionSpans(doc.text());
-}
-
 void fillFunctionNs(DocumentResults& r) {
   std::unordered_map<std::string_view, int64_t> byName;
   for (const auto& f : r.file.file.functions) byName.emplace(f.qualName, f.gpuNs);
@@ -184,8 +179,21 @@ void fillFunctionNs(DocumentResults& r) {
 
 }  // namespace
 
+std::vector<results::FunctionSpan> ResultStore::liveSpans(Cached& c, const Document* previous) {
+  const auto& src = c.doc->source();
+  if (!src) {
+    c.extents.clear();
+    return results::functionSpans(c.doc->text());
+  }
+  bool reuse = previous && previous->source() && !c.extents.empty();
+  c.extents = python::topLevelExtents(src->root(), src->text(), src->lines(), reuse ? &c.extents : nullptr,
+                                      reuse ? std::string_view(previous->text()) : std::string_view());
+  return results::functionSpans(python::flatten(c.extents));
+}
+
 void ResultStore::remapExact(Cached& c) {
   c.exact = true;
+  c.extents.clear();  // they are of c.doc only when computed below
   c.results.hasResults = false;
   c.results.file = {};
   c.results.functionNs.clear();
@@ -193,8 +201,9 @@ void ResultStore::remapExact(Cached& c) {
   const auto* f = results_->file(c.results.path);
   if (!f) return;
   const std::string& text = c.doc->text();
+  auto spans = liveSpans(c, nullptr);  // also the extents the next edit reuses
   c.results.file = !f->hasSnapshot || f->snapshot == text ? results::remapFile(*f, text, {})
-                                                          : results::remapFile(*f, text, liveSpans(*c.doc));
+                                                          : results::remapFile(*f, text, spans);
   c.results.hasResults = true;
   fillFunctionNs(c.results);
 }
@@ -207,13 +216,16 @@ const DocumentResults* ResultStore::forDocument(const DocumentPtr& doc) {
     if (c.doc == doc) return &c.results;
     const results::FileResult* f = c.results.hasResults && results_ ? results_->file(c.results.path) : nullptr;
     DocumentPtr previous = std::exchange(c.doc, doc);
-    if (!f || !f->hasSnapshot) return &c.results;  // nothing to move: results apply as they are
+    if (!f || !f->hasSnapshot) {  // nothing to move: results apply as they are
+      c.extents.clear();
+      return &c.results;
+    }
     if (f->snapshot == doc->text()) {
       remapExact(c);  // back to the profiled text: exactly the results as measured
       return &c.results;
     }
     auto delta = results::lineDelta(previous->text(), doc->text());
-    results::applyLineDelta(c.results.file, delta, liveSpans(*doc), true);
+    results::applyLineDelta(c.results.file, delta, liveSpans(c, previous.get()), true);
     // With lines dropped since the snapshot, the snapshot diff may now keep some of them.
     if (c.results.file.dropped > 0) c.exact = false;
     fillFunctionNs(c.results);

@@ -18,6 +18,7 @@
 
 #include "core/ncu/classify.h"
 #include "core/ncu/report.h"
+#include "core/python/source_file.h"
 #include "core/results/remap.h"
 #include "core/results/result_set.h"
 #include "core/support/result.h"
@@ -117,7 +118,11 @@ class ResultStore : public std::enable_shared_from_this<ResultStore> {
     unsigned generation = 0;
     DocumentResults results;
     bool exact = true;       // as remapped from the snapshot (false: moved edit by edit with lines dropped)
+    /// doc's function extents per top-level statement, reused for the next version's spans.
+    std::vector<python::TopLevelExtents> extents;
   };
+  /// The function spans of c.doc's text: reusing c.extents of `previous` when given.
+  std::vector<results::FunctionSpan> liveSpans(Cached& c, const Document* previous);
   /// Remaps `c` from the snapshot onto c.doc.
   void remapExact(Cached& c);
   void changed();
