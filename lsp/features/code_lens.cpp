@@ -45,30 +45,30 @@ bool fromJson(const json& j, LensData& d, JPath path) {
     }
   return path.field("kind").report("expected \"gpu\", \"profile\" or \"refine\"");
 }
-json toJson(const LensData& d) {
-  const char* kind = "";
-  for (const auto& [k, name] : kLensKinds)
-    if (k == d.kind) kind = name;
-  return {{"uri", d.uri}, {"function", d.function}, {"kind", kind}, {"gen", d.gen}};
-}
 
 }  // namespace
 
 void registerCodeLens(Server& server, std::shared_ptr<FeatureContext> ctx) {
   server.addCapabilities({{"codeLensProvider", {{"resolveProvider", true}}}});
 
-  server.method<CodeLensParams, std::vector<CodeLens>>(
-      "textDocument/codeLens",
-      [&server, ctx](const CodeLensParams& params, Reply<std::vector<CodeLens>> reply) {
-        std::vector<CodeLens> out;
+  server.method<CodeLensParams, RawJson>(
+      "textDocument/codeLens", [&server, ctx](const CodeLensParams& params, Reply<RawJson> reply) {
+        // Written as text (RawJson): thousands of lenses on a large file, no JSON tree each.
+        RawJson out{"["};
         const std::string& uri = params.textDocument.uri;
         auto doc = server.documents().get(uri);
-        if (!doc || !doc->source() || !ctx->settings.lensesEnabled) return reply(out);
+        if (!doc || !doc->source() || !ctx->settings.lensesEnabled) return reply(RawJson{"[]"});
         const auto* dr = ctx->results->forDocument(doc);
         const auto& mod = doc->source()->model();
         std::unordered_map<std::string_view, const results::FunctionResult*> withResults;
         if (dr && dr->hasResults)
           for (const auto& fr : dr->file.file.functions) withResults.emplace(fr.qualName, &fr);
+        // {"data":{"function":F,"gen":G,"kind":K,"uri":U},"range":R} (LensData, keys sorted)
+        std::string dataTail = R"(,"gen":)" + std::to_string(ctx->results->generation()) + R"(,"kind":")";
+        std::string uriTail = R"(","uri":)";
+        appendJson(uriTail, uri);
+        uriTail += R"(},"range":)";
+        bool any = false;
         for (const auto& f : mod.functions) {
           if (f.qualName.empty() || f.nameBytes.empty()) continue;
           auto found = withResults.find(f.qualName);
@@ -79,9 +79,20 @@ void registerCodeLens(Server& server, std::shared_ptr<FeatureContext> ctx) {
           const std::string& text = doc->text();
           while (defStart < text.size() && (text[defStart] == ' ' || text[defStart] == '\t')) ++defStart;
           Range r{doc->positionAt(defStart), doc->positionAt(f.nameBytes.end)};
+          std::string head = R"({"data":{"function":)";
+          appendJson(head, f.qualName);
+          head += dataTail;
+          std::string range;
+          appendJson(range, r);
           auto lens = [&](LensKind kind) {
-            out.push_back(CodeLens{r, std::nullopt,
-                                   toJson(LensData{uri, f.qualName, kind, ctx->results->generation()})});
+            if (any) out.text += ',';
+            any = true;
+            out.text += head;
+            for (const auto& [k, name] : kLensKinds)
+              if (k == kind) out.text += name;
+            out.text += uriTail;
+            out.text += range;
+            out.text += '}';
           };
           if (fr) {
             lens(LensKind::Gpu);
@@ -91,7 +102,8 @@ void registerCodeLens(Server& server, std::shared_ptr<FeatureContext> ctx) {
             lens(LensKind::Profile);
           }
         }
-        reply(out);
+        out.text += ']';
+        reply(std::move(out));
       });
 
   server.method<CodeLens, CodeLens>(

@@ -67,9 +67,10 @@ class LabelCache {
       provisional_ = provisional;
       labels_.clear();
       labels_.reserve(file.lines.size());
-      for (const auto& l : file.lines)
-        labels_.push_back(json(results::hintLabel(l, st.units, st.hintPrefix) + (provisional ? " (so far)" : ""))
-                              .dump(-1, ' ', false, json::error_handler_t::replace));
+      for (const auto& l : file.lines) {
+        labels_.emplace_back();
+        appendJson(labels_.back(), results::hintLabel(l, st.units, st.hintPrefix) + (provisional ? " (so far)" : ""));
+      }
     }
     return labels_;
   }
@@ -128,8 +129,9 @@ void registerInlayHints(Server& server, std::shared_ptr<FeatureContext> ctx) {
           const auto& labels = cache->labels(*profiled, ctx->results->generation(), st, ctx->results->provisional());
           // {"data":{"gen":G,"line":L,"uri":U},"label":…,"paddingLeft":true,"position":{…}}
           const std::string dataHead = R"({"data":{"gen":)" + std::to_string(ctx->results->generation()) + R"(,"line":)";
-          const std::string dataTail = R"(,"uri":)" + json(params.textDocument.uri).dump(-1, ' ', false, json::error_handler_t::replace) +
-                                       R"(},"label":)";
+          std::string dataTail = R"(,"uri":)";
+          appendJson(dataTail, params.textDocument.uri);
+          dataTail += R"(},"label":)";
           auto from = std::lower_bound(lines.begin(), lines.end(), first,
                                        [](const results::LineResult& l, uint32_t v) { return l.line < v; });
           for (auto it = from; it != lines.end() && it->line <= last; ++it) {
@@ -148,11 +150,9 @@ void registerInlayHints(Server& server, std::shared_ptr<FeatureContext> ctx) {
             out.text += std::to_string(line.line);
             out.text += dataTail;
             out.text += labels[index[i]];
-            out.text += R"(,"paddingLeft":true,"position":{"character":)";
-            out.text += std::to_string(pos.character);
-            out.text += R"(,"line":)";
-            out.text += std::to_string(pos.line);
-            out.text += "}}";
+            out.text += R"(,"paddingLeft":true,"position":)";
+            appendJson(out.text, pos);
+            out.text += '}';
           }
         }
         for (const auto& provider : ctx->hintProviders)
@@ -173,7 +173,8 @@ void registerInlayHints(Server& server, std::shared_ptr<FeatureContext> ctx) {
       "kernlens/benchHints", [bench](const BenchHintsParams& p, Reply<RawJson> reply) {
         std::string key = std::to_string(p.count) + " " + p.uri;
         if (bench->first != key || bench->second.empty()) {
-          std::string uri = json(p.uri).dump(-1, ' ', false, json::error_handler_t::replace);
+          std::string uri;
+          appendJson(uri, p.uri);
           std::string out = "[";
           for (uint32_t i = 0; i < p.count; ++i) {
             if (i) out += ',';

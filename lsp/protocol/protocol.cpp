@@ -18,6 +18,24 @@ bool fromJson(const json& j, Range& out, JPath path) {
 }
 json toJson(const Range& r) { return {{"start", toJson(r.start)}, {"end", toJson(r.end)}}; }
 
+void appendJson(std::string& out, const Position& p) {
+  out += R"({"character":)";
+  out += std::to_string(p.character);
+  out += R"(,"line":)";
+  out += std::to_string(p.line);
+  out += '}';
+}
+void appendJson(std::string& out, const Range& r) {
+  out += R"({"end":)";
+  appendJson(out, r.end);
+  out += R"(,"start":)";
+  appendJson(out, r.start);
+  out += '}';
+}
+void appendJson(std::string& out, std::string_view s) {
+  out += json(s).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 bool fromJson(const json& j, Location& out, JPath path) {
   ObjectReader o(j, path);
   return o && o.req("uri", out.uri) && o.req("range", out.range);

@@ -55,6 +55,13 @@ struct Range {
 bool fromJson(const json& j, Range& out, JPath path);
 json toJson(const Range& r);
 
+// The JSON text of a value appended to `out`, exactly as json::dump writes it (keys sorted):
+// for results assembled as text from pieces (RawJson, lsp/server/reply.h).
+void appendJson(std::string& out, const Position& p);
+void appendJson(std::string& out, const Range& r);
+/// A JSON string literal (escaped; invalid UTF-8 replaced, as Server::send does).
+void appendJson(std::string& out, std::string_view s);
+
 struct Location {
   std::string uri;
   Range range;
