@@ -26,7 +26,7 @@
 <-- {"id":4,"result":null}
 %no-output
 <-- {"id":3,"method":"textDocument/inlayHint","params":{"textDocument":{"uri":"file://${KL_SOURCE_DIR}/tests/data/editor/ws/mlp.py"},"range":{"start":{"line":19,"character":0},"end":{"line":23,"character":0}}}}
---> {"id":3,"result":[{"position":{"line":20,"character":31},"label":"◷ 80.0 µs · 4 kernels"},{"position":{"line":22,"character":27},"label":"◷ 63.6 µs · 3 kernels"}]}
+--> {"id":3,"result":[{"position":{"line":20,"character":31},"label":"◷ 50.3 µs + bwd 29.7 µs · 4 kernels"},{"position":{"line":22,"character":27},"label":"◷ 44.3 µs + bwd 19.3 µs · 3 kernels"}]}
 # Typing `gelu` back: the line is the profiled text again. Moved edit by edit it stays dropped;
 # when edits settle the exact remap brings it back: refresh requests, then the diagnostics.
 <-- {"method":"textDocument/didChange","params":{"textDocument":{"uri":"file://${KL_SOURCE_DIR}/tests/data/editor/ws/mlp.py","version":4},"contentChanges":[{"range":{"start":{"line":21,"character":14},"end":{"line":21,"character":18}},"text":"gelu"}]}}
@@ -36,7 +36,7 @@
 <-- {"id":5,"result":null}
 <-- {"id":6,"result":null}
 <-- {"id":4,"method":"textDocument/inlayHint","params":{"textDocument":{"uri":"file://${KL_SOURCE_DIR}/tests/data/editor/ws/mlp.py"},"range":{"start":{"line":19,"character":0},"end":{"line":23,"character":0}}}}
---> {"id":4,"result":[{"position":{"line":20,"character":31},"label":"◷ 80.0 µs · 4 kernels"},{"position":{"line":21,"character":31},"label":"◷ 207 µs · 5 kernels","data":{"line":21,"gen":1}},{"position":{"line":22,"character":27},"label":"◷ 63.6 µs · 3 kernels"}]}
+--> {"id":4,"result":[{"position":{"line":20,"character":31},"label":"◷ 50.3 µs + bwd 29.7 µs · 4 kernels"},{"position":{"line":21,"character":31},"label":"◷ 91.6 µs + bwd 115 µs · 5 kernels","data":{"line":21,"gen":1}},{"position":{"line":22,"character":27},"label":"◷ 44.3 µs + bwd 19.3 µs · 3 kernels"}]}
 # Removing the comment line: the text is the profiled snapshot again: not stale, nothing
 # dropped, and nothing to refresh (the hints moved with an edit the client made).
 <-- {"method":"textDocument/didChange","params":{"textDocument":{"uri":"file://${KL_SOURCE_DIR}/tests/data/editor/ws/mlp.py","version":5},"contentChanges":[{"range":{"start":{"line":0,"character":0},"end":{"line":1,"character":0}},"text":""}]}}
@@ -44,6 +44,6 @@
 <-- {"id":5,"method":"textDocument/inlayHint","params":{"textDocument":{"uri":"file://${KL_SOURCE_DIR}/tests/data/editor/ws/mlp.py"},"range":{"start":{"line":19,"character":0},"end":{"line":21,"character":0}}}}
 --> {"id":5,"result":[{"position":{"line":19,"character":31}},{"position":{"line":20,"character":31}},{"position":{"line":21,"character":27}}]}
 # The tooltip comes from inlayHint/resolve.
-<-- {"id":6,"method":"inlayHint/resolve","params":{"position":{"line":20,"character":31},"label":"◷ 207 µs · 5 kernels","data":{"uri":"file://${KL_SOURCE_DIR}/tests/data/editor/ws/mlp.py","line":20,"gen":1}}}
---> {"id":6,"result":{"label":"◷ 207 µs · 5 kernels","tooltip":{"kind":"markdown","value":"<contains:× >"}}}
+<-- {"id":6,"method":"inlayHint/resolve","params":{"position":{"line":20,"character":31},"label":"◷ 91.6 µs + bwd 115 µs · 5 kernels","data":{"uri":"file://${KL_SOURCE_DIR}/tests/data/editor/ws/mlp.py","line":20,"gen":1}}}
+--> {"id":6,"result":{"label":"◷ 91.6 µs + bwd 115 µs · 5 kernels","tooltip":{"kind":"markdown","value":"<contains:× >"}}}
 %no-output
