@@ -22,9 +22,9 @@ int run(const Args& args, Context& ctx) {
   auto top = args.getInt("--top").value_or(20);
   if (top < 0) throw UsageError("--top needs a value >= 0");
   bool noFail = args.has("--no-fail");
-  auto a = loadProfile({c.files[0]});
-  auto b = loadProfile({c.files[1]});
-  analysis::View va(a->model, c.scope, &a->attr), vb(b->model, c.scope, &b->attr);
+  auto a = loadProfile({c.files[0]}, ctx.err);
+  auto b = loadProfile({c.files[1]}, ctx.err);
+  const analysis::View va = a->view(c.scope), vb = b->view(c.scope);
   auto r = orFail(analysis::computeDiff(va, vb, o));
   int code = (r.verdict == "regression" && !noFail) ? kRegressionExit : 0;
   if (c.format == "json") {

@@ -13,8 +13,8 @@ int run(const Args& args, Context& ctx) {
   auto outPath = args.get("-o");
   if (!outPath) outPath = args.get("--output");
   if (c.format == "perfetto" && !outPath) throw UsageError("--format perfetto needs -o FILE");
-  auto lp = loadProfile(c.files);
-  analysis::View v(lp->model, c.scope, &lp->attr);
+  auto lp = loadProfile(c.files, ctx.err);
+  const analysis::View v = lp->view(c.scope);
   OutputTarget out(outPath, ctx.out);
   if (c.format == "csv") analysis::writeOpsCsv(out.stream(), v);
   else if (c.format == "json") analysis::writeOpsJson(out.stream(), v);

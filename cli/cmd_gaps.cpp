@@ -20,8 +20,8 @@ int run(const Args& args, Context& ctx) {
   go.top = static_cast<size_t>(top);
   go.detail = std::min<size_t>(go.top, 200);
   go.perStream = args.has("--per-stream");
-  auto lp = loadProfile(c.files);
-  analysis::View v(lp->model, c.scope, &lp->attr);
+  auto lp = loadProfile(c.files, ctx.err);
+  const analysis::View v = lp->view(c.scope);
   auto r = analysis::computeGaps(v, go);
   const auto& m = lp->model;
   if (c.format == "json") return printJson(ctx.out, r, v);

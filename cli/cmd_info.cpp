@@ -10,8 +10,8 @@ namespace {
 
 int run(const Args& args, Context& ctx) {
   auto c = parseCommon(args, {"text", "json"});
-  auto lp = loadProfile(c.files);
-  analysis::View v(lp->model, c.scope, &lp->attr);
+  auto lp = loadProfile(c.files, ctx.err);
+  const analysis::View v = lp->view(c.scope);
   auto r = analysis::computeInfo(v);
   const auto& m = lp->model;
   if (c.format == "json") return printJson(ctx.out, r, m);

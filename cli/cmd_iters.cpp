@@ -12,8 +12,8 @@ using analysis::fmtDuration;
 
 int run(const Args& args, Context& ctx) {
   auto c = parseCommon(args, {"text", "json", "csv"});
-  auto lp = loadProfile(c.files);
-  analysis::View v(lp->model, c.scope, &lp->attr);
+  auto lp = loadProfile(c.files, ctx.err);
+  const analysis::View v = lp->view(c.scope);
   auto r = analysis::computeIters(v);
   if (c.format == "json") return printJson(ctx.out, r, v);
   bool csv = c.format == "csv";

@@ -21,8 +21,8 @@ int run(const Args& args, Context& ctx) {
   auto c = parseCommon(args, {"text", "json", "csv"});
   auto top = args.getInt("--top").value_or(20);
   if (top < 0) throw UsageError("--top needs a value >= 0");
-  auto lp = loadProfile(c.files);
-  analysis::View v(lp->model, c.scope, &lp->attr);
+  auto lp = loadProfile(c.files, ctx.err);
+  const analysis::View v = lp->view(c.scope);
   auto r = analysis::computeLaunch(v);
   const auto& m = lp->model;
   if (c.format == "json") return printJson(ctx.out, r, m, static_cast<size_t>(top));

@@ -52,8 +52,8 @@ int run(const Args& args, Context& ctx) {
   auto outPath = args.get("-o");
   if (!outPath) outPath = args.get("--output");
   if (!outPath) throw UsageError("report needs -o FILE.html");
-  auto lp = loadProfile(c.files);
-  analysis::View v(lp->model, c.scope, &lp->attr);
+  auto lp = loadProfile(c.files, ctx.err);
+  const analysis::View v = lp->view(c.scope);
   OutputTarget out(outPath, ctx.out);
   analysis::ReportOptions ro;
   ro.title = lp->label;

@@ -23,8 +23,8 @@ int run(const Args& args, Context& ctx) {
   so.regex = args.has("--regex");
   so.kernels = !args.has("--ranges-only");
   so.ranges = !args.has("--kernels-only");
-  auto lp = loadProfile(c.files);
-  analysis::View v(lp->model, c.scope, &lp->attr);
+  auto lp = loadProfile(c.files, ctx.err);
+  const analysis::View v = lp->view(c.scope);
   auto r = orFail(analysis::computeSearch(v, so));
   const auto& m = lp->model;
   if (c.format == "json") return printJson(ctx.out, r, v);

@@ -10,7 +10,7 @@ namespace {
 int run(const Args& args, Context& ctx) {
   auto c = parseCommon(args, {"text", "json", "csv"});
   auto lp = loadProfile(c.files, ctx.err);
-  analysis::View v(lp->model, c.scope, &lp->attr);
+  const analysis::View v = lp->view(c.scope);
   auto r = analysis::computeStreams(v);
   const auto& m = lp->model;
   const size_t top = static_cast<size_t>(args.getInt("--top").value_or(20));

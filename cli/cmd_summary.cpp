@@ -17,7 +17,7 @@ int run(const Args& args, Context& ctx) {
   bool shortNames = args.has("--short");
   // Names and times of ops (kernel details only for --short); no range statistics.
   auto lp = loadProfile(c.files, ctx.err, {.kernelDetails = shortNames, .rangeStats = false});
-  analysis::View v(lp->model, c.scope, &lp->attr);
+  const analysis::View v = lp->view(c.scope);
   auto r = analysis::computeSummary(v, shortNames);
   const auto& m = lp->model;
   if (c.format == "json") return printJson(ctx.out, r, m, top);

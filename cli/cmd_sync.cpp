@@ -13,7 +13,7 @@ using analysis::fmtDuration;
 int run(const Args& args, Context& ctx) {
   auto c = parseCommon(args, {"text", "json", "csv"});
   auto lp = loadProfile(c.files, ctx.err);
-  analysis::View v(lp->model, c.scope, &lp->attr);
+  const analysis::View v = lp->view(c.scope);
   auto r = analysis::computeSync(v);
   const auto& m = lp->model;
   if (c.format == "json") return printJson(ctx.out, r, v);

@@ -39,7 +39,7 @@ int run(const Args& args, Context& ctx) {
   if (depth < 0 || kernels < 0 || maxNodes < 0) throw UsageError("--depth, --kernels and --max-nodes need values >= 0");
   // The tree reads op names, times and stacks only.
   auto lp = loadProfile(c.files, ctx.err, {.kernelDetails = false, .rangeStats = false});
-  analysis::View v(lp->model, c.scope, &lp->attr);
+  const analysis::View v = lp->view(c.scope);
   auto r = analysis::computeTree(v);
   const auto& m = lp->model;
   if (c.format == "json") return printJson(ctx.out, r, m, static_cast<uint32_t>(depth), static_cast<size_t>(kernels),

@@ -29,6 +29,9 @@ struct LoadedProfile {
   profile::ProfileModel model;
   attribution::Attribution attr;
   std::string label;  // file name(s) for titles
+
+  /// The profile and its attribution seen through `scope` (the View points into this object).
+  analysis::View view(const analysis::Scope& scope) const { return analysis::View(model, scope, &attr); }
 };
 
 /// --format, --gpu, --trim (+ `extra`).
@@ -70,7 +73,7 @@ struct LoadNeeds {
 /// Nsight Systems reports are exported first (resolveReports, notes on `err`); reader warnings
 /// and the count of rows skipped for corrupt numbers go to `err` too. `needs`: what the command
 /// reads beyond ops, calls and ranges.
-std::unique_ptr<LoadedProfile> loadProfile(const std::vector<std::string>& files, std::ostream& err = std::cerr,
+std::unique_ptr<LoadedProfile> loadProfile(const std::vector<std::string>& files, std::ostream& err,
                                            LoadNeeds needs = {});
 
 /// Writes aligned text tables: header row, then rows; columns listed in `right` are
