@@ -1,4 +1,4 @@
-// A hand-built ProfileModel for unit tests: one process (pid 100) with one thread, NVTX push/pop
+// Hand-built ProfileModels for unit tests: one process (pid 100) with one thread, NVTX push/pop
 // ranges and kernels launched by a cudaLaunchKernel call on that thread. Header-only (users link
 // kl_profile through their area's library).
 #pragma once
@@ -11,19 +11,19 @@
 
 namespace kl::test {
 
-struct ProfileBuilder {
+/// One process (pid 100) with one thread (`tid`), and NVTX push/pop ranges on that thread: the
+/// part every hand-built test profile shares.
+struct OneThreadProfile {
   profile::ProfileModel m;
-  int64_t corr = 1;
 
-  ProfileBuilder() {
-    m.strings.intern("");
+  explicit OneThreadProfile(int32_t tid) {
     profile::Process p;
     p.globalPid = profile::GlobalId::make(0, 1, 100, 0);
     p.pid = 100;
     m.processes.push_back(p);
     profile::Thread t;
-    t.globalTid = profile::GlobalId::make(0, 1, 100, 100);
-    t.tid = 100;
+    t.globalTid = profile::GlobalId::make(0, 1, 100, tid);
+    t.tid = tid;
     t.process = 0;
     m.threads.push_back(t);
   }
@@ -38,6 +38,13 @@ struct ProfileBuilder {
     m.ranges.push_back(r);
     return m.ranges.size() - 1;
   }
+};
+
+/// Kernels launched by a cudaLaunchKernel call on thread 100.
+struct ProfileBuilder : OneThreadProfile {
+  int64_t corr = 1;
+
+  ProfileBuilder() : OneThreadProfile(100) { m.strings.intern(""); }
   /// A launch call at [t, t+1] and its kernel at t + gpuDelay for `dur` ns (short name: the
   /// text before '<'). launched = false: no API row (the op has no launch call).
   void kernel(const std::string& name, int64_t t, int64_t dur = 10, bool launched = true, int64_t gpuDelay = 1000) {

@@ -1,5 +1,5 @@
 // A tiny synthetic ProfileModel builder for analysis unit tests: one process (pid 100) with
-// one launching thread (tid 101); kernels/copies with launch calls and NVTX ranges.
+// one launching thread (tid 101, OneThreadProfile); kernels/copies with launch calls and NVTX ranges.
 #pragma once
 
 #include <string>
@@ -7,24 +7,14 @@
 #include "core/attribution/attribution.h"
 #include "core/profile/model.h"
 #include "core/profile/reader.h"
+#include "tests/support/profile_builder.h"
 
 namespace kl::test {
 
-struct Synth {
-  profile::ProfileModel m;
+struct Synth : OneThreadProfile {
   int64_t nextCorr = 1;
 
-  Synth() {
-    profile::Process p;
-    p.globalPid = profile::GlobalId::make(0, 1, 100, 0);
-    p.pid = 100;
-    m.processes.push_back(p);
-    profile::Thread t;
-    t.globalTid = profile::GlobalId::make(0, 1, 100, 101);
-    t.tid = 101;
-    t.process = 0;
-    m.threads.push_back(t);
-  }
+  Synth() : OneThreadProfile(101) {}
 
   /// A kernel on (device, stream); with launchAt >= 0 also a cudaLaunchKernel call
   /// [launchAt, launchAt + launchDur] on thread 0 with the same correlation id.
@@ -78,16 +68,6 @@ struct Synth {
     c.thread = 0;
     c.role = profile::classifyApi(name);
     m.apiCalls.push_back(c);
-  }
-
-  void range(const std::string& text, int64_t start, int64_t end) {
-    profile::Range r;
-    r.start = start;
-    r.end = end;
-    r.text = m.strings.intern(text);
-    r.thread = 0;
-    r.kind = profile::RangeKind::NvtxPushPop;
-    m.ranges.push_back(r);
   }
 
   profile::ProfileModel& finish() {
