@@ -4,6 +4,8 @@
 #include <map>
 #include <tuple>
 
+#include "core/support/saturating.h"
+
 namespace kl::attribution {
 
 Options opTableOptions(const CancellationToken& cancel) {
@@ -34,22 +36,22 @@ Result<OpTable> tabulateOps(const profile::ProfileModel& m, const CancellationTo
     const auto& op = m.gpuOps[i];
     const int64_t d = op.duration();
     t.totalOps += 1;
-    t.totalGpuNs += d;
+    addTo(t.totalGpuNs, d);
     auto [pass, unowned] = opPass(a, i);
     StrId owner = profile::kEmptyStr;
     if (unowned && a.op(i).backwardNode != kNone) owner = m.ranges.get<&profile::Range::text>(a.op(i).backwardNode);
     else if (auto st = a.stack(i); !st.empty()) owner = m.ranges.get<&profile::Range::text>(st.front());
     if (owner == profile::kEmptyStr) {
       t.unmappedOps += 1;
-      t.unmappedGpuNs += d;
+      addTo(t.unmappedGpuNs, d);
       continue;
     }
     Acc& e = acc[{owner, unowned}];
     e.out.launches += 1;
-    e.out.gpuNs += d;
+    addTo(e.out.gpuNs, d);
     if (pass != Pass::Forward) {
       e.out.backwardLaunches += 1;
-      e.out.backwardGpuNs += d;
+      addTo(e.out.backwardGpuNs, d);
     }
     addLaunch(e.kernels[{op.name, pass, unowned}], m, i, &a);
   }
