@@ -30,6 +30,8 @@ constexpr const char* kUsage =
     "  --threads N        background threads (default: cores - 1, at least 1);\n"
     "                     0 runs background work on the main loop, deterministically\n"
     "  --stdio            accepted and ignored (stdio is the only transport; many clients pass it)\n"
+    "  --bench-baseline   also answer kernlens/benchHints, the bare round trip that\n"
+    "                     tests/bench/lsp_bench.py measures the server against\n"
     "\n"
     "exit status: 0 after shutdown + exit, 1 when the client exits without shutdown or\n"
     "closes the input, 2 on bad usage.\n";
@@ -59,6 +61,7 @@ int run(const Args& args, Context& ctx) {
   lsp::StdioTransport transport(STDIN_FILENO, stdout);
   lsp::Server server(transport, lsp::ServerOptions{static_cast<unsigned>(threads)});
   lsp::registerAllFeatures(server);
+  if (args.has("--bench-baseline")) lsp::registerBenchBaseline(server);
   int rc = server.run();
   // `exit` or end of input: running work was cancelled and normally ends at once (a profiled
   // program gets SIGTERM). Should it not within 1.5 s, leave anyway: the runner's supervisor
@@ -72,7 +75,7 @@ int run(const Args& args, Context& ctx) {
 }
 
 Registrar reg{Command{"lsp", "run the language server (LSP 3.17 over stdio)", kUsage,
-                      {{"--log-file"}, {"--log-level"}, {"--threads"}, {"--stdio", false}}, run,
+                      {{"--log-file"}, {"--log-level"}, {"--threads"}, {"--stdio", false}, {"--bench-baseline", false}}, run,
                       /*rawOutput=*/true}};
 
 }  // namespace

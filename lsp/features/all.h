@@ -12,6 +12,10 @@ struct FeatureContext;
 /// server reads its first message.
 void registerAllFeatures(Server& server);
 
+/// kernlens/benchHints, the benchmark's bare round trip (lsp/features/bench_baseline.cpp): not a
+/// feature; only `kernlens lsp --bench-baseline` registers it.
+void registerBenchBaseline(Server& server);
+
 // Each feature's registration, defined in its own file (one line each; keep sorted). Editor
 // features share one FeatureContext (lsp/features/feature_context.h).
 void registerCodeActions(Server&);

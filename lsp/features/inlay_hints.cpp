@@ -31,17 +31,6 @@ bool fromJson(const json& j, HintData& d, JPath path) {
   ObjectReader o(j, path);
   return o && o.req("uri", d.uri) && o.req("line", d.line) && o.req("gen", d.gen);
 }
-json toJson(const HintData& d) { return {{"uri", d.uri}, {"line", d.line}, {"gen", d.gen}}; }
-
-/// kernlens/benchHints params (the benchmark's baseline; see registerInlayHints).
-struct BenchHintsParams {
-  uint32_t count = 0;
-  std::string uri;
-};
-bool fromJson(const json& j, BenchHintsParams& p, JPath path) {
-  ObjectReader o(j, path);
-  return o && o.req("count", p.count) && o.req("uri", p.uri);
-}
 
 /// The share of `line` in its function, whose GPU time is `functionNs` (0: module level, or
 /// in the run). A call line counts with its inclusive time (its function's total holds only its
@@ -163,28 +152,6 @@ void registerInlayHints(Server& server, std::shared_ptr<FeatureContext> ctx) {
           }
         out.text += ']';
         reply(std::move(out));
-      });
-
-  // kernlens/benchHints {count, uri} (benchmark hook, not advertised): `count` copies of one
-  // typical hint for `uri`, serialised once per (count, uri) — the bare round trip that
-  // tests/bench/lsp_bench.py holds textDocument/inlayHint against.
-  auto bench = std::make_shared<std::pair<std::string, std::string>>();  // key, answer
-  server.method<BenchHintsParams, RawJson>(
-      "kernlens/benchHints", [bench](const BenchHintsParams& p, Reply<RawJson> reply) {
-        std::string key = std::to_string(p.count) + " " + p.uri;
-        if (bench->first != key || bench->second.empty()) {
-          std::string uri;
-          appendJson(uri, p.uri);
-          std::string out = "[";
-          for (uint32_t i = 0; i < p.count; ++i) {
-            if (i) out += ',';
-            out += R"({"data":{"gen":1,"line":)" + std::to_string(3000 + i % 1000) + R"(,"uri":)" + uri +
-                   R"(},"label":"⏱ 1.92 ms · 2 kernels","paddingLeft":true,"position":{"character":19,"line":)" +
-                   std::to_string(3000 + i % 1000) + "}}";
-          }
-          *bench = {key, out + "]"};
-        }
-        reply(RawJson{bench->second});
       });
 
   server.method<InlayHint, InlayHint>(

@@ -41,7 +41,7 @@ class Client(lsp_client.Client):
     of 2,000 hints. (send/request/notify are lsp_client's; no reader threads.)"""
 
     def __init__(self, binary):  # pylint: disable=super-init-not-called
-        self.proc = subprocess.Popen([binary, "lsp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        self.proc = subprocess.Popen([binary, "lsp", "--bench-baseline"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL)
         self.next_id = 1
 
