@@ -6,6 +6,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -53,6 +54,9 @@ class RoundExecutor {
   /// The table the loop computed from the last run()'s model (instrumented rounds only, in order).
   virtual Result<void> record(const RoundRequest& req, const attribution::RangeTable& table,
                               const CancellationToken& cancel) = 0;
+  /// What the loop concluded about ranges of the recorded round `round` (atomic with its reason,
+  /// notes), once it has decided; ranges not listed have none. Called at most once per loop.
+  virtual Result<void> annotate(int round, const std::vector<store::RangeVerdict>& verdicts) = 0;
   virtual std::string backendName() const = 0;
   /// The run directory (for generated files such as the harness); "" when none.
   virtual std::filesystem::path runDir() const = 0;
@@ -68,6 +72,8 @@ class RunnerExecutor : public RoundExecutor {
   /// Converts the table for the store (disk lines, functions) and writes the round.
   Result<void> record(const RoundRequest& req, const attribution::RangeTable& table,
                       const CancellationToken& cancel) override;
+  /// Writes the verdicts onto the round's stored ranges (Store::annotateRanges); no-op without a store.
+  Result<void> annotate(int round, const std::vector<store::RangeVerdict>& verdicts) override;
   std::string backendName() const override;
   std::filesystem::path runDir() const override;
   /// Finishes the store's run row (status ok / failed / cancelled); idempotent.
@@ -82,6 +88,7 @@ class RunnerExecutor : public RoundExecutor {
   store::Store* store_ = nullptr;
   std::optional<store::RunInfo> run_;
   std::optional<runner::RoundResult> pending_;  // the last run(), until record()
+  std::map<int, int64_t> roundIds_;             // round index -> the store's round id
   bool finished_ = false;
 };
 

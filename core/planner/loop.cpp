@@ -110,7 +110,10 @@ class Loop {
   int eagerExpand(int round);
   uint64_t predictedPushes(const PlanNode& n);
   uint64_t predictedPushes(const FunctionRef& fn);
-  std::pair<std::string, std::string> atomicReason(int id);
+  struct AtomicWhy {
+    std::string reason, note, focus;  // LineResult::atomicReason / note / suggestFocus
+  };
+  AtomicWhy atomicReason(int id);
   std::string describe(const PlanNode& n) const {
     char buf[64];
     std::snprintf(buf, sizeof buf, ":%u-%u", n.lines.first + 1, n.lines.last + 1);
@@ -133,8 +136,10 @@ class Loop {
   bool harnessTried_ = false;
   bool baselineMeasured_ = false;
   bool stopped_ = false;
-  std::set<int> eagerSkipped_;
-  bool widenedAhead_ = false;    // the observed callers were wrapped in round 0   // nodes not expanded eagerly because the push budget was spent
+  std::set<int> eagerSkipped_;   // nodes not expanded eagerly because the push budget was spent
+  bool widenedAhead_ = false;    // the observed callers were wrapped in round 0
+  /// What buildLines() concluded per range (atomic reason, note), for RoundExecutor::annotate.
+  std::vector<store::RangeVerdict> verdicts_;
 };
 
 Result<attribution::RangeTable> Loop::tabulate(const RoundRequest& req, const RoundOutcome& out) {
@@ -250,7 +255,7 @@ int Loop::eagerExpand(int round) {
   return added;
 }
 
-std::pair<std::string, std::string> Loop::atomicReason(int id) {
+Loop::AtomicWhy Loop::atomicReason(int id) {
   Children c = plan_.children(id);
   for (const auto& k : plan_.nodes())
     if (k.parent == id && k.state == NodeState::Refused)
@@ -259,18 +264,17 @@ std::pair<std::string, std::string> Loop::atomicReason(int id) {
     return {"budget", "the calls beneath it were not followed: the push budget for ranges placed ahead was spent"};
   for (const auto& fn : c.callees) {
     bool found = false;
+    std::string focus = fn.path + "::" + fn.qualName;
     for (const auto& k : plan_.nodes()) {
       if (k.kind != NodeKind::FunctionBody || k.path != fn.path || k.qualName != fn.qualName) continue;
       found = true;
       if (k.state == NodeState::Refused)
-        return {"budget", fn.path + "::" + fn.qualName + " ran beneath it but was refused for the NVTX budget (" + k.reason + ")"};
+        return {"budget", focus + " ran beneath it but was refused for the NVTX budget (" + k.reason + ")", focus};
       if (k.state == NodeState::Unplaced)
-        return {"unfollowed", fn.path + "::" + fn.qualName + " ran beneath it but could not be wrapped (" + k.reason +
-                                  "); profile it as the focus: " + fn.path + "::" + fn.qualName};
+        return {"unfollowed", focus + " ran beneath it but could not be wrapped (" + k.reason + ")", focus};
     }
     if (!found)
-      return {"unfollowed", fn.path + "::" + fn.qualName + " ran beneath it but was not wrapped; profile it as the focus: " +
-                                fn.path + "::" + fn.qualName};
+      return {"unfollowed", focus + " ran beneath it but was not wrapped", focus};
   }
   for (const auto& u : c.unfollowed) {
     std::string where = u.path + ":" + std::to_string(u.line) + " " + u.qualName;
@@ -466,6 +470,7 @@ bool Loop::switchToHarness(const std::string& why) {
 
 void Loop::buildLines(const attribution::RangeTable& stats, bool widenedOut) {
   res_.lines.clear();
+  verdicts_.clear();
   for (const auto& n : plan_.nodes()) {
     if (!n.wrapped() || n.rangeName.empty()) continue;
     const auto* found = stats.find(n.rangeName);
@@ -503,13 +508,19 @@ void Loop::buildLines(const attribution::RangeTable& stats, bool widenedOut) {
     l.backwardGpuNs = s.exclusiveBackwardGpuNs;
     if (s.variants.size() > 1) l.variants = s.variants;
     if (n.state == NodeState::Atomic || n.state == NodeState::OutOfFocus) l.note = n.reason;
-    if (n.state == NodeState::Atomic) std::tie(l.atomicReason, l.note) = atomicReason(n.id);
+    if (n.state == NodeState::Atomic) {
+      AtomicWhy why = atomicReason(n.id);
+      l.atomicReason = std::move(why.reason);
+      l.note = std::move(why.note);
+      l.suggestFocus = std::move(why.focus);
+    }
     if (kernelRe_ && std::none_of(l.kernels.begin(), l.kernels.end(),
                                   [&](const attribution::KernelEntry& k) { return kernelMatches(kernelRe_, k.name); })) {
       l.noMatchingKernel = true;
       l.note = "launches no kernel matching --kernel";
     }
     if (n.state == NodeState::Refining || n.state == NodeState::Pending) l.note = "not converged: still being refined";
+    if (l.atomic || !l.note.empty()) verdicts_.push_back({n.rangeName, l.atomicReason, l.note, l.suggestFocus});
     res_.lines.push_back(std::move(l));
   }
   std::sort(res_.lines.begin(), res_.lines.end(), [](const LineResult& a, const LineResult& b) {
@@ -563,6 +574,7 @@ Result<LoopResult> Loop::run() {
   int widenStage = widenedAhead_ ? 1 : 0;  // 0: nothing yet, 1: callers tried, 2: entry tried
   std::set<std::string> everWrapped;
   attribution::RangeTable last;
+  int lastIndex = -1;  // the round `last` was recorded as
   bool haveStats = false;
   for (int round = 0; round < cfg_.maxRounds + (harnessTried_ ? 1 : 0); ++round) {
     if (cancel_.isCancelled()) {
@@ -607,6 +619,7 @@ Result<LoopResult> Loop::run() {
     } else if (!*b) {
       stop(StopReason::Cancelled, "cancelled during the uninstrumented baseline run");
       last = std::move(*stats);  // the round itself is complete
+      lastIndex = round;
       haveStats = true;
       break;
     }
@@ -716,6 +729,7 @@ Result<LoopResult> Loop::run() {
     if (changed) eagerExpand(round + 1);
     res_.pushesPerLaunch = oh.pushesPerLaunch();
     last = std::move(*stats);
+    lastIndex = round;
     haveStats = true;
     res_.roundLog.push_back(rl);
     log("round " + std::to_string(round + 1) + ": " + std::to_string(rl.ranges) + " ranges, " +
@@ -732,7 +746,12 @@ Result<LoopResult> Loop::run() {
     }
   }
   res_.rangesInserted = everWrapped.size();
-  if (haveStats) buildLines(last, widenStage == 2);
+  if (haveStats) {
+    buildLines(last, widenStage == 2);
+    // The round's stored ranges get the verdicts (an editor reading the store shows them).
+    if (auto a = exec_->annotate(lastIndex, verdicts_); !a)
+      res_.notes.push_back("the atomic reasons were not stored: " + a.error().message);
+  }
   if (!stopped_) stop(StopReason::RoundBudget);
   int64_t outsideLaunches = 0;
   for (const auto& u : res_.unmapped) outsideLaunches += u.launches;

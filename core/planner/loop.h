@@ -75,11 +75,19 @@ struct LineResult {
   /// says which and why), "budget" (a finer range was refused for the NVTX budget), "no_source"
   /// (a workspace function beneath it has no readable source). "" when not atomic.
   std::string atomicReason;
+  /// "unfollowed" / "budget" beneath a workspace function: that function as FILE::QUALNAME, to
+  /// profile as the focus instead ("" otherwise).
+  std::string suggestFocus;
   bool noMatchingKernel = false;  // --kernel: none of its kernels matches (shown, not counted in `why`)
   bool body = false;           // a whole function body (launches outside its statement ranges)
   std::vector<attribution::KernelEntry> kernels;  // by GPU time, descending
   std::vector<attribution::KernelSet> variants;   // > 1: dynamic dispatch (different kernel sets per invocation)
   std::string note;            // why atomic / out of focus
+  /// The note as text output and logs show it: with "; profile it as the focus: FILE::QUALNAME"
+  /// when there is a function to focus on.
+  std::string noteWithFocus() const {
+    return suggestFocus.empty() ? note : note + "; profile it as the focus: " + suggestFocus;
+  }
 };
 
 /// Why the loop stopped.

@@ -47,6 +47,8 @@ std::string renderJson(const LoopResult& r) {
     w.field("no_matching_kernel", l.noMatchingKernel);
     if (l.note.empty()) w.key("note").null();
     else w.field("note", l.note);
+    if (l.suggestFocus.empty()) w.key("suggest_focus").null();
+    else w.field("suggest_focus", l.suggestFocus);
     w.key("kernels").beginArray();
     for (const auto& k : l.kernels) {
       w.beginObject();
@@ -218,7 +220,7 @@ std::string renderText(const LoopResult& r, WorkspaceIndex& index, const TextOpt
           if (l.endLine > l.line) os << " (lines " << l.line << "-" << l.endLine << ")";
           for (const auto& v : l.variants) os << "\n       |      " << variantText(l, v);
           if (!l.note.empty() && (!l.atomic || l.atomicReason != "library" || l.noMatchingKernel))
-            os << "  [" << l.note << "]";
+            os << "  [" << l.noteWithFocus() << "]";
         }
       }
       os << "\n";

@@ -3,6 +3,7 @@
 //   {"converged": bool, "stop_reason": str, "rounds": int, "backend": str, "emulated": bool,
 //    "lines": [{"file", "line", "end_line", "function", "gpu_ns", "backward_gpu_ns", "launches",
 //               "invocations", "atomic", "atomic_reason", "no_matching_kernel", "note",
+//               "suggest_focus" (FILE::QUALNAME to profile instead, or null),
 //               "kernels": [{"name", "backward", "pass", ["forward_owner"], "launches", "gpu_ns"}]}],
 //    "unmapped": [{"name", "launches", "gpu_ns", "reason"}], "notes": [str],
 //    "round_log": [{"round", "ranges", "pushes", "launches", "wall_ms", "profiler_version", "gpu",

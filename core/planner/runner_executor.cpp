@@ -70,11 +70,20 @@ Result<void> RunnerExecutor::record(const RoundRequest& req, const attribution::
   if (store_) {
     auto rid = store_->writeRound(run_->id, pending_->record());
     if (!rid) return Error::io("store: " + rid.error().message);
+    roundIds_[req.index] = *rid;
     run_->gpu = pending_->gpu;
     run_->profilerVersion = pending_->profilerVersion;
     run_->emulated = pending_->emulated;
   }
   pending_.reset();
+  return {};
+}
+
+Result<void> RunnerExecutor::annotate(int round, const std::vector<store::RangeVerdict>& verdicts) {
+  if (!store_) return {};
+  auto it = roundIds_.find(round);
+  if (it == roundIds_.end()) return Error::internal("annotate() of a round that was not recorded");
+  if (auto r = store_->annotateRanges(it->second, verdicts); !r) return Error::io("store: " + r.error().message);
   return {};
 }
 

@@ -36,6 +36,9 @@ LineResult lineOf(const store::SpanResult& s) {
   l.ops = static_cast<uint64_t>(s.exclusiveLaunches);
   l.invocations = static_cast<uint32_t>(s.invocations);
   l.refinable = !s.leaf || l.lastLine > l.line;
+  l.atomicReason = s.atomicReason;
+  l.note = s.note;
+  l.suggestFocus = s.suggestFocus;
   for (const auto& k : s.kernels) {
     KernelStat ks;
     ks.name = k.shortName.empty() ? k.name : k.shortName;
@@ -139,6 +142,11 @@ Result<std::optional<ResultSet>> loadFromStore(const std::filesystem::path& work
         addTo(it->backwardNs, l.backwardNs);
         it->ops += l.ops;
         it->lastLine = std::min(it->lastLine, l.lastLine);
+        if (it->atomicReason.empty() && it->note.empty()) {  // the verdict of whichever span has one
+          it->atomicReason = std::move(l.atomicReason);
+          it->note = std::move(l.note);
+          it->suggestFocus = std::move(l.suggestFocus);
+        }
         if (l.inclusiveNs > it->inclusiveNs) {
           it->inclusiveNs = l.inclusiveNs;
           it->callees = std::move(l.callees);

@@ -86,6 +86,12 @@ struct LineResult {
   int64_t inclusiveNs = 0;
   /// The callee lines (in other functions) measured inside it, most GPU time first.
   std::vector<CalleeLine> callees;
+  /// The convergence loop's verdict (store-backed results; store::RangeVerdict): why the line is
+  /// an atomic line ("library" | "unfollowed" | "budget" | "no_source"; "" = not atomic), its note,
+  /// and a function (FILE::QUALNAME) to profile as the focus to see finer lines ("" = none).
+  std::string atomicReason;
+  std::string note;
+  std::string suggestFocus;
   /// Calls workspace code: its time is mostly its callees' (the hint says "total").
   bool isCallLine() const { return !callees.empty() && inclusiveNs > gpuNs; }
   /// Distinct kernel names (a name launched in two passes counts once).

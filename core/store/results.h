@@ -55,6 +55,20 @@ struct SpanResult {
   std::vector<KernelStat> kernels;
   /// Atomic: no kl: range nested inside it was seen (a leaf line span).
   bool leaf = true;
+  /// The loop's verdict (RangeVerdict, written after its decisions; "" when none or not atomic).
+  std::string atomicReason;
+  std::string note;
+  std::string suggestFocus;
+};
+
+/// What the convergence loop concluded about one range of a recorded round, written onto it by
+/// Store::annotateRanges once the loop has decided (planner::LineResult holds the same facts).
+struct RangeVerdict {
+  std::string rangeName;
+  /// "library" | "unfollowed" | "budget" | "no_source" when the range is an atomic line, else "".
+  std::string atomicReason;
+  std::string note;          // why atomic / other remark ("launches no kernel matching --kernel")
+  std::string suggestFocus;  // FILE::QUALNAME to profile as the focus instead ("" = none)
 };
 
 /// GPU ops that no span owns, grouped by (name, reason).

@@ -148,6 +148,13 @@ CREATE INDEX runs_by_status ON runs(status);
 ALTER TABLE ranges ADD COLUMN excl_backward_gpu_ns INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE range_kernels ADD COLUMN pass TEXT NOT NULL DEFAULT 'forward';
 )sql",
+    // v6: the convergence loop's verdict on a range (RangeVerdict): why it is an atomic line
+    // ('' when it is not, or for rounds stored before), a note, a function to focus on instead.
+    R"sql(
+ALTER TABLE ranges ADD COLUMN atomic_reason TEXT NOT NULL DEFAULT '';
+ALTER TABLE ranges ADD COLUMN note TEXT NOT NULL DEFAULT '';
+ALTER TABLE ranges ADD COLUMN suggest_focus TEXT NOT NULL DEFAULT '';
+)sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kStoreSchemaVersion);
 
@@ -183,6 +190,16 @@ std::vector<std::vector<std::string>> decodeSets(std::string_view s) {
   std::vector<std::vector<std::string>> out;
   for (const auto& l : splitLines(s)) out.push_back(splitLines(l, '\x1f'));
   return out;
+}
+
+/// Whether `query` (one `?` bound to `id`) returns a row.
+Result<bool> hasRow(const sql::Database& db, const char* query, int64_t id) {
+  auto st = db.prepare(query);
+  if (!st) return st.error();
+  KL_TRY(st->bind(1, id));
+  auto r = st->step();
+  if (!r) return r.error();
+  return *r;
 }
 
 Result<void> bindText(sql::Statement& st, int i, const std::string& v) {
@@ -419,12 +436,9 @@ Result<int64_t> Store::writeRound(int64_t runId, const RoundRecord& rec) {
   auto tx = sql::Transaction::begin(db_, /*immediate=*/true);
   if (!tx) return tx.error();
   {
-    auto chk = db_.prepare("SELECT 1 FROM runs WHERE id = ?");
-    if (!chk) return chk.error();
-    KL_TRY(chk->bind(1, runId));
-    auto r = chk->step();
-    if (!r) return r.error();
-    if (!*r) return Error::invalid("store: no run with id " + std::to_string(runId));
+    auto has = hasRow(db_, "SELECT 1 FROM runs WHERE id = ?", runId);
+    if (!has) return has.error();
+    if (!*has) return Error::invalid("store: no run with id " + std::to_string(runId));
   }
   const LineResults& lr = rec.results;
   auto st = db_.prepare(
@@ -454,8 +468,8 @@ Result<int64_t> Store::writeRound(int64_t runId, const RoundRecord& rec) {
   auto rs = db_.prepare(
       "INSERT INTO ranges(round_id, name, path, first_line, last_line, disk_first, disk_last, label, function, "
       "function_body, parent_name, depth, leaf, invocations, launches, gpu_ns, distinct_kernels, excl_launches, "
-      "excl_gpu_ns, min_kernels_per_inv, max_kernels_per_inv, distinct_kernel_sets, kernel_sets, excl_backward_gpu_ns) "
-      "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "excl_gpu_ns, min_kernels_per_inv, max_kernels_per_inv, distinct_kernel_sets, kernel_sets, excl_backward_gpu_ns, "
+      "atomic_reason, note, suggest_focus) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!rs) return rs.error();
   auto ks = db_.prepare(
       "INSERT INTO range_kernels(range_id, name, short_name, kind, launches, gpu_ns, pass) VALUES(?,?,?,?,?,?,?)");
@@ -489,6 +503,9 @@ Result<int64_t> Store::writeRound(int64_t runId, const RoundRecord& rec) {
     KL_TRY(rs->bind(22, int64_t{s.distinctKernelSets}));
     KL_TRY(rs->bind(23, std::string_view(encodeSets(s.kernelSets))));
     KL_TRY(rs->bind(24, s.exclusiveBackwardGpuNs));
+    KL_TRY(rs->bind(25, std::string_view(s.atomicReason)));
+    KL_TRY(rs->bind(26, std::string_view(s.note)));
+    KL_TRY(rs->bind(27, std::string_view(s.suggestFocus)));
     KL_TRY(rs->run());
     int64_t rangeId = db_.lastInsertRowId();
     for (const auto& k : s.kernels) {
@@ -558,6 +575,29 @@ Result<int64_t> Store::writeRound(int64_t runId, const RoundRecord& rec) {
   return roundId;
 }
 
+Result<void> Store::annotateRanges(int64_t roundId, const std::vector<RangeVerdict>& verdicts) {
+  auto tx = sql::Transaction::begin(db_, /*immediate=*/true);
+  if (!tx) return tx.error();
+  {
+    auto has = hasRow(db_, "SELECT 1 FROM rounds WHERE id = ?", roundId);
+    if (!has) return has.error();
+    if (!*has) return Error::invalid("store: no round with id " + std::to_string(roundId));
+  }
+  auto up = db_.prepare("UPDATE ranges SET atomic_reason = ?, note = ?, suggest_focus = ? WHERE round_id = ? AND name = ?");
+  if (!up) return up.error();
+  for (const auto& v : verdicts) {
+    KL_TRY(up->reset());
+    KL_TRY(up->bind(1, std::string_view(v.atomicReason)));
+    KL_TRY(up->bind(2, std::string_view(v.note)));
+    KL_TRY(up->bind(3, std::string_view(v.suggestFocus)));
+    KL_TRY(up->bind(4, roundId));
+    KL_TRY(up->bind(5, std::string_view(v.rangeName)));
+    KL_TRY(up->run());
+  }
+  KL_TRY(tx->commit());
+  return {};
+}
+
 Result<std::optional<RunInfo>> Store::run(int64_t runId) const {
   auto st = db_.prepare(std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?");
   if (!st) return st.error();
@@ -601,8 +641,8 @@ Result<std::vector<SpanResult>> readSpans(const sql::Database& db, int64_t round
   std::string q =
       "SELECT id, name, path, first_line, last_line, disk_first, disk_last, label, function, function_body, "
       "parent_name, depth, leaf, invocations, launches, gpu_ns, distinct_kernels, excl_launches, excl_gpu_ns, "
-      "min_kernels_per_inv, max_kernels_per_inv, distinct_kernel_sets, kernel_sets, excl_backward_gpu_ns FROM ranges "
-      "WHERE round_id = ?";
+      "min_kernels_per_inv, max_kernels_per_inv, distinct_kernel_sets, kernel_sets, excl_backward_gpu_ns, "
+      "atomic_reason, note, suggest_focus FROM ranges WHERE round_id = ?";
   if (!path.empty()) q += " AND path = ?";
   q += " ORDER BY path, first_line, last_line DESC, id";
   auto st = db.prepare(q);
@@ -643,6 +683,9 @@ Result<std::vector<SpanResult>> readSpans(const sql::Database& db, int64_t round
     s.distinctKernelSets = static_cast<uint32_t>(st->int64(21));
     s.kernelSets = decodeSets(st->text(22));
     s.exclusiveBackwardGpuNs = st->int64(23);
+    s.atomicReason = st->text(24);
+    s.note = st->text(25);
+    s.suggestFocus = st->text(26);
     KL_TRY(ks->reset());
     KL_TRY(ks->bind(1, id));
     while (true) {

@@ -31,7 +31,7 @@
 namespace kl::store {
 
 /// The store schema version this build writes (kl_schema row 'store').
-constexpr int kStoreSchemaVersion = 5;
+constexpr int kStoreSchemaVersion = 6;
 /// PRAGMA user_version this build writes and understands (core/support/schema.h).
 using sql::kDatabaseLayoutVersion;
 
@@ -135,6 +135,9 @@ class Store {
   /// Writes one round in one transaction. Error::Invalid when the run does not exist or the
   /// round index was already written.
   Result<int64_t> writeRound(int64_t runId, const RoundRecord& round);
+  /// Sets the loop's verdicts on ranges of round `roundId` (matched by range name; unknown names
+  /// are ignored), in one transaction. Error::Invalid when the round does not exist.
+  Result<void> annotateRanges(int64_t roundId, const std::vector<RangeVerdict>& verdicts);
 
   // ---- queries (what the editor needs) ----
   Result<std::optional<RunInfo>> run(int64_t runId) const;

@@ -1,6 +1,8 @@
 // textDocument/hover on a mapped line (any line of a result's statement span), sized for an
 // 80-column / 760 px hover:
 //   - a header: the line's GPU time, kernels, launches, share of its function, invocations;
+//   - for a line the convergence loop left atomic: why (library code / a workspace function not
+//     followed / budget / no source) and the function to profile as the focus instead;
 //   - for a call line (its work runs in workspace callees): the inclusive time and the callee
 //     lines with their share, each a link (Markdown) or "path:line" (plain text);
 //   - the kernel table, top 8 kernels by time, the rest summarised in one row; labels shortened
@@ -189,15 +191,16 @@ std::string kernelTable(const results::LineResult& line, int64_t denom, results:
   return renderTable(cols, plain);
 }
 
-/// "a · b · c" fragments joined into lines of at most kWidth columns (plain text).
-std::string wrapFragments(const std::vector<std::string>& parts) {
+/// "a · b · c" fragments (or words, with sep " ") joined into lines of at most kWidth columns
+/// (plain text).
+std::string wrapFragments(const std::vector<std::string>& parts, const std::string& sep = " · ") {
   std::string out, line;
   for (const auto& p : parts) {
-    if (!line.empty() && displayWidth(line) + 3 + displayWidth(p) > kWidth) {
+    if (!line.empty() && displayWidth(line) + displayWidth(sep) + displayWidth(p) > kWidth) {
       out += line + "\n";
       line.clear();
     }
-    line += (line.empty() ? "" : " · ") + p;
+    line += (line.empty() ? "" : sep) + p;
   }
   return out + line;
 }
@@ -214,6 +217,19 @@ struct Style {
     return "`" + t + "`";
   }
   std::string em(const std::string& s) const { return plain ? s : "*" + s + "*"; }
+  /// Untrusted prose (a note naming workspace functions): Markdown-escaped, or plain text on
+  /// lines of at most kWidth columns.
+  std::string prose(const std::string& s) const {
+    if (!plain) return markdownSafe(oneLine(s));
+    std::vector<std::string> words;
+    std::string t = oneLine(s);
+    for (size_t i = 0, j; i < t.size(); i = j + 1) {
+      j = t.find(' ', i);
+      if (j == std::string::npos) j = t.size();
+      if (j > i) words.push_back(t.substr(i, j - i));
+    }
+    return wrapFragments(words, " ");
+  }
   std::string join(const std::vector<std::string>& parts) const {
     if (plain) return wrapFragments(parts);
     std::string out;
@@ -221,6 +237,30 @@ struct Style {
     return out;
   }
 };
+
+/// Why the loop left this line atomic (several kernels, nothing finer wrapped) and, when a
+/// workspace function beneath it was not followed, which function to profile instead; or the
+/// loop's note on the line. Store-backed results only (results::LineResult::atomicReason).
+std::string verdictSection(const results::LineResult& line, const Style& st) {
+  if (line.atomicReason.empty()) return line.note.empty() ? std::string() : st.em(st.prose(line.note)) + "\n\n";
+  std::string title = line.atomicReason == "library"      ? "library code: a final answer"
+                      : line.atomicReason == "unfollowed" ? "a workspace function beneath it was not followed"
+                      : line.atomicReason == "budget"     ? "NVTX budget"
+                      : line.atomicReason == "no_source"  ? "no source beneath it"
+                                                          : line.atomicReason;
+  std::string why = title + ": " + line.note;
+  std::string out = (st.plain ? st.prose("ATOMIC — " + why) : st.bold("ATOMIC") + " — " + st.prose(why)) + "\n\n";
+  if (!line.suggestFocus.empty()) {
+    auto sep = line.suggestFocus.find("::");
+    std::string fn = sep == std::string::npos ? line.suggestFocus : line.suggestFocus.substr(sep + 2);
+    std::string file = sep == std::string::npos ? std::string() : line.suggestFocus.substr(0, sep);
+    std::string tail = " to see its lines: profile it as the focus.";
+    out += (st.plain ? st.prose("Focus on " + fn + (file.empty() ? "" : " (" + file + ")") + tail)
+                     : "Focus on " + st.code(fn) + (file.empty() ? "" : " (" + st.code(file) + ")") + tail) +
+           "\n\n";
+  }
+  return out;
+}
 
 std::string calleeSection(const results::LineResult& line, const std::filesystem::path& root, results::Units units,
                           const Style& st) {
@@ -303,7 +343,7 @@ std::string hoverText(const results::LineResult& line, const DocumentResults& dr
   if (line.invocations > 1) head.push_back(std::to_string(line.invocations) + " invocations");
   if (rs.provenance.emulated) head.push_back(st.em("emulated"));
   if (ctx.results->provisional()) head.push_back(st.em("provisional: the run is still going"));
-  std::string md = st.join(head) + "\n\n";
+  std::string md = st.join(head) + "\n\n" + verdictSection(line, st);
   if (line.syncCalls)
     md += st.bold("CPU blocked " + formatDuration(line.syncNs, units)) + " in " + std::to_string(line.syncCalls) +
           (line.syncCalls == 1 ? " sync call" : " sync calls") +

@@ -253,7 +253,7 @@ void startRun(Server& server, const std::shared_ptr<FeatureContext>& ctx, const 
         for (const auto& l : res.lines)
           if (l.atomic && !l.atomicReason.empty() && l.atomicReason != "library")
             server.logMessage(MessageType::Info, "kernlens: " + l.file + ":" + std::to_string(l.line) + " ATOMIC (" +
-                                                     l.atomicReason + "): " + l.note);
+                                                     l.atomicReason + "): " + l.noteWithFocus());
         // The notification is short: the details are in the log and the run view.
         progress->end(std::string(planner::stopReasonName(res.stopReason)) + ": " + std::to_string(res.lines.size()) + " lines in " +
                       std::to_string(res.rounds) + (res.rounds == 1 ? " round" : " rounds") +

@@ -3,6 +3,7 @@
 // the lines, stop reason, rounds, unmapped ops and notes the case expects.
 #include <algorithm>
 #include <sstream>
+#include <tuple>
 
 #include "core/attribution/attribution.h"
 #include "doctest/doctest.h"
@@ -86,6 +87,26 @@ test::LoopCase load(const std::string& name) {
   return *c;
 }
 
+/// What the loop hands the store (RoundExecutor::annotate, once, for the last recorded round)
+/// is what it reports per line: every atomic line's reason, note and focus suggestion.
+void checkVerdicts(const planner::LoopResult& r, const test::ScriptLog& log) {
+  bool anyReason = std::any_of(r.lines.begin(), r.lines.end(), [](const auto& l) { return !l.atomicReason.empty(); });
+  if (!anyReason) return;
+  REQUIRE(log.annotatedRounds.size() == 1);
+  REQUIRE(!log.recorded.empty());
+  using V = std::tuple<std::string, std::string, std::string>;
+  std::vector<V> want, got;
+  for (const auto& l : r.lines)
+    if (l.atomic || !l.note.empty()) want.emplace_back(l.atomicReason, l.note, l.suggestFocus);
+  for (const auto& v : log.verdicts) {
+    got.emplace_back(v.atomicReason, v.note, v.suggestFocus);
+    CHECK_MESSAGE(log.recorded.back().find(v.rangeName) != nullptr, v.rangeName << " is a range of the last round");
+  }
+  std::sort(want.begin(), want.end());
+  std::sort(got.begin(), got.end());
+  CHECK(got == want);
+}
+
 }  // namespace
 
 TEST_CASE("loop cases (tests/data/loop/*.loop)") {
@@ -102,6 +123,7 @@ TEST_CASE("loop cases (tests/data/loop/*.loop)") {
       auto r = test::runLoopCase(c, ws.path(), log);
       REQUIRE_MESSAGE(r.ok(), r.error().message);
       check(c, *r);
+      checkVerdicts(*r, log);
       if (c.expectRuns) CHECK(log.runs == *c.expectRuns);
     }
   }

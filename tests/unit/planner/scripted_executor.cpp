@@ -314,6 +314,12 @@ Result<void> ScriptedExecutor::record(const planner::RoundRequest&, const attrib
   return {};
 }
 
+Result<void> ScriptedExecutor::annotate(int round, const std::vector<store::RangeVerdict>& verdicts) {
+  log_.annotatedRounds.push_back(round);
+  log_.verdicts = verdicts;
+  return {};
+}
+
 Result<planner::LoopResult> runLoopCase(const LoopCase& c, const fs::path& workspace, ScriptLog& log) {
   for (const auto& [rel, text] : c.files) writeFile(workspace / rel, text);
   // The case's focus in the command line's spelling, made a typed request here.

@@ -117,6 +117,8 @@ struct ScriptLog {
   std::vector<attribution::RangeTable> recorded;  // record() tables, in order
   std::vector<std::string> entries;               // entries executors were made for
   std::vector<std::string> events;  // "run I" (run() of round index I, -1 the baseline), "recorded I" (onRecorded)
+  std::vector<int> annotatedRounds;                 // annotate() calls: the round index
+  std::vector<store::RangeVerdict> verdicts;        // ... and what it was given
 };
 
 class ScriptedExecutor : public planner::RoundExecutor {
@@ -128,6 +130,7 @@ class ScriptedExecutor : public planner::RoundExecutor {
   Result<planner::RoundOutcome> run(const planner::RoundRequest& req, const CancellationToken& cancel) override;
   Result<void> record(const planner::RoundRequest& req, const attribution::RangeTable& table,
                       const CancellationToken& cancel) override;
+  Result<void> annotate(int round, const std::vector<store::RangeVerdict>& verdicts) override;
   std::string backendName() const override { return "scripted"; }
   std::filesystem::path runDir() const override { return runDir_; }
 

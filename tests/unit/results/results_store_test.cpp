@@ -110,3 +110,32 @@ TEST_CASE("loadFromStore: latest round per file, snapshot, provenance, previous 
   REQUIRE(moved.file.lines.size() == 2);
   CHECK(moved.file.lines[0].line == 2);
 }
+
+TEST_CASE("loadFromStore: the loop's verdict on a line (why it is atomic, what to focus on)") {
+  test::TempDir ws;
+  {
+    auto st = store::Store::open(ws.path());
+    REQUIRE(st.ok());
+    writeRun(*st, 3000, 1000);
+    auto runs = st->runs(1);
+    REQUIRE(runs.ok());
+    auto rounds = st->rounds(runs->front().id);
+    REQUIRE(rounds.ok());
+    REQUIRE(st->annotateRanges(rounds->front().id,
+                               {{"kl:m.py:2-2", "unfollowed", "m.py::g ran beneath it but could not be wrapped (x)", "m.py::g"},
+                                {"kl:m.py:3-3", "library", "its launches come from code outside the workspace", ""}})
+                .ok());
+  }
+  auto rs = results::loadFromStore(ws.path());
+  REQUIRE(rs.ok());
+  REQUIRE(rs->has_value());
+  const auto* file = (*rs)->file("m.py");
+  REQUIRE(file);
+  REQUIRE(file->lines.size() == 2);
+  CHECK(file->lines[0].line == 1);
+  CHECK(file->lines[0].atomicReason == "unfollowed");
+  CHECK(file->lines[0].note == "m.py::g ran beneath it but could not be wrapped (x)");
+  CHECK(file->lines[0].suggestFocus == "m.py::g");
+  CHECK(file->lines[1].atomicReason == "library");
+  CHECK(file->lines[1].suggestFocus.empty());
+}

@@ -429,3 +429,59 @@ TEST_CASE("runs left running by a kernlens that died are closed as interrupted b
   CHECK((*s->run(dead))->error.find("ended while the run was running") != std::string::npos);
   CHECK(*s->closeStaleRuns() == 0);  // idempotent
 }
+
+TEST_CASE("the loop's verdicts on a round's ranges, and ranges stored before there were any") {
+  test::TempDir ws;
+  auto path = ws / "k.db";
+  const int64_t oldRound = 1;  // the only round of the old database
+  {
+    // A database as a kernlens of schema v5 left it: one round with one range, no verdict columns.
+    auto db = sql::Database::openReadWrite(path);
+    REQUIRE(db.ok());
+    REQUIRE(Store::migrate(*db, 5).ok());
+    REQUIRE(db->exec("INSERT INTO runs(run_key, command, workspace, backend, launch, status, started_at) "
+                     "VALUES('old', 'python a.py', '/ws', 'emulate', 'local', 'ok', '2026-01-01T00:00:00Z');"
+                     "INSERT INTO rounds(run_id, idx, status) VALUES(1, 0, 'ok');"
+                     "INSERT INTO ranges(round_id, name, path, first_line, last_line, disk_first, disk_last, "
+                     "invocations, launches, gpu_ns, distinct_kernels, excl_launches, excl_gpu_ns, "
+                     "min_kernels_per_inv, max_kernels_per_inv, distinct_kernel_sets) "
+                     "VALUES(1, 'kl:m.py:2-2', 'm.py', 2, 2, 2, 2, 1, 3, 700, 2, 3, 700, 2, 2, 1);")
+                .ok());
+  }
+  auto s = Store::openFile(path);
+  REQUIRE_MESSAGE(s.ok(), s.error().message);
+  auto old = s->spans(oldRound);
+  REQUIRE(old.ok());
+  REQUIRE(old->size() == 1);
+  CHECK((*old)[0].exclusiveGpuNs == 700);
+  CHECK((*old)[0].atomicReason.empty());
+  CHECK((*old)[0].note.empty());
+  CHECK((*old)[0].suggestFocus.empty());
+
+  auto run = makeRun("new");
+  REQUIRE(s->beginRun(run).ok());
+  auto rid = s->writeRound(run.id, makeRound(0));
+  REQUIRE(rid.ok());
+  std::vector<RangeVerdict> verdicts = {
+      {"kl:m.py:2-2", "unfollowed", "m.py::g ran beneath it but could not be wrapped (no def line)", "m.py::g"},
+      {"kl:m.py:3-3", "", "launches no kernel matching --kernel", ""},
+      {"kl:m.py:9-9", "library", "not a range of this round: ignored", ""}};
+  REQUIRE(s->annotateRanges(*rid, verdicts).ok());
+  auto spans = s->spans(*rid);
+  REQUIRE(spans.ok());
+  REQUIRE(spans->size() == 3);
+  CHECK((*spans)[0].rangeName == "kl:m.py:2-3");
+  CHECK((*spans)[0].atomicReason.empty());
+  CHECK((*spans)[0].note.empty());
+  CHECK((*spans)[1].atomicReason == "unfollowed");
+  CHECK((*spans)[1].note == verdicts[0].note);
+  CHECK((*spans)[1].suggestFocus == "m.py::g");
+  CHECK((*spans)[2].atomicReason.empty());
+  CHECK((*spans)[2].note == "launches no kernel matching --kernel");
+  CHECK(count(*s, "SELECT count(*) FROM ranges WHERE atomic_reason = 'library'") == 0);
+  // Verdicts are per round: the old round is untouched; an unknown round is an error.
+  CHECK(s->spans(oldRound)->front().atomicReason.empty());
+  auto bad = s->annotateRanges(123456, verdicts);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message.find("no round with id 123456") != std::string::npos);
+}
