@@ -2,11 +2,44 @@
 // (so a system-wide PROCESSES/ThreadNames table does not bloat the model) and finalises.
 #pragma once
 
+#include <algorithm>
 #include <unordered_map>
+#include <vector>
 
 #include "core/profile/model.h"
 
 namespace kl::profile::detail {
+
+/// Sorts a row table by (start asc, end desc, original order) through a key permutation; the
+/// columns are moved once each, and a table already in that order is left alone. Returns the
+/// permutation applied (new row k = old row perm[k]); empty when nothing moved.
+template <typename Table>
+std::vector<uint32_t> sortByTime(Table& t) {
+  using Row = typename Table::value_type;
+  const auto& start = t.template col<&Row::start>();
+  const auto& end = t.template col<&Row::end>();
+  const size_t n = t.size();
+  bool sorted = true;
+  for (size_t i = 1; i < n && sorted; ++i)
+    sorted = start[i - 1] < start[i] || (start[i - 1] == start[i] && end[i - 1] >= end[i]);
+  if (sorted) return {};
+  struct Key {
+    int64_t start, end;
+    uint32_t idx;
+  };
+  std::vector<Key> keys(n);
+  for (uint32_t i = 0; i < n; ++i) keys[i] = {start[i], end[i], i};
+  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+    if (a.start != b.start) return a.start < b.start;
+    if (a.end != b.end) return a.end > b.end;
+    return a.idx < b.idx;
+  });
+  std::vector<uint32_t> perm(n);
+  for (size_t i = 0; i < n; ++i) perm[i] = keys[i].idx;
+  keys = {};
+  t.permute(perm);
+  return perm;
+}
 
 class ModelBuilder {
  public:

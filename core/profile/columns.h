@@ -233,6 +233,15 @@ class Columns {
   void put(size_t i, const typename columns_detail::MemberOf<M>::Type& x) {
     std::get<indexOf<M>()>(stores_).put(i, x, size_);
   }
+  /// Rewrites every stored value of column M in place: v = fn(v). A sparse column that is not
+  /// stored is left alone, so fn must map the column's default to itself.
+  template <auto M, typename Fn>
+  void mapColumn(Fn&& fn) {
+    using T = typename columns_detail::MemberOf<M>::Type;
+    auto& s = std::get<indexOf<M>()>(stores_);
+    if (!s.stored(size_)) return;
+    for (auto& x : s.v) x = static_cast<typename StoreOf<M>::S>(fn(static_cast<T>(x)));
+  }
   /// A dense column (size() values).
   template <auto M>
   const auto& col() const {

@@ -1,10 +1,13 @@
 // nsys SQLite export -> ProfileModel. Every SELECT names its columns; a column missing in
 // this export's version reads as NULL; a missing table reads as empty (tables are lazy).
 #include <algorithm>
+#include <atomic>
 #include <cctype>
+#include <exception>
 #include <map>
 #include <optional>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <unordered_map>
 
@@ -73,10 +76,27 @@ bool icontains(std::string_view hay, std::string_view needle) {
   return it != hay.end();
 }
 
+/// Ids of strings a part reader interned into its own table (see NsysReader's part constructor)
+/// carry this bit until the part is merged.
+constexpr StrId kPartLocal = StrId{1} << 31;
+
 class NsysReader {
  public:
-  NsysReader(Database& db, std::string name, const ReadOptions& opts)
-      : db_(db), name_(std::move(name)), opts_(opts), b_(m_) {}
+  /// `file`: the export on disk, opened a second time so that NVTX_EVENTS is read on its own
+  /// connection in a second thread; nullptr (an in-memory image) reads it after the rest.
+  NsysReader(Database& db, std::string name, const ReadOptions& opts, const std::filesystem::path* file = nullptr)
+      : db_(db), name_(std::move(name)), opts_(opts), file_(file), b_(m_) {}
+
+  /// A part reader: reads one table on its own connection `db` into its own model, while the
+  /// parent goes on with the others. It shares the parent's StringIds map (read only); strings
+  /// it has to intern go to its own table with kPartLocal set, threads are its own, numbered in
+  /// the order it meets them; the parent's adopt() turns both into the parent's ids exactly as
+  /// a sequential read would have given them.
+  NsysReader(Database& db, const NsysReader& parent, const std::atomic<bool>& stop)
+      : db_(db), name_(parent.name_), opts_(parent.opts_), b_(m_), denseIds_(&parent.dense_),
+        sparseIds_(&parent.sparse_), stop_(&stop), part_(true) {
+    b_.threadNames = parent.b_.threadNames;
+  }
 
   Result<ProfileModel> run() {
     if (!db_.tableExists("StringIds"))
@@ -93,13 +113,53 @@ class NsysReader {
     m_.meta.rankClockOffsetNs.push_back(0);
     m_.meta.rankClockMethod.push_back("none: single file");
 
-    for (auto step : {&NsysReader::readMeta, &NsysReader::readStrings, &NsysReader::readNames,
-                      &NsysReader::readGpus, &NsysReader::readKernels, &NsysReader::readMemcpy,
-                      &NsysReader::readMemset, &NsysReader::readGraphTrace, &NsysReader::readApi,
-                      &NsysReader::readNvtx}) {
+    for (auto step : {&NsysReader::readMeta, &NsysReader::readStrings, &NsysReader::readNames, &NsysReader::readGpus}) {
       if (auto r = (this->*step)(); !r) return r.error();
       if (opts_.cancel.isCancelled()) return Error::cancelled();
     }
+    // NVTX_EVENTS (as many rows as kernels in an annotated capture) is read by a part reader:
+    // on a second connection in a second thread while this one reads the GPU and runtime
+    // tables, or after them on this connection for an in-memory image.
+    std::optional<Database> partDb;
+    if (file_ && db_.tableExists("NVTX_EVENTS"))
+      if (auto d = Database::openReadOnlyImmutable(*file_)) partDb.emplace(std::move(*d));
+    std::atomic<bool> stop{false};
+    NsysReader part(partDb ? *partDb : db_, *this, stop);
+    Result<void> partResult;
+    auto readPart = [&] {
+      try {
+        partResult = part.readNvtxSorted();
+      } catch (const std::exception& e) {
+        partResult = Error::invalid(name_ + ": cannot read NVTX_EVENTS: " + e.what());
+      }
+    };
+    std::thread worker;
+    if (partDb) worker = std::thread(readPart);
+    auto joinPart = [&] {
+      if (worker.joinable()) worker.join();
+    };
+    for (auto step : {&NsysReader::readKernels, &NsysReader::readMemcpy, &NsysReader::readMemset,
+                      &NsysReader::readGraphTrace, &NsysReader::readApi}) {
+      Result<void> r;
+      try {
+        r = (this->*step)();
+      } catch (...) {
+        stop = true;
+        joinPart();
+        throw;
+      }
+      if (r && opts_.cancel.isCancelled()) r = Error::cancelled();
+      if (!r) {
+        stop = true;
+        joinPart();
+        return r.error();
+      }
+    }
+    if (worker.joinable()) joinPart();
+    else readPart();
+    if (!partResult) return partResult.error();
+    if (opts_.cancel.isCancelled()) return Error::cancelled();
+    adopt(std::move(part));
     addMissingGpus();
     if (unknownKernelNames_)
       m_.meta.warnings.push_back(std::to_string(unknownKernelNames_) +
@@ -130,7 +190,8 @@ class NsysReader {
       if (!r) return sqlFail(table, r.error());
       if (!*r) return {};
       fn(*st);
-      if ((n & 0xFFFF) == 0xFFFF && opts_.cancel.isCancelled()) return Error::cancelled();
+      if ((n & 0xFFFF) == 0xFFFF && (opts_.cancel.isCancelled() || (stop_ && stop_->load(std::memory_order_relaxed))))
+        return Error::cancelled();
     }
   }
 
@@ -138,12 +199,12 @@ class NsysReader {
   bool lookupSid(const Statement& st, int col, StrId& out) const {
     auto id = opt(st, col);
     if (!id) return false;
-    if (*id >= 0 && static_cast<uint64_t>(*id) < dense_.size()) {
-      out = dense_[static_cast<size_t>(*id)];
+    if (*id >= 0 && static_cast<uint64_t>(*id) < denseIds_->size()) {
+      out = (*denseIds_)[static_cast<size_t>(*id)];
       return out != kNone;
     }
-    auto it = sparse_.find(*id);
-    if (it == sparse_.end()) return false;
+    auto it = sparseIds_->find(*id);
+    if (it == sparseIds_->end()) return false;
     out = it->second;
     return true;
   }
@@ -154,7 +215,10 @@ class NsysReader {
   /// A string given as a StringIds id (column idCol) or, failing that, as text (textCol).
   StrId sidOrText(const Statement& st, int idCol, int textCol) {
     StrId s = kEmptyStr;
-    return lookupSid(st, idCol, s) ? s : m_.strings.intern(st.text(textCol));
+    if (lookupSid(st, idCol, s)) return s;
+    auto text = st.text(textCol);
+    if (text.empty()) return kEmptyStr;
+    return part_ ? kPartLocal | m_.strings.intern(text) : m_.strings.intern(text);
   }
   /// Column `col` of the current row, `dflt` when NULL: one SQLite call, none for a missing column.
   int64_t i64(const Statement& st, int col, int64_t dflt = 0) const {
@@ -458,7 +522,7 @@ class NsysReader {
     // reports mask with 0x0000FFFFFF000000).
     std::map<std::pair<uint32_t, int64_t>, std::pair<int64_t, StrId>> domains;   // -> (start, name)
     std::map<std::tuple<uint32_t, int64_t, int64_t>, StrId> categories;
-    const size_t threadsBefore = m_.threads.size(), rangesBefore = m_.ranges.size();
+    const size_t rangesBefore = m_.ranges.size();
     auto st = select(t,
                      {"start", "end", "eventType", "globalTid", "endGlobalTid", "text", "textId", "domainId",
                       "category"},
@@ -500,10 +564,6 @@ class NsysReader {
       m_.ranges.push_back(g);
     });
     if (!r) return r;
-    // Threads first seen here get the names of eventType 39 rows (wherever they were).
-    for (size_t i = threadsBefore; i < m_.threads.size(); ++i)
-      if (auto n = b_.threadNames.find(m_.threads[i].globalTid); n != b_.threadNames.end())
-        m_.threads[i].name = n->second;
     // Domain and category names.
     std::map<std::pair<uint32_t, int64_t>, bool> unnamed;
     if (m_.ranges.stored<&Range::domainId>() || m_.ranges.stored<&Range::categoryId>()) {
@@ -528,13 +588,67 @@ class NsysReader {
     return {};
   }
 
+  /// The part reader's work: NVTX_EVENTS, sorted by time here when no range is open (an open
+  /// range's end is the span's end, known only once every table is read).
+  Result<void> readNvtxSorted() {
+    if (auto r = readNvtx(); !r) return r;
+    if (!m_.ranges.stored<&Range::open>()) detail::sortByTime(m_.ranges);
+    return {};
+  }
+
+  /// Takes the part's ranges, threads, strings and findings, giving them the ids a sequential
+  /// read would have: the part's strings are interned here in the order the part first met
+  /// them, its threads created in the order it first met them, and only then their names
+  /// (NVTX eventType 39 rows included) applied.
+  void adopt(NsysReader&& part) {
+    const auto& ps = part.m_.strings;
+    std::vector<StrId> smap(ps.size());
+    for (StrId i = 0; i < ps.size(); ++i) smap[i] = m_.strings.intern(ps.str(i));
+    auto str = [&](StrId s) { return s & kPartLocal ? smap[s & ~kPartLocal] : s; };
+
+    b_.threadNames = std::move(part.b_.threadNames);
+    for (auto& [_, name] : b_.threadNames) name = str(name);
+    const size_t threadsBefore = m_.threads.size();
+    std::vector<uint32_t> tmap(part.m_.threads.size());
+    bool sameThreads = true;
+    for (uint32_t i = 0; i < tmap.size(); ++i) {
+      tmap[i] = b_.thread(part.m_.threads[i].globalTid);
+      sameThreads = sameThreads && tmap[i] == i;
+    }
+    // Threads first seen in NVTX_EVENTS get the names of eventType 39 rows (wherever they were).
+    for (size_t i = threadsBefore; i < m_.threads.size(); ++i)
+      if (auto n = b_.threadNames.find(m_.threads[i].globalTid); n != b_.threadNames.end())
+        m_.threads[i].name = n->second;
+
+    auto& ranges = part.m_.ranges;
+    if (!sameThreads) {
+      auto thread = [&](uint32_t t) { return t == kNone ? kNone : tmap[t]; };
+      ranges.mapColumn<&Range::thread>(thread);
+      ranges.mapColumn<&Range::endThread>(thread);
+    }
+    if (ps.size() > 1) {
+      ranges.mapColumn<&Range::text>(str);
+      ranges.mapColumn<&Range::domain>(str);
+      ranges.mapColumn<&Range::category>(str);
+    }
+    // Only NVTX_EVENTS holds ranges in an nsys export.
+    m_.ranges = std::move(ranges);
+    for (auto& w : part.m_.meta.warnings) m_.meta.warnings.push_back(std::move(w));
+    m_.meta.skippedRows.merge(part.m_.meta.skippedRows);
+  }
+
   Database& db_;
   std::string name_;
   const ReadOptions& opts_;
+  const std::filesystem::path* file_ = nullptr;
   ProfileModel m_;
   detail::ModelBuilder b_;
   std::vector<StrId> dense_;
   std::unordered_map<int64_t, StrId> sparse_;
+  const std::vector<StrId>* denseIds_ = &dense_;  // the StringIds map in use: ours or the parent's
+  const std::unordered_map<int64_t, StrId>* sparseIds_ = &sparse_;
+  const std::atomic<bool>* stop_ = nullptr;  // a part reader: the parent gave up
+  bool part_ = false;
   uint64_t unknownKernelNames_ = 0;
   std::vector<ColKind> kinds_;  // of the current select()
 };
@@ -588,7 +702,7 @@ Result<ProfileModel> readNsysSqlite(const std::filesystem::path& path, const Rea
   }
   auto db = Database::openReadOnlyImmutable(path);
   if (!db) return db.error();
-  NsysReader reader(*db, path.string(), opts);
+  NsysReader reader(*db, path.string(), opts, &path);
   return reader.run();
 }
 

@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 
+#include "core/profile/builder.h"
 #include "core/profile/reader.h"
 #include "core/support/gzip.h"
 
@@ -20,37 +21,6 @@ bool icontains(std::string_view hay, std::string_view needle) {
     return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
   });
   return it != hay.end();
-}
-
-/// Sorts a row table by (start asc, end desc, original order) through a key permutation; the
-/// columns are moved once each, and a table already in that order is left alone. Returns the
-/// permutation applied (new row k = old row perm[k]); empty when nothing moved.
-template <typename Table>
-std::vector<uint32_t> sortByTime(Table& t) {
-  using Row = typename Table::value_type;
-  const auto& start = t.template col<&Row::start>();
-  const auto& end = t.template col<&Row::end>();
-  const size_t n = t.size();
-  bool sorted = true;
-  for (size_t i = 1; i < n && sorted; ++i)
-    sorted = start[i - 1] < start[i] || (start[i - 1] == start[i] && end[i - 1] >= end[i]);
-  if (sorted) return {};
-  struct Key {
-    int64_t start, end;
-    uint32_t idx;
-  };
-  std::vector<Key> keys(n);
-  for (uint32_t i = 0; i < n; ++i) keys[i] = {start[i], end[i], i};
-  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
-    if (a.start != b.start) return a.start < b.start;
-    if (a.end != b.end) return a.end > b.end;
-    return a.idx < b.idx;
-  });
-  std::vector<uint32_t> perm(n);
-  for (size_t i = 0; i < n; ++i) perm[i] = keys[i].idx;
-  keys = {};
-  t.permute(perm);
-  return perm;
 }
 
 bool isProfileFile(const std::filesystem::path& p) {
@@ -383,11 +353,11 @@ void finalizeModel(ProfileModel& m) {
     for (size_t i = 0; i < m.ranges.size(); ++i)
       if (m.ranges.get<&Range::open>(i)) m.ranges.put<&Range::end>(i, std::max(m.ranges.get<&Range::start>(i), hi));
 
-  sortByTime(m.gpuOps);
-  sortByTime(m.apiCalls);
-  sortByTime(m.ranges);
+  detail::sortByTime(m.gpuOps);
+  detail::sortByTime(m.apiCalls);
+  detail::sortByTime(m.ranges);
   // Frames: parent links follow the permutation.
-  auto perm = sortByTime(m.pyFrames);
+  auto perm = detail::sortByTime(m.pyFrames);
   if (!perm.empty() && m.pyFrames.stored<&PyFrame::parent>()) {
     std::vector<uint32_t> where(perm.size());
     for (uint32_t i = 0; i < perm.size(); ++i) where[perm[i]] = i;

@@ -19,6 +19,15 @@ inputs=()
 while IFS= read -r f; do inputs+=("$f"); done < <(find "$ROOT/tests/data/real" -maxdepth 2 -type f \
   \( -name '*.sqlite.gz' -o -name '*.sqlite' -o -name '*.json.gz' -o -name '*.json' \) | sort)
 inputs+=("$ROOT/tests/data/real/param_dlrm_v100_8ranks")  # several files = ranks of one run
+# Every nsys export once more as a plain file: a .gz is read from memory on one connection, a
+# plain file on two (NVTX_EVENTS in a second thread), and both must give the same outputs.
+mkdir -p "$WORK/plain"
+for f in "${inputs[@]}"; do
+  [[ $f == *.sqlite.gz ]] || continue
+  p=$WORK/plain/$(basename "$f" .gz)
+  [[ -e $p ]] && p=$WORK/plain/$(basename "$(dirname "$f")")-$(basename "$f" .gz)
+  gzip -dc "$f" > "$p" && inputs+=("$p")
+done
 
 cmds=(
   "tree --format json" "tree --format text" "tree --format csv" "tree --format json --gpu 0"

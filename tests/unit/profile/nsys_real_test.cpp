@@ -76,6 +76,59 @@ TEST_CASE("nsys real: row counts, times and versions match SQL on every stored e
   }
 }
 
+namespace {
+
+bool sameRange(const Range& a, const Range& b) {
+  return a.start == b.start && a.end == b.end && a.text == b.text && a.domain == b.domain &&
+         a.category == b.category && a.thread == b.thread && a.endThread == b.endThread && a.kind == b.kind &&
+         a.open == b.open && a.domainId == b.domainId && a.categoryId == b.categoryId;
+}
+
+}  // namespace
+
+// A plain file is read on two connections (NVTX_EVENTS in a second thread, merged afterwards);
+// a .gz from memory on one, in table order. Both must give the same model, ids included.
+TEST_CASE("nsys real: a plain file (NVTX on a second connection) reads exactly like the same export from memory") {
+  for (const char* rel : {"nsys/h100_2gpu_1s.sqlite.gz", "nsys/mfu_2gpu_before.sqlite.gz", "nsys/mock.sqlite.gz",
+                          "recorded/nsys2022-cpu-nvtx.sqlite.gz", "fuser_h200_matmul_nvtx_2024.sqlite.gz",
+                          "fuser_h200_xent_nvtx.sqlite.gz", "pipit_a100_saxpy_mpi_nvtx.sqlite.gz",
+                          "pipit_a100x4_cloverleaf.sqlite.gz"}) {
+    CAPTURE(rel);
+    TempDir dir;
+    auto plain = kl::test::plainCopy(rel, dir);
+    auto a = readProfile(plain);
+    REQUIRE(a.ok());
+    auto b = load(rel);
+    REQUIRE(a->strings.size() == b.strings.size());
+    for (StrId i = 0; i < b.strings.size(); ++i) REQUIRE(a->strings.str(i) == b.strings.str(i));
+    REQUIRE(a->threads.size() == b.threads.size());
+    for (size_t i = 0; i < b.threads.size(); ++i) {
+      CHECK(a->threads[i].globalTid == b.threads[i].globalTid);
+      CHECK(a->threads[i].name == b.threads[i].name);
+      CHECK(a->threads[i].process == b.threads[i].process);
+    }
+    REQUIRE(a->processes.size() == b.processes.size());
+    for (size_t i = 0; i < b.processes.size(); ++i) CHECK(a->processes[i].globalPid == b.processes[i].globalPid);
+    REQUIRE(a->ranges.size() == b.ranges.size());
+    size_t differ = 0;
+    for (size_t i = 0; i < b.ranges.size(); ++i) differ += !sameRange(a->ranges[i], b.ranges[i]);
+    CHECK(differ == 0);
+    REQUIRE(a->gpuOps.size() == b.gpuOps.size());
+    CHECK(a->gpuOps.col<&GpuOp::name>() == b.gpuOps.col<&GpuOp::name>());
+    CHECK(a->gpuOps.col<&GpuOp::process>() == b.gpuOps.col<&GpuOp::process>());
+    REQUIRE(a->apiCalls.size() == b.apiCalls.size());
+    CHECK(a->apiCalls.col<&ApiCall::thread>() == b.apiCalls.col<&ApiCall::thread>());
+    CHECK(a->apiCalls.col<&ApiCall::name>() == b.apiCalls.col<&ApiCall::name>());
+    CHECK(a->meta.warnings == b.meta.warnings);
+    CHECK(a->meta.skippedRows.count == b.meta.skippedRows.count);
+    if (b.ranges.size() > 0 && rel == std::string("recorded/nsys2022-cpu-nvtx.sqlite.gz")) {
+      // This export's NVTX texts are inline (text, not textId) and its threads are named by
+      // eventType 39 rows: the merge's string and thread remapping is exercised.
+      CHECK(std::any_of(b.threads.begin(), b.threads.end(), [](const Thread& t) { return t.name != kEmptyStr; }));
+    }
+  }
+}
+
 TEST_CASE("nsys real: h100_2gpu_1s has 3,442 kernels on 2 processes with packed VM-id globalPids") {
   TempDir dir;
   auto db = kl::test::openScratch(kl::test::plainCopy("nsys/h100_2gpu_1s.sqlite.gz", dir));
