@@ -4,10 +4,13 @@ import collections
 import json
 import re
 import os
+import shutil
 import sqlite3
+import subprocess
+import tempfile
 import unittest
 
-from probe_support import ATTRIBUTION_SQL, DATA, make_workspace, query, run_probe, tmpdir
+from probe_support import ATTRIBUTION_SQL, DATA, PYTHON, make_workspace, query, run_probe, tmpdir
 
 GEMM_PREFIX = "sm90_xmma_gemm_f32f32_f32f32_f32_"
 
@@ -315,3 +318,123 @@ class EmulateLabelsTest(unittest.TestCase):
         self.assertEqual(got, want)
         self.assertEqual(query(out, "SELECT text FROM NVTX_EVENTS WHERE eventType = 34"), [(labels[0] + " mark",)])
 
+
+
+RNN_PROGRAM = r'''
+import contextlib, torch, torch.nn as nn
+try:  # NVTX exists under the probe; a plain CPU run of the same program has none
+    torch.cuda.nvtx.range_pop()
+    rng = torch.cuda.nvtx.range
+except RuntimeError:
+    rng = lambda _: contextlib.nullcontext()
+torch.manual_seed(0)
+d = "cpu"  # an explicit device: the emulated GPU
+lstm = nn.LSTM(8, 16, num_layers=2).to(d)
+gru = nn.GRU(8, 16, batch_first=True, bidirectional=True).to(d)
+x = torch.randn(5, 3, 8).to(d)
+for _ in range(2):
+    y, _ = lstm(x)
+    with rng("kl:rnn.py:10-10:gru"):
+        z, _ = gru(x.transpose(0, 1))
+    (y.sum() + z.sum()).backward()
+with torch.no_grad():
+    lstm(x)
+print("grads %.6f %.6f" % (sum(p.grad.abs().sum().item() for p in lstm.parameters()),
+                           sum(p.grad.abs().sum().item() for p in gru.parameters())))
+'''
+
+
+class EmulateCudnnRnnTest(unittest.TestCase):
+    """nn.LSTM/nn.GRU run as cuDNN RNN calls (aten::_cudnn_rnn): the cell kernels per time step,
+    none of CPU PyTorch's per-step small ops; the backward kernels on pt_autograd_0 inside the
+    node's emit_nvtx range, linked to the forward call; the program's numbers unchanged."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="kl-probe-rnn-")
+        with open(os.path.join(cls.tmp, "rnn.py"), "w") as f:
+            f.write(RNN_PROGRAM)
+        cls.db = os.path.join(cls.tmp, "out.sqlite")
+        status = os.path.join(cls.tmp, "status.json")
+        cls.r = run_probe(["--backend", "emulate", "--out", cls.db, "--status", status], ["python3", "rnn.py"], cls.tmp)
+        with open(status) as f:
+            cls.status = json.load(f)
+        cls.plain = subprocess.run([PYTHON, "rnn.py"], cwd=cls.tmp, capture_output=True, text=True, timeout=300)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, True)
+
+    def kernels(self, where=""):
+        return query(self.db, """SELECT s.value, d.value FROM CUPTI_ACTIVITY_KIND_KERNEL k
+                                 JOIN StringIds s ON s.id = k.shortName JOIN StringIds d ON d.id = k.demangledName """ + where)
+
+    def test_cell_kernels_per_step_and_nothing_unmodelled(self):
+        self.assertEqual(self.r.returncode, 0, self.r.stderr)
+        self.assertEqual(self.status["summary"]["unmodelled_ops"], {})
+        cells = [d for s, d in self.kernels() if s == "elemWiseRNNcell"]
+        # LSTM: 2 layers x 5 steps, 3 calls; GRU: 2 directions x 5 steps, 2 calls.
+        self.assertEqual(sum("(cudnnRNNMode_t)2" in d for d in cells), 30)
+        self.assertEqual(sum("(cudnnRNNMode_t)3" in d for d in cells), 20)
+        shorts = collections.Counter(s for s, _ in self.kernels())
+        self.assertEqual(shorts["LSTM_elementWise_bp1"], 20)
+        self.assertEqual(shorts["GRU_elementWise_bp1"], 20)
+        # CPU PyTorch's decomposition (per-step sigmoid/tanh/mul...) launches nothing.
+        self.assertFalse([d for _, d in self.kernels() if "igmoid" in d or "anh" in d])
+
+    def test_gru_forward_kernels_in_its_range_backward_linked_to_it(self):
+        fwd = per_range(self.db)["kl:rnn.py:10-10:gru"]
+        self.assertEqual(fwd["elemWiseRNNcell"], 20)
+        self.assertNotIn("GRU_elementWise_bp1", fwd)
+        bwd = backward_per_range(self.db)
+        self.assertEqual(bwd["kl:rnn.py:10-10:gru"]["GRU_elementWise_bp1"], 20)
+        self.assertEqual(bwd[None]["LSTM_elementWise_bp1"], 20)  # the LSTM ran outside every kl: range
+        nodes = query(self.db, "SELECT text FROM NVTX_EVENTS WHERE text LIKE 'CudnnRnnBackward, seq = %'")
+        self.assertEqual(len(nodes), 4)
+
+    def test_the_program_computes_the_same_numbers(self):
+        self.assertEqual(self.plain.returncode, 0, self.plain.stderr)
+        grads = [l for l in self.r.stdout.splitlines() if l.startswith("grads ")]
+        self.assertEqual(grads, [l for l in self.plain.stdout.splitlines() if l.startswith("grads ")])
+
+
+FAST_PATH_PROGRAM = r'''
+import warnings
+import torch, torch.nn as nn
+warnings.simplefilter("ignore")
+torch.manual_seed(0)
+d = "cpu"  # an explicit device: the emulated GPU
+enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(32, 4, 64, batch_first=True), 2).to(d).eval()
+mha = nn.MultiheadAttention(32, 4, batch_first=True).to(d).eval()
+x = torch.randn(2, 8, 32).to(d)
+pad = torch.zeros(2, 8, dtype=torch.bool)
+pad[1, 6:] = True
+pad = pad.to(d)
+with torch.no_grad():
+    enc(x)
+    enc(x, src_key_padding_mask=pad)
+    mha(x, x, x, need_weights=False)
+'''
+
+
+class EmulateFastPathTest(unittest.TestCase):
+    """Inference under torch.no_grad: nn.TransformerEncoder and nn.MultiheadAttention take the
+    fused fast paths CUDA PyTorch takes (the emulator's own TorchFunctionMode must not turn them
+    off), and every op on them is modelled."""
+
+    def test_fused_paths_are_taken_and_modelled(self):
+        tmp = tmpdir(self)
+        with open(os.path.join(tmp, "fast.py"), "w") as f:
+            f.write(FAST_PATH_PROGRAM)
+        db, status = os.path.join(tmp, "out.sqlite"), os.path.join(tmp, "status.json")
+        r = run_probe(["--backend", "emulate", "--out", db, "--status", status], ["python3", "fast.py"], tmp)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(status) as f:
+            self.assertEqual(json.load(f)["summary"]["unmodelled_ops"], {})
+        shorts = collections.Counter(s for (s,) in query(db, """SELECT s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k
+                                                               JOIN StringIds s ON s.id = k.shortName"""))
+        # 2 layers x 2 encoder calls + 1 MultiheadAttention call, each one fused attention.
+        self.assertEqual(shorts["transform_bias_rescale_qkv_kernel"], 5)
+        self.assertEqual(shorts["remove_padding_kernel"], 1)   # the padded batch becomes nested
+        self.assertEqual(shorts["add_padding_2"], 1)           # and padded again at the end
+        self.assertNotIn("does not model", r.stderr)

@@ -2,6 +2,7 @@
 
 import types
 import unittest
+import warnings
 
 import probe_support  # noqa: F401  (puts the probe on sys.path)
 import torch
@@ -134,3 +135,153 @@ class FusedOpModelsTest(unittest.TestCase):
         self.assertEqual(k.short, "EmbeddingBag_updateOutputKernel_sum_mean")
         got, ok = launches("unsafe_split", (x, 2), (x,))
         self.assertEqual((got, ok), ([], True))
+
+
+class CudnnRnnTest(unittest.TestCase):
+    """nn.LSTM/GRU/RNN as CUDA PyTorch runs them: one aten::_cudnn_rnn (and _cudnn_rnn_backward)
+    with cuDNN's STANDARD algorithm (input GEMM, then per time step a recurrent GEMM and the
+    elementwise cell kernel), PERSIST_STATIC for eligible half-precision calls."""
+
+    @staticmethod
+    def call(module, x, name, *extra, spec="h100"):
+        args = (x,) + extra + (module._flat_weights, module.bias, module.num_layers, float(module.dropout),
+                               module.training, module.bidirectional)
+        if extra and isinstance(extra[0], torch.Tensor) and extra[0].dtype == torch.long:  # packed
+            return kernel_table.rnn_call(name, args, roofline.gpu(spec))
+        return kernel_table.rnn_call(name, args + (module.batch_first,), roofline.gpu(spec))
+
+    def test_lstm_standard_forward_and_backward(self):
+        t, b, i, h, layers = 5, 3, 8, 16, 2
+        lstm = torch.nn.LSTM(i, h, num_layers=layers)
+        x = torch.randn(t, b, i)
+        hx = [torch.zeros(layers, b, h), torch.zeros(layers, b, h)]
+        c = self.call(lstm, x, "lstm", hx)
+        self.assertIsNotNone(c)
+        fwd = c.forward_launches()
+        self.assertEqual(len(fwd), layers * (1 + 2 * t))
+        cells = [k for k in fwd if k.short == "elemWiseRNNcell"]
+        self.assertEqual(len(cells), layers * t)
+        self.assertIn("(cudnnRNNMode_t)2", cells[0].demangled)
+        gemms = [k for k in fwd if k.gemm]
+        self.assertEqual(len(gemms), layers * (1 + t))
+        self.assertEqual(gemms[0].flops, 2.0 * t * b * i * 4 * h)       # input projection, all steps
+        self.assertEqual(gemms[1].flops, 2.0 * b * h * 4 * h)           # one recurrent step
+        self.assertEqual(gemms[1 + t].flops, 2.0 * t * b * h * 4 * h)   # layer 2's input is layer 1's output
+        bwd = c.backward_launches()
+        self.assertEqual(sum(k.short == "LSTM_elementWise_bp1" for k in bwd), layers * t)
+        self.assertEqual(sum(1 for k in bwd if k.gemm), layers * (t + 1) + 2 * layers)
+        self.assertFalse(any(k.short == "elemWiseRNNcell" for k in bwd))
+
+    def test_gru_bidirectional_batch_first_and_rnn_tanh(self):
+        t, b, i, h = 4, 2, 8, 16
+        gru = torch.nn.GRU(i, h, batch_first=True, bidirectional=True)
+        c = self.call(gru, torch.randn(b, t, i), "gru", torch.zeros(2, b, h))
+        self.assertEqual((c.steps, c.batches[0], c.dirs), (t, b, 2))
+        cells = [k for k in c.forward_launches() if k.short == "elemWiseRNNcell"]
+        self.assertEqual(len(cells), 2 * t)
+        self.assertIn("(cudnnRNNMode_t)3", cells[0].demangled)
+        self.assertEqual(sum(k.short == "GRU_elementWise_bp1" for k in c.backward_launches()), 2 * t)
+        rnn = torch.nn.RNN(i, h, nonlinearity="tanh", bias=False)
+        c = self.call(rnn, torch.randn(t, b, i), "rnn_tanh", torch.zeros(1, b, h))
+        cells = [k for k in c.forward_launches() if k.short == "elemWiseRNNcell"]
+        self.assertIn("(cudnnRNNMode_t)1, (cudnnRNNBiasMode_t)0", cells[0].demangled)
+        self.assertEqual(sum(k.short == "RNN_elementWise_bp1" for k in c.backward_launches()), t)
+
+    def test_packed_sequence_steps_follow_the_batch_sizes(self):
+        lstm = torch.nn.LSTM(8, 16)
+        seqs = [torch.randn(n, 8) for n in (4, 3, 1)]
+        packed = torch.nn.utils.rnn.pack_sequence(seqs)
+        c = self.call(lstm, packed.data, "lstm", packed.batch_sizes, [torch.zeros(1, 3, 16)] * 2)
+        self.assertTrue(c.packed)
+        self.assertEqual(c.batches, [3, 2, 2, 1])
+        self.assertEqual(c.rows, 8)
+        fwd = c.forward_launches()
+        self.assertEqual(sum(k.short == "elemWiseRNNcell" for k in fwd), 4)
+        self.assertEqual([k.gemm[0] for k in fwd if k.gemm], [8, 3, 2, 2, 1])  # rows per GEMM
+
+    def test_half_precision_takes_the_persistent_kernel(self):
+        lstm = torch.nn.LSTM(128, 128).half()
+        x = torch.randn(6, 4, 128).half()
+        c = self.call(lstm, x, "lstm", [torch.zeros(1, 4, 128).half()] * 2)
+        self.assertTrue(c.persistent)
+        self.assertEqual([k.short for k in c.forward_launches()][1:], ["RNN_blockPersist_fp_LSTM"])
+        self.assertIn("RNN_blockPersist_bp_LSTM", [k.short for k in c.backward_launches()])
+        # fp32 or sizes that are not multiples of 128: the standard algorithm.
+        c32 = self.call(torch.nn.LSTM(128, 128), x.float(), "lstm", [torch.zeros(1, 4, 128)] * 2)
+        self.assertFalse(c32.persistent)
+
+    def test_unknown_arguments_are_left_alone(self):
+        x = torch.randn(3, 2, 4)
+        self.assertIsNone(kernel_table.rnn_call("lstm", (x,), roofline.gpu("h100")))
+        self.assertIsNone(kernel_table.rnn_call("lstm_cell", (x, [x], [x, x]), roofline.gpu("h100")))
+        self.assertIsNone(kernel_table.rnn_call("gru", (x.long(), x, [x, x], True, 1, 0.0, True, False, False),
+                                                roofline.gpu("h100")))
+
+
+class FastPathAndTransposeTest(unittest.TestCase):
+    """nn.TransformerEncoderLayer's inference fast path, nested-tensor padding ops and transposed
+    convolutions as CUDA PyTorch launches them."""
+
+    def test_transformer_encoder_layer_fast_path(self):
+        b, l, e, h, ff = 2, 8, 32, 4, 64
+        layer = torch.nn.TransformerEncoderLayer(e, h, ff, batch_first=True)
+        a = layer.self_attn
+        x = torch.randn(b, l, e)
+        args = (x, e, h, a.in_proj_weight, a.in_proj_bias, a.out_proj.weight, a.out_proj.bias, False, False, 1e-5,
+                layer.norm1.weight, layer.norm1.bias, layer.norm2.weight, layer.norm2.bias,
+                layer.linear1.weight, layer.linear1.bias, layer.linear2.weight, layer.linear2.bias)
+        got, ok = launches("_transformer_encoder_layer_fwd", args, x)
+        self.assertTrue(ok)
+        shorts = [k.short for k in got]
+        self.assertEqual(shorts.count("vectorized_layer_norm_kernel"), 2)
+        self.assertEqual(shorts.count("transform_bias_rescale_qkv_kernel"), 1)
+        gemms = [k for k in got if k.gemm]
+        self.assertEqual(len(gemms), 6)  # qkv, QK^T, AV, out-proj, linear1, linear2
+        self.assertEqual(gemms[4].flops, 2.0 * b * l * e * ff)
+        relu = [k for k in got if "clamp" in k.demangled]
+        self.assertEqual(len(relu), 1)  # activation="relu" (use_gelu False)
+        # norm_first: a layer norm before the attention, none at the end.
+        args = args[:8] + (True,) + args[9:]
+        got, _ = launches("_transformer_encoder_layer_fwd", args, x)
+        self.assertEqual(got[0].short, "vectorized_layer_norm_kernel")
+        self.assertNotEqual(got[-1].short, "vectorized_layer_norm_kernel")
+
+    def test_nested_tensor_padding_ops(self):
+        x = torch.randn(2, 3, 4)
+        keep = torch.tensor([[True, True, True], [True, True, False]])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "nested tensors are in prototype stage"
+            nested = torch._nested_tensor_from_mask(x, keep)
+        got, ok = launches("_nested_tensor_from_mask", (x, keep), nested)
+        self.assertTrue(ok)
+        self.assertEqual([k.short for k in got], ["reduce_kernel", "memcpy", "remove_padding_kernel"])
+        got, ok = launches("_nested_tensor_from_mask_left_aligned", (x, keep), True)
+        self.assertEqual([k.short for k in got], ["reduce_kernel", "memcpy"])
+        padded = torch.nested.to_padded_tensor(nested, 0.0)
+        (k,), ok = launches("to_padded_tensor", (nested, 0.0), padded)
+        self.assertEqual(k.short, "add_padding_2")
+        # The encoder layer on the nested batch: its GEMMs over the 5 real tokens, not 6.
+        e, h = 4, 2
+        layer = torch.nn.TransformerEncoderLayer(e, h, 8, batch_first=True)
+        a = layer.self_attn
+        args = (nested, e, h, a.in_proj_weight, a.in_proj_bias, a.out_proj.weight, a.out_proj.bias, False, False,
+                1e-5, layer.norm1.weight, layer.norm1.bias, layer.norm2.weight, layer.norm2.bias,
+                layer.linear1.weight, layer.linear1.bias, layer.linear2.weight, layer.linear2.bias)
+        got, ok = launches("_transformer_encoder_layer_fwd", args, nested)
+        self.assertTrue(ok)
+        self.assertEqual([k.gemm[0] for k in got if k.gemm and k.gemm[3] == 1][0], 5)
+
+    def test_transposed_convolution_is_a_dgrad(self):
+        x, w = torch.randn(1, 4, 8, 8), torch.randn(4, 8, 3, 3)
+        out = torch.nn.functional.conv_transpose2d(x, w, stride=2)
+        (k,), ok = launches("convolution", (x, w, None, [2, 2], [0, 0], [1, 1], True, [0, 0], 1), out)
+        self.assertTrue(ok)
+        self.assertIn("_xmma_dgrad_implicit_gemm_", k.short)
+        self.assertEqual(k.flops, 2.0 * x.numel() * 8 * 9)
+        (f,), _ = launches("convolution", (out, w.transpose(0, 1).contiguous(), None, [1, 1], [0, 0], [1, 1], False,
+                                           [0, 0], 1), torch.empty(1, 4, 15, 15))
+        self.assertIn("_xmma_fprop_implicit_gemm_", f.short)
+        g = torch.randn_like(out)
+        bwd, _ = launches("convolution_backward", (g, x, w, None, [2, 2], [0, 0], [1, 1], True, [0, 0], 1,
+                                                   [True, True, False]), (x, w, None))
+        self.assertEqual([("fprop" in k.short, "wgrad" in k.short) for k in bwd], [(True, False), (False, True)])

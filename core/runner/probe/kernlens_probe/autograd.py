@@ -125,7 +125,7 @@ class AutogradModel:
                     func = getattr(func, "_kernlens_raw", func)
                     t0 = time.monotonic_ns()
                     out = func(*args, **(kwargs or {}))
-                    if torch.is_grad_enabled():
+                    if torch.is_grad_enabled() and not getattr(model.tls, "untagged", 0):
                         try:
                             model._tag(out, func, t0, time.monotonic_ns())
                         except Exception as e:  # never break the program
@@ -133,6 +133,15 @@ class AutogradModel:
                     return out
             self._fmode_cls = _KernlensAutogradMode
         return self._fmode_cls()
+
+    def untagged(self, fn, *args, **kwargs):
+        """fn(*args) without forward ranges for the nodes its torch calls create (an op the
+        emulator models as one, whose CPU decomposition must not look like separate ops)."""
+        self.tls.untagged = getattr(self.tls, "untagged", 0) + 1
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            self.tls.untagged -= 1
 
     def _error(self, what, e):
         with self.lock:

@@ -306,10 +306,12 @@ class Emulator:
         threading.Thread._bootstrap_inner = _bootstrap_inner
 
         self._patch_placement()
+        self._patch_rnn()
         self.autograd.install()
         self._fmode = self.autograd.function_mode()
         if self._fmode is not None:
             self._fmode.__enter__()
+            self._patch_fast_paths()
 
         # torch's own profiler bookkeeping (record_function handles) is host work, not GPU work.
         rf = tap.record_function
@@ -415,7 +417,154 @@ class Emulator:
             cuda._kernlens_raw = lambda self_, *a, **k: self_
             torch.Tensor.to, torch.Tensor.cuda, torch.Tensor.cpu = to, cuda, cpu
 
+    # ---- cuDNN RNNs ------------------------------------------------------------------------------
+    def _patch_rnn(self):
+        """nn.LSTM/GRU/RNN call torch._VF.<lstm|gru|rnn_tanh|rnn_relu>: CUDA PyTorch runs that as
+        one cuDNN op (aten::_cudnn_rnn; aten::_cudnn_rnn_backward in backward), CPU PyTorch as
+        many small ops. The call runs for real on CPU with its small ops silenced, and the cuDNN
+        launches (kernel_table.RnnCall) are emitted over its interval; with autograd, through a
+        Function whose backward runs the real CPU gradient (silenced too) and emits the cuDNN
+        backward launches in its node's apply, so they link to the forward call like any op's."""
+        import torch
+        from torch import _VF
+        emu = self
+        self._rnn_patched = getattr(self, "_rnn_patched", {})
+
+        class CudnnRnn(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, job, *tensors):
+                inner = [t.detach().requires_grad_() if t.requires_grad else t for t in tensors]
+                t0 = time.monotonic_ns()
+                # The silenced small ops create autograd nodes of their own that must not get
+                # emit_nvtx forward ranges (only this node has one).
+                with torch.enable_grad():
+                    outs = emu._silenced(emu.autograd.untagged, job["orig"], *job["rebuild"](inner))
+                emu._emit_rnn(job["call"].forward_launches(), t0, time.monotonic_ns())
+                ctx.job, ctx.inner, ctx.outs = job, inner, outs
+                ctx.need = [i for i, t in enumerate(tensors) if t.requires_grad]
+                ctx.count = len(tensors)
+                return tuple(o.detach() for o in outs)
+
+            @staticmethod
+            def backward(ctx, *grads):
+                t0 = time.monotonic_ns()
+                need = [ctx.inner[i] for i in ctx.need]
+                got = emu._silenced(torch.autograd.grad, ctx.outs, need, grads, allow_unused=True)
+                emu._emit_rnn(ctx.job["call"].backward_launches(), t0, time.monotonic_ns())
+                ctx.inner = ctx.outs = None
+                res = [None] * ctx.count
+                for i, g in zip(ctx.need, got):
+                    res[i] = g
+                return (None,) + tuple(res)
+
+        def wrap(name, orig):
+            def wrapped(*args, **kwargs):
+                call = None
+                if not kwargs and not getattr(emu.tls, "suppress", 0):
+                    try:
+                        call = kernel_table.rnn_call(name, args, emu.spec, _allow_tf32())
+                    except Exception as e:  # never break the program
+                        emu.internal_error(e)
+                if call is None or call.x in emu.host:
+                    return orig(*args, **kwargs)
+                # The tensors of the call, flat, and how to put them back into its arguments.
+                slots = []
+                for i, a in enumerate(args):
+                    if isinstance(a, torch.Tensor):
+                        slots.append((i, None))
+                    elif isinstance(a, (list, tuple)):
+                        slots.extend((i, j) for j in range(len(a)))
+                tensors = [args[i] if j is None else args[i][j] for i, j in slots]
+
+                def rebuild(flat):
+                    out = [list(a) if isinstance(a, (list, tuple)) else a for a in args]
+                    for (i, j), t in zip(slots, flat):
+                        if j is None:
+                            out[i] = t
+                        else:
+                            out[i][j] = t
+                    return out
+                with emu.lock:
+                    emu.families["rnn"] += 1
+                if not (torch.is_grad_enabled() and any(t.requires_grad for t in tensors)):
+                    t0 = time.monotonic_ns()
+                    out = emu._silenced(orig, *args)
+                    emu._emit_rnn(call.forward_launches(), t0, time.monotonic_ns())
+                    return out
+                t0 = time.monotonic_ns()
+                job = {"orig": orig, "rebuild": rebuild, "call": call}
+                out = CudnnRnn.apply(job, *tensors)
+                try:  # emit_nvtx's forward range for the node this call created
+                    emu.autograd._tag(out, orig, t0, time.monotonic_ns())
+                except Exception as e:
+                    emu.internal_error(e)
+                return out
+            wrapped._kernlens = True
+            wrapped.__name__ = name
+            return wrapped
+
+        for name in kernel_table.RNN_MODES:
+            orig = getattr(_VF, name, None)
+            if orig is None or getattr(orig, "_kernlens", False):
+                continue
+            self._rnn_patched[name] = orig
+            setattr(_VF, name, wrap(name, orig))
+
+    def _patch_fast_paths(self):
+        """nn.MultiheadAttention and nn.TransformerEncoder(Layer) take their fused inference fast
+        paths (aten::_native_multi_head_attention, aten::_transformer_encoder_layer_fwd) only when
+        torch.overrides.has_torch_function(args) is False, and any TorchFunctionMode (the
+        emulator's autograd mode) makes it True. A GPU run has no such mode: answer as if ours were
+        not there; tensor subclasses with a __torch_function__ of their own, and the program's
+        own modes, still count."""
+        import torch
+        import torch.overrides as overrides
+        orig = overrides.has_torch_function
+        if getattr(orig, "_kernlens", False):
+            return
+        disabled = torch._C._disabled_torch_function_impl
+        plain = (torch.Tensor, torch.nn.Parameter)
+
+        def has_torch_function(args):
+            if not orig(args):
+                return False
+            if torch._C._len_torch_function_stack() != 1 or not torch._C._is_torch_function_mode_enabled():
+                return True  # the program's own mode (or none: a subclass made it True)
+            for a in args:
+                tf = getattr(type(a), "__torch_function__", None)
+                if tf is None or type(a) in plain:
+                    continue
+                if getattr(tf, "__func__", tf) is not getattr(disabled, "__func__", disabled):
+                    return True
+            return False
+        has_torch_function._kernlens = True
+        self._orig_has_torch_function = orig
+        overrides.has_torch_function = has_torch_function
+
+    def _silenced(self, fn, *args, **kwargs):
+        """fn(*args) with the dispatch mode emitting nothing for its ops."""
+        self.tls.suppress = getattr(self.tls, "suppress", 0) + 1
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            self.tls.suppress -= 1
+
+    def _emit_rnn(self, launches, t0, t1):
+        with self.lock:
+            self._emit(launches, t0, max(t1, t0 + len(launches)))
+
     def deactivate(self):
+        if getattr(self, "_orig_has_torch_function", None) is not None:
+            import torch.overrides as overrides
+            overrides.has_torch_function = self._orig_has_torch_function
+            self._orig_has_torch_function = None
+        for name in list(getattr(self, "_rnn_patched", {})):
+            try:
+                from torch import _VF
+                delattr(_VF, name)
+            except Exception:
+                pass
+        self._rnn_patched = {}
         if self._fmode is not None:
             try:
                 self._fmode.__exit__(None, None, None)

@@ -14,6 +14,7 @@ generic ATen elementwise kernel and are reported as "unmodelled" in the export's
 import collections
 import math
 import re
+import types
 
 import torch
 
@@ -189,15 +190,23 @@ def h_gemv(op):
 
 
 def h_conv(op):
+    """aten::convolution(input, weight, bias, stride, padding, dilation, transposed,
+    output_padding, groups): cuDNN's forward convolution; a transposed one (ConvTranspose*d)
+    runs cuDNN's backward-data algorithm on a GPU (cudnn_convolution_transpose), so a dgrad
+    kernel."""
     x, w = op.args[0], op.args[1]
     out = op.outputs[0]
     groups = op.args[8] if len(op.args) > 8 and isinstance(op.args[8], int) else 1
+    transposed = len(op.args) > 6 and op.args[6] is True
     ksize = w.numel() // max(w.shape[0], 1)
-    flops = 2.0 * out.numel() * ksize
+    # Multiply-adds per output element (forward: weight[out] = in/g x k), per input element
+    # (transposed: weight[in] = out/g x k).
+    flops = 2.0 * (x.numel() if transposed else out.numel()) * ksize
     cls = op.dtype_class(x)
     io = SM90_IO.get(cls, SM90_IO["fp32"])
     arch = "sm90" if op.spec.gemm_style != "ampere" else "sm80"
-    name = "%s_xmma_fprop_implicit_gemm_%s_%s_nhwckrsc_nhwc_tilesize128x128x64_warpgroupsize1x1x1_g%d_execute_segment_k_off_kernel__5x_cudnn" % (arch, io, io, groups)
+    name = "%s_xmma_%s_implicit_gemm_%s_%s_nhwckrsc_nhwc_tilesize128x128x64_warpgroupsize1x1x1_g%d_execute_segment_k_off_kernel__5x_cudnn" % (
+        arch, "dgrad" if transposed else "fprop", io, io, groups)
     return [kernel(name, name, grid=(math.ceil(out.numel() / (128 * 128)), 1, 1), block=(384, 1, 1),
                    regs=168, smem_dynamic=200 * 1024, flops=flops,
                    nbytes=nbytes(x) + nbytes(w) + nbytes(out), dtype_class=cls, tensor_core=cls != "fp32")]
@@ -211,8 +220,11 @@ def h_conv_backward(op):
     ksize = w.numel() // max(w.shape[0], 1)
     flops = 2.0 * grad.numel() * ksize
     mask = op.args[-1] if isinstance(op.args[-1], (list, tuple)) else (True, True, True)
+    # (grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, ...): the
+    # input gradient of a transposed convolution is a forward convolution of grad_output.
+    transposed = len(op.args) > 7 and op.args[7] is True
     out = []
-    for i, kind in enumerate(("dgrad", "wgrad")):
+    for i, kind in enumerate(("fprop" if transposed else "dgrad", "wgrad")):
         if i < len(mask) and mask[i]:
             name = "%s_xmma_%s_implicit_gemm_%s_%s_nhwckrsc_nhwc_tilesize128x128x64_warpgroupsize1x1x1_g1_execute_segment_k_off_kernel__5x_cudnn" % (arch, kind, io, io)
             out.append(kernel(name, name, grid=(math.ceil(grad.numel() / (128 * 128)), 1, 1),
@@ -705,36 +717,109 @@ def _meta(rows, cols, like):
     return torch.empty((int(rows), int(cols)), dtype=like.dtype, device="meta")
 
 
-def h_native_mha(op):
-    """aten::_native_multi_head_attention (nn.MultiheadAttention's inference fast path): as CUDA
-    PyTorch runs it — the packed in-projection GEMM, transform_bias_rescale_qkv, Q·K^T (batched),
+def mha_launches(op, like, rows, b, lq, s, e, h, qkv_w, proj_w):
+    """The fused multi-head attention CUDA PyTorch runs for native_multi_head_attention: the
+    packed in-projection GEMM over `rows` tokens, transform_bias_rescale_qkv, Q·K^T (batched),
     softmax, attention·V (batched), the out-projection GEMM."""
-    q, k = op.args[0], op.args[1]
-    e, h = int(op.args[3]), int(op.args[4])
-    qkv_w, proj_w = op.args[5], op.args[7]
-    if q.dim() == 3:
-        b, lq, s = q.shape[0], q.shape[1], k.shape[1]
-    else:
-        b, lq, s = 1, q.shape[0], k.shape[0]
     d = max(1, e // max(h, 1))
-    es = q.element_size()
-    t = ctype(q)
+    es = like.element_size()
+    t = ctype(like)
     rescale = kernel("transform_bias_rescale_qkv_kernel",
                      "void at::native::(anonymous namespace)::transform_bias_rescale_qkv_kernel<%s, float, true>"
                      "(at::GenericPackedTensorAccessor<%s, 3, at::RestrictPtrTraits, long>, "
                      "at::GenericPackedTensorAccessor<%s, 1, at::RestrictPtrTraits, long>, "
                      "at::GenericPackedTensorAccessor<%s, 5, at::RestrictPtrTraits, long>, float)" % (t, t, t, t),
-                     grid=(b * lq, 1, 1), block=(256, 1, 1), flops=3 * b * lq * e, nbytes=2 * 3 * b * lq * e * es,
-                     dtype_class=op.dtype_class(q))
+                     grid=(b * lq, 1, 1), block=(256, 1, 1), flops=3 * rows * e, nbytes=2 * 3 * b * lq * e * es,
+                     dtype_class=op.dtype_class(like))
     softmax = kernel("softmax_warp_forward",
                      "void (anonymous namespace)::softmax_warp_forward<%s, %s, float, %d, false, false>(%s*, %s const*, int, int, int, bool const*, int, bool)"
                      % (t, t, max(0, int(math.ceil(math.log2(max(s, 1))))), t, t),
                      grid=(max(1, b * h * lq // 4), 1, 1), block=(32, 4, 1), regs=40, flops=5 * b * h * lq * s,
-                     nbytes=2 * b * h * lq * s * es, dtype_class=op.dtype_class(q))
-    return [gemm_launch(op, _meta(b * lq, e, q), qkv_w.t()), rescale,
-            gemm_launch(op, _meta(lq, d, q), _meta(d, s, q), batch=b * h), softmax,
-            gemm_launch(op, _meta(lq, s, q), _meta(s, d, q), batch=b * h),
-            gemm_launch(op, _meta(b * lq, e, q), proj_w.t(), extra_c=True)]
+                     nbytes=2 * b * h * lq * s * es, dtype_class=op.dtype_class(like))
+    return [gemm_launch(op, _meta(rows, e, like), qkv_w.t()), rescale,
+            gemm_launch(op, _meta(lq, d, like), _meta(d, s, like), batch=b * h), softmax,
+            gemm_launch(op, _meta(lq, s, like), _meta(s, d, like), batch=b * h),
+            gemm_launch(op, _meta(rows, e, like), proj_w.t(), extra_c=True)]
+
+
+def token_shape(t):
+    """(sequences, longest length, tokens) of a (B, L, E) / (L, E) tensor or of a nested tensor
+    of (L_i, E) sequences (the encoder fast path with a padding mask)."""
+    if getattr(t, "is_nested", False):
+        lens = [int(r[0]) for r in t._nested_tensor_size().tolist()]
+        return len(lens), max(lens) if lens else 1, sum(lens)
+    if t.dim() == 3:
+        return t.shape[0], t.shape[1], t.shape[0] * t.shape[1]
+    return 1, t.shape[0], t.shape[0]
+
+
+def h_native_mha(op):
+    """aten::_native_multi_head_attention (nn.MultiheadAttention's inference fast path)."""
+    q, k = op.args[0], op.args[1]
+    e, h = int(op.args[3]), int(op.args[4])
+    b, lq, rows = token_shape(q)
+    s = token_shape(k)[1]
+    return mha_launches(op, q if not q.is_nested else op.args[5], rows, b, lq, s, e, h, op.args[5], op.args[7])
+
+
+def h_transformer_encoder_layer(op):
+    """aten::_transformer_encoder_layer_fwd (nn.TransformerEncoderLayer's inference fast path):
+    as CUDA PyTorch runs it (aten/src/ATen/native/transformers/transformer.cpp) — [layer norm if
+    norm_first], the fused attention, the residual add, layer norm, linear1 + gelu/relu, linear2,
+    the residual add, [layer norm if not norm_first]."""
+    src, e, h = op.args[0], int(op.args[1]), int(op.args[2])
+    qkv_w, proj_w = op.args[3], op.args[5]
+    use_gelu, norm_first = bool(op.args[7]), bool(op.args[8])
+    ffn_w1, ffn_w2 = op.args[14], op.args[16]
+    b, lq, rows = token_shape(src)
+    like = qkv_w  # a dense tensor of the layer's dtype (src may be nested)
+    x = _meta(rows, e, like)
+    mid = _meta(rows, ffn_w1.shape[0], like)
+    norm = types.SimpleNamespace(args=(x, [e]), dtype_class=op.dtype_class, spec=op.spec)
+    ew = types.SimpleNamespace(name="add", inputs=[x, x], outputs=[x], dtype_class=op.dtype_class, spec=op.spec)
+    out = h_layer_norm(norm) if norm_first else []
+    out += mha_launches(op, like, rows, b, lq, lq, e, h, qkv_w, proj_w)
+    out.append(elementwise_launch(ew, name="add", out=x, ins=[x, x]))
+    out += h_layer_norm(norm)
+    out.append(gemm_launch(op, x, ffn_w1.t(), extra_c=True))
+    out.append(elementwise_launch(ew, name="gelu" if use_gelu else "relu", out=mid, ins=[mid]))
+    out.append(gemm_launch(op, mid, ffn_w2.t(), extra_c=True))
+    out.append(elementwise_launch(ew, name="add", out=x, ins=[x, x]))
+    if not norm_first:
+        out += h_layer_norm(norm)
+    return out
+
+
+def h_nested_from_mask(op):
+    """aten::_nested_tensor_from_mask(t, mask) on CUDA: the lengths (mask.sum(1)), copied to the
+    host, and the padding removed (NestedTensorTransformerFunctions.cu remove_padding_kernel)."""
+    t, mask = op.args[0], op.args[1]
+    ty = ctype(t)
+    lengths = types.SimpleNamespace(name="sum", outputs=[], dtype_class=op.dtype_class)
+    return (reduce_launch(lengths, mask) + [memcpy(mask.shape[0] * 8, DTOH, DEVICE, PAGEABLE),
+            kernel("remove_padding_kernel",
+                   "void at::native::remove_padding_kernel<%s>(%s const*, %s*, int const*, int const*, int, int)" % (ty, ty, ty),
+                   grid=(t.shape[0], 1, 1), block=(256, 1, 1), nbytes=2 * nbytes(t), dtype_class=op.dtype_class(t))])
+
+
+def h_nested_mask_left_aligned(op):
+    """aten::_nested_tensor_from_mask_left_aligned(t, mask): whether every row of the mask is
+    left-aligned — on CUDA a reduction over the mask and a blocking copy of the answer."""
+    mask = op.args[1]
+    check = types.SimpleNamespace(name="sum", outputs=[], dtype_class=op.dtype_class)
+    return reduce_launch(check, mask) + [memcpy(1, DTOH, DEVICE, PAGEABLE)]
+
+
+def h_to_padded(op):
+    """aten::to_padded_tensor(nested, padding) on CUDA: one add_padding_<dim> kernel."""
+    out = op.outputs[0] if op.outputs else None
+    if out is None:
+        return []
+    ty = ctype(out)
+    name = "add_padding_%d" % max(1, min(3, out.dim() - 1))
+    return [kernel(name, "void at::native::%s<%s>(%s const*, %s*, %s, int const*, int const*, int, int, int, int, int)"
+                   % (name, ty, ty, ty, ty), grid=(out.shape[0], 1, 1), block=(256, 1, 1), nbytes=2 * nbytes(out),
+                   dtype_class=op.dtype_class(out))]
 
 
 def h_group_norm(op):
@@ -777,6 +862,190 @@ def h_embedding_bag(op):
     return [kernel(name, dem, grid=(max(1, math.ceil(out.numel() / 256)), 1, 1), block=(32, 8, 1),
                    flops=idx.numel() * weight.shape[-1], nbytes=idx.numel() * weight.shape[-1] * weight.element_size() + nbytes(out),
                    dtype_class=op.dtype_class(weight))]
+
+
+# ---- cuDNN RNNs (nn.LSTM / nn.GRU / nn.RNN) ---------------------------------------------------
+# CUDA PyTorch runs a whole nn.LSTM/GRU/RNN call as ONE op, aten::_cudnn_rnn (aten::lstm -> cuDNN),
+# and its backward as aten::_cudnn_rnn_backward. On CPU, aten::lstm is a composite that decomposes
+# into per-timestep addmm/sigmoid/tanh/mul... which a dispatch mode sees one by one; so the emulator
+# intercepts the call itself (torch._VF.lstm/gru/rnn_tanh/rnn_relu, emulate.py) and asks this
+# section for the cuDNN launches.
+#
+# Algorithm (aten/src/ATen/native/cudnn/RNN.cpp get_algo): CUDNN_RNN_ALGO_STANDARD, except half
+# precision, unpacked input, one unidirectional layer, hidden and input sizes multiples of 128
+# (<= 1024 hidden), where PyTorch picks CUDNN_RNN_ALGO_PERSIST_STATIC (its per-GPU batch/sequence
+# limits are not modelled). STANDARD per layer and direction: the input projection of all time
+# steps as one GEMM, then per time step the recurrent GEMM and one elementwise cell kernel
+# (elemWiseRNNcell); backward data: per time step (reversed) the cell's backward kernel
+# (LSTM_/GRU_/RNN_elementWise_bp1) and the recurrent dgrad GEMM, then the input dgrad GEMM;
+# backward weights: the input and recurrent wgrad GEMMs. PERSIST_STATIC: the input GEMM plus one
+# persistent kernel for all time steps (RNN_blockPersist_fp_LSTM / _GRU), and its backward twin.
+# Not modelled: cuDNN's inter-layer dropout kernel (training with dropout > 0), bias-gradient
+# reductions, the weight-flattening copy of non-contiguous weights.
+
+# name -> (cudnnRNNMode_t, gates, kernel tag)
+RNN_MODES = {"rnn_relu": (0, 1, "RNN"), "rnn_tanh": (1, 1, "RNN"), "lstm": (2, 4, "LSTM"), "gru": (3, 3, "GRU")}
+RNN_TYPES = {torch.float32: ("float", "float"), torch.float16: ("__half", "__half"),
+             torch.bfloat16: ("__nv_bfloat16", "__nv_bfloat16"), torch.float64: ("double", "double")}
+
+
+class RnnCall:
+    """One torch._VF.<lstm|gru|rnn_tanh|rnn_relu> call as aten::_cudnn_rnn would see it.
+
+    Shapes: `steps` time steps; `batches[t]` rows at step t (all equal unless packed);
+    `rows` = sum(batches); per layer, input width `widths[l]`; hidden size `hidden`, recurrent
+    width `rec` (= proj_size for LSTMs with projections, else hidden)."""
+
+    def __init__(self, name, x, batch_sizes, params, has_biases, num_layers, dropout, train,
+                 bidirectional, batch_first, spec, allow_tf32=False):
+        self.name, self.x, self.spec, self.allow_tf32 = name, x, spec, allow_tf32
+        self.mode, self.gates, self.tag = RNN_MODES[name]
+        self.layers, self.dirs = int(num_layers), 2 if bidirectional else 1
+        self.dropout, self.train, self.packed = float(dropout), bool(train), batch_sizes is not None
+        per = (4 if has_biases else 2)
+        self.proj = len(params) == self.layers * self.dirs * (per + 1) and name == "lstm"
+        if self.proj:
+            per += 1
+        self.has_biases = bool(has_biases)
+        w_ih, w_hh = params[0], params[1]
+        self.hidden = w_ih.shape[0] // self.gates
+        self.rec = w_hh.shape[1]
+        if self.packed:
+            self.batches = [int(b) for b in batch_sizes.tolist()]
+            self.input_size = x.shape[-1]
+        else:
+            t_dim, b_dim = (1, 0) if batch_first else (0, 1)
+            if x.dim() == 2:  # unbatched (T, in)
+                steps, batch = x.shape[0], 1
+            else:
+                steps, batch = x.shape[t_dim], x.shape[b_dim]
+            self.batches = [int(batch)] * int(steps)
+            self.input_size = x.shape[-1]
+        self.steps, self.rows = len(self.batches), sum(self.batches)
+        self.widths = [self.input_size] + [self.rec * self.dirs] * (self.layers - 1)
+        self.persistent = (x.dtype == torch.float16 and not self.packed and self.layers == 1 and self.dirs == 1
+                           and not self.proj and self.mode in (2, 3) and self.hidden % 128 == 0
+                           and self.input_size % 128 == 0 and self.hidden <= 1024)
+
+    def dtype_class(self, t=None):
+        return roofline.dtype_class((t if t is not None else self.x).dtype, self.allow_tf32)
+
+    # gemm_launch() takes an op: this call is one (spec, dtype_class).
+    def _gemm(self, m, k, n, b_transposed=True):
+        a = _meta(m, k, self.x)
+        b = _meta(n, k, self.x).t() if b_transposed else _meta(k, n, self.x)
+        return gemm_launch(self, a, b)
+
+    def _types(self):
+        return RNN_TYPES.get(self.x.dtype, ("float", "float"))
+
+    def _cell(self, batch, backward):
+        t, c = self._types()
+        gh, es = self.gates * self.hidden, self.x.element_size()
+        n = batch * self.hidden
+        if backward:
+            short = "%s_elementWise_bp1" % self.tag
+            dem = ("void %s<%s, %s, float>(int, int, %s*, %s*, %s*, %s*, %s*, %s*, %s*, float*, %s*, int, int, "
+                   "cudnnRNNClipMode_t, cudnnNanPropagation_t, float, float)" % ((short, t, c) + (t,) * 8))
+            flops, moved = 10 * batch * gh, 3 * batch * gh * es
+        else:
+            short = "elemWiseRNNcell"
+            dem = ("void elemWiseRNNcell<%s, %s, float, (cudnnRNNMode_t)%d, (cudnnRNNBiasMode_t)%d>(int, int, int, int, "
+                   "int, bool, %s const*, %s const*, %s const*, %s const*, %s const*, %s*, %s*, %s*, "
+                   "cudnnRNNClipMode_t, cudnnNanPropagation_t, float, float)"
+                   % ((t, c, self.mode, 2 if self.has_biases else 0) + (t,) * 8))
+            flops, moved = 8 * batch * gh, 2 * batch * gh * es + 2 * n * es
+        return kernel(short, dem, grid=(max(1, math.ceil(n / 128)), 1, 1), block=(128, 1, 1), regs=40,
+                      flops=flops, nbytes=moved, dtype_class=self.dtype_class())
+
+    def _persistent(self, backward):
+        t, c = self._types()
+        short = "RNN_blockPersist_%s_%s" % ("bp" if backward else "fp", self.tag)
+        dem = ("void %s<%s, %s, float, 128, true>(int, int, int, int, %s const*, %s const*, %s const*, %s*, %s*, "
+               "%s*, cudnn::reduced_divisor, float, float)" % ((short, t, c) + (t,) * 6))
+        b, gh, es = self.batches[0], self.gates * self.hidden, self.x.element_size()
+        flops = 2.0 * self.steps * b * self.rec * gh * (2 if backward else 1) + 10 * self.steps * b * gh
+        return kernel(short, dem, grid=(self.spec.sm_count, 1, 1), block=(256, 1, 1), regs=255,
+                      smem_dynamic=96 * 1024, flops=flops,
+                      nbytes=(self.rec * gh + 3 * self.steps * b * gh) * es, dtype_class=self.dtype_class(),
+                      tensor_core=True)
+
+    def _step_order(self, direction, backward):
+        order = list(range(self.steps))
+        if direction == 1:
+            order.reverse()  # the reverse direction walks the sequence backwards
+        return list(reversed(order)) if backward else order
+
+    def forward_launches(self):
+        """aten::_cudnn_rnn (cudnnRNNForward): layer by layer, direction by direction."""
+        out = []
+        gh = self.gates * self.hidden
+        for layer in range(self.layers):
+            for d in range(self.dirs):
+                out.append(self._gemm(self.rows, self.widths[layer], gh))
+                if self.persistent:
+                    out.append(self._persistent(False))
+                    continue
+                for t in self._step_order(d, False):
+                    out.append(self._gemm(self.batches[t], self.rec, gh))
+                    out.append(self._cell(self.batches[t], False))
+                    if self.proj:
+                        out.append(self._gemm(self.batches[t], self.hidden, self.rec))
+        return out
+
+    def backward_launches(self):
+        """aten::_cudnn_rnn_backward: cudnnRNNBackwardData (last layer first), then
+        cudnnRNNBackwardWeights."""
+        out = []
+        gh = self.gates * self.hidden
+        for layer in reversed(range(self.layers)):
+            for d in range(self.dirs):
+                if self.persistent:
+                    out.append(self._persistent(True))
+                else:
+                    for t in self._step_order(d, True):
+                        if self.proj:
+                            out.append(self._gemm(self.batches[t], self.rec, self.hidden, b_transposed=False))
+                        out.append(self._cell(self.batches[t], True))
+                        out.append(self._gemm(self.batches[t], gh, self.rec, b_transposed=False))
+                out.append(self._gemm(self.rows, gh, self.widths[layer], b_transposed=False))
+        for layer in range(self.layers):
+            for d in range(self.dirs):
+                out.append(self._gemm(gh, self.rows, self.widths[layer]))
+                out.append(self._gemm(gh, self.rows, self.rec))
+                if self.proj:
+                    out.append(self._gemm(self.rec, self.rows, self.hidden))
+        return out
+
+
+def rnn_call(name, args, spec, allow_tf32=False):
+    """RnnCall for torch._VF.<name>(*args), or None when the arguments are not the ones
+    nn.LSTM/GRU/RNN pass (then the emulator leaves the call alone).
+      input variant: (input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
+      packed variant: (data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)
+    (hx is a list [h0, c0] for lstm, a tensor otherwise)."""
+    if name not in RNN_MODES or not args or not isinstance(args[0], torch.Tensor):
+        return None
+    lists = [i for i, a in enumerate(args) if isinstance(a, (list, tuple))]
+    if not lists:
+        return None
+    p = lists[-1]
+    rest = args[p + 1:]
+    if len(rest) not in (5, 6) or not all(isinstance(t, torch.Tensor) for t in args[p]) or len(args[p]) < 2:
+        return None
+    packed = len(rest) == 5
+    if packed and not isinstance(args[1], torch.Tensor):
+        return None
+    x = args[0]
+    if not x.is_floating_point():
+        return None
+    has_biases, num_layers, dropout, train, bidirectional = rest[:5]
+    batch_first = bool(rest[5]) if not packed else False
+    try:
+        return RnnCall(name, x, args[1] if packed else None, list(args[p]), has_biases, num_layers, dropout,
+                       train, bidirectional, batch_first, spec, allow_tf32)
+    except (IndexError, ValueError, ZeroDivisionError, RuntimeError):
+        return None
 
 
 # Views, metadata and allocations: no GPU work.
@@ -824,6 +1093,10 @@ RULES = [
     (r"_softmax|_log_softmax|softmax|log_softmax", "softmax", h_softmax),
     (r"_softmax_backward_data|_log_softmax_backward_data", "softmax", h_softmax_bwd),
     (r"_native_multi_head_attention", "attention", h_native_mha),
+    (r"_transformer_encoder_layer_fwd", "attention", h_transformer_encoder_layer),
+    (r"_nested_tensor_from_mask", "nested", h_nested_from_mask),
+    (r"_nested_tensor_from_mask_left_aligned", "nested", h_nested_mask_left_aligned),
+    (r"to_padded_tensor", "nested", h_to_padded),
     (r"native_group_norm", "groupnorm", h_group_norm),
     (r"native_group_norm_backward", "groupnorm", h_group_norm_bwd),
     (r"_embedding_bag|_embedding_bag_forward_only", "embedding", h_embedding_bag),
