@@ -59,6 +59,10 @@ done
 # core/python knows nothing of kernlens's range names (invariant 12): nvtx::isManaged decides.
 check "core/python must not know the kl: prefix (core/nvtx/naming.h owns it):" \
   "$(grep -rn '"kl:' "$root/core/python" "${srcs[@]}" || true)"
+# core/python names no NVTX API (invariant 12): core/nvtx/source_ranges.* derives the ranges from
+# the model's generic facts (with items, decorators, call statements).
+check "core/python must not name NVTX (core/nvtx/source_ranges.h derives NVTX ranges from the model):" \
+  "$(grep -rniE 'nvtx' "$root/core/python" "${srcs[@]}" || true)"
 # C handles are freed in one place each (invariant 13).
 check "sqlite3_close/sqlite3_finalize only in core/support/sqlite.cpp:" \
   "$(grep -rnE 'sqlite3_(close|finalize)\b' "$root/core" "$root/lsp" "$root/cli" "${srcs[@]}" | grep -v '/core/support/sqlite\.cpp:' || true)"
@@ -73,7 +77,7 @@ check "grammar sources must not be committed (grammars/fetch-grammar.sh fetches 
   "$(find "$root" \( -name 'build*' -o -name '.tmp' -o -name node_modules -o -name .git \) -prune -o \
       \( -name parser.c -o -name scanner.c -o -name scanner.cc \) -print 2>/dev/null || true)"
 [ "$section_fail" = 0 ] || exit 1
-echo "layering: core/ never reads the working directory, holds no front-end code, its modules form the documented DAG, C handles are freed in one place each, no grammar sources"
+echo "layering: core/ never reads the working directory, holds no front-end code, its modules form the documented DAG, core/python names no NVTX, C handles are freed in one place each, no grammar sources"
 
 # ---- lsp/ invariants (docs/ARCHITECTURE.md, "lsp/"). ----
 # Inside lsp/, layers point one way: transport <- protocol <- server <- features.

@@ -136,7 +136,7 @@ Result<Instrumented> instrument(const SourceFile& f, std::span<const RangeReques
   if (size_t cr = detail::findLoneCr(text); cr != std::string_view::npos)
     return Error::unsupported("line " + std::to_string(f.lines().toLineCol(cr).line + 1) +
                               ": lone CR line endings are not supported");
-  for (const auto& r : m.nvtxRanges)
+  for (const auto& r : sourceRanges(f))
     if (isManaged(r))
       return Error::invalid("the file already holds kernlens ranges (line " +
                             std::to_string(f.lines().toLineCol(r.bytes.start).line + 1) +

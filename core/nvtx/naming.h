@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/python/model.h"
+#include "core/nvtx/source_ranges.h"
 #include "core/support/result.h"
 
 namespace kl::nvtx {
@@ -32,7 +32,7 @@ struct RangeName {
 /// Whether `name` carries the managed prefix (the cheap check; parseName validates the rest).
 inline bool isManagedName(std::string_view name) { return name.substr(0, 3) == kNamePrefix; }
 /// A range of the source whose name is a literal carrying the managed prefix (one kernlens placed).
-inline bool isManaged(const python::NvtxRange& r) { return r.name && isManagedName(*r.name); }
+inline bool isManaged(const SourceRange& r) { return r.name && isManagedName(*r.name); }
 
 /// Validates a workspace-relative path for use in a name (see the file comment).
 Result<void> checkRelativePath(std::string_view path);

@@ -21,7 +21,7 @@ using python::Module;
 namespace {
 
 struct Managed {
-  int32_t range = 0;      // Module::nvtxRanges index
+  int32_t range = 0;      // sourceRanges() index
   int32_t stmt = 0;
   uint32_t headerLine = 0, firstBodyLine = 0, lastLine = 0;
   std::string h, unit;
@@ -47,9 +47,10 @@ Result<Stripped> strip(const SourceFile& f) {
   }
 
   std::vector<Managed> ms;
-  for (size_t i = 0; i < m.nvtxRanges.size(); ++i) {
-    const auto& r = m.nvtxRanges[i];
-    if (!isManaged(r) || r.kind != python::NvtxRange::Kind::With || r.statement == kNone) continue;
+  const std::vector<SourceRange> ranges = sourceRanges(f);
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    const auto& r = ranges[i];
+    if (!isManaged(r) || r.kind != SourceRange::Kind::With || r.statement == kNone) continue;
     const auto& st = m.statements[r.statement];
     Managed g;
     g.range = static_cast<int32_t>(i);

@@ -85,6 +85,26 @@ bool Module::insideMultilineString(uint32_t offset) const {
   return it != multilineStrings.end() && it->start < offset && offset < it->end;
 }
 
+std::optional<std::string> Module::dottedName(int32_t e) const {
+  std::string out;
+  while (e != kNone) {
+    const Expression& x = expressions[e];
+    if (x.kind == Expression::Kind::Name) return x.name + out;
+    if (x.kind != Expression::Kind::Attribute) return std::nullopt;
+    out = "." + x.name + out;
+    e = x.object;
+  }
+  return std::nullopt;
+}
+
+std::span<const WithItem> Module::withItemsOf(int32_t statement) const {
+  auto first = std::lower_bound(withItems.begin(), withItems.end(), statement,
+                                [](const WithItem& w, int32_t s) { return w.statement < s; });
+  auto last = first;
+  while (last != withItems.end() && last->statement == statement) ++last;
+  return {first, last};
+}
+
 std::string Module::resolve(std::string_view dotted) const {
   size_t dot = dotted.find('.');
   std::string_view head = dotted.substr(0, dot);

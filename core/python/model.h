@@ -60,10 +60,45 @@ struct Block {
   std::string indent;
 };
 
+/// One expression of the facts below (Module::expressions). What static analysis evaluates is
+/// structured — names, attribute access, calls, subscripts, string literals; anything else is
+/// Other (`nodeType` and `bytes` say what it was; its parts are not recorded).
+struct Expression {
+  enum class Kind { Name, Attribute, Call, Subscript, String, Other };
+  /// One argument of a call, in source order.
+  struct Argument {
+    std::string keyword;             // `name=value`: name; "" for a positional argument
+    int32_t value = kNone;           // Expression (for `*a` / `**k`: the `a` / `k`)
+    enum class Splat : uint8_t { None, List, Dict } splat = Splat::None;  // *a / **k
+    bool positional() const { return keyword.empty() && splat == Splat::None; }
+  };
+  Kind kind = Kind::Other;
+  std::string_view nodeType;         // the tree-sitter node type ("identifier", "call", "list", ...)
+  ByteRange bytes;
+  /// Name: the identifier; Attribute: the attribute's name (`b` of `a.b`).
+  std::string name;
+  /// Attribute / Subscript: the object (`a` of `a.b`, `a[i]`); Call: the callee.
+  int32_t object = kNone;
+  /// Call: its arguments (a generator argument `f(x for x in y)` is one positional argument).
+  std::vector<Argument> arguments;
+  /// String: the value of a plain string literal (or an implicit concatenation of them); nullopt
+  /// for f-strings with interpolations and bytes.
+  std::optional<std::string> literal;
+};
+
 struct Decorator {
-  std::string text;    // source text after '@' (e.g. "nvtx.annotate(\"x\")", "torch.no_grad()")
+  std::string text;    // source text after '@' (e.g. "functools.cache", "torch.no_grad()")
   ByteRange bytes;     // from '@' to the end of the expression
   uint32_t line = 0;
+  int32_t expression = kNone;  // the Expression after '@'
+};
+
+/// One parameter of a def, in order (the bare `*` and `/` separators are not parameters).
+struct Parameter {
+  std::string name;
+  int32_t annotation = kNone;      // Expression of `name: T`; kNone when none
+  bool hasDefault = false;
+  enum class Splat : uint8_t { None, List, Dict } splat = Splat::None;  // *args / **kwargs
 };
 
 /// What a statement is: its tree-sitter node type as an enum ("expression_statement" ->
@@ -103,6 +138,8 @@ struct Statement {
   bool futureImport = false;        // `from __future__ import ...`
   bool docstring = false;           // first statement of module/def/class body, a string alone
   bool containsMultilineString = false;  // see Module::multilineStringsIn(bytes)
+  /// An expression statement that is one call (`f(x)`, not `y = f(x)`): that CallSite.
+  int32_t call = kNone;
   bool hasError = false;            // contains an ERROR or MISSING node
 };
 
@@ -124,6 +161,7 @@ struct Function {
   int32_t body = kNone;           // Block index (kNone only if the parser produced no body)
   int32_t docstring = kNone;      // Statement index of the docstring
   bool oneLine = false;           // body on the `def` line: `def f(): return g()`
+  std::vector<Parameter> parameters;
 };
 
 struct Class {
@@ -139,6 +177,9 @@ struct Class {
   uint32_t classLine = 0;
   int32_t body = kNone;
   int32_t docstring = kNone;
+  /// Positional base-class expressions of `class C(A, b.B, metaclass=M)`: A, b.B (keywords and
+  /// splats excluded).
+  std::vector<int32_t> bases;
 };
 
 struct CallSite {
@@ -151,38 +192,42 @@ struct CallSite {
   int32_t statement = kNone;      // innermost statement containing the call
   int32_t function = kNone;       // that statement's function (decorators and default
                                   // arguments are evaluated in the enclosing scope)
+  int32_t expression = kNone;     // the Call Expression (callee: its `object`; its arguments)
+};
+
+/// `TARGET = VALUE` / `TARGET: T = VALUE` as an expression statement; a chained `a = b = v` gives
+/// one per target (both with v). Augmented (`+=`) and value-less annotated assignments are not
+/// assignments here.
+struct Assignment {
+  int32_t statement = kNone;
+  int32_t target = kNone;         // Expression (Name, Attribute, Subscript, or Other for `a, b`)
+  int32_t value = kNone;          // Expression
+  bool annotated = false;
+};
+
+/// `for TARGETS in ITERABLE:` (also `async for`).
+struct ForLoop {
+  int32_t statement = kNone;
+  /// The target; `a, b` and `(a, b)` are split into their elements (one level).
+  std::vector<int32_t> targets;
+  int32_t iterable = kNone;       // Expression
+};
+
+/// One item of a with-statement header (`with a() as x, b():` has two).
+struct WithItem {
+  int32_t statement = kNone;
+  ByteRange bytes;                // the with_item (`a() as x`)
+  /// The context manager expression (`a()` of `a() as x`).
+  int32_t value = kNone;
 };
 
 /// One name bound by an import statement (anywhere in the file; scopes are not tracked).
 struct ImportBinding {
-  std::string local;              // the bound name: "torch", "th", "nvtx", "range"
-  std::string target;             // dotted path it refers to: "torch", "torch.cuda.nvtx",
-                                  // "torch.cuda.nvtx.range"; relative imports keep their dots
+  std::string local;              // the bound name: "torch", "th", "F", "gelu"
+  std::string target;             // dotted path it refers to: "torch", "torch.nn.functional",
+                                  // "torch.nn.functional.gelu"; relative imports keep their dots
   int32_t statement = kNone;
-  ByteRange bytes;                // the imported item (`torch.cuda.nvtx as nvtx`)
-};
-
-struct NvtxRange {
-  enum class Kind {
-    With,       // with <api>(name): ...
-    Decorator,  // @<api>(name) on a def
-    PushPop,    // <push>(name) ... <pop>() in the same block
-  };
-  Kind kind = Kind::With;
-  /// Canonical API after resolving imports: "torch.cuda.nvtx.range", "torch.cuda.nvtx.range_push",
-  /// "nvtx.annotate", "nvtx.push_range", ...
-  std::string api;
-  std::string nameText;           // source text of the name argument ("" when there is none)
-  std::optional<std::string> name;  // its value when it is a plain string literal
-  int32_t statement = kNone;      // With: the with-statement; Decorator: the def statement;
-                                  // PushPop: the push statement
-  int32_t popStatement = kNone;   // PushPop: the matching pop statement (kNone if unmatched)
-  int32_t function = kNone;       // Decorator: the decorated function
-  ByteRange callBytes;            // the range(...)/annotate(...)/push call
-  ByteRange itemBytes;            // With: the with_item; Decorator: the decorator (with '@')
-  ByteRange bytes;                // the region it covers: whole with-statement, decorated
-                                  // definition, or push statement start .. pop statement end
-  uint32_t withItemCount = 0;     // With: number of items in the with-statement
+  ByteRange bytes;                // the imported item (`torch.nn.functional as F`)
 };
 
 /// Inferred indentation unit: the most common indentation step between nested blocks.
@@ -202,7 +247,13 @@ struct Module {
   std::vector<Class> classes;
   std::vector<CallSite> calls;    // source order of call start
   std::vector<ImportBinding> imports;
-  std::vector<NvtxRange> nvtxRanges;  // source order
+  /// Expressions the facts refer to (callees and arguments of calls, assignment targets and
+  /// values, for-loop targets and iterables, with items, decorators, parameter annotations,
+  /// base classes). Sub-expressions are recorded only inside names/attributes/calls/subscripts.
+  std::vector<Expression> expressions;
+  std::vector<Assignment> assignments;  // source order
+  std::vector<ForLoop> forLoops;        // source order
+  std::vector<WithItem> withItems;      // source order
   /// String literals whose text spans lines (outermost ones, sorted, disjoint). Never
   /// re-indent inside them.
   std::vector<ByteRange> multilineStrings;
@@ -225,7 +276,11 @@ struct Module {
   std::span<const ByteRange> multilineStringsIn(ByteRange r) const;
   /// Whether `offset` lies strictly inside a multi-line string (after its first byte).
   bool insideMultilineString(uint32_t offset) const;
-  /// Resolves a dotted name through the imports: "th.cuda.nvtx.range" -> "torch.cuda.nvtx.range"
+  /// "a.b.c" for a Name/Attribute chain expression; nullopt for anything else (a call, `a[i].b`).
+  std::optional<std::string> dottedName(int32_t expression) const;
+  /// The with items of with-statement `statement`, in order.
+  std::span<const WithItem> withItemsOf(int32_t statement) const;
+  /// Resolves a dotted name through the imports: "th.nn.functional.gelu" -> "torch.nn.functional.gelu"
   /// after `import torch as th`. A first component no import binds is kept as is.
   std::string resolve(std::string_view dotted) const;
 };

@@ -1,5 +1,6 @@
-// buildModule: one walk over the statement structure (definitions, blocks, clauses), then the
-// queries of grammars/queries/{calls,imports,nvtx,strings}.scm for the expression-level facts.
+// buildModule: one walk over the statement structure (definitions, blocks, clauses, and the
+// assignment / for / with / parameter / base-class facts with their expressions), one pre-order
+// walk for calls and strings, then grammars/queries/imports.scm on the import statements.
 #include <algorithm>
 #include <cstring>
 #include <cctype>
@@ -126,6 +127,10 @@ uint32_t headerEnd(TSNode clause, uint32_t blockStart) {
   return std::min(he, blockStart);
 }
 
+TSNode field(TSNode n, const char* name) {
+  return ts_node_child_by_field_name(n, name, static_cast<uint32_t>(std::strlen(name)));
+}
+
 TSNode firstNamedChild(TSNode n) {
   TSNode out{};
   bool found = false;
@@ -177,7 +182,6 @@ class Builder {
       st.containsMultilineString = !m_.multilineStringsIn(st.bytes).empty();
     confirmDocstrings();
     collectImports();
-    collectNvtx();
     return std::move(m_);
   }
 
@@ -241,18 +245,15 @@ class Builder {
     }
     Statement& st = m_.statements[idx];
     st.compound = cat != Cat::Simple;
-    // Nodes the targeted queries look at (imports.scm, nvtx.scm), with the byte range to match.
-    if (st.isImport()) {
-      importNodes_.push_back(node);
+    // Nodes the targeted query looks at (imports.scm).
+    if (st.isImport()) importNodes_.push_back(node);
+    if (st.kind == StatementKind::Expression) {
+      TSNode e = firstNamedChild(node);
+      if (!ts_node_is_null(e) && typeIs(e, "assignment")) addAssignment(idx, e);
+    } else if (st.kind == StatementKind::For) {
+      addForLoop(idx, node);
     } else if (st.kind == StatementKind::With) {
-      TSNode body = ts_node_child_by_field_name(node, "body", 4);
-      nvtxCandidates_.push_back({node, ts_node_start_byte(node),
-                                 ts_node_is_null(body) ? ts_node_end_byte(node) : ts_node_start_byte(body)});
-    } else if (st.decorated) {
-      nvtxCandidates_.push_back({node, ts_node_start_byte(node), ts_node_start_byte(def)});
-    } else if (st.kind == StatementKind::Expression && ts_node_child_count(node) > 0 &&
-               categoryOf(ts_node_child(node, 0)) == Cat::Call) {
-      nvtxCandidates_.push_back({node, ts_node_start_byte(node), ts_node_end_byte(node)});
+      addWithItems(idx, node);
     }
     if (cat == Cat::FunctionDef) {
       addFunction(idx, node, def, ctx);
@@ -284,9 +285,159 @@ class Builder {
       d.line = line(d.bytes.start);
       TSNode e = firstNamedChild(c);
       d.text = ts_node_is_null(e) ? std::string() : std::string(textOf(rangeOf(e)));
+      d.expression = addExpression(e);
       out.push_back(std::move(d));
     }, true);
     return out;
+  }
+
+  /// The Expression of node `n` (recorded once per node; kNone for a null node). Names,
+  /// attributes, calls, subscripts and strings are structured, with their parts recorded.
+  int32_t addExpression(TSNode n) {
+    if (ts_node_is_null(n)) return kNone;
+    auto key = std::make_pair(n.id, ts_node_start_byte(n));
+    if (auto it = expressionOf_.find(key); it != expressionOf_.end()) return it->second;
+    Expression e;
+    e.nodeType = ts_node_type(n);
+    e.bytes = rangeOf(n);
+    std::string_view t = e.nodeType;
+    if (t == "identifier") {
+      e.kind = Expression::Kind::Name;
+      e.name = std::string(textOf(e.bytes));
+    } else if (t == "attribute") {
+      TSNode attr = field(n, "attribute");
+      TSNode object = field(n, "object");
+      if (!ts_node_is_null(attr) && !ts_node_is_null(object)) {
+        e.kind = Expression::Kind::Attribute;
+        e.name = std::string(textOf(rangeOf(attr)));
+        e.object = addExpression(object);
+      }
+    } else if (t == "call") {
+      TSNode callee = field(n, "function");
+      if (!ts_node_is_null(callee)) {
+        e.kind = Expression::Kind::Call;
+        e.object = addExpression(callee);
+        e.arguments = argumentsOf(field(n, "arguments"));
+      }
+    } else if (t == "subscript") {
+      TSNode value = field(n, "value");
+      if (!ts_node_is_null(value)) {
+        e.kind = Expression::Kind::Subscript;
+        e.object = addExpression(value);
+      }
+    } else if (t == "string" || t == "concatenated_string") {
+      e.kind = Expression::Kind::String;
+      e.literal = literalValue(n);
+    }
+    int32_t idx = static_cast<int32_t>(m_.expressions.size());
+    m_.expressions.push_back(std::move(e));
+    expressionOf_.emplace(key, idx);
+    return idx;
+  }
+
+  std::vector<Expression::Argument> argumentsOf(TSNode args) {
+    std::vector<Expression::Argument> out;
+    if (ts_node_is_null(args)) return out;
+    if (!typeIs(args, "argument_list")) {  // f(x for x in y)
+      out.push_back({std::string(), addExpression(args), Expression::Argument::Splat::None});
+      return out;
+    }
+    forEachChild(args, [&](TSNode a) {
+      if (typeIs(a, "comment")) return;
+      Expression::Argument arg;
+      if (typeIs(a, "keyword_argument")) {
+        TSNode k = field(a, "name");
+        arg.keyword = ts_node_is_null(k) ? std::string() : std::string(textOf(rangeOf(k)));
+        arg.value = addExpression(field(a, "value"));
+        if (arg.keyword.empty()) return;
+      } else if (typeIs(a, "list_splat") || typeIs(a, "dictionary_splat")) {
+        arg.splat = typeIs(a, "list_splat") ? Expression::Argument::Splat::List : Expression::Argument::Splat::Dict;
+        arg.value = addExpression(firstNamedChild(a));
+      } else {
+        arg.value = addExpression(a);
+      }
+      out.push_back(std::move(arg));
+    }, true);
+    return out;
+  }
+
+  /// The annotation expression of a parameter's `type` field (the grammar wraps it in a `type`).
+  int32_t annotation(TSNode p) {
+    TSNode t = field(p, "type");
+    if (!ts_node_is_null(t) && typeIs(t, "type")) t = firstNamedChild(t);
+    return addExpression(t);
+  }
+
+  std::vector<Parameter> parametersOf(TSNode params) {
+    std::vector<Parameter> out;
+    if (ts_node_is_null(params)) return out;
+    forEachChild(params, [&](TSNode p) {
+      Parameter par;
+      TSNode name = p;
+      if (typeIs(p, "typed_parameter")) {
+        par.annotation = annotation(p);
+        name = firstNamedChild(p);  // identifier, or *args / **kwargs
+      } else if (typeIs(p, "default_parameter") || typeIs(p, "typed_default_parameter")) {
+        par.annotation = annotation(p);
+        par.hasDefault = true;
+        name = field(p, "name");
+      }
+      if (ts_node_is_null(name)) return;
+      if (typeIs(name, "list_splat_pattern") || typeIs(name, "dictionary_splat_pattern")) {
+        par.splat = typeIs(name, "list_splat_pattern") ? Parameter::Splat::List : Parameter::Splat::Dict;
+        name = firstNamedChild(name);
+      }
+      if (ts_node_is_null(name) || !typeIs(name, "identifier")) return;  // `*`, `/`, comments
+      par.name = std::string(textOf(rangeOf(name)));
+      out.push_back(std::move(par));
+    }, true);
+    return out;
+  }
+
+  /// `a = b = v` (right-nested assignments): one Assignment per target, all with v.
+  void addAssignment(int32_t stmt, TSNode node) {
+    std::vector<std::pair<TSNode, bool>> targets;
+    TSNode value{};
+    for (TSNode a = node;;) {
+      TSNode left = field(a, "left"), right = field(a, "right");
+      if (ts_node_is_null(left) || ts_node_is_null(right)) return;  // `x: int` (no value)
+      targets.emplace_back(left, !ts_node_is_null(field(a, "type")));
+      if (!typeIs(right, "assignment")) {
+        value = right;
+        break;
+      }
+      a = right;
+    }
+    int32_t v = addExpression(value);
+    for (auto [t, annotated] : targets) m_.assignments.push_back({stmt, addExpression(t), v, annotated});
+  }
+
+  void addForLoop(int32_t stmt, TSNode node) {
+    TSNode left = field(node, "left"), right = field(node, "right");
+    if (ts_node_is_null(left) || ts_node_is_null(right)) return;
+    ForLoop loop;
+    loop.statement = stmt;
+    if (typeIs(left, "pattern_list") || typeIs(left, "tuple_pattern")) {
+      forEachChild(left, [&](TSNode t) {
+        if (!typeIs(t, "comment")) loop.targets.push_back(addExpression(t));
+      }, true);
+    } else {
+      loop.targets.push_back(addExpression(left));
+    }
+    loop.iterable = addExpression(right);
+    m_.forLoops.push_back(std::move(loop));
+  }
+
+  void addWithItems(int32_t stmt, TSNode node) {
+    forEachChild(node, [&](TSNode clause) {
+      if (!typeIs(clause, "with_clause")) return;
+      forEachChild(clause, [&](TSNode item) {
+        if (!typeIs(item, "with_item")) return;
+        TSNode value = field(item, "value");
+        if (!ts_node_is_null(value) && typeIs(value, "as_pattern")) value = firstNamedChild(value);
+        m_.withItems.push_back({stmt, rangeOf(item), addExpression(value)});
+      }, true);
+    }, true);
   }
 
   void addFunction(int32_t stmt, TSNode outer, TSNode def, const Ctx& ctx) {
@@ -307,6 +458,7 @@ class Builder {
       f.statement = stmt;
       f.decorators = decoratorsOf(outer);
       f.defLine = line(ts_node_start_byte(def));
+      f.parameters = parametersOf(field(def, "parameters"));
       m_.functions.push_back(std::move(f));
     }
     Ctx inner;
@@ -342,6 +494,14 @@ class Builder {
       c.statement = stmt;
       c.decorators = decoratorsOf(outer);
       c.classLine = line(ts_node_start_byte(def));
+      if (TSNode sup = field(def, "superclasses"); !ts_node_is_null(sup)) {
+        forEachChild(sup, [&](TSNode a) {
+          if (typeIs(a, "comment") || typeIs(a, "keyword_argument") || typeIs(a, "list_splat") ||
+              typeIs(a, "dictionary_splat"))
+            return;
+          c.bases.push_back(addExpression(a));
+        }, true);
+      }
       m_.classes.push_back(std::move(c));
     }
     Ctx inner;
@@ -595,6 +755,12 @@ class Builder {
     cs.lastLine = span(cs.bytes).last;
     cs.statement = m_.statementAt(cs.bytes.start);
     cs.function = cs.statement == kNone ? kNone : m_.statements[cs.statement].function;
+    cs.expression = addExpression(call);
+    if (cs.statement != kNone) {
+      Statement& st = m_.statements[cs.statement];
+      if (st.kind == StatementKind::Expression && st.bytes == cs.bytes)
+        st.call = static_cast<int32_t>(m_.calls.size());
+    }
     m_.calls.push_back(std::move(cs));
   }
 
@@ -674,26 +840,6 @@ class Builder {
     return out;
   }
 
-  /// The name argument of an NVTX call: first positional argument, else msg= / message=.
-  TSNode nameArgument(TSNode call) const {
-    TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
-    if (ts_node_is_null(args) || !typeIs(args, "argument_list")) return TSNode{};
-    TSNode keyword{}, positional{};
-    forEachChild(args, [&](TSNode a) {
-      if (!ts_node_is_null(positional) || typeIs(a, "comment")) return;
-      if (typeIs(a, "keyword_argument")) {
-        TSNode k = ts_node_child_by_field_name(a, "name", 4);
-        std::string_view kn = ts_node_is_null(k) ? std::string_view{} : textOf(rangeOf(k));
-        if (ts_node_is_null(keyword) && (kn == "msg" || kn == "message"))
-          keyword = ts_node_child_by_field_name(a, "value", 5);
-        return;
-      }
-      if (typeIs(a, "list_splat") || typeIs(a, "dictionary_splat")) return;
-      positional = a;
-    }, true);
-    return ts_node_is_null(positional) ? keyword : positional;
-  }
-
   /// The value of a plain string literal (or an implicit concatenation of them); nullopt for
   /// f-strings with interpolations, bytes, and anything else.
   std::optional<std::string> literalValue(TSNode n) const {
@@ -748,133 +894,13 @@ class Builder {
     }
   }
 
-  enum class Family { None, TorchRange, NvtxPkg };
-  static bool isRangeApi(std::string_view api) {
-    return api == "torch.cuda.nvtx.range" || api == "nvtx.annotate" || api == "nvtx.range";
-  }
-  static int pushPopKind(std::string_view api) {  // 1 push, -1 pop, 0 neither
-    if (api == "torch.cuda.nvtx.range_push" || api == "nvtx.push_range") return 1;
-    if (api == "torch.cuda.nvtx.range_pop" || api == "nvtx.pop_range") return -1;
-    return 0;
-  }
-
-  void fillName(NvtxRange& r, TSNode call) const {
-    if (ts_node_is_null(call)) return;
-    TSNode a = nameArgument(call);
-    if (ts_node_is_null(a)) return;
-    r.nameText = std::string(textOf(rangeOf(a)));
-    r.name = literalValue(a);
-  }
-
-  void collectNvtx() {
-    if (nvtxCandidates_.empty()) return;
-    auto q = Query::embedded("nvtx");
-    if (!q) return;
-    const Query& query = **q;
-    auto cap = [&](const char* n) { return query.captureIndex(n); };
-    int32_t cApi = cap("nvtx.api"), cCall = cap("nvtx.call"), cWith = cap("nvtx.with"),
-            cClause = cap("nvtx.clause"), cItem = cap("nvtx.item"), cDecorated = cap("nvtx.decorated"),
-            cDecorator = cap("nvtx.decorator"), cStatement = cap("nvtx.statement");
-    QueryCursor cur;
-    struct PushPop { int32_t stmt; bool push; std::string api; TSNode call; };
-    std::map<int32_t, std::vector<PushPop>> byBlock;  // block -> push/pop statements in order
-    std::vector<Match> matches;
-    for (const Candidate& cand : nvtxCandidates_) {
-      auto ms = query.matches(cand.node, text_, cur, cand.start, cand.end);
-      std::move(ms.begin(), ms.end(), std::back_inserter(matches));
-    }
-    for (const Match& mt : matches) {
-      auto get = [&](int32_t idx) { return idx < 0 ? TSNode{} : mt.get(static_cast<uint32_t>(idx)); };
-      TSNode apiNode = get(cApi);
-      if (ts_node_is_null(apiNode)) continue;
-      std::string api = m_.resolve(compactDotted(rangeOf(apiNode)));
-      TSNode call = get(cCall);
-      if (TSNode with = get(cWith); !ts_node_is_null(with)) {
-        if (!isRangeApi(api)) continue;
-        NvtxRange r;
-        r.kind = NvtxRange::Kind::With;
-        r.api = api;
-        r.statement = m_.statementAt(ts_node_start_byte(with));
-        r.callBytes = rangeOf(call);
-        r.itemBytes = rangeOf(get(cItem));
-        r.bytes = r.statement != kNone ? m_.statements[r.statement].bytes : rangeOf(with);
-        TSNode clause = get(cClause);
-        r.withItemCount = ts_node_is_null(clause) ? 1 : countNamed(clause, "with_item");
-        fillName(r, call);
-        m_.nvtxRanges.push_back(std::move(r));
-      } else if (TSNode dec = get(cDecorated); !ts_node_is_null(dec)) {
-        if (!isRangeApi(api)) continue;
-        TSNode decorator = get(cDecorator);
-        NvtxRange r;
-        r.kind = NvtxRange::Kind::Decorator;
-        r.api = api;
-        r.statement = m_.statementAt(ts_node_start_byte(dec));
-        r.function = r.statement != kNone ? m_.statements[r.statement].definesFunction : kNone;
-        r.callBytes = ts_node_is_null(call) ? ByteRange{} : rangeOf(call);
-        r.itemBytes = rangeOf(decorator);
-        r.bytes = r.statement != kNone ? m_.statements[r.statement].bytes : rangeOf(dec);
-        fillName(r, call);
-        m_.nvtxRanges.push_back(std::move(r));
-      } else if (TSNode st = get(cStatement); !ts_node_is_null(st)) {
-        int kind = pushPopKind(api);
-        if (kind == 0) continue;
-        int32_t s = m_.statementAt(ts_node_start_byte(st));
-        if (s == kNone || m_.statements[s].bytes.start != ts_node_start_byte(st)) continue;
-        byBlock[m_.statements[s].parentBlock].push_back({s, kind > 0, api, call});
-      }
-    }
-    // Push/pop pairs: within one block, each pop closes the latest open push of its family.
-    for (auto& [block, events] : byBlock) {
-      (void)block;
-      std::sort(events.begin(), events.end(),
-                [](const PushPop& a, const PushPop& b) { return a.stmt < b.stmt; });
-      std::map<bool, std::vector<size_t>> open;  // family (torch?) -> indices into nvtxRanges
-      for (const PushPop& e : events) {
-        bool torch = e.api.rfind("torch.", 0) == 0;
-        if (e.push) {
-          NvtxRange r;
-          r.kind = NvtxRange::Kind::PushPop;
-          r.api = e.api;
-          r.statement = e.stmt;
-          r.callBytes = rangeOf(e.call);
-          r.itemBytes = r.callBytes;
-          r.bytes = m_.statements[e.stmt].bytes;
-          fillName(r, e.call);
-          open[torch].push_back(m_.nvtxRanges.size());
-          m_.nvtxRanges.push_back(std::move(r));
-        } else if (!open[torch].empty()) {
-          NvtxRange& r = m_.nvtxRanges[open[torch].back()];
-          open[torch].pop_back();
-          r.popStatement = e.stmt;
-          r.bytes.end = m_.statements[e.stmt].bytes.end;
-        }
-        // An unmatched pop is not a range; it is ignored.
-      }
-    }
-    std::stable_sort(m_.nvtxRanges.begin(), m_.nvtxRanges.end(),
-                     [](const NvtxRange& a, const NvtxRange& b) {
-                       return a.bytes.start != b.bytes.start ? a.bytes.start < b.bytes.start
-                                                             : a.itemBytes.start < b.itemBytes.start;
-                     });
-  }
-
-  static uint32_t countNamed(TSNode n, const char* type) {
-    uint32_t count = 0;
-    forEachChild(n, [&](TSNode c) { if (typeIs(c, type)) ++count; }, true);
-    return count;
-  }
-
   std::string_view text_;
   const LineIndex& lines_;
   Module m_;
   std::vector<int32_t> docstringCandidates_;
   std::vector<uint32_t> stringStarts_;  // every string node's start, ascending
   std::vector<TSNode> importNodes_;
-  struct Candidate {
-    TSNode node;
-    uint32_t start, end;  // byte range the query may match in (a header, not a body)
-  };
-  std::vector<Candidate> nvtxCandidates_;
+  std::map<std::pair<const void*, uint32_t>, int32_t> expressionOf_;  // (node id, start) -> Expression
 };
 
 /// The function extents of a tree by the Builder's rules (fillBlock / addStatement / addBlock /

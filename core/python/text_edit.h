@@ -1,5 +1,5 @@
 // TextEdit: one replacement in a UTF-8 text, by byte range. Shared by core/python (incremental
-// re-parse) and core/nvtx (the edits it computes).
+// re-parse) and the modules that compute edits to a source file.
 #pragma once
 
 #include <cstdint>

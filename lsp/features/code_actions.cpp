@@ -173,8 +173,8 @@ void registerCodeActions(Server& server) {
 
         bool anyManaged = false;
         bool inManaged = false;
-        for (const auto& r : m.nvtxRanges) {
-          if (!nvtx::isManaged(r) || r.kind != python::NvtxRange::Kind::With) continue;
+        for (const auto& r : nvtx::sourceRanges(src)) {
+          if (!nvtx::isManaged(r) || r.kind != nvtx::SourceRange::Kind::With) continue;
           anyManaged = true;
           uint32_t first = src.lines().toLineCol(r.bytes.start).line;
           uint32_t last = src.lines().toLineCol(r.bytes.end > 0 ? r.bytes.end - 1 : 0).line;

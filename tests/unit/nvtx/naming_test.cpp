@@ -79,7 +79,7 @@ TEST_CASE("isManaged: a source NVTX range whose name is a literal with the manag
       "    with torch.cuda.nvtx.range(f\"kl:{1}\"):\n"
       "        pass\n");
   REQUIRE(f.ok());
-  const auto& r = (*f)->model().nvtxRanges;
+  const auto r = sourceRanges(**f);
   REQUIRE(r.size() == 3);
   CHECK(isManaged(r[0]));
   CHECK_FALSE(isManaged(r[1]));

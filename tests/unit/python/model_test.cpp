@@ -335,9 +335,10 @@ TEST_CASE("CRLF and a UTF-8 BOM: offsets refer to the full text") {
   CHECK(fun.lines == LineSpan{1, 3});
   CHECK(fun.bytes == ByteRange{17, static_cast<uint32_t>(text.size() - 2)});
   CHECK(m.blocks[fun.body].indent == "    ");
-  REQUIRE(m.nvtxRanges.size() == 1);
-  CHECK(m.nvtxRanges[0].name == std::string("kl:a.py:2-3"));
-  CHECK(m.nvtxRanges[0].bytes.end == text.size() - 2);
+  // The with-statement ends before the final "\r\n".
+  const Statement& with = m.statements[m.statementAtLine(2)];
+  CHECK(with.kind == StatementKind::With);
+  CHECK(with.bytes.end == text.size() - 2);
 
   // A file that is only a BOM, or a BOM and a newline, is fine.
   CHECK(parse("\xEF\xBB\xBF")->model().statements.empty());
@@ -407,92 +408,6 @@ TEST_CASE("imports: every spelling binds the right name") {
   CHECK(m.resolve("th.cuda.nvtx.range") == "torch.cuda.nvtx.range");
   CHECK(m.resolve("nvtx.range") == "torch.cuda.nvtx.range");
   CHECK(m.resolve("unknown.thing") == "unknown.thing");
-}
-
-TEST_CASE("existing NVTX ranges in every spelling") {
-  auto f = parse(
-      "import torch as th\n"                                   // 0
-      "import torch.cuda.nvtx as tnv\n"                        // 1
-      "import nvtx\n"                                          // 2
-      "@nvtx.annotate(\"kl:m.py:4-6\", color=\"red\")\n"       // 3
-      "def f():\n"                                             // 4
-      "    with th.cuda.nvtx.range(\"user\"), open(p) as fh:\n"  // 5
-      "        pass\n"                                         // 6
-      "    with tnv.range(msg=f\"it{i}\") as r:\n"             // 7
-      "        pass\n"                                         // 8
-      "    with nvtx.annotate(message='kl:' 'x.py:9'):\n"      // 9
-      "        pass\n"                                         // 10
-      "    th.cuda.nvtx.range_push('outer')\n"                 // 11
-      "    th.cuda.nvtx.range_push('inner')\n"                 // 12
-      "    work()\n"                                           // 13
-      "    th.cuda.nvtx.range_pop()\n"                         // 14
-      "    nvtx.push_range('pkg')\n"                           // 15
-      "    tnv.range_pop()\n"                                  // 16
-      "    nvtx.pop_range()\n"                                 // 17
-      "    with open(p): pass\n"                               // 18
-      "    with other.range('not nvtx'): pass\n"               // 19
-      "@nvtx.annotate\n"                                       // 20
-      "def g(): pass\n");                                      // 21
-  const Module& m = f->model();
-  REQUIRE(m.nvtxRanges.size() == 8);
-  const NvtxRange& deco = m.nvtxRanges[0];
-  CHECK(deco.kind == NvtxRange::Kind::Decorator);
-  CHECK(deco.api == "nvtx.annotate");
-  CHECK(deco.name == std::string("kl:m.py:4-6"));
-  CHECK(deco.function == m.findFunction("f"));
-  CHECK(m.statements[deco.statement].lines == LineSpan{3, 19});
-
-  const NvtxRange& w1 = m.nvtxRanges[1];
-  CHECK(w1.kind == NvtxRange::Kind::With);
-  CHECK(w1.api == "torch.cuda.nvtx.range");
-  CHECK(w1.nameText == "\"user\"");
-  CHECK(w1.name == std::string("user"));
-  CHECK(w1.withItemCount == 2);
-  CHECK(w1.itemBytes == ByteRange{off(*f, "th.cuda.nvtx.range(\"user\")"), endOf(*f, "(\"user\")")});
-  CHECK(m.statements[w1.statement].lines == LineSpan{5, 6});
-
-  const NvtxRange& w2 = m.nvtxRanges[2];
-  CHECK(w2.api == "torch.cuda.nvtx.range");
-  CHECK(w2.nameText == "f\"it{i}\"");
-  CHECK_FALSE(w2.name.has_value());
-  CHECK(w2.withItemCount == 1);
-
-  const NvtxRange& w3 = m.nvtxRanges[3];
-  CHECK(w3.api == "nvtx.annotate");
-  CHECK(w3.name == std::string("kl:x.py:9"));
-
-  // range_push/range_pop pairs matched in order (innermost first), per API family.
-  const NvtxRange& outer = m.nvtxRanges[4];
-  const NvtxRange& inner = m.nvtxRanges[5];
-  CHECK(outer.kind == NvtxRange::Kind::PushPop);
-  CHECK(outer.name == std::string("outer"));
-  CHECK(m.statements[outer.statement].lines.first == 11);
-  CHECK(m.statements[outer.popStatement].lines.first == 16);
-  CHECK(inner.name == std::string("inner"));
-  CHECK(m.statements[inner.popStatement].lines.first == 14);
-  CHECK(outer.bytes == ByteRange{off(*f, "th.cuda.nvtx.range_push('outer')"), endOf(*f, "tnv.range_pop()")});
-  const NvtxRange& pkg = m.nvtxRanges[6];
-  CHECK(pkg.api == "nvtx.push_range");
-  CHECK(m.statements[pkg.popStatement].lines.first == 17);
-  // Bare @nvtx.annotate (no call) is a range too, with no name argument.
-  const NvtxRange& bare = m.nvtxRanges[7];
-  CHECK(bare.kind == NvtxRange::Kind::Decorator);
-  CHECK(bare.function == m.findFunction("g"));
-  CHECK(bare.nameText.empty());
-  CHECK(bare.callBytes.empty());
-  CHECK(bare.itemBytes == ByteRange{off(*f, "@nvtx.annotate\n"), endOf(*f, "@nvtx.annotate\n") - 1});
-
-  // Without `import nvtx`, torch's module has no annotate: not a range.
-  auto g = parse("from torch.cuda import nvtx\n@nvtx.annotate\ndef g(): pass\n");
-  CHECK(g->model().nvtxRanges.empty());
-}
-
-TEST_CASE("an unmatched push is reported without a pop; an unmatched pop is ignored") {
-  auto f = parse("import torch\ntorch.cuda.nvtx.range_pop()\ntorch.cuda.nvtx.range_push('a')\n");
-  const Module& m = f->model();
-  REQUIRE(m.nvtxRanges.size() == 1);
-  CHECK(m.nvtxRanges[0].popStatement == kNone);
-  CHECK(m.nvtxRanges[0].name == std::string("a"));
 }
 
 TEST_CASE("lookups: statementAt, functionAt") {
@@ -730,4 +645,169 @@ TEST_CASE("topLevelExtents: unchanged top-level statements are reused, the resul
     }
   }
   CHECK(validEdits > 50);
+}
+
+namespace {
+
+/// The source text of expression `e`.
+std::string exprText(const SourceFile& f, int32_t e) {
+  REQUIRE(e != kNone);
+  return std::string(textOf(f, f.model().expressions[e].bytes));
+}
+
+}  // namespace
+
+TEST_CASE("expression facts: callee chains and arguments of every call") {
+  auto f = parse(
+      "import threading\n"
+      "x = self.blocks[0](h, *rest, scale=2.0, **kw)\n"
+      "super().forward(x)\n"
+      "t = threading.Thread(target=run, args=(a, b))\n"
+      "f(y for y in ys)\n"
+      "g('a' 'b', f\"{x}\", b'z')(1)\n");
+  const Module& m = f->model();
+  using K = Expression::Kind;
+  auto callAt = [&](std::string_view needle) -> const Expression& {
+    for (const CallSite& c : m.calls)
+      if (c.bytes.start == off(*f, needle)) return m.expressions[c.expression];
+    FAIL("no call at " << needle);
+    return m.expressions[0];
+  };
+  // self.blocks[0](...): Call -> Subscript -> Attribute -> Name.
+  const Expression& c1 = callAt("self.blocks[0](h");
+  CHECK(c1.kind == K::Call);
+  const Expression& sub = m.expressions[c1.object];
+  CHECK(sub.kind == K::Subscript);
+  const Expression& attr = m.expressions[sub.object];
+  CHECK(attr.kind == K::Attribute);
+  CHECK(attr.name == "blocks");
+  CHECK(m.expressions[attr.object].kind == K::Name);
+  CHECK(m.expressions[attr.object].name == "self");
+  CHECK(m.dottedName(sub.object) == std::string("self.blocks"));
+  CHECK_FALSE(m.dottedName(c1.object).has_value());
+  REQUIRE(c1.arguments.size() == 4);
+  CHECK(c1.arguments[0].positional());
+  CHECK(exprText(*f, c1.arguments[0].value) == "h");
+  CHECK(c1.arguments[1].splat == Expression::Argument::Splat::List);
+  CHECK(exprText(*f, c1.arguments[1].value) == "rest");
+  CHECK(c1.arguments[2].keyword == "scale");
+  CHECK(m.expressions[c1.arguments[2].value].kind == K::Other);
+  CHECK(m.expressions[c1.arguments[2].value].nodeType == "float");
+  CHECK(c1.arguments[3].splat == Expression::Argument::Splat::Dict);
+  // super().forward: the inner call is the same Expression as its own CallSite's.
+  const Expression& c2 = callAt("super().forward(x)");
+  const Expression& fwd = m.expressions[c2.object];
+  CHECK(fwd.name == "forward");
+  CHECK(fwd.object == m.calls[2].expression);  // super() is the third call, after its outer call
+  CHECK(m.expressions[m.expressions[fwd.object].object].name == "super");
+  // threading.Thread(target=run, ...)
+  const Expression& th = callAt("threading.Thread");
+  CHECK(m.dottedName(th.object) == std::string("threading.Thread"));
+  REQUIRE(th.arguments.size() == 2);
+  CHECK(th.arguments[0].keyword == "target");
+  CHECK(m.expressions[th.arguments[0].value].name == "run");
+  CHECK(m.expressions[th.arguments[1].value].kind == K::Other);
+  CHECK(m.expressions[th.arguments[1].value].nodeType == "tuple");
+  // A generator argument is one positional argument.
+  const Expression& gen = callAt("f(y for");
+  REQUIRE(gen.arguments.size() == 1);
+  CHECK(m.expressions[gen.arguments[0].value].nodeType == "generator_expression");
+  // String literals: implicit concatenation has a value; f-strings with fields and bytes do not.
+  auto gi = std::find_if(m.calls.begin(), m.calls.end(), [](const CallSite& c) { return c.callee == "g"; });
+  REQUIRE(gi != m.calls.end());
+  const Expression& g = m.expressions[gi->expression];
+  REQUIRE(g.arguments.size() == 3);
+  CHECK(m.expressions[g.arguments[0].value].kind == K::String);
+  CHECK(m.expressions[g.arguments[0].value].literal == std::string("ab"));
+  CHECK_FALSE(m.expressions[g.arguments[1].value].literal.has_value());
+  CHECK_FALSE(m.expressions[g.arguments[2].value].literal.has_value());
+  // The call statement facts: `f(...)` is a call statement; `x = f(...)` is not.
+  CHECK(m.statements[m.moduleBlock().statements[2]].call != kNone);
+  CHECK(m.calls[m.statements[m.moduleBlock().statements[2]].call].callee == "super().forward");
+  CHECK(m.statements[m.moduleBlock().statements[1]].call == kNone);
+}
+
+TEST_CASE("assignment, for-loop, with-item, parameter, base-class and decorator facts") {
+  auto f = parse(
+      "import torch.nn as nn\n"                                    // 0
+      "class Net(nn.Module, Mixin, metaclass=Meta):\n"             // 1
+      "    @torch.no_grad()\n"                                     // 2
+      "    def __init__(self, model: TinyFormer, n=3, *a, k: int = 1, **kw):\n"  // 3
+      "        self.seq = nn.Sequential(A(), B())\n"               // 4
+      "        x = y = Model().to(dev)\n"                          // 5
+      "        z: Block = make()\n"                                // 6
+      "        w: int\n"                                           // 7
+      "        w += 1\n"                                           // 8
+      "        a, b = pair()\n"                                    // 9
+      "        self.items[0] = v\n"                                // 10
+      "    def forward(self, x, /, *, flag):\n"                    // 11
+      "        for i, blk in enumerate(self.blocks):\n"            // 12
+      "            pass\n"                                         // 13
+      "        for (p, q) in zip(ps, qs): pass\n"                  // 14
+      "        for blk in self.blocks: pass\n"                     // 15
+      "        with ctx() as c, open(p):\n"                       // 16
+      "            pass\n");                                       // 17
+  const Module& m = f->model();
+  using K = Expression::Kind;
+  // Base classes: positional only.
+  const Class& net = m.classes[m.findClass("Net")];
+  REQUIRE(net.bases.size() == 2);
+  CHECK(m.dottedName(net.bases[0]) == std::string("nn.Module"));
+  CHECK(m.dottedName(net.bases[1]) == std::string("Mixin"));
+  // Parameters: names, annotations, defaults, splats; `/` and `*` are not parameters.
+  const Function& init = fn(m, "Net.__init__");
+  std::vector<std::string> names;
+  for (const Parameter& p : init.parameters) names.push_back(p.name);
+  CHECK(names == std::vector<std::string>{"self", "model", "n", "a", "k", "kw"});
+  CHECK(init.parameters[0].annotation == kNone);
+  CHECK(exprText(*f, init.parameters[1].annotation) == "TinyFormer");
+  CHECK(m.expressions[init.parameters[1].annotation].kind == K::Name);
+  CHECK(init.parameters[2].hasDefault);
+  CHECK_FALSE(init.parameters[1].hasDefault);
+  CHECK(init.parameters[3].splat == Parameter::Splat::List);
+  CHECK(exprText(*f, init.parameters[4].annotation) == "int");
+  CHECK(init.parameters[4].hasDefault);
+  CHECK(init.parameters[5].splat == Parameter::Splat::Dict);
+  names.clear();
+  for (const Parameter& p : fn(m, "Net.forward").parameters) names.push_back(p.name);
+  CHECK(names == std::vector<std::string>{"self", "x", "flag"});
+  // Decorators carry their expression.
+  REQUIRE(init.decorators.size() == 1);
+  CHECK(m.expressions[init.decorators[0].expression].kind == K::Call);
+  // Assignments: targets and values; chained targets share the value; `+=` and `w: int` are not.
+  std::vector<std::pair<std::string, std::string>> as;
+  for (const Assignment& a : m.assignments) as.emplace_back(exprText(*f, a.target), exprText(*f, a.value));
+  CHECK(as == std::vector<std::pair<std::string, std::string>>{
+                  {"self.seq", "nn.Sequential(A(), B())"},
+                  {"x", "Model().to(dev)"},
+                  {"y", "Model().to(dev)"},
+                  {"z", "make()"},
+                  {"a, b", "pair()"},
+                  {"self.items[0]", "v"}});
+  CHECK(m.assignments[0].statement == m.statementAtLine(4));
+  CHECK(m.expressions[m.assignments[0].target].kind == K::Attribute);
+  CHECK(m.expressions[m.assignments[1].value].kind == K::Call);
+  CHECK(m.assignments[3].annotated);
+  CHECK(m.expressions[m.assignments[4].target].kind == K::Other);
+  CHECK(m.expressions[m.assignments[5].target].kind == K::Subscript);
+  // For loops: targets split one level, the iterable's structure.
+  REQUIRE(m.forLoops.size() == 3);
+  std::vector<std::string> t0;
+  for (int32_t t : m.forLoops[0].targets) t0.push_back(exprText(*f, t));
+  CHECK(t0 == std::vector<std::string>{"i", "blk"});
+  const Expression& it0 = m.expressions[m.forLoops[0].iterable];
+  CHECK(it0.kind == K::Call);
+  CHECK(m.dottedName(it0.object) == std::string("enumerate"));
+  CHECK(m.forLoops[1].targets.size() == 2);
+  CHECK(m.forLoops[2].targets.size() == 1);
+  CHECK(m.dottedName(m.forLoops[2].iterable) == std::string("self.blocks"));
+  CHECK(m.statements[m.forLoops[2].statement].lines.first == 15);
+  // With items: the context manager of `x as y`, and every item in order.
+  int32_t with = m.statementAtLine(16);
+  auto items = m.withItemsOf(with);
+  REQUIRE(items.size() == 2);
+  CHECK(exprText(*f, items[0].value) == "ctx()");
+  CHECK(textOf(*f, items[0].bytes) == "ctx() as c");
+  CHECK(exprText(*f, items[1].value) == "open(p)");
+  CHECK(m.withItemsOf(m.statementAtLine(15)).empty());
 }
