@@ -24,34 +24,6 @@ struct Guard {
   }
 };
 
-bool isIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool isIdent(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
-/// Index just past the bracket matching s[open] ('(' '[' '{'), skipping strings; npos if none.
-size_t matchBracket(std::string_view s, size_t open) {
-  int depth = 0;
-  for (size_t i = open; i < s.size(); ++i) {
-    char c = s[i];
-    if (c == '"' || c == '\'') {
-      char q = c;
-      for (++i; i < s.size() && s[i] != q; ++i)
-        if (s[i] == '\\') ++i;
-      continue;
-    }
-    if (c == '(' || c == '[' || c == '{') ++depth;
-    if (c == ')' || c == ']' || c == '}') {
-      if (--depth == 0) return i + 1;
-    }
-  }
-  return std::string_view::npos;
-}
-
 /// Methods of torch.nn.Module / Tensor that return the same object.
 bool passthroughMethod(std::string_view m) {
   static const char* kNames[] = {"to", "cuda", "cpu", "float", "half", "double", "bfloat16", "train",
@@ -59,76 +31,32 @@ bool passthroughMethod(std::string_view m) {
   return std::any_of(std::begin(kNames), std::end(kNames), [&](const char* n) { return m == n; });
 }
 
-/// "NAME = RHS" / "NAME: T = RHS" (single target; augmented assignments excluded) -> RHS.
-std::optional<std::string_view> assignedTo(std::string_view stmt, std::string_view target) {
-  stmt = trim(stmt);
-  if (stmt.substr(0, target.size()) != target) return std::nullopt;
-  std::string_view rest = stmt.substr(target.size());
-  if (!rest.empty() && isIdent(rest[0])) return std::nullopt;
-  rest = trim(rest);
-  if (!rest.empty() && rest[0] == ':') {  // annotation
-    size_t eq = rest.find('=');
-    if (eq == std::string_view::npos) return std::nullopt;
-    rest = rest.substr(eq);
-  }
-  if (rest.size() < 2 || rest[0] != '=' || rest[1] == '=') return std::nullopt;
-  return trim(rest.substr(1));
+using Kind = python::Expression::Kind;
+
+/// Whether expression `e` is the name `name`.
+bool isName(const Module& m, int32_t e, std::string_view name) {
+  return e != kNone && m.expressions[e].kind == Kind::Name && m.expressions[e].name == name;
+}
+
+/// Whether expression `e` is `self.<attr>`.
+bool isSelfAttribute(const Module& m, int32_t e, std::string_view attr) {
+  return e != kNone && m.expressions[e].kind == Kind::Attribute && m.expressions[e].name == attr &&
+         isName(m, m.expressions[e].object, "self");
+}
+
+/// The callee expression of call site `c` (kNone when the model has none).
+int32_t calleeOf(const Module& m, const python::CallSite& c) {
+  return c.expression == kNone ? kNone : m.expressions[c.expression].object;
+}
+
+/// The name a callee ends in: `f` of `f`, `m` of `a.b.m`; "" for a call or subscript callee.
+std::string_view terminalName(const Module& m, int32_t callee) {
+  if (callee == kNone) return {};
+  const auto& e = m.expressions[callee];
+  return e.kind == Kind::Name || e.kind == Kind::Attribute ? std::string_view(e.name) : std::string_view();
 }
 
 }  // namespace
-
-std::vector<std::string> splitArguments(std::string_view args) {
-  args = trim(args);
-  if (!args.empty() && args.front() == '(') {
-    size_t end = matchBracket(args, 0);
-    args = args.substr(1, end == std::string_view::npos ? args.size() - 1 : end - 2);
-  }
-  std::vector<std::string> out;
-  size_t start = 0;
-  int depth = 0;
-  for (size_t i = 0; i <= args.size(); ++i) {
-    char c = i < args.size() ? args[i] : ',';
-    if (c == '"' || c == '\'') {
-      char q = c;
-      for (++i; i < args.size() && args[i] != q; ++i)
-        if (args[i] == '\\') ++i;
-      continue;
-    }
-    if (c == '(' || c == '[' || c == '{') ++depth;
-    else if (c == ')' || c == ']' || c == '}') --depth;
-    else if (c == ',' && depth == 0) {
-      auto a = trim(args.substr(start, i - start));
-      if (!a.empty()) out.emplace_back(a);
-      start = i + 1;
-    }
-  }
-  return out;
-}
-
-std::vector<std::pair<std::string, std::string>> parameters(std::string_view defText) {
-  std::vector<std::pair<std::string, std::string>> out;
-  size_t open = defText.find('(');
-  if (open == std::string_view::npos) return out;
-  size_t close = matchBracket(defText, open);
-  if (close == std::string_view::npos) return out;
-  for (const auto& a : splitArguments(defText.substr(open, close - open))) {
-    std::string_view p = a;
-    while (!p.empty() && (p[0] == '*' || p[0] == ' ')) p.remove_prefix(1);
-    size_t n = 0;
-    while (n < p.size() && isIdent(p[n])) ++n;
-    if (n == 0) continue;  // "/" or bare "*"
-    std::string name(p.substr(0, n));
-    std::string ann;
-    std::string_view rest = trim(p.substr(n));
-    if (!rest.empty() && rest[0] == ':') {
-      rest = rest.substr(1);
-      size_t eq = rest.find('=');
-      ann = std::string(trim(rest.substr(0, eq)));
-    }
-    out.emplace_back(std::move(name), std::move(ann));
-  }
-  return out;
-}
 
 struct CallResolver::Value {
   enum class Kind { Unknown, Module, Classes, Instances, Functions, Passthrough, Super };
@@ -175,14 +103,8 @@ std::vector<ClassRef> CallResolver::mro(const ClassRef& c, int depth) {
   if (!f) return out;
   const Module& m = (*f)->model();
   int32_t ci = m.findClass(c.qualName);
-  if (ci == kNone || m.classes[ci].body == kNone) return out;
-  std::string_view header = textOf(**f, m.blocks[m.classes[ci].body].header);
-  size_t open = header.find('(');
-  if (open == std::string_view::npos) return out;
-  size_t close = matchBracket(header, open);
-  if (close == std::string_view::npos) return out;
-  for (const auto& b : splitArguments(header.substr(open, close - open))) {
-    if (b.find('=') != std::string::npos) continue;  // metaclass=...
+  if (ci == kNone) return out;
+  for (int32_t b : m.classes[ci].bases) {
     Value v = eval(c.path, kNone, b, depth + 1);
     if (v.kind != Value::Kind::Classes) continue;
     for (const auto& base : v.classes)
@@ -212,27 +134,24 @@ std::set<ClassRef> CallResolver::attributeTypes(const ClassRef& c, std::string_v
   if (depth > kMaxDepth) return out;
   Guard guard(active_, "a:" + c.path + ":" + c.qualName + ":" + std::string(attr));
   if (!guard.entered) return out;
-  std::string target = "self." + std::string(attr);
   for (const auto& k : mro(c, depth)) {
     auto f = index_.file(k.path);
     if (!f) continue;
     const Module& m = (*f)->model();
     int32_t ci = m.findClass(k.qualName);
-    for (size_t si = 0; si < m.statements.size(); ++si) {
-      const auto& s = m.statements[si];
-      if (s.kind != python::StatementKind::Expression || s.function == kNone) continue;
-      if (m.functions[s.function].klass != ci) continue;
-      auto rhs = assignedTo(textOf(**f, s.bytes), target);
-      if (!rhs) continue;
-      Value v = eval(k.path, s.function, *rhs, depth + 1);
+    for (const auto& a : m.assignments) {
+      const auto& s = m.statements[a.statement];
+      if (s.function == kNone || m.functions[s.function].klass != ci) continue;
+      if (!isSelfAttribute(m, a.target, attr)) continue;
+      Value v = eval(k.path, s.function, a.value, depth + 1);
       if (v.kind == Value::Kind::Instances) {
         out.insert(v.classes.begin(), v.classes.end());
         continue;
       }
       // A container (nn.Sequential / ModuleList / list): every workspace class built in it.
       for (const auto& call : m.calls) {
-        if (call.statement != static_cast<int32_t>(si)) continue;
-        Value cv = eval(k.path, s.function, textOf(**f, call.calleeBytes), depth + 1);
+        if (call.statement != a.statement) continue;
+        Value cv = eval(k.path, s.function, calleeOf(m, call), depth + 1);
         if (cv.kind == Value::Kind::Classes) out.insert(cv.classes.begin(), cv.classes.end());
       }
     }
@@ -247,15 +166,13 @@ std::set<ClassRef> CallResolver::parameterTypes(const std::string& path, int32_t
   if (!f || fn == kNone) return out;
   const Module& m = (*f)->model();
   const auto& func = m.functions[fn];
-  std::string_view defText = textOf(**f, func.bytes);
-  if (size_t d = defText.find("def"); d != std::string_view::npos) defText = defText.substr(d);
-  auto params = parameters(defText);
+  const auto& params = func.parameters;
   size_t pos = params.size();
   for (size_t i = 0; i < params.size(); ++i)
-    if (params[i].first == param) pos = i;
+    if (params[i].name == param) pos = i;
   if (pos == params.size()) return out;
-  if (!params[pos].second.empty()) {
-    Value v = eval(path, kNone, params[pos].second, depth + 1);
+  if (params[pos].annotation != kNone) {
+    Value v = eval(path, kNone, params[pos].annotation, depth + 1);
     if (v.kind == Value::Kind::Classes) return v.classes;
   }
   if (paramLevel_ > 0) return out;  // one level of call-site inference at a time
@@ -273,30 +190,24 @@ std::set<ClassRef> CallResolver::parameterTypes(const std::string& path, int32_t
     auto cf = index_.file(file);
     if (!cf) continue;
     const Module& cm = (*cf)->model();
-    for (size_t ci = 0; ci < cm.calls.size(); ++ci) {
-      std::string_view callee = textOf(**cf, cm.calls[ci].calleeBytes);
-      std::string_view last = callee.substr(callee.rfind('.') == std::string_view::npos ? 0 : callee.rfind('.') + 1);
-      if (last != func.name && !(func.name == "__init__" && last == klassName)) continue;
-      Value cv = eval(file, cm.calls[ci].function, callee, depth + 1);
+    for (const auto& call : cm.calls) {
+      int32_t callee = calleeOf(cm, call);
+      std::string_view last = terminalName(cm, callee);
+      if (last.empty() || (last != func.name && !(func.name == "__init__" && last == klassName))) continue;
+      Value cv = eval(file, call.function, callee, depth + 1);
       auto targets = targetsOf(cv, depth + 1);
       if (std::find(targets.begin(), targets.end(), self) == targets.end()) continue;
-      std::string_view whole = textOf(**cf, cm.calls[ci].bytes);
-      auto args = splitArguments(whole.substr(cm.calls[ci].calleeBytes.size()));
-      std::optional<std::string> arg;
+      const auto& args = cm.expressions[call.expression].arguments;
+      int32_t arg = kNone;
       for (const auto& a : args)
-        if (a.rfind(std::string(param) + "=", 0) == 0 && a.find("==") == std::string::npos)
-          arg = a.substr(param.size() + 1);
+        if (a.keyword == param) arg = a.value;
       size_t positional = 0;
       for (const auto& a : args) {
-        if (arg) break;
-        bool kw = false;
-        for (size_t i = 0; i < a.size() && isIdent(a[i]); ++i)
-          if (i + 1 < a.size() && a[i + 1] == '=' && (i + 2 >= a.size() || a[i + 2] != '=')) kw = true;
-        if (kw || a[0] == '*') continue;
-        if (positional++ == argPos) arg = a;
+        if (arg != kNone) break;
+        if (a.positional() && positional++ == argPos) arg = a.value;
       }
-      if (!arg) continue;
-      Value av = eval(file, cm.calls[ci].function, *arg, depth + 1);
+      if (arg == kNone) continue;
+      Value av = eval(file, call.function, arg, depth + 1);
       if (av.kind == Value::Kind::Instances) out.insert(av.classes.begin(), av.classes.end());
     }
   }
@@ -334,19 +245,16 @@ CallResolver::Value CallResolver::moduleSymbol(const std::string& path, std::str
     std::string_view rest = split->second;
     while (!rest.empty() && mod.kind != Value::Kind::Unknown) {
       size_t dot = rest.find('.');
-      mod = attribute(mod, rest.substr(0, dot), path, depth + 1);
+      mod = attribute(mod, rest.substr(0, dot), depth + 1);
       rest = dot == std::string_view::npos ? std::string_view() : rest.substr(dot + 1);
     }
     if (mod.kind != Value::Kind::Unknown) return mod;
   }
   // Module-level assignment: NAME = RHS.
-  for (int32_t si : m.moduleBlock().statements) {
-    const auto& s = m.statements[si];
-    if (s.kind != python::StatementKind::Expression) continue;
-    if (auto rhs = assignedTo(textOf(**f, s.bytes), name)) {
-      Value r = eval(path, kNone, *rhs, depth + 1);
-      if (r.kind != Value::Kind::Unknown) v = r;
-    }
+  for (const auto& a : m.assignments) {
+    if (m.statements[a.statement].parentBlock != 0 || !isName(m, a.target, name)) continue;
+    Value r = eval(path, kNone, a.value, depth + 1);
+    if (r.kind != Value::Kind::Unknown) v = r;
   }
   return v;
 }
@@ -369,76 +277,62 @@ CallResolver::Value CallResolver::lookupName(const std::string& path, int32_t fn
     Value best;
     uint32_t bestAt = 0;
     bool found = false;
-    for (size_t si = 0; si < m.statements.size(); ++si) {
-      const auto& s = m.statements[si];
-      if (s.function != fn) continue;
-      Value v;
-      if (s.kind == python::StatementKind::Expression) {
-        auto rhs = assignedTo(textOf(**f, s.bytes), name);
-        if (!rhs) continue;
-        v = eval(path, fn, *rhs, depth + 1);
-        if (v.kind == Value::Kind::Unknown) {
-          for (const auto& call : m.calls) {
-            if (call.statement != static_cast<int32_t>(si)) continue;
-            Value cv = eval(path, fn, textOf(**f, call.calleeBytes), depth + 1);
-            if (cv.kind == Value::Kind::Classes) {
-              v.kind = Value::Kind::Instances;
-              v.classes.insert(cv.classes.begin(), cv.classes.end());
-            }
-          }
-        }
-      } else if (s.kind == python::StatementKind::For && !s.blocks.empty()) {
-        // for TARGET in ITER:   (targets: NAME, or `i, NAME` over enumerate(...)/zip(...))
-        std::string_view h = textOf(**f, m.blocks[s.blocks[0]].header);
-        if (h.substr(0, 4) == "for ") h = h.substr(4);
-        size_t in = h.find(" in ");
-        if (in == std::string_view::npos) continue;
-        auto targets = splitArguments(h.substr(0, in));
-        std::string_view iter = trim(h.substr(in + 4));
-        if (!iter.empty() && iter.back() == ':') iter = trim(iter.substr(0, iter.size() - 1));
-        size_t which = targets.size();
-        for (size_t t = 0; t < targets.size(); ++t)
-          if (targets[t] == name) which = t;
-        if (which == targets.size()) continue;
-        if (iter.rfind("enumerate(", 0) == 0 && which == 1) {
-          iter = trim(iter.substr(9));
-          auto a = splitArguments(iter);
-          if (a.empty()) continue;
-          v = eval(path, fn, a[0], depth + 1);
-        } else if (iter.rfind("zip(", 0) == 0) {
-          auto a = splitArguments(trim(iter.substr(3)));
-          if (which >= a.size()) continue;
-          v = eval(path, fn, a[which], depth + 1);
-        } else if (targets.size() == 1) {
-          v = eval(path, fn, iter, depth + 1);
-        }
-        if (v.kind != Value::Kind::Instances) v = Value::unknown();
-      } else {
-        continue;
-      }
-      if (v.kind == Value::Kind::Unknown) continue;
-      // The last binding before the use wins; else the first one after it.
-      if (!found || (s.bytes.start < before && (bestAt >= before || s.bytes.start > bestAt)) ||
-          (bestAt >= before && s.bytes.start >= before && s.bytes.start < bestAt)) {
+    // The last binding before the use wins; else the first one after it.
+    auto consider = [&](const Value& v, int32_t stmt) {
+      if (v.kind == Value::Kind::Unknown) return;
+      uint32_t at = m.statements[stmt].bytes.start;
+      if (!found || (at < before && (bestAt >= before || at > bestAt)) ||
+          (bestAt >= before && at >= before && at < bestAt)) {
         best = v;
-        bestAt = s.bytes.start;
+        bestAt = at;
         found = true;
       }
+    };
+    for (const auto& a : m.assignments) {
+      if (m.statements[a.statement].function != fn || !isName(m, a.target, name)) continue;
+      Value v = eval(path, fn, a.value, depth + 1);
+      if (v.kind == Value::Kind::Unknown) {
+        for (const auto& call : m.calls) {
+          if (call.statement != a.statement) continue;
+          Value cv = eval(path, fn, calleeOf(m, call), depth + 1);
+          if (cv.kind == Value::Kind::Classes) {
+            v.kind = Value::Kind::Instances;
+            v.classes.insert(cv.classes.begin(), cv.classes.end());
+          }
+        }
+      }
+      consider(v, a.statement);
+    }
+    // for TARGET in ITER:   (targets: NAME, or `i, NAME` over enumerate(...)/zip(...))
+    for (const auto& loop : m.forLoops) {
+      if (m.statements[loop.statement].function != fn) continue;
+      size_t which = loop.targets.size();
+      for (size_t t = 0; t < loop.targets.size(); ++t)
+        if (isName(m, loop.targets[t], name)) which = t;
+      if (which == loop.targets.size()) continue;
+      const auto& iter = m.expressions[loop.iterable];
+      bool overCall = iter.kind == Kind::Call;
+      Value v;
+      if (overCall && isName(m, iter.object, "enumerate") && which == 1) {
+        if (iter.arguments.empty()) continue;
+        v = eval(path, fn, iter.arguments[0].value, depth + 1);
+      } else if (overCall && isName(m, iter.object, "zip")) {
+        if (which >= iter.arguments.size()) continue;
+        v = eval(path, fn, iter.arguments[which].value, depth + 1);
+      } else if (loop.targets.size() == 1) {
+        v = eval(path, fn, loop.iterable, depth + 1);
+      }
+      if (v.kind != Value::Kind::Instances) continue;
+      consider(v, loop.statement);
     }
     if (found) return best;
-    std::string_view defText = textOf(**f, func.bytes);
-    if (size_t d = defText.find("def"); d != std::string_view::npos) defText = defText.substr(d);
-    for (const auto& [p, ann] : parameters(defText)) {
-      if (p != name) continue;
-      return Value::instances(parameterTypes(path, fn, name, depth + 1));
-    }
+    for (const auto& p : func.parameters)
+      if (p.name == name) return Value::instances(parameterTypes(path, fn, name, depth + 1));
   }
   return moduleSymbol(path, name, depth + 1);
 }
 
-CallResolver::Value CallResolver::attribute(const Value& base, std::string_view name, const std::string& path,
-                                            int depth) {
-  (void)path;
+CallResolver::Value CallResolver::attribute(const Value& base, std::string_view name, int depth) {
   if (depth > kMaxDepth) return Value::unknown();
   switch (base.kind) {
     case Value::Kind::Module: {
@@ -497,67 +391,44 @@ CallResolver::Value CallResolver::attribute(const Value& base, std::string_view 
   }
 }
 
-CallResolver::Value CallResolver::call(const Value& callee, std::string_view args, int depth) {
-  (void)args;
-  (void)depth;
+CallResolver::Value CallResolver::call(const Value& callee) {
   if (callee.kind == Value::Kind::Classes) return Value::instances(callee.classes);
   if (callee.kind == Value::Kind::Passthrough) return Value::instances(callee.classes);
   return Value::unknown();
 }
 
-CallResolver::Value CallResolver::eval(const std::string& path, int32_t fn, std::string_view expr, int depth) {
-  if (depth > kMaxDepth) return Value::unknown();
-  expr = trim(expr);
-  size_t i = 0;
-  while (i < expr.size() && isIdent(expr[i])) ++i;
-  if (i == 0 || !isIdentStart(expr[0])) return Value::unknown();
-  std::string_view primary = expr.substr(0, i);
-  Value v;
+CallResolver::Value CallResolver::eval(const std::string& path, int32_t fn, int32_t expr, int depth) {
+  if (depth > kMaxDepth || expr == kNone) return Value::unknown();
   auto f = index_.file(path);
   if (!f) return Value::unknown();
   const Module& m = (*f)->model();
-  auto skipSpace = [&] {
-    while (i < expr.size() && (expr[i] == ' ' || expr[i] == '\t' || expr[i] == '\n' || expr[i] == '\\'))
-      ++i;
-  };
-  skipSpace();
-  if (primary == "super" && i < expr.size() && expr[i] == '(') {
-    size_t end = matchBracket(expr, i);
-    if (end == std::string_view::npos || fn == kNone) return Value::unknown();
-    int32_t klass = m.functions[fn].klass;
-    if (klass == kNone) return Value::unknown();
-    v.kind = Value::Kind::Super;
-    v.classes = {ClassRef{path, m.classes[klass].qualName}};
-    i = end;
-  } else {
-    uint32_t before = UINT32_MAX;
-    v = lookupName(path, fn, primary, before, depth + 1);
-  }
-  while (true) {
-    skipSpace();
-    if (i >= expr.size()) return v;
-    char c = expr[i];
-    if (c == '.') {
-      ++i;
-      skipSpace();
-      size_t s = i;
-      while (i < expr.size() && isIdent(expr[i])) ++i;
-      if (s == i) return Value::unknown();
-      v = attribute(v, expr.substr(s, i - s), path, depth + 1);
-    } else if (c == '(') {
-      size_t end = matchBracket(expr, i);
-      if (end == std::string_view::npos) return Value::unknown();
-      v = call(v, expr.substr(i, end - i), depth + 1);
-      i = end;
-    } else if (c == '[') {
-      size_t end = matchBracket(expr, i);
-      if (end == std::string_view::npos) return Value::unknown();
-      if (v.kind != Value::Kind::Instances) v = Value::unknown();  // container member
-      i = end;
-    } else {
-      return Value::unknown();  // an operator: not a plain chain
+  const auto& e = m.expressions[expr];
+  switch (e.kind) {
+    case Kind::Name:
+      return lookupName(path, fn, e.name, UINT32_MAX, depth + 1);
+    case Kind::Attribute: {
+      Value base = eval(path, fn, e.object, depth + 1);
+      if (base.kind == Value::Kind::Unknown) return base;
+      return attribute(base, e.name, depth + 1);
     }
-    if (v.kind == Value::Kind::Unknown) return v;
+    case Kind::Call: {
+      if (isName(m, e.object, "super")) {  // super() / super(C, self): the current class's bases
+        if (fn == kNone || m.functions[fn].klass == kNone) return Value::unknown();
+        Value v;
+        v.kind = Value::Kind::Super;
+        v.classes = {ClassRef{path, m.classes[m.functions[fn].klass].qualName}};
+        return v;
+      }
+      Value callee = eval(path, fn, e.object, depth + 1);
+      if (callee.kind == Value::Kind::Unknown) return callee;
+      return call(callee);
+    }
+    case Kind::Subscript: {  // a container's member
+      Value v = eval(path, fn, e.object, depth + 1);
+      return v.kind == Value::Kind::Instances ? v : Value::unknown();
+    }
+    default:
+      return Value::unknown();  // an operator, a literal, a comprehension: not a plain chain
   }
 }
 
@@ -591,7 +462,7 @@ std::vector<FunctionRef> CallResolver::resolveCall(const std::string& path, int3
   const Module& m = (*f)->model();
   if (callIndex < 0 || static_cast<size_t>(callIndex) >= m.calls.size()) return {};
   const auto& c = m.calls[callIndex];
-  return targetsOf(eval(path, c.function, textOf(**f, c.calleeBytes), 0), 0);
+  return targetsOf(eval(path, c.function, calleeOf(m, c), 0), 0);
 }
 
 std::vector<FunctionRef> CallResolver::calleesOfStatement(const std::string& path, int32_t stmt) {
@@ -646,7 +517,7 @@ std::vector<FunctionRef> CallResolver::callers(const FunctionRef& fn) {
 }
 
 std::vector<FunctionRef> CallResolver::referencedFunctions(const std::string& path, int32_t function,
-                                                           const std::string& expr) {
+                                                           int32_t expr) {
   Value v = eval(path, function, expr, 0);
   return v.kind == Value::Kind::Functions ? v.functions : std::vector<FunctionRef>{};
 }
@@ -658,23 +529,19 @@ std::vector<FunctionRef> CallResolver::threadTargets() {
     if (!f) continue;
     const Module& m = (*f)->model();
     for (const auto& c : m.calls) {
-      std::string_view callee = textOf(**f, c.calleeBytes);
-      std::string_view args = textOf(**f, c.bytes).substr(c.calleeBytes.size());
-      std::optional<std::string> target;
-      bool isThread = callee.size() >= 6 && callee.substr(callee.size() - 6) == "Thread";
-      bool isSubmit = callee.size() >= 7 && callee.substr(callee.size() - 7) == ".submit";
-      auto a = splitArguments(args);
-      if (isThread) {
-        for (const auto& x : a)
-          if (x.rfind("target", 0) == 0) {
-            auto rest = trim(std::string_view(x).substr(6));
-            if (!rest.empty() && rest[0] == '=') target = std::string(trim(rest.substr(1)));
-          }
-      } else if (isSubmit && !a.empty()) {
-        target = a[0];
+      int32_t callee = calleeOf(m, c);
+      if (callee == kNone) continue;
+      const auto& args = m.expressions[c.expression].arguments;
+      const auto& ce = m.expressions[callee];
+      int32_t target = kNone;
+      if (std::string_view n = terminalName(m, callee); n.ends_with("Thread")) {
+        for (const auto& a : args)
+          if (a.keyword == "target") target = a.value;
+      } else if (ce.kind == Kind::Attribute && ce.name == "submit" && !args.empty() && args[0].positional()) {
+        target = args[0].value;
       }
-      if (!target) continue;
-      for (auto& fn : referencedFunctions(file, c.function, *target)) out.push_back(std::move(fn));
+      if (target == kNone) continue;
+      for (auto& fn : referencedFunctions(file, c.function, target)) out.push_back(std::move(fn));
     }
   }
   std::sort(out.begin(), out.end());
@@ -682,7 +549,7 @@ std::vector<FunctionRef> CallResolver::threadTargets() {
   return out;
 }
 
-std::set<ClassRef> CallResolver::instanceTypes(const std::string& path, int32_t function, const std::string& expr) {
+std::set<ClassRef> CallResolver::instanceTypes(const std::string& path, int32_t function, int32_t expr) {
   Value v = eval(path, function, expr, 0);
   return v.kind == Value::Kind::Instances ? v.classes : std::set<ClassRef>{};
 }

@@ -1,7 +1,8 @@
 // Static call resolution through the tree-sitter index: which workspace functions may a call site
-// run? A small abstract evaluator over callee expressions (a primary name, then `.attr`, `(...)`,
-// `[...]` trailers) with these values: a workspace module, classes, instances of classes,
-// functions, bound methods, and "unknown".
+// run? A small abstract evaluator over the expressions of the source model (python::Expression:
+// a name, then attribute / call / subscript links; the callee, argument, assignment, for-loop,
+// parameter and base-class facts of python::Module) with these values: a workspace module,
+// classes, instances of classes, functions, bound methods, and "unknown". It reads no source text.
 //
 // What it sees (all static, no execution; anything else is unknown and the call is not refined):
 //  - module-level functions and classes of the file, names bound by imports of workspace modules
@@ -52,22 +53,23 @@ class CallResolver {
   /// Index of `fn` in its file's Module::functions; -1 when absent.
   int32_t functionIndex(const FunctionRef& fn);
 
-  /// Functions an expression names (`worker`, `self.run`, `mod.fn`): thread targets, callbacks.
-  std::vector<FunctionRef> referencedFunctions(const std::string& path, int32_t function, const std::string& expr);
+  /// Functions expression `expr` (python::Module::expressions of `path`, evaluated in `function`)
+  /// names (`worker`, `self.run`, `mod.fn`): thread targets, callbacks.
+  std::vector<FunctionRef> referencedFunctions(const std::string& path, int32_t function, int32_t expr);
   /// Functions passed as `target=` to a `...Thread(...)` call, or as the first argument of
   /// `.submit(...)`, anywhere in the loaded files.
   std::vector<FunctionRef> threadTargets();
 
-  /// Workspace classes an expression evaluates to instances of (exposed for tests).
-  std::set<ClassRef> instanceTypes(const std::string& path, int32_t function, const std::string& expr);
+  /// Workspace classes expression `expr` evaluates to instances of (exposed for tests).
+  std::set<ClassRef> instanceTypes(const std::string& path, int32_t function, int32_t expr);
 
  private:
   struct Value;
-  Value eval(const std::string& path, int32_t fn, std::string_view expr, int depth);
+  Value eval(const std::string& path, int32_t fn, int32_t expr, int depth);
   Value lookupName(const std::string& path, int32_t fn, std::string_view name, uint32_t before, int depth);
   Value moduleSymbol(const std::string& path, std::string_view name, int depth);
-  Value attribute(const Value& base, std::string_view name, const std::string& path, int depth);
-  Value call(const Value& callee, std::string_view args, int depth);
+  Value attribute(const Value& base, std::string_view name, int depth);
+  Value call(const Value& callee);
   std::vector<ClassRef> mro(const ClassRef& c, int depth);
   std::optional<FunctionRef> method(const ClassRef& c, std::string_view name, bool skipSelf, int depth);
   std::set<ClassRef> attributeTypes(const ClassRef& c, std::string_view attr, int depth);
@@ -79,13 +81,5 @@ class CallResolver {
   /// Names / attributes being evaluated (cycle guard: `x = x + f(x)`, `self.a = self.a`).
   std::set<std::string> active_;
 };
-
-/// Splits a parenthesised argument list "(a, b=c, *d)" at top-level commas (strings, brackets
-/// respected); the parentheses are optional. Whitespace is trimmed.
-std::vector<std::string> splitArguments(std::string_view args);
-
-/// Parameter names of a def header ("def f(self, x: int = 3, *a, **k):" -> self, x, a, k) with
-/// their annotation text ("" when none).
-std::vector<std::pair<std::string, std::string>> parameters(std::string_view defText);
 
 }  // namespace kl::planner

@@ -4,7 +4,6 @@
 #include <system_error>
 
 #include "core/nvtx/naming.h"
-#include "core/planner/call_resolution.h"
 
 namespace kl::planner {
 
@@ -26,40 +25,27 @@ bool isIdentifier(std::string_view s) {
   return true;
 }
 
-struct Param {
-  std::string name;
-  bool hasDefault = false;
-  bool star = false;  // *args / **kwargs
-};
-
-std::vector<Param> params(std::string_view defText) {
-  std::vector<Param> out;
-  size_t open = defText.find('(');
-  if (open == std::string_view::npos) return out;
+/// Splits the items of a directive comment ("a=1, b=(2, 3)") at top-level commas (strings and
+/// brackets respected). Whitespace is trimmed; empty items are dropped.
+std::vector<std::string> splitItems(std::string_view text) {
+  std::vector<std::string> out;
+  size_t start = 0;
   int depth = 0;
-  size_t close = open;
-  for (size_t i = open; i < defText.size(); ++i) {
-    if (defText[i] == '(') ++depth;
-    if (defText[i] == ')' && --depth == 0) {
-      close = i;
-      break;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    char c = i < text.size() ? text[i] : ',';
+    if (c == '"' || c == '\'') {
+      char q = c;
+      for (++i; i < text.size() && text[i] != q; ++i)
+        if (text[i] == '\\') ++i;
+      continue;
     }
-  }
-  for (const auto& a : splitArguments(defText.substr(open, close - open + 1))) {
-    Param p;
-    std::string_view s = a;
-    if (!s.empty() && s[0] == '*') {
-      p.star = true;
-      while (!s.empty() && s[0] == '*') s.remove_prefix(1);
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    else if (c == ')' || c == ']' || c == '}') --depth;
+    else if (c == ',' && depth == 0) {
+      auto a = trim(text.substr(start, i - start));
+      if (!a.empty()) out.emplace_back(a);
+      start = i + 1;
     }
-    size_t n = 0;
-    while (n < s.size() && (std::isalnum(static_cast<unsigned char>(s[n])) || s[n] == '_')) ++n;
-    if (n == 0) continue;
-    p.name = std::string(s.substr(0, n));
-    for (size_t i = n; i < s.size(); ++i)
-      if (s[i] == '=' && (i + 1 >= s.size() || s[i + 1] != '=') && (i == 0 || (s[i - 1] != '=' && s[i - 1] != '!' && s[i - 1] != '<' && s[i - 1] != '>')))
-        p.hasDefault = true;
-    out.push_back(std::move(p));
   }
   return out;
 }
@@ -81,7 +67,7 @@ std::optional<std::string> directive(const python::SourceFile& f, uint32_t first
 
 Result<std::vector<std::pair<std::string, std::string>>> parseArgsComment(std::string_view text) {
   std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& a : splitArguments(text)) {
+  for (const auto& a : splitItems(text)) {
     size_t eq = a.find('=');
     if (eq == std::string::npos) return Error::invalid("'# kernlens: args' expects name=value items, got '" + a + "'");
     std::string name(trim(std::string_view(a).substr(0, eq)));
@@ -95,7 +81,7 @@ Result<std::vector<std::pair<std::string, std::string>>> parseArgsComment(std::s
 
 Result<std::vector<std::pair<std::string, std::string>>> parseShapesComment(std::string_view text) {
   std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& a : splitArguments(text)) {
+  for (const auto& a : splitItems(text)) {
     size_t eq = a.find('=');
     if (eq == std::string::npos) return Error::invalid("'# kernlens: shapes' expects name=(d0,d1,...), got '" + a + "'");
     std::string name(trim(std::string_view(a).substr(0, eq)));
@@ -142,9 +128,7 @@ Result<Harness> generateHarness(WorkspaceIndex& index, const HarnessRequest& req
   if (h.module.empty()) return Error::unsupported("cannot synthesise inputs: " + req.path + " is not importable");
 
   // Inputs of the function.
-  std::string defText(textOf(**f, fn.bytes));
-  if (size_t d = defText.find("def "); d != std::string::npos) defText = defText.substr(d);
-  auto ps = params(defText);
+  auto ps = fn.parameters;
   if (fn.isMethod && !ps.empty()) ps.erase(ps.begin());
   std::vector<std::pair<std::string, std::string>> shapes, args;
   if (auto c = directive(**f, fn.lines.first, fn.defLine, "shapes")) {
@@ -160,7 +144,7 @@ Result<Harness> generateHarness(WorkspaceIndex& index, const HarnessRequest& req
   std::string call;
   std::vector<std::string> missing;
   for (const auto& p : ps) {
-    if (p.star) continue;
+    if (p.splat != python::Parameter::Splat::None) continue;
     std::string value;
     for (const auto& [n, s] : shapes)
       if (n == p.name) value = "torch.randn(" + s + ", device=device)";
@@ -204,9 +188,7 @@ Result<Harness> generateHarness(WorkspaceIndex& index, const HarnessRequest& req
           init = static_cast<int32_t>(i);
       if (init != kNone) {
         const auto& ifn = m.functions[init];
-        std::string itext(textOf(**f, ifn.bytes));
-        if (size_t d = itext.find("def "); d != std::string::npos) itext = itext.substr(d);
-        auto ips = params(itext);
+        auto ips = ifn.parameters;
         if (!ips.empty()) ips.erase(ips.begin());
         std::vector<std::pair<std::string, std::string>> iargs;
         for (auto where : {std::make_pair(ifn.lines.first, ifn.defLine), std::make_pair(cls.lines.first, cls.classLine)}) {
@@ -218,7 +200,7 @@ Result<Harness> generateHarness(WorkspaceIndex& index, const HarnessRequest& req
         }
         std::vector<std::string> imissing;
         for (const auto& p : ips) {
-          if (p.star) continue;
+          if (p.splat != python::Parameter::Splat::None) continue;
           std::string value;
           for (const auto& [n, v] : iargs)
             if (n == p.name && value.empty()) value = v;

@@ -103,6 +103,78 @@ TEST_CASE("super().forward, nn.Sequential members, module imports, annotations, 
   CHECK(targets[0].qualName == "run");
 }
 
+TEST_CASE("awkward shapes: ModuleDict/ModuleList/Sequential, zip/enumerate, chained and annotated locals, keyword call sites") {
+  kl::test::TempDir d;
+  WorkspaceIndex ix(d.path());
+  REQUIRE(ix.addFile("blocks.py",
+                     "import torch.nn as nn\n"
+                     "class A(nn.Module):\n"
+                     "    def forward(self, x): return x\n"
+                     "class B(nn.Module):\n"
+                     "    def forward(self, x): return x\n"
+                     "class C(B):\n"
+                     "    def forward(self, x):\n"
+                     "        return super(C, self).forward(x)\n")
+              .ok());
+  REQUIRE(ix.addFile("net.py",
+                     "import torch.nn as nn\n"                                        // 1
+                     "import blocks\n"                                                 // 2
+                     "from blocks import A as AliasA, C\n"                             // 3
+                     "class Net(nn.Module):\n"                                        // 4
+                     "    def __init__(self, n):\n"                                   // 5
+                     "        super().__init__()\n"                                   // 6
+                     "        self.heads = nn.ModuleDict({'a': AliasA(), 'b': blocks.B()})\n"  // 7
+                     "        self.layers = nn.ModuleList([C() for _ in range(n)])\n"  // 8
+                     "        self.norms = [AliasA(), AliasA()]\n"                    // 9
+                     "        self.pair = nn.Sequential(C(),\n"                       // 10
+                     "                                  blocks.B())\n"                // 11
+                     "    def forward(self, x, gate: blocks.B):\n"                    // 12
+                     "        x = self.heads['a'](x)\n"                               // 13
+                     "        for i, layer in enumerate(self.layers):\n"              // 14
+                     "            x = layer(x)\n"                                      // 15
+                     "        for norm, blk in zip(self.norms, self.layers):\n"       // 16
+                     "            x = norm(x) + blk(x)\n"                              // 17
+                     "        p = q = self.pair\n"                                     // 18
+                     "        x = q(x)\n"                                              // 19
+                     "        h: AliasA = make()\n"                                    // 20
+                     "        x = h(x)\n"                                              // 21
+                     "        x = gate(x)\n"                                           // 22
+                     "        x = (self.pair)(x)\n"                                    // 23
+                     "        return self.layers[0](x) * 2\n"                          // 24
+                     "def apply(model, x):\n"                                          // 25
+                     "    return model(x)\n"                                           // 26
+                     "def main():\n"                                                   // 27
+                     "    apply(x=1, model=Net(2).cuda().eval())\n")                  // 28
+              .ok());
+  CallResolver r(ix);
+  std::vector<std::string> ab{"blocks.py::A.forward", "blocks.py::B.forward"};
+  std::vector<std::string> c{"blocks.py::C.forward"};
+  std::vector<std::string> b{"blocks.py::B.forward"};
+  // nn.ModuleDict({...}) holds every class built in it; indexing gives its members.
+  CHECK(calleesAt(r, ix, "net.py", 13) == ab);
+  // enumerate(...) yields the ModuleList's members as its second target.
+  CHECK(calleesAt(r, ix, "net.py", 15) == c);
+  // zip(a, b): each target from its own argument (a list of AliasA, the ModuleList of C).
+  CHECK(calleesAt(r, ix, "net.py", 17) == std::vector<std::string>{"blocks.py::A.forward", "blocks.py::C.forward"});
+  // A chained assignment binds both names; nn.Sequential over two lines holds both classes.
+  CHECK(calleesAt(r, ix, "net.py", 19) == std::vector<std::string>{"blocks.py::B.forward", "blocks.py::C.forward"});
+  // An annotated local: the value decides (make() is unknown), so h stays unknown.
+  CHECK(calleesAt(r, ix, "net.py", 21).empty());
+  // A parameter by its annotation (a class through a module import).
+  CHECK(calleesAt(r, ix, "net.py", 22) == b);
+  // A parenthesised callee is not a plain chain: unknown, as before.
+  CHECK(calleesAt(r, ix, "net.py", 23).empty());
+  // Indexing a ModuleList inside an operator expression.
+  CHECK(calleesAt(r, ix, "net.py", 24) == c);
+  // super(C, self).forward -> the base's method.
+  CHECK(calleesAt(r, ix, "blocks.py", 8) == b);
+  // A keyword argument at the call site types the parameter (passthrough .cuda().eval()).
+  CHECK(calleesAt(r, ix, "net.py", 26) == std::vector<std::string>{"net.py::Net.forward"});
+  // Net(2) runs Net.__init__; super().__init__() reaches no workspace __init__.
+  CHECK(calleesAt(r, ix, "net.py", 28) == std::vector<std::string>{"net.py::Net.__init__", "net.py::apply"});
+  CHECK(calleesAt(r, ix, "net.py", 6).empty());
+}
+
 TEST_CASE("unresolvable and self-referential code stays unknown without blowing up") {
   kl::test::TempDir d;
   WorkspaceIndex ix(d.path());
