@@ -61,6 +61,16 @@ class KernelTableTest(unittest.TestCase):
         qf = q.float()
         (e,), _ = launches("_scaled_dot_product_efficient_attention", (qf, qf, qf), (qf,))
         self.assertTrue(e.short.startswith("fmha_cutlassF_f32"), e.short)
+        # CPU PyTorch's variant (what the emulator sees on torch >= 2.1): the kernel a GPU picks.
+        (c,), ok = launches("_scaled_dot_product_flash_attention_for_cpu", (q, q, q, 0.0, True), (q,))
+        self.assertTrue(ok)
+        self.assertEqual(c.short, "flash_fwd_kernel")
+        self.assertLess(c.flops, k.flops)  # causal: half the work
+        (c32,), _ = launches("_scaled_dot_product_flash_attention_for_cpu", (qf, qf, qf), (qf,))
+        self.assertTrue(c32.short.startswith("fmha_cutlassF_f32"), c32.short)
+        bwd, ok = launches("_scaled_dot_product_flash_attention_for_cpu_backward", (q, q, q, q, q, q), (q, q, q))
+        self.assertTrue(ok)
+        self.assertEqual(bwd[1].short, "flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel")
 
     def test_other_families(self):
         x = torch.randn(8, 512)

@@ -1085,11 +1085,14 @@ RULES = [
     (r"mv|addmv", "gemm", h_gemv),
     (r"convolution|_convolution|cudnn_convolution|conv2d|conv1d|conv3d", "conv", h_conv),
     (r"convolution_backward", "conv", h_conv_backward),
+    # CPU PyTorch >= 2.1 (what the emulator runs) dispatches F.scaled_dot_product_attention to
+    # _scaled_dot_product_flash_attention_for_cpu; a GPU to flash (16-bit) or efficient (fp32).
     (r"_scaled_dot_product_(flash|efficient|cudnn)_attention|_scaled_dot_product_attention_forward|"
      r"_scaled_dot_product_attention|scaled_dot_product_attention|_flash_attention_forward|"
-     r"_efficient_attention_forward", "attention", h_attention_fwd),
+     r"_efficient_attention_forward|_scaled_dot_product_flash_attention_for_cpu", "attention", h_attention_fwd),
     (r"_scaled_dot_product_(flash|efficient|cudnn)_attention_backward|_flash_attention_backward|"
-     r"_efficient_attention_backward", "attention", h_attention_bwd),
+     r"_efficient_attention_backward|_scaled_dot_product_flash_attention_for_cpu_backward", "attention",
+     h_attention_bwd),
     (r"_softmax|_log_softmax|softmax|log_softmax", "softmax", h_softmax),
     (r"_softmax_backward_data|_log_softmax_backward_data", "softmax", h_softmax_bwd),
     (r"_native_multi_head_attention", "attention", h_native_mha),
