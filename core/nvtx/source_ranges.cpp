@@ -47,6 +47,18 @@ void fillName(const Module& m, const std::string& text, SourceRange& r, int32_t 
   if (e.kind == Expression::Kind::String) r.name = e.literal;
 }
 
+SourceRange rangeOf(SourceRange::Kind kind, std::string api, int32_t statement, python::ByteRange call,
+                    python::ByteRange item, python::ByteRange region) {
+  SourceRange r;
+  r.kind = kind;
+  r.api = std::move(api);
+  r.statement = statement;
+  r.callBytes = call;
+  r.itemBytes = item;
+  r.bytes = region;
+  return r;
+}
+
 }  // namespace
 
 std::vector<SourceRange> sourceRanges(const python::SourceFile& f) {
@@ -70,13 +82,7 @@ std::vector<SourceRange> sourceRanges(const python::SourceFile& f) {
         const Expression& call = m.expressions[item.value];
         std::string api = apiOf(m, call.object);
         if (!isRangeApi(api)) continue;
-        SourceRange r;
-        r.kind = SourceRange::Kind::With;
-        r.api = std::move(api);
-        r.statement = s;
-        r.callBytes = call.bytes;
-        r.itemBytes = item.bytes;
-        r.bytes = st.bytes;
+        SourceRange r = rangeOf(SourceRange::Kind::With, std::move(api), s, call.bytes, item.bytes, st.bytes);
         r.withItemCount = static_cast<uint32_t>(items.size());
         fillName(m, text, r, item.value);
         out.push_back(std::move(r));
@@ -92,14 +98,9 @@ std::vector<SourceRange> sourceRanges(const python::SourceFile& f) {
         int32_t call = e.kind == Expression::Kind::Call ? d.expression : kNone;
         std::string api = apiOf(m, call != kNone ? e.object : d.expression);
         if (!isRangeApi(api)) continue;
-        SourceRange r;
-        r.kind = SourceRange::Kind::Decorator;
-        r.api = std::move(api);
-        r.statement = s;
+        SourceRange r = rangeOf(SourceRange::Kind::Decorator, std::move(api), s,
+                                call != kNone ? e.bytes : python::ByteRange{}, d.bytes, st.bytes);
         r.function = st.definesFunction;
-        r.callBytes = call != kNone ? e.bytes : python::ByteRange{};
-        r.itemBytes = d.bytes;
-        r.bytes = st.bytes;
         fillName(m, text, r, call);
         out.push_back(std::move(r));
       }
@@ -119,13 +120,8 @@ std::vector<SourceRange> sourceRanges(const python::SourceFile& f) {
     for (const PushPop& e : events) {
       bool torch = e.api.rfind("torch.", 0) == 0;
       if (e.push) {
-        SourceRange r;
-        r.kind = SourceRange::Kind::PushPop;
-        r.api = e.api;
-        r.statement = e.stmt;
-        r.callBytes = m.expressions[e.call].bytes;
-        r.itemBytes = r.callBytes;
-        r.bytes = m.statements[e.stmt].bytes;
+        python::ByteRange call = m.expressions[e.call].bytes;
+        SourceRange r = rangeOf(SourceRange::Kind::PushPop, e.api, e.stmt, call, call, m.statements[e.stmt].bytes);
         fillName(m, text, r, e.call);
         open[torch].push_back(out.size());
         out.push_back(std::move(r));
