@@ -553,7 +553,7 @@ class NsysReader {
       if (g.kind == RangeKind::NvtxMark) {
         g.end = g.start;
       } else if (endNull) {
-        g.open = true;
+        g.open = anyOpen_ = true;
         g.end = g.start;  // set to the span end in finalizeModel
       }
       g.thread = b_.thread(gtid);
@@ -592,7 +592,7 @@ class NsysReader {
   /// range's end is the span's end, known only once every table is read).
   Result<void> readNvtxSorted() {
     if (auto r = readNvtx(); !r) return r;
-    if (!m_.ranges.stored<&Range::open>()) detail::sortByTime(m_.ranges);
+    if (!anyOpen_) detail::sortByTime(m_.ranges);
     return {};
   }
 
@@ -649,6 +649,7 @@ class NsysReader {
   const std::unordered_map<int64_t, StrId>* sparseIds_ = &sparse_;
   const std::atomic<bool>* stop_ = nullptr;  // a part reader: the parent gave up
   bool part_ = false;
+  bool anyOpen_ = false;  // some NVTX range never ended (its end is set in finalizeModel)
   uint64_t unknownKernelNames_ = 0;
   std::vector<ColKind> kinds_;  // of the current select()
 };
