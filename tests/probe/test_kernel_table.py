@@ -295,3 +295,21 @@ class FastPathAndTransposeTest(unittest.TestCase):
         bwd, _ = launches("convolution_backward", (g, x, w, None, [2, 2], [0, 0], [1, 1], True, [0, 0], 1,
                                                    [True, True, False]), (x, w, None))
         self.assertEqual([("fprop" in k.short, "wgrad" in k.short) for k in bwd], [(True, False), (False, True)])
+        # With a bias: its gradient is one sum reduction.
+        bwd, ok = launches("convolution_backward", (g, x, w, [8], [2, 2], [0, 0], [1, 1], True, [0, 0], 1,
+                                                   [True, True, True]), (x, w, torch.zeros(8)))
+        self.assertTrue(ok)
+        self.assertEqual(bwd[-1].short, "reduce_kernel")
+        self.assertIn("sum_functor<float, float, float>", bwd[-1].demangled)
+
+
+class EmbeddingBagBackwardTest(unittest.TestCase):
+    def test_dense_backward_by_mode(self):
+        g, idx = torch.randn(2, 6), torch.tensor([1, 2, 3, 4])
+        args = (g, idx, torch.tensor([0, 0, 1, 1]), torch.tensor([2, 2]), torch.tensor([]), 10, False)
+        got, ok = launches("_embedding_bag_dense_backward", args + (1, None, -1), torch.zeros(10, 6))
+        self.assertTrue(ok)
+        self.assertEqual([k.short for k in got][1:], ["DeviceRadixSortOnesweepKernel", "compute_grad_weight_bags",
+                                                      "sum_and_scatter"])
+        got, ok = launches("_embedding_bag_dense_backward", args + (2, None, -1), torch.zeros(10, 6))
+        self.assertEqual([k.short for k in got][1:], ["EmbeddingBag_accGradParametersKernel_max"])

@@ -232,7 +232,7 @@ def h_conv_backward(op):
                               nbytes=nbytes(grad) + nbytes(x) + nbytes(w), dtype_class=cls,
                               tensor_core=cls != "fp32"))
     if len(mask) > 2 and mask[2]:
-        out.extend(reduce_launch(op, grad, "func_wrapper_t<float, at::native::sum_functor<float, float, float>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>"))
+        out.extend(reduce_launch(op, grad, name="sum"))  # the bias gradient
     return out
 
 
@@ -1048,6 +1048,32 @@ def rnn_call(name, args, spec, allow_tf32=False):
         return None
 
 
+def h_embedding_bag_bwd(op):
+    """aten::_embedding_bag_dense_backward(grad, indices, offset2bag, bag_size, maximum_indices,
+    num_weights, scale_grad_by_freq, mode, ...) on CUDA: a zeroed weight gradient, then for max
+    mode EmbeddingBag_accGradParametersKernel_max, for sum/mean the sorted segment reduction
+    (radix sort of the indices, compute_grad_weight_bags, sum_and_scatter)."""
+    grad, idx = op.args[0], op.args[1]
+    mode = int(op.args[7]) if len(op.args) > 7 and isinstance(op.args[7], int) else 0
+    out = op.outputs[0] if op.outputs else grad
+    t = ctype(grad)
+    zero = elementwise_launch(op, name="fill", out=out, ins=[], flops_per=0)
+    n = idx.numel()
+    if mode == 2:
+        return [zero, kernel("EmbeddingBag_accGradParametersKernel_max",
+                             "void at::native::(anonymous namespace)::EmbeddingBag_accGradParametersKernel_max<%s, long>(long const*, %s const*, %s*, long, long, long)" % (t, t, t),
+                             grid=(max(1, math.ceil(grad.numel() / 256)), 1, 1), block=(32, 8, 1), flops=grad.numel(),
+                             nbytes=2 * nbytes(grad) + nbytes(idx), dtype_class=op.dtype_class(grad))]
+    return [zero,
+            kernel("DeviceRadixSortOnesweepKernel", "void at_cuda_detail::cub::DeviceRadixSortOnesweepKernel<at_cuda_detail::cub::DeviceRadixSortPolicy<long, long, int>::Policy800, false, long, long, int, int>(int*, int*, long*, long const*, long*, long*, long const*, int, int, int)",
+                   grid=(max(1, math.ceil(n / 2048)), 1, 1), block=(384, 1, 1), nbytes=4 * nbytes(idx), dtype_class="fp32"),
+            kernel("compute_grad_weight_bags", "void at::native::(anonymous namespace)::compute_grad_weight_bags<%s, long>(long const*, %s const*, long const*, long const*, long, long, long, long, bool, long const*, %s const*, long, long const*, long const*, at::AccumulateType<%s, true>::type*, long)" % (t, t, t, t),
+                   grid=(max(1, math.ceil(n / 4)), 1, 1), block=(128, 1, 1), flops=n * grad.shape[-1],
+                   nbytes=2 * n * grad.shape[-1] * grad.element_size(), dtype_class=op.dtype_class(grad)),
+            kernel("sum_and_scatter", "void at::native::(anonymous namespace)::sum_and_scatter<%s, long>(long const*, %s*, long, long const*, long const*, at::AccumulateType<%s, true>::type const*, long const*, long const*, long, long)" % (t, t, t),
+                   grid=(max(1, math.ceil(n / 4)), 1, 1), block=(128, 1, 1), nbytes=nbytes(out), dtype_class=op.dtype_class(grad))]
+
+
 # Views, metadata and allocations: no GPU work.
 NO_KERNEL = re.compile(r"(view|_unsafe_view|_reshape_alias|reshape|view_as|t|transpose|permute|expand|"
                        r"expand_as|squeeze|unsqueeze|select|slice|as_strided|detach|alias|lift|lift_fresh|"
@@ -1103,6 +1129,7 @@ RULES = [
     (r"native_group_norm", "groupnorm", h_group_norm),
     (r"native_group_norm_backward", "groupnorm", h_group_norm_bwd),
     (r"_embedding_bag|_embedding_bag_forward_only", "embedding", h_embedding_bag),
+    (r"_embedding_bag_dense_backward", "embedding", h_embedding_bag_bwd),
     (r"native_layer_norm", "layernorm", h_layer_norm),
     (r"native_layer_norm_backward", "layernorm", h_layer_norm_bwd),
     (r"native_batch_norm|_native_batch_norm_legit|cudnn_batch_norm", "batchnorm", h_batch_norm),
