@@ -32,6 +32,9 @@ struct RoundRequest {
   std::optional<std::filesystem::path> lineSpec;
   /// Call discovery (RoundOutcome::callsFile); only for runs whose timings are not reported.
   bool discoverCalls = false;
+  /// emit_nvtx's autograd sequence ranges (runner::RoundPaths::autogradRanges): off in the
+  /// baseline run and when call discovery saw no backward pass.
+  bool autogradRanges = true;
 };
 
 struct RoundOutcome {

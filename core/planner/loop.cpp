@@ -103,6 +103,9 @@ class Loop {
     if (!why.empty()) res_.why = std::move(why);
   }
   bool discover();
+  /// emit_nvtx's sequence ranges for the next run: on unless call discovery ran and saw no
+  /// backward pass (they cost one NVTX range per ATen op and link nothing without one).
+  bool autogradRanges() const;
   /// The uninstrumented baseline run (LoopConfig::measureBaseline), once, right after the first
   /// recorded round, so that round's results are visible while it runs (LoopCallbacks::onRecorded).
   /// False when cancelled; an error when the entry does not run uninstrumented.
@@ -154,7 +157,9 @@ Result<bool> Loop::measureBaseline(int maxRounds) {
   if (!cfg_.measureBaseline || baselineMeasured_) return true;
   baselineMeasured_ = true;
   if (cb_.onRound) cb_.onRound(LoopProgress{-1, maxRounds, 0, "baseline: uninstrumented run"});
-  auto base = exec_->run(RoundRequest{-1, {}, std::nullopt}, cancel_);
+  RoundRequest baseReq{-1, {}, std::nullopt};
+  baseReq.autogradRanges = false;  // the program as it runs without kernlens
+  auto base = exec_->run(baseReq, cancel_);
   if (!base) {
     if (base.error().code == Error::Code::Cancelled) return false;
     return Error{base.error().code, "baseline run: " + base.error().message};
@@ -187,8 +192,15 @@ bool Loop::discover() {
   res_.observedFunctions = calls->codes().size();
   log("discovery: " + std::to_string(calls->codes().size()) + " workspace code objects ran, " +
       std::to_string(calls->edges().size()) + " call edges, " + fmtMs(out->wallMs));
+  if (calls->backwardCalls() == uint64_t{0})
+    res_.notes.push_back("no backward pass ran in the discovery run: autograd sequence ranges off");
   plan_.setObserved(std::make_shared<const ObservedCalls>(std::move(*calls)));
   return true;
+}
+
+bool Loop::autogradRanges() const {
+  const ObservedCalls* oc = plan_.observed();
+  return !(oc && oc->backwardCalls() == uint64_t{0});
 }
 
 uint64_t Loop::predictedPushes(const FunctionRef& fn) {
@@ -589,6 +601,7 @@ Result<LoopResult> Loop::run() {
                                "round " + std::to_string(round + 1) + "/" + std::to_string(cfg_.maxRounds) + ": " +
                                    std::to_string(nranges) + " ranges"});
     RoundRequest req{round, files, std::nullopt};
+    req.autogradRanges = autogradRanges();
     auto out = exec_->run(req, cancel_);
     if (!out) {
       if (out.error().code == Error::Code::Cancelled) {
@@ -807,6 +820,7 @@ Result<LoopResult> Loop::runLines() {
   if (auto w = writeLineSpec(index_, traced, spec); !w) return w.error();
   if (cb_.onRound) cb_.onRound(LoopProgress{0, 1, traced.size(), "line strategy: tracing " + std::to_string(traced.size()) + " functions"});
   RoundRequest req{0, {}, spec};
+  req.autogradRanges = autogradRanges();
   auto out = exec_->run(req, cancel_);
   if (!out) {
     if (out.error().code == Error::Code::Cancelled) {

@@ -81,6 +81,10 @@ Result<ObservedCalls> ObservedCalls::parse(std::string_view text) {
       int32_t id = 0;
       if (f.size() < 3 || !number(f[1], id) || id < 0 || static_cast<size_t>(id) >= out.codes_.size())
         return bad("expected root ID COUNT");
+    } else if (f[0] == "backward") {
+      uint64_t n = 0;
+      if (f.size() < 2 || !number(f[1], n)) return bad("expected backward COUNT");
+      out.backwardCalls_ = n;
     }
     // Other record kinds: written by a newer probe, ignored.
   }

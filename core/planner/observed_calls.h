@@ -65,8 +65,12 @@ class ObservedCalls {
   /// The most 'line' events of one line in [first, last] of code `id` (an upper bound of how often
   /// a statement there ran).
   uint64_t maxLineHits(int32_t id, uint32_t first, uint32_t last) const;
+  /// Autograd backward passes the run made (the `backward` record: torch.autograd.backward /
+  /// grad calls); nullopt when the file has no such record (a probe that does not count them).
+  std::optional<uint64_t> backwardCalls() const { return backwardCalls_; }
 
  private:
+  std::optional<uint64_t> backwardCalls_;
   std::vector<ObservedCode> codes_;
   std::vector<ObservedEdge> edges_;                       // sorted by (caller, line, callee)
   std::map<std::pair<int32_t, uint32_t>, uint64_t> lines_;

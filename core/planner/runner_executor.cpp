@@ -41,6 +41,7 @@ Result<RoundOutcome> RunnerExecutor::run(const RoundRequest& req, const Cancella
   plan.files = req.files;
   if (req.lineSpec) plan.lineRanges = *req.lineSpec;
   plan.discoverCalls = req.discoverCalls;
+  plan.autogradRanges = req.autogradRanges;
   auto res = rr_.run(plan, cancel, progress, output);
   if (!res) return res.error();
   RoundOutcome out;

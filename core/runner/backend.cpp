@@ -38,6 +38,7 @@ std::vector<std::string> Backend::probeCommand(const ProbeOptions& p, std::strin
   if (!paths.overlayDir.empty()) a.insert(a.end(), {"--overlay", paths.overlayDir.string()});
   if (!paths.lineRanges.empty()) a.insert(a.end(), {"--line-ranges", paths.lineRanges.string()});
   if (!paths.callsFile.empty()) a.insert(a.end(), {"--discover-calls", paths.callsFile.string()});
+  if (!paths.autogradRanges) a.insert(a.end(), {"--autograd-nvtx", "off"});
   a.insert(a.end(), {"--workspace", p.workspace.string(), "--status",
                      (paths.outDir / "status{rank}.json").string()});
   if (out) a.insert(a.end(), {"--out", *out});
@@ -94,9 +95,11 @@ class NsysBackend : public Backend {
   BackendKind kind() const override { return BackendKind::Nsys; }
   std::string profilerVersion() const override { return "nsys " + caps_.version.text; }
   std::vector<std::string> command(const RoundPaths& paths, const std::vector<std::string>& entry) const override {
-    auto a = nsysProfileArgs(caps_, (paths.outDir / ("round" + std::to_string(paths.index) + "{rank}")).string());
+    NsysCaps caps = caps_;
+    caps.pytorchAutogradNvtx = caps_.pytorchAutogradNvtx && paths.autogradRanges;
+    auto a = nsysProfileArgs(caps, (paths.outDir / ("round" + std::to_string(paths.index) + "{rank}")).string());
     auto p = probeCommand(probe_, "nsys", paths, std::nullopt, entry);
-    if (caps_.pytorchAutogradNvtx) {  // nsys writes the sequence ranges: the probe must not as well
+    if (caps.pytorchAutogradNvtx) {  // nsys writes the sequence ranges: the probe must not as well
       auto sep = std::find(p.begin(), p.end(), std::string("--"));
       p.insert(sep, {"--autograd-nvtx", "off"});
     }

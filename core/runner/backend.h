@@ -39,6 +39,10 @@ struct RoundPaths {
   std::filesystem::path outDir;      // roundDir/out: profiler outputs
   std::filesystem::path lineRanges;  // the probe's --line-ranges spec ("" = none)
   std::filesystem::path callsFile;   // the probe's --discover-calls output ("" = no discovery)
+  /// emit_nvtx's autograd sequence ranges in this run (probe --autograd-nvtx, nsys
+  /// --pytorch=autograd-nvtx): they link backward kernels to forward lines, at one NVTX range
+  /// per ATen op (docs/loop.md "Cost of the sequence ranges").
+  bool autogradRanges = true;
   std::filesystem::path stdoutLog, stderrLog;
 };
 

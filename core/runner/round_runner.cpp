@@ -151,6 +151,7 @@ Result<RoundResult> RoundRunner::run(const RoundPlan& plan, const CancellationTo
   if (ec) return Error::io(p.outDir.string() + ": cannot create: " + ec.message());
   p.lineRanges = plan.lineRanges;
   if (plan.discoverCalls) p.callsFile = p.outDir / "calls.tsv";
+  p.autogradRanges = plan.autogradRanges;
   p.stdoutLog = p.roundDir / "stdout.log";
   p.stderrLog = p.roundDir / "stderr.log";
 

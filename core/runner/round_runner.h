@@ -69,6 +69,8 @@ struct RoundPlan {
   /// (kernlens_probe/call_discovery.py) into RoundResult::callsFile. Slows the program down: ask
   /// for it only in a run whose timings are not reported.
   bool discoverCalls = false;
+  /// RoundPaths::autogradRanges for this round.
+  bool autogradRanges = true;
 };
 
 struct RoundProgress {

@@ -118,6 +118,20 @@ class CallDiscoveryTest(unittest.TestCase):
                 if f[0] == "line" and codes[f[1]][0] == "leaf":
                     hits[int(f[2])] = int(f[3])
             self.assertGreaterEqual(hits.get(line["return x + 1"], 0), 9)
+            self.assertIn("backward\t0\n", open(out).read().splitlines(keepends=True))
+
+    def test_backward_passes_counted(self):
+        import torch
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "calls.tsv")
+            call_discovery.install(tmp, out)
+            try:
+                x = torch.randn(3, requires_grad=True)
+                (x * 2).sum().backward()
+                torch.autograd.grad((x * x).sum(), x)
+            finally:
+                self.assertIsNone(call_discovery.finish())
+            self.assertIn("backward\t2\n", open(out).read().splitlines(keepends=True))
 
 
 if __name__ == "__main__":

@@ -32,6 +32,12 @@ TEST_CASE("discovery file: codes, edges, line counts; malformed records are erro
   CHECK(oc->anyLineRan(1, 6, 6));
   CHECK_FALSE(oc->anyLineRan(1, 8, 9));
   CHECK(oc->edgesInto(1).size() == 1);
+  CHECK_FALSE(oc->backwardCalls());  // no backward record: unknown
+  auto bw = ObservedCalls::parse("kernlens-calls\t1\nbackward\t0\n");
+  REQUIRE(bw.ok());
+  CHECK(bw->backwardCalls() == uint64_t{0});
+  CHECK(ObservedCalls::parse("kernlens-calls\t1\nbackward\t3\n")->backwardCalls() == uint64_t{3});
+  CHECK_FALSE(ObservedCalls::parse("kernlens-calls\t1\nbackward\tx\n").ok());
   auto bad = ObservedCalls::parse("kernlens-calls\t1\nedge\t0\t1\n");
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().message.find("line 2") != std::string::npos);

@@ -21,6 +21,9 @@ core/planner/observed_calls.h):
   line<TAB>ID<TAB>LINE<TAB>HITS
   edge<TAB>CALLER_ID<TAB>CALLER_LINE<TAB>CALLEE_ID<TAB>COUNT
   root<TAB>CALLEE_ID<TAB>COUNT          (no workspace frame above: the entry's module code, threads)
+  backward<TAB>COUNT                    autograd backward passes run (torch.autograd.backward / grad
+                                        calls, Tensor.backward included): the loop writes emit_nvtx's
+                                        sequence ranges only when the program runs one
 """
 
 import os
@@ -29,6 +32,8 @@ import threading
 
 _TRANSPARENT = ("<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>")
 _SKIP = object()          # not a workspace code object
+_BACKWARD = object()      # torch.autograd.backward / torch.autograd.grad
+_AUTOGRAD_ENTRY = os.path.join("torch", "autograd", "__init__.py")
 _state = None
 
 
@@ -44,6 +49,7 @@ class Discovery:
         self.lines = {}       # (id, line) -> hits
         self.edges = {}       # (caller id, line, callee id) -> count
         self.roots = {}       # callee id -> count
+        self.backward_calls = 0
         self.lock = threading.Lock()
 
     def _relative(self, filename):
@@ -63,7 +69,8 @@ class Discovery:
     def _classify(self, code):
         rel = self._relative(code.co_filename)
         if rel is None:
-            kind = _SKIP
+            kind = _BACKWARD if code.co_name in ("backward", "grad") and code.co_filename.endswith(_AUTOGRAD_ENTRY) \
+                else _SKIP
         elif code.co_name in _TRANSPARENT:
             kind = -1
         else:
@@ -95,6 +102,10 @@ class Discovery:
                     cid = self._classify(code)
         if cid is _SKIP or cid == -1:
             return None
+        if cid is _BACKWARD:
+            with self.lock:
+                self.backward_calls += 1
+            return None
         with self.lock:
             self.codes[cid][3] += 1
             f = frame.f_back
@@ -102,7 +113,7 @@ class Discovery:
                 pid = self.by_code.get(f.f_code)
                 if pid is None:
                     pid = self._classify(f.f_code)
-                if pid is not _SKIP and pid != -1:
+                if pid is not _SKIP and pid is not _BACKWARD and pid != -1:
                     key = (pid, f.f_lineno, cid)
                     self.edges[key] = self.edges.get(key, 0) + 1
                     break
@@ -123,6 +134,7 @@ class Discovery:
                 f.write("edge\t%d\t%d\t%d\t%d\n" % (pid, line, cid, n))
             for cid, n in sorted(self.roots.items()):
                 f.write("root\t%d\t%d\n" % (cid, n))
+            f.write("backward\t%d\n" % self.backward_calls)
         os.replace(tmp, self.out_path)
 
 
