@@ -195,6 +195,8 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
   //    work) the forward op that created its autograd node.
   std::vector<LinkedCall> links;  // empty when the model has no sequence-tagged range
   if (opts.linkBackward) links = linkAutograd(m, callUsed);
+  // The training-step scopes (optimizer, zero_grad, clipping, AMP scaler) label forward-pass work.
+  const std::vector<Pass> steps = opts.linkBackward ? stepScopes(m, callUsed) : std::vector<Pass>{};
   const auto& callThread = m.apiCalls.col<&ApiCall::thread>();
   const auto& cStart = m.apiCalls.col<&ApiCall::start>();
   const auto& cEnd = m.apiCalls.col<&ApiCall::end>();
@@ -336,6 +338,7 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
       o.backwardNode = l.node;
       o.forwardOp = l.forwardOp;
     }
+    if (!steps.empty() && o.pass == Pass::Forward) o.pass = steps[o.launch];
     o.stackBegin = callStackBegin[o.launch];
     o.stackSize = callStackSize[o.launch];
     if (o.stackSize == 0) {

@@ -17,6 +17,9 @@
 //     looked up, by rule 2, at the forward op that created the node (its thread, its interval)
 //     instead of at the call — on a GPU the backward runs on the autograd device thread, outside
 //     every range of the thread that called backward(). See autograd_link.h.
+//  5. Training-step scopes (with linkBackward): a forward-pass launch inside an optimizer step,
+//     zero_grad, gradient clipping or AMP GradScaler range (stepKindOf) takes that kind as its
+//     pass; its ranges are looked up as usual (it stays on the line that called the step).
 // Algorithm: launch calls found through a dense per-process correlation-id index; per thread,
 // ranges and launch calls (already in start order in the model) swept together with the set
 // of open ranges, whose prefix is the call's stack (shared by consecutive calls under the same
@@ -79,7 +82,7 @@ struct OpAttribution {
   uint32_t backwardNode = kNone;  // innermost backward-node range around the launch (autograd link)
   uint32_t forwardOp = kNone;   // the forward op range whose ranges the op took (kNone: its own)
   Unattributed reason = Unattributed::NoLaunchCall;
-  Pass pass = Pass::Forward;    // Backward / Recompute: launched inside a backward node
+  Pass pass = Pass::Forward;    // Backward / Recompute: launched inside a backward node; a step kind: inside its scope
 };
 
 /// Statistics of one range invocation (index-aligned with ProfileModel::ranges; ranges of

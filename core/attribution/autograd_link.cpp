@@ -14,6 +14,10 @@ const char* passName(Pass p) {
     case Pass::Forward: return "forward";
     case Pass::Backward: return "backward";
     case Pass::Recompute: return "recompute";
+    case Pass::Optimizer: return "optimizer";
+    case Pass::ZeroGrad: return "zero_grad";
+    case Pass::GradClip: return "grad-clip";
+    case Pass::AmpScaler: return "amp-scaler";
   }
   return "forward";
 }
@@ -21,6 +25,14 @@ const char* passName(Pass p) {
 bool isBackwardNodeName(std::string_view name) {
   return name.find("Backward") != std::string_view::npos || name.starts_with("torch::autograd::") ||
          name.starts_with("autograd::engine::evaluate_function: ");
+}
+
+std::optional<Pass> stepKindOf(std::string_view text) {
+  if (text.starts_with("Optimizer.step#")) return Pass::Optimizer;
+  if (text.starts_with("Optimizer.zero_grad#")) return Pass::ZeroGrad;
+  if (text == "torch.nn.utils.clip_grad_norm_" || text == "torch.nn.utils.clip_grad_value_") return Pass::GradClip;
+  if (text.starts_with("GradScaler.")) return Pass::AmpScaler;
+  return std::nullopt;
 }
 
 std::optional<SeqTag> parseSeqTag(std::string_view text) {
@@ -96,6 +108,7 @@ std::vector<LinkedCall> linkAutograd(const ProfileModel& m, const std::vector<ui
   // 1. Tagged ranges: backward nodes and forward ops per thread; forward ops by (process, seq).
   std::unordered_map<StrId, std::optional<SeqTag>> tags;
   std::vector<ThreadIndex> nodes(nThreads), fwdOps(nThreads);
+  std::vector<ThreadIndex> lineRanges(nThreads);  // kernlens' own "kl:" ranges, per thread
   struct Fwd {
     uint32_t process;
     int64_t seq, start;
@@ -122,6 +135,10 @@ std::vector<LinkedCall> linkAutograd(const ProfileModel& m, const std::vector<ui
     if (seq >= 0 || nodeFlag) dataTag = SeqTag{seq, nodeFlag || isBackwardNodeName(m.str(rText[r]))};
     if (!dataTag && lastTag && rText[r] == lastText && !*lastTag) continue;
     const auto g = m.ranges[r];
+    if (!dataTag && m.str(g.text).substr(0, 3) == "kl:") {
+      lineRanges[g.thread].items.push_back({g.start, g.end, r, -1});
+      continue;
+    }
     auto it = tags.end();
     if (!dataTag) {
       it = tags.find(g.text);
@@ -150,6 +167,7 @@ std::vector<LinkedCall> linkAutograd(const ProfileModel& m, const std::vector<ui
   if (!any) return {};
   for (auto& x : nodes) x.finish();
   for (auto& x : fwdOps) x.finish();
+  for (auto& x : lineRanges) x.finish();
   std::sort(bySeq.begin(), bySeq.end(), [](const Fwd& a, const Fwd& b) {
     return std::tie(a.process, a.seq, a.start, a.range) < std::tie(b.process, b.seq, b.start, b.range);
   });
@@ -174,10 +192,16 @@ std::vector<LinkedCall> linkAutograd(const ProfileModel& m, const std::vector<ui
     for (int depth = 0; depth < 8; ++depth) {
       const Item* node = nodes[thread].innermost(s, e);
       if (!node) break;
+      const Item* op = fwdOps[thread].innermost(s, e, node->start);
       if (depth == 0) {
         l.node = node->range;
-        const Item* op = fwdOps[thread].innermost(s, e, node->start);
         l.pass = op && op->seq > 0 ? Pass::Recompute : Pass::Backward;
+      }
+      // A forward op re-run inside the node (activation checkpointing) by code whose own line
+      // ranges are open around it on this thread: those ranges are the answer.
+      if (op && op->seq >= 0 && lineRanges[thread].innermost(s, e, node->start)) {
+        l.forwardOp = op->range;
+        break;
       }
       // The flow names the forward op exactly; the sequence number is the fallback.
       uint32_t fwd = kNone;
@@ -223,6 +247,35 @@ std::vector<LinkedCall> linkAutograd(const ProfileModel& m, const std::vector<ui
   for (uint32_t c = 0; c < order.size(); ++c) order[c] = c;
   fill(order.begin(), order.end());
   fill(order.rbegin(), order.rend());
+  return out;
+}
+
+std::vector<Pass> stepScopes(const ProfileModel& m, const std::vector<uint8_t>& wanted) {
+  const size_t nThreads = m.threads.size();
+  std::vector<ThreadIndex> scopes(nThreads);
+  std::unordered_map<StrId, std::optional<Pass>> kinds;
+  const auto& rThread = m.ranges.col<&Range::thread>();
+  const auto& rText = m.ranges.col<&Range::text>();
+  bool any = false;
+  for (uint32_t r = 0; r < m.ranges.size(); ++r) {
+    const RangeKind kind = m.ranges.get<&Range::kind>(r);
+    if (rThread[r] >= nThreads || kind == RangeKind::NvtxMark || kind == RangeKind::GpuUserAnnotation) continue;
+    auto it = kinds.find(rText[r]);
+    if (it == kinds.end()) it = kinds.emplace(rText[r], stepKindOf(m.str(rText[r]))).first;
+    if (!it->second) continue;
+    any = true;
+    scopes[rThread[r]].items.push_back(
+        {m.ranges.get<&Range::start>(r), m.ranges.get<&Range::end>(r), r, static_cast<int64_t>(*it->second)});
+  }
+  if (!any) return {};
+  for (auto& x : scopes) x.finish();
+  std::vector<Pass> out(m.apiCalls.size(), Pass::Forward);
+  for (uint32_t c = 0; c < m.apiCalls.size(); ++c) {
+    if (!wanted[c]) continue;
+    const auto& call = m.apiCalls[c];
+    if (call.thread >= nThreads) continue;
+    if (const Item* s = scopes[call.thread].innermost(call.start, call.end)) out[c] = static_cast<Pass>(s->seq);
+  }
   return out;
 }
 

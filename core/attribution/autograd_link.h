@@ -28,7 +28,11 @@
 //     earlier ones with N created no node);
 //  4. the point that decides the ranges is that forward op's interval on its thread; if that
 //     point is itself inside a backward node (an op recomputed during backward), step 1-3 repeat
-//     from there (bounded depth);
+//     from there (bounded depth) — unless the point lies in a forward op that started inside
+//     the node AND in a kernlens line range ("kl:") that started inside the node on the same
+//     thread: code re-run during backward (a checkpointed forward) pushed its own line ranges
+//     there, so the point stays (a recompute launch keeps its own interval; a backward launch of
+//     a recomputed node takes the recomputed op's);
 //  5. a node without a forward op (AccumulateGrad, GraphRoot, seq missing) is engine work of the
 //     backward() call: the point is the launch interval on the forward thread of the nearest
 //     linked launch of the same thread (the thread blocked in backward()), or the launch itself
@@ -44,9 +48,32 @@
 
 namespace kl::attribution {
 
-/// Which pass of a training step launched a GPU op.
-enum class Pass : uint8_t { Forward, Backward, Recompute };
-const char* passName(Pass p);  // "forward", "backward", "recompute"
+/// Which part of a training step launched a GPU op: the model's forward, the backward pass
+/// (Backward / Recompute: see below), or one of the steps around them, each known by the range
+/// open around its launch (stepKindOf): the optimizer's step, zero_grad, gradient clipping, the
+/// AMP GradScaler. Forward is also "none of these" (inference, user code).
+enum class Pass : uint8_t { Forward, Backward, Recompute, Optimizer, ZeroGrad, GradClip, AmpScaler };
+/// "forward", "backward", "recompute", "optimizer", "zero_grad", "grad-clip", "amp-scaler" (the
+/// JSON / store spelling).
+const char* passName(Pass p);
+/// Backward or Recompute: launched by autograd's backward pass.
+constexpr bool isBackwardPass(Pass p) { return p == Pass::Backward || p == Pass::Recompute; }
+/// Optimizer, ZeroGrad, GradClip or AmpScaler.
+constexpr bool isStepPass(Pass p) { return p >= Pass::Optimizer; }
+
+/// The step kind of a range text, nullopt for any other range. Texts (the probe's
+/// kernlens_probe/step_scopes.py writes them; PyTorch writes the first two itself as
+/// record_function scopes, so Kineto traces and emit_nvtx captures carry them too):
+///   "Optimizer.step#<Class>.step"           -> Optimizer
+///   "Optimizer.zero_grad#<Class>.zero_grad" -> ZeroGrad
+///   "torch.nn.utils.clip_grad_norm_", "torch.nn.utils.clip_grad_value_" -> GradClip
+///   "GradScaler.<method>"                   -> AmpScaler
+std::optional<Pass> stepKindOf(std::string_view text);
+
+/// Per API call with `wanted[c] != 0`: the kind of the innermost step range (stepKindOf) open
+/// around the call on its own thread, Pass::Forward when none. Index-aligned with
+/// model.apiCalls; empty when the profile has no step range.
+std::vector<Pass> stepScopes(const profile::ProfileModel& model, const std::vector<uint8_t>& wanted);
 
 /// The sequence-number tag of one range text.
 struct SeqTag {

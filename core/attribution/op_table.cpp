@@ -49,7 +49,7 @@ Result<OpTable> tabulateOps(const profile::ProfileModel& m, const CancellationTo
     Acc& e = acc[{owner, unowned}];
     e.out.launches += 1;
     addTo(e.out.gpuNs, d);
-    if (pass != Pass::Forward) {
+    if (isBackwardPass(pass)) {
       e.out.backwardLaunches += 1;
       addTo(e.out.backwardGpuNs, d);
     }

@@ -59,7 +59,7 @@ std::string_view unmappedReasonName(UnmappedReason r) {
 std::pair<Pass, bool> opPass(const Attribution& attr, uint32_t i) {
   if (i >= attr.ops().size()) return {Pass::Forward, false};
   const auto& o = attr.op(i);
-  return {o.pass, o.pass != Pass::Forward && o.forwardOp == kNone};
+  return {o.pass, isBackwardPass(o.pass) && o.forwardOp == kNone};
 }
 
 void addLaunch(KernelEntry& k, const profile::ProfileModel& m, uint32_t i, const Attribution* attr) {
@@ -253,7 +253,7 @@ Result<RangeTable> tabulateRanges(const profile::ProfileModel& m, const Attribut
     ++a.out.exclusiveLaunches;
     addTo(a.out.exclusiveGpuNs, op.duration());
     auto [pass, unowned] = opPass(attr, i);
-    if (pass != Pass::Forward) addTo(a.out.exclusiveBackwardGpuNs, op.duration());
+    if (isBackwardPass(pass)) addTo(a.out.exclusiveBackwardGpuNs, op.duration());
     auto [ki, fresh] =
         a.kernelIndex.try_emplace(std::make_tuple(op.name, pass, unowned), static_cast<uint32_t>(a.kernels.size()));
     if (fresh) a.kernels.emplace_back();

@@ -63,13 +63,14 @@ struct KernelEntry {
   bool shapeVaries = false;               // a later launch had another grid/block
   std::vector<uint32_t> streams;          // distinct stream ids, ascending
   /// Forward, or launched by the backward pass (Backward / Recompute) for a forward op of this
-  /// range (attribution's OpAttribution::pass): a backward kernel is a separate entry from a
-  /// forward kernel of the same name.
+  /// range, or inside a training-step scope (Optimizer, ZeroGrad, GradClip, AmpScaler)
+  /// (attribution's OpAttribution::pass): a backward kernel is a separate entry from a forward
+  /// kernel of the same name.
   Pass pass = Pass::Forward;
   /// Backward work of no forward op (gradient accumulation, engine housekeeping): it stays on the
   /// range that called backward().
   bool noForwardOwner = false;
-  bool backward() const { return pass != Pass::Forward; }
+  bool backward() const { return isBackwardPass(pass); }
 };
 
 /// Adds GPU op `op` of `m` to `k` (the first launch fills names, kind and shape; pass and

@@ -20,6 +20,21 @@ std::string formatNs(int64_t ns) {
   return buf;
 }
 
+namespace {
+
+/// The training-step kinds of a line's kernels, by name ("optimizer", "amp-scaler+optimizer"),
+/// "" when it launched none inside a step scope.
+std::string stepKinds(const LineResult& l) {
+  std::set<std::string> kinds;
+  for (const auto& k : l.kernels)
+    if (attribution::isStepPass(k.pass)) kinds.insert(attribution::passName(k.pass));
+  std::string out;
+  for (const auto& p : kinds) out += (out.empty() ? "" : "+") + p;
+  return out;
+}
+
+}  // namespace
+
 std::string renderJson(const LoopResult& r) {
   std::ostringstream os;
   json::Writer w(os);
@@ -38,6 +53,8 @@ std::string renderJson(const LoopResult& r) {
     w.field("function", l.function);
     w.key("gpu_ns").value(static_cast<long long>(l.gpuNs));
     w.key("backward_gpu_ns").value(static_cast<long long>(l.backwardGpuNs));
+    if (std::string kinds = stepKinds(l); kinds.empty()) w.key("step_kind").null();
+    else w.field("step_kind", kinds);
     w.key("launches").value(static_cast<long long>(l.launches));
     w.field("invocations", l.invocations);
     w.field("atomic", l.atomic);
@@ -169,6 +186,7 @@ std::string annotation(const LineResult& l, int maxKernels) {
   std::string a = timeText(l) + " · " + std::to_string(l.launches) + " launch" + (l.launches == 1 ? "" : "es");
   if (l.invocations > 1) a += " in " + std::to_string(l.invocations) + " calls";
   if (l.atomic) a += " · ATOMIC" + (l.atomicReason.empty() ? std::string() : " (" + l.atomicReason + ")");
+  if (std::string kinds = stepKinds(l); !kinds.empty()) a += " · " + kinds;
   a += " · ";
   int shown = 0;
   for (const auto& k : l.kernels) {

@@ -1,7 +1,7 @@
 // Rendering a LoopResult: the annotated focus source (text) and the loop's JSON document
 // (docs/loop.md):
 //   {"converged": bool, "stop_reason": str, "rounds": int, "backend": str, "emulated": bool,
-//    "lines": [{"file", "line", "end_line", "function", "gpu_ns", "backward_gpu_ns", "launches",
+//    "lines": [{"file", "line", "end_line", "function", "gpu_ns", "backward_gpu_ns", "step_kind", "launches",
 //               "invocations", "atomic", "atomic_reason", "no_matching_kernel", "note",
 //               "suggest_focus" (FILE::QUALNAME to profile instead, or null),
 //               "kernels": [{"name", "backward", "pass", ["forward_owner"], "launches", "gpu_ns"}]}],

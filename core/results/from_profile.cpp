@@ -181,7 +181,7 @@ Result<ResultSet> buildFromProfile(const profile::ProfileModel& m, const BuildOp
       if (target) {
         auto [pass, unowned] = attribution::opPass(a, i);
         addTo(target->gpuNs, op.duration());
-        if (pass != attribution::Pass::Forward) addTo(target->backwardNs, op.duration());
+        if (attribution::isBackwardPass(pass)) addTo(target->backwardNs, op.duration());
         target->ops += 1;
         attribution::addLaunch(target->kernels[std::make_tuple(std::string(m.str(op.name)), pass, unowned)], m, i, &a);
       } else {

@@ -41,14 +41,15 @@ struct KernelStat {
   std::array<int32_t, 3> block{0, 0, 0};
   bool shapeVaries = false;               // later launches had another grid/block
   std::vector<uint32_t> streams;          // distinct stream ids, ascending
-  /// "forward", or "backward" / "recompute" (attribution::passName): launched by the backward
+  /// "forward", "backward" / "recompute", or a training-step kind ("optimizer", "zero_grad",
+  /// "grad-clip", "amp-scaler") (attribution::passName): launched by the backward
   /// pass for a forward op of this line. A line's backward kernels are separate entries from its
   /// forward kernels, even with the same name.
   std::string pass = "forward";
   /// Backward work of no forward op (gradient accumulation, engine housekeeping): it stays on the
   /// line that called backward().
   bool noForwardOwner = false;
-  bool backward() const { return pass != "forward"; }
+  bool backward() const { return pass == "backward" || pass == "recompute"; }
   int64_t avgNs() const { return launches ? totalNs / static_cast<int64_t>(launches) : 0; }
 };
 

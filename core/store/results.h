@@ -21,10 +21,11 @@ struct KernelStat {
   std::string kind;       // "kernel" | "memcpy" | "memset" | "graph"
   int64_t launches = 0;
   int64_t gpuNs = 0;
-  /// "forward", or "backward" / "recompute": launched by the backward pass for a forward op of
+  /// "forward", "backward" / "recompute" or a training-step kind ("optimizer", "zero_grad",
+  /// "grad-clip", "amp-scaler"; attribution::passName): launched by the backward pass for a forward op of
   /// this span (attribution::passName). A backward kernel is a separate entry from a forward one.
   std::string pass = "forward";
-  bool backward() const { return pass != "forward"; }
+  bool backward() const { return pass == "backward" || pass == "recompute"; }
 };
 
 /// One managed range (a line span): statistics over all its invocations in the round.

@@ -289,21 +289,26 @@ std::string calleeSection(const results::LineResult& line, const std::filesystem
   return out + "\n";
 }
 
-/// The kernel table; with backward kernels on the line, one table per group: forward, backward
-/// (for this line's ops), recompute (activation checkpointing), and backward work of no forward
-/// op (on the line that called backward()).
+/// The kernel table; with kernels of other passes on the line, one table per group: forward,
+/// backward (for this line's ops), recompute (activation checkpointing), backward work of no
+/// forward op (on the line that called backward()), and the training-step kinds (optimizer
+/// step, zero_grad, gradient clipping, AMP GradScaler).
 std::string passGroups(const results::LineResult& line, int64_t denom, results::Units units, const Style& st) {
-  if (std::none_of(line.kernels.begin(), line.kernels.end(), [](const results::KernelStat& k) { return k.backward(); }))
+  if (std::all_of(line.kernels.begin(), line.kernels.end(), [](const results::KernelStat& k) { return k.pass == "forward"; }))
     return kernelTable(line, denom, units, st.plain);
   struct Group {
     const char* title;
     std::function<bool(const results::KernelStat&)> in;
   };
   const Group groups[] = {
-      {"forward", [](const results::KernelStat& k) { return !k.backward(); }},
+      {"forward", [](const results::KernelStat& k) { return k.pass == "forward"; }},
       {"backward", [](const results::KernelStat& k) { return k.pass == "backward" && !k.noForwardOwner; }},
       {"recompute (activation checkpointing)", [](const results::KernelStat& k) { return k.pass == "recompute" && !k.noForwardOwner; }},
       {"backward, no forward op (gradient accumulation, engine work)", [](const results::KernelStat& k) { return k.backward() && k.noForwardOwner; }},
+      {"optimizer step", [](const results::KernelStat& k) { return k.pass == "optimizer"; }},
+      {"zero_grad", [](const results::KernelStat& k) { return k.pass == "zero_grad"; }},
+      {"gradient clipping", [](const results::KernelStat& k) { return k.pass == "grad-clip"; }},
+      {"AMP GradScaler", [](const results::KernelStat& k) { return k.pass == "amp-scaler"; }},
   };
   std::string out;
   for (const auto& g : groups) {

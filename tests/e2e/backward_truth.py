@@ -9,8 +9,13 @@ after another on the calling thread, so the GEMM-family ATen ops (mm, addmm, bmm
 convolution) seen since the previous node finished belong to the node whose post-hook fires. The
 node's line is the innermost frame of its traceback inside WORKSPACE.
 
+Activation checkpointing: a forward op re-run during backward (grad mode on inside backward, e.g.
+torch.utils.checkpoint's recompute) is a recompute op of the innermost WORKSPACE line on the Python
+stack when it ran; the nested backward() the checkpoint runs over the recomputed graph is hooked
+the same way (torch.autograd.backward is wrapped too).
+
 usage: backward_truth.py WORKSPACE OUT.json -- script.py [args...]
-OUT: {"bwd": {"file:line": gemm ops}, "fwd": {"file:line": gemm ops}, "unknown_bwd": n}
+OUT: {"bwd": {"file:line": gemm ops}, "fwd": {...}, "rec": {...}, "unknown_bwd": n}
 """
 import collections
 import json
@@ -29,6 +34,7 @@ argv = sys.argv[sys.argv.index("--") + 1:]
 ME = os.path.realpath(__file__)
 
 fwd = collections.Counter()
+rec = collections.Counter()
 bwd = collections.Counter()
 unknown = [0]
 pending = [0]
@@ -57,7 +63,11 @@ class Mode(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         name = str(func.overloadpacket).split(".")[-1].split("::")[-1]
         if name in GEMM:
-            if depth[0] > 0:
+            if depth[0] > 0 and torch.is_grad_enabled():
+                line = innermost_line()
+                if line:
+                    rec[line] += 1
+            elif depth[0] > 0:
                 pending[0] += 1
             else:
                 line = innermost_line()
@@ -111,9 +121,23 @@ def backward(self, *a, **k):
         depth[0] -= 1
 
 
+orig_autograd_backward = torch.autograd.backward
+
+
+def autograd_backward(tensors, *a, **k):
+    ts = [tensors] if isinstance(tensors, torch.Tensor) else list(tensors)
+    hook_graph([t.grad_fn for t in ts])
+    depth[0] += 1
+    try:
+        return orig_autograd_backward(tensors, *a, **k)
+    finally:
+        depth[0] -= 1
+
+
 torch.Tensor.backward = backward
+torch.autograd.backward = autograd_backward
 sys.argv = argv
 sys.path.insert(0, os.path.dirname(os.path.abspath(argv[0])))
 with torch.autograd.set_detect_anomaly(True), Mode():
     runpy.run_path(argv[0], run_name="__main__")
-json.dump({"bwd": bwd, "fwd": fwd, "unknown_bwd": unknown[0]}, open(out_path, "w"), indent=1, sort_keys=True)
+json.dump({"bwd": bwd, "fwd": fwd, "rec": rec, "unknown_bwd": unknown[0]}, open(out_path, "w"), indent=1, sort_keys=True)

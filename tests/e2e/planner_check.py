@@ -13,9 +13,10 @@ import re
 import sys
 
 TOP = {"converged", "stop_reason", "rounds", "backend", "emulated", "lines", "unmapped", "notes", "round_log"}
-LINE = {"file", "line", "end_line", "function", "gpu_ns", "backward_gpu_ns", "launches", "invocations", "atomic", "atomic_reason", "no_matching_kernel", "note", "suggest_focus", "kernels"}
+LINE = {"file", "line", "end_line", "function", "gpu_ns", "backward_gpu_ns", "step_kind", "launches", "invocations", "atomic", "atomic_reason", "no_matching_kernel", "note", "suggest_focus", "kernels"}
 KERNEL = {"name", "backward", "pass", "launches", "gpu_ns"}
-PREFIX = {"forward": "", "backward": "bwd:", "recompute": "recompute:"}
+PREFIX = {"forward": "", "backward": "bwd:", "recompute": "recompute:", "optimizer": "optimizer:",
+          "zero_grad": "zero_grad:", "grad-clip": "grad-clip:", "amp-scaler": "amp-scaler:"}
 
 
 def label(k):
@@ -23,11 +24,12 @@ def label(k):
 
 
 def entry(rx):
-    """'bwd:REGEX' -> ("backward", REGEX); 'recompute:REGEX' -> ("recompute", ..); else forward."""
+    """'bwd:REGEX' -> ("backward", REGEX); 'recompute:REGEX', 'optimizer:REGEX'... likewise; else forward."""
     for p, pre in PREFIX.items():
         if pre and rx.startswith(pre):
             return p, re.compile(rx[len(pre):])
     return "forward", re.compile(rx)
+STEP_KINDS = {"optimizer", "zero_grad", "grad-clip", "amp-scaler"}
 UNMAPPED = {"name", "launches", "gpu_ns", "reason"}
 
 
@@ -42,8 +44,11 @@ def main():
         for k in l.get("kernels", []):
             if set(k) != KERNEL | ({"forward_owner"} if k.get("backward") else set()):
                 errors.append("kernel keys %s" % sorted(k))
-            if k.get("backward") != (k.get("pass") != "forward"):
+            if k.get("backward") != (k.get("pass") in ("backward", "recompute")):
                 errors.append("backward flag and pass disagree: %s" % k)
+        kinds = sorted({k["pass"] for k in l.get("kernels", []) if k.get("pass") in STEP_KINDS})
+        if l.get("step_kind") != ("+".join(kinds) or None):
+            errors.append("%s:%s: step_kind %r, kernels say %r" % (l.get("file"), l.get("line"), l.get("step_kind"), kinds))
         bwd = sum(k["gpu_ns"] for k in l.get("kernels", []) if k.get("backward"))
         if l.get("backward_gpu_ns") != bwd:
             errors.append("%s:%s: backward_gpu_ns %s != sum of backward kernels %d"

@@ -92,6 +92,43 @@ class KernelTableTest(unittest.TestCase):
         emb, _ = launches("embedding", (torch.randn(10, 4), idx), torch.randn(3, 4))
         self.assertEqual(emb[0].short, "indexSelectSmallIndex")
 
+    def test_foreach_names_and_chunking(self):
+        # Names as CUDA PyTorch's ATen writes them (copied from a real V100 Kineto trace,
+        # hta_v100_ns_resolution_rank0: SGD with momentum, foreach).
+        ns = "at::native::(anonymous namespace)::"
+        ps = [torch.randn(300) for _ in range(5)]
+        (mul,), _ = launches("_foreach_mul_", (ps, 0.9), None, overload="Scalar")
+        sig = ns + "TensorListMetadata<1>, " + ns + "BinaryOpScalarFunctor<float, 1, 1, 0>, std::multiplies<float>, float"
+        self.assertEqual(mul.demangled, "void %smulti_tensor_apply_kernel<%s>(%s)" % (ns, sig, sig))
+        (add,), _ = launches("_foreach_add_", (ps, ps), None, overload="List", kwargs={"alpha": 0.1})
+        sig = ns + "TensorListMetadata<2>, " + ns + "BinaryOpListAlphaFunctor<float, 2, 2, 0>, std::plus<float>, float"
+        self.assertEqual(add.demangled, "void %smulti_tensor_apply_kernel<%s>(%s)" % (ns, sig, sig))
+        (oop,), _ = launches("_foreach_add", (ps, ps), [p + p for p in ps], overload="List")
+        self.assertIn("BinaryOpListAlphaFunctor<float, 3, 2, 2>", oop.demangled)  # as in param_rtx2080ti
+        # Chunking (MultiTensorApply.cuh): 64 KiB-element chunks, at most 320 blocks and (depth 2)
+        # 64 tensors per launch. Three tensors of 200 chunks: 320 blocks (tensor 2 cut after 120
+        # chunks), then its last 80 + 200 = 280 blocks.
+        big = [torch.empty(200 * 65536) for _ in range(3)]
+        ls, _ = launches("_foreach_add_", (big, big), None, overload="List")
+        self.assertEqual([l.grid[0] for l in ls], [320, 280])
+        self.assertEqual(sum(l.flops for l in ls), 2 * 3 * 200 * 65536)
+        # 130 small tensors + 1 empty: 64 + 64 + 2 tensors per launch, blocks = tensors.
+        small = [torch.randn(10) for _ in range(130)] + [torch.empty(0)]
+        ls, _ = launches("_foreach_add_", (small, small), None, overload="List")
+        self.assertEqual([l.grid[0] for l in ls], [64, 64, 2])
+        # Depth 3 (addcmul_ in place: 48 tensors per launch).
+        ls, _ = launches("_foreach_addcmul_", (small, small, small, 0.5), None, overload="Scalar")
+        self.assertEqual([l.grid[0] for l in ls], [48, 48, 34])
+        self.assertIn("PointwiseOpScalarFunctor<float, 3, 3, 0>", ls[0].demangled)
+        # Off the fast route (mixed dtypes): one elementwise kernel per tensor.
+        mixed = [torch.randn(10), torch.randn(10).double()]
+        ls, _ = launches("_foreach_add_", (mixed, mixed), None, overload="List")
+        self.assertEqual(len(ls), 2)
+        self.assertNotIn("multi_tensor_apply_kernel", [l.short for l in ls])
+        # _foreach_norm: the partial norms, then lpnorm_cleanup.
+        ls, _ = launches("_foreach_norm", (ps, 2), [p.norm() for p in ps], overload="Scalar")
+        self.assertEqual([l.short for l in ls], ["multi_tensor_apply_kernel", "lpnorm_cleanup"])
+
     def test_unmodelled_ops_are_reported(self):
         x = torch.randn(4)
         ls, ok = launches("some_new_op", (x,), x)

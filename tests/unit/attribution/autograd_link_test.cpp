@@ -167,3 +167,90 @@ TEST_CASE("autograd link: backward on the calling thread (CPU PyTorch) and activ
   CHECK(a->op(opNamed(m, "bwd_relu")).pass == Pass::Backward);
   CHECK(a->op(opNamed(m, "fwd_relu")).pass == Pass::Forward);
 }
+
+TEST_CASE("autograd link: a checkpointed forward re-run with its own line ranges keeps its lines") {
+  // As CUDA PyTorch runs a reentrant checkpoint: the re-run forward (blk's code, instrumented)
+  // pushes its kl: ranges on the autograd thread inside CheckpointFunctionBackward.
+  TempDir dir;
+  NsysFixture f(dir / "ckpt.sqlite");
+  const uint32_t pid = 6100;
+  auto main = gtid(pid, 6100), autograd = gtid(pid, 6101);
+  Launcher launch{f, pid};
+  f.range(T0 + 1000, T0 + 2000, main, "kl:m.py:3-3:b = checkpoint(blk, a)");
+  f.range(T0 + 1100, T0 + 1900, main, "CheckpointFunction, seq = 4");
+  f.range(T0 + 1200, T0 + 1800, main, "kl:blk.py:7-7:h = lin(a)");
+  launch(main, 1300, "fwd_addmm");
+  f.range(T0 + 3000, T0 + 9000, main, "kl:m.py:5-5:loss.backward()");
+  f.range(T0 + 4000, T0 + 8000, autograd, "CheckpointFunctionBackward, seq = 4");
+  f.range(T0 + 4050, T0 + 4600, autograd, "kl:blk.py:7-7:h = lin(a)");
+  f.range(T0 + 4100, T0 + 4500, autograd, "aten::addmm, seq = 1");
+  launch(autograd, 4200, "recompute_addmm");
+  f.range(T0 + 5000, T0 + 5500, autograd, "AddmmBackward0, seq = 1");
+  launch(autograd, 5100, "bwd_addmm");
+  f.range(T0 + 6000, T0 + 6500, autograd, "aten::mul, seq = 2");  // a checkpoint's own op: no line range
+  launch(autograd, 6100, "recompute_unlined");
+  auto m = readFixture(f);
+  auto a = attribute(m);
+  REQUIRE(a.ok());
+  CHECK(innermostKl(m, *a, opNamed(m, "fwd_addmm")) == "kl:blk.py:7-7:h = lin(a)");
+  CHECK(innermostKl(m, *a, opNamed(m, "recompute_addmm")) == "kl:blk.py:7-7:h = lin(a)");
+  CHECK(a->op(opNamed(m, "recompute_addmm")).pass == Pass::Recompute);
+  CHECK(innermostKl(m, *a, opNamed(m, "bwd_addmm")) == "kl:blk.py:7-7:h = lin(a)");
+  CHECK(a->op(opNamed(m, "bwd_addmm")).pass == Pass::Backward);
+  // No line range open around it inside the node: through the checkpoint node to its call line.
+  CHECK(innermostKl(m, *a, opNamed(m, "recompute_unlined")) == "kl:m.py:3-3:b = checkpoint(blk, a)");
+  CHECK(a->op(opNamed(m, "recompute_unlined")).pass == Pass::Recompute);
+}
+
+TEST_CASE("training-step scopes label the kernels launched inside them") {
+  CHECK(stepKindOf("Optimizer.step#AdamW.step") == Pass::Optimizer);
+  CHECK(stepKindOf("Optimizer.zero_grad#SGD.zero_grad") == Pass::ZeroGrad);
+  CHECK(stepKindOf("torch.nn.utils.clip_grad_norm_") == Pass::GradClip);
+  CHECK(stepKindOf("torch.nn.utils.clip_grad_value_") == Pass::GradClip);
+  CHECK(stepKindOf("GradScaler.unscale_") == Pass::AmpScaler);
+  CHECK_FALSE(stepKindOf("kl:m.py:3-3:opt.step()"));
+  CHECK_FALSE(stepKindOf("aten::add_"));
+  CHECK(std::string(passName(Pass::GradClip)) == "grad-clip");
+  CHECK(std::string(passName(Pass::AmpScaler)) == "amp-scaler");
+  CHECK_FALSE(isBackwardPass(Pass::Optimizer));
+  CHECK(isStepPass(Pass::ZeroGrad));
+
+  TempDir dir;
+  NsysFixture f(dir / "steps.sqlite");
+  const uint32_t pid = 6200;
+  auto main = gtid(pid, 6200), autograd = gtid(pid, 6201);
+  Launcher launch{f, pid};
+  f.range(T0 + 100, T0 + 900, main, "kl:t.py:4-4:loss = model(x)");
+  launch(main, 200, "fwd");
+  f.range(T0 + 1000, T0 + 1900, main, "kl:t.py:5-5:scaler.scale(loss).backward()");
+  f.range(T0 + 1100, T0 + 1300, main, "GradScaler.scale");
+  launch(main, 1200, "scale_mul");
+  f.range(T0 + 1500, T0 + 1800, autograd, "MulBackward0, seq = 9");  // no forward op: engine work
+  launch(autograd, 1600, "bwd_mul");
+  f.range(T0 + 2000, T0 + 2900, main, "kl:t.py:6-6:clip_grad_norm_(p, 1.0)");
+  f.range(T0 + 2100, T0 + 2800, main, "torch.nn.utils.clip_grad_norm_");
+  launch(main, 2200, "norm");
+  f.range(T0 + 3000, T0 + 3900, main, "kl:t.py:7-7:scaler.step(opt)");
+  f.range(T0 + 3050, T0 + 3850, main, "GradScaler.step");
+  f.range(T0 + 3100, T0 + 3300, main, "GradScaler.unscale_");
+  launch(main, 3200, "unscale");
+  f.range(T0 + 3400, T0 + 3800, main, "Optimizer.step#AdamW.step");
+  launch(main, 3500, "adam");
+  f.range(T0 + 4000, T0 + 4900, main, "kl:t.py:8-8:opt.zero_grad()");
+  f.range(T0 + 4100, T0 + 4800, main, "Optimizer.zero_grad#AdamW.zero_grad");
+  launch(main, 4200, "zero");
+  auto m = readFixture(f);
+  auto a = attribute(m);
+  REQUIRE(a.ok());
+  CHECK(a->op(opNamed(m, "fwd")).pass == Pass::Forward);
+  CHECK(a->op(opNamed(m, "scale_mul")).pass == Pass::AmpScaler);
+  CHECK(a->op(opNamed(m, "bwd_mul")).pass == Pass::Backward);
+  CHECK(a->op(opNamed(m, "norm")).pass == Pass::GradClip);
+  CHECK(a->op(opNamed(m, "unscale")).pass == Pass::AmpScaler);
+  CHECK(a->op(opNamed(m, "adam")).pass == Pass::Optimizer);  // innermost scope wins
+  CHECK(a->op(opNamed(m, "zero")).pass == Pass::ZeroGrad);
+  // Each stays on the line that called it.
+  CHECK(innermostKl(m, *a, opNamed(m, "adam")) == "kl:t.py:7-7:scaler.step(opt)");
+  CHECK(innermostKl(m, *a, opNamed(m, "norm")) == "kl:t.py:6-6:clip_grad_norm_(p, 1.0)");
+  CHECK(innermostKl(m, *a, opNamed(m, "zero")) == "kl:t.py:8-8:opt.zero_grad()");
+}

@@ -19,7 +19,10 @@ emulator reproduces the GPU case:
         grad_fn and their not yet seen inputs) are tagged, and pre/post hooks on them time
         their apply() in backward, which pairs each with its profiler record and so with its
         sequence number; one range "aten::<call>, seq = <N>" per created node is written over
-        the call's interval. (Under a TorchDispatchMode the profiler cannot number forward ops
+        the call's interval. Custom autograd Functions (Function.apply: torch.utils.checkpoint's
+        CheckpointFunction, user Functions) are calls of their own, named by their class as
+        emit_nvtx names them ("CheckpointFunction, seq = N"); ops inside their forward run
+        without grad and create no node. (Under a TorchDispatchMode the profiler cannot number forward ops
         itself: the Python key, not Autograd, is then the op's highest dispatch key.)
     Nodes that never run in backward get no number and no range (they link nothing).
 
@@ -66,6 +69,7 @@ class AutogradModel:
         self.windows = []        # node applies in backward: (call index, node name, os tid, pre ns, post ns)
         self.profiles = []       # (os tid, offset ns, legacy profiler events) per backward pass
         self._orig_engine = None
+        self._apply_installed = False
         self._fmode_cls = None
 
     # ---- backward on the autograd thread ------------------------------------------------------
@@ -90,8 +94,15 @@ class AutogradModel:
                 outer = not model.in_backward()
                 token = model._start_profiler() if outer else None
                 model.tls.depth = getattr(model.tls, "depth", 0) + 1
+                # A TorchFunctionMode is off while its handler runs (Tensor.backward reaches the
+                # engine from inside it): forward calls re-run in backward (checkpointing) are
+                # seen only under a mode entered again here.
+                mode = model.function_mode() if threading.current_thread() is threading.main_thread() else None
                 try:
-                    return engine.run_backward(*a, **k)
+                    if mode is None:
+                        return engine.run_backward(*a, **k)
+                    with mode:
+                        return engine.run_backward(*a, **k)
                 finally:
                     model.tls.depth -= 1
                     if outer:
@@ -101,8 +112,36 @@ class AutogradModel:
 
         self._orig_engine = engine
         Variable._execution_engine = _Engine()
+        self._install_function_apply()
+
+    def _install_function_apply(self):
+        """Times Function.apply of custom autograd Functions and tags the nodes it creates."""
+        if not self.seq_ranges:
+            return
+        import torch
+        fn = torch.autograd.Function
+        raw = torch._C._FunctionBase.__dict__.get("apply")
+        if raw is None or "apply" in fn.__dict__:  # another version's layout, or already wrapped
+            return
+        model = self
+
+        def apply(cls, *args, **kwargs):
+            t0 = time.monotonic_ns()
+            out = raw.__get__(None, cls)(*args, **kwargs)
+            if torch.is_grad_enabled():
+                try:
+                    model._tag(out, cls.__name__, t0, time.monotonic_ns())
+                except Exception as e:  # never break the program
+                    model._error("tagging", e)
+            return out
+        fn.apply = classmethod(apply)
+        self._apply_installed = True
 
     def uninstall(self):
+        if self._apply_installed:
+            import torch
+            del torch.autograd.Function.apply  # back to _FunctionBase.apply
+            self._apply_installed = False
         if self._orig_engine is not None:
             from torch.autograd.variable import Variable
             Variable._execution_engine = self._orig_engine
@@ -127,7 +166,7 @@ class AutogradModel:
                     out = func(*args, **(kwargs or {}))
                     if torch.is_grad_enabled() and not getattr(model.tls, "untagged", 0):
                         try:
-                            model._tag(out, func, t0, time.monotonic_ns())
+                            model._tag(out, _call_name(func), t0, time.monotonic_ns())
                         except Exception as e:  # never break the program
                             model._error("tagging", e)
                     return out
@@ -148,7 +187,7 @@ class AutogradModel:
             if len(self.errors) < 8:
                 self.errors.append("%s: %s: %s" % (what, type(e).__name__, e))
 
-    def _tag(self, out, func, t0, t1):
+    def _tag(self, out, name, t0, t1):
         import torch
         if isinstance(out, torch.Tensor):
             roots = [out.grad_fn]
@@ -169,7 +208,7 @@ class AutogradModel:
             if idx is None:
                 with self.lock:
                     idx = len(self.calls)
-                    self.calls.append((tid, t0, t1, _call_name(func)))
+                    self.calls.append((tid, t0, t1, name))
             meta[_TAG] = idx
             self._hook(node, idx)
             todo.extend(n for n, _ in node.next_functions if n is not None)

@@ -126,16 +126,25 @@ class Emulator:
         return nsys_writer.global_tid(self.pid, tid)
 
     # ---- NVTX listener (nvtx_provider.Tee) -----------------------------------------------------
+    def _range_thread(self):
+        """The thread a range call is recorded on: the autograd thread while this thread runs a
+        backward pass (code re-run there, e.g. an activation-checkpointed forward, pushes its
+        ranges on pt_autograd_0 in CUDA PyTorch), else the calling thread (lock held)."""
+        if self.autograd.in_backward():
+            self.threads.setdefault(autograd.AUTOGRAD_TID, autograd.AUTOGRAD_THREAD_NAME)
+            return autograd.AUTOGRAD_TID
+        return self._thread()
+
     def on_push(self, msg):
         t = time.monotonic_ns()
         with self.lock:
-            tid = self._thread()
+            tid = self._range_thread()
             self.stacks[tid].append((msg, t))
 
     def on_pop(self):
         t = time.monotonic_ns()
         with self.lock:
-            tid = self._thread()
+            tid = self._range_thread()
             stack = self.stacks[tid]
             if not stack:  # pop without push: NVTX ignores it, so do we
                 return
@@ -146,12 +155,12 @@ class Emulator:
     def on_start(self, msg, rid):
         t = time.monotonic_ns()
         with self.lock:
-            self.open_ranges[rid] = (msg, t, self._thread())
+            self.open_ranges[rid] = (msg, t, self._range_thread())
 
     def on_end(self, rid):
         t = time.monotonic_ns()
         with self.lock:
-            tid = self._thread()
+            tid = self._range_thread()
             opened = self.open_ranges.pop(rid, None)
             if opened is None:
                 return
@@ -163,7 +172,7 @@ class Emulator:
     def on_mark(self, msg):
         t = time.monotonic_ns()
         with self.lock:
-            tid = self._thread()
+            tid = self._range_thread()
             self.nvtx.append({"start": t, "eventType": 34, "text": msg, "globalTid": self.gtid(tid),
                               "domainId": 0})
 
@@ -210,11 +219,7 @@ class Emulator:
     def _emit(self, launches, t0, t1):
         """Launch rows on the calling thread (the autograd thread during a backward pass) inside
         [t0, t1], GPU rows on the stream (lock held)."""
-        if self.autograd.in_backward():
-            tid = autograd.AUTOGRAD_TID
-            self.threads.setdefault(tid, autograd.AUTOGRAD_THREAD_NAME)
-        else:
-            tid = self._thread()
+        tid = self._range_thread()
         gtid = self.gtid(tid)
         n = len(launches)
         step = max(1, min(roofline.LAUNCH_CALL_NS, (t1 - t0) // n))

@@ -630,37 +630,123 @@ def h_sort(op):
     return out
 
 
-# Multi-tensor-apply: tensors per launch by list depth (ATen's depth_to_max_tensors).
+# Multi-tensor-apply (ATen MultiTensorApply.cuh): tensors per launch by list depth
+# (depth_to_max_tensors), blocks per launch (depth_to_max_blocks), elements per block (kChunkSize).
 MAX_TENSORS = {1: 110, 2: 64, 3: 48, 4: 36, 5: 30}
-FOREACH_FUNCTOR = {
-    1: "UnaryOpFunctor", 2: "BinaryOpListAlphaFunctor", 3: "PointwiseOpListFunctor",
-}
+MAX_BLOCKS = 320
+CHUNK = 65536
+MTA_BLOCK = 512
+NS = "at::native::(anonymous namespace)::"
+FOREACH_OPS = {"add": "std::plus", "sub": "std::minus", "mul": "std::multiplies", "div": "std::divides",
+               "addcmul": "std::multiplies", "addcdiv": "std::divides"}
+
+
+def mta_launches(numels, depth):
+    """One (blocks, elements) per kernel multi_tensor_apply launches for tensors of `numels`
+    elements at list depth `depth`: ATen's loop — a tensor's chunks go to consecutive blocks; a
+    launch is made when the launch holds its maximum of tensors (at a tensor's last chunk) or of
+    blocks, and after the last chunk; a tensor cut by a launch carries on in the next one.
+    Empty tensors are skipped."""
+    sizes = [n for n in numels if n > 0]
+    out = []
+    loc_t = loc_b = elems = 0
+    for i, n in enumerate(sizes):
+        loc_t += 1
+        chunks = -(-n // CHUNK)
+        for c in range(chunks):
+            loc_b += 1
+            elems += min(CHUNK, n - c * CHUNK)
+            last_chunk = c == chunks - 1
+            if (loc_t == MAX_TENSORS[depth] and last_chunk) or loc_b == MAX_BLOCKS \
+                    or (i == len(sizes) - 1 and last_chunk):
+                out.append((loc_b, elems))
+                loc_b = elems = 0
+                loc_t = 0 if last_chunk else 1
+    return out
+
+
+def _opmath(t):
+    return "double" if t == "double" else "float"
+
+
+def _fast_route(lists):
+    """ATen's can_use_fast_route: one dtype and device, dense strided tensors, same sizes and
+    strides across the lists. Otherwise the op runs tensor by tensor (slow path)."""
+    ref = lists[0]
+    dtype = ref[0].dtype
+    for lst in lists:
+        if len(lst) != len(ref):
+            return False
+        for a, b in zip(lst, ref):
+            if a.dtype != dtype or a.layout != torch.strided or a.shape != b.shape or a.stride() != b.stride() \
+                    or not a.is_contiguous():
+                return False
+    return True
 
 
 def h_foreach(op):
+    """torch._foreach_* / _fused_adam(w)_ / _amp_foreach_non_finite_check_and_unscale_: one
+    multi_tensor_apply_kernel per launch of ATen's chunking loop (mta_launches), named as CUDA
+    PyTorch names it (functor by argument kind: UnaryOpFunctor, BinaryOpScalarFunctor,
+    BinaryOpScalarListFunctor, BinaryOpListAlphaFunctor, PointwiseOpScalar(List)Functor,
+    FusedAdamMathFunctor; <T, depth, r_args_depth, res_arg_index>); _foreach_norm adds its
+    lpnorm_cleanup kernel. Off the fast route: one elementwise kernel per tensor."""
     lists = [a for a in op.args if isinstance(a, (list, tuple)) and a and isinstance(a[0], torch.Tensor)]
-    inplace = op.name.endswith("_")
-    depth = max(1, min(5, len(lists) + (0 if inplace else 1)))
-    n = len(lists[0]) if lists else 1
-    ref = lists[0][0] if lists else op.first
+    scalars = [a for a in op.args[len(lists):] if not isinstance(a, (list, tuple, torch.Tensor))]
+    scalar_list = any(isinstance(a, (list, tuple)) and a and not isinstance(a[0], torch.Tensor) for a in op.args)
+    scalar_tensor = any(isinstance(a, torch.Tensor) for a in op.args[len(lists):])
+    if not lists:
+        return []
+    ref = lists[0][0]
     t = ctype(ref)
+    om = _opmath(t)
+    inplace = op.name.endswith("_")
     base = op.name.strip("_").replace("foreach_", "").replace("fused_", "")
+    if not op.name.startswith("_fused_") and not _fast_route(lists):
+        outs = op.outputs if not inplace and op.outputs else lists[0]
+        return [elementwise_launch(op, name=base, out=o, ins=[l[i] for l in lists if i < len(l)])
+                for i, o in enumerate(outs) if isinstance(o, torch.Tensor) and o.numel() > 0]
+    n_lists = len(lists)
     if op.name.startswith("_fused_adam"):
-        depth = min(5, max(4, len(lists)))  # param, grad, exp_avg, exp_avg_sq [, max_exp_avg_sq]
+        depth = 5 if n_lists >= 5 and lists[4] else 4  # param, grad, exp_avg, exp_avg_sq [, max_exp_avg_sq]
+        meta = "FusedTensorListMetadata<%d>" % depth
         fn = "FusedAdamMathFunctor<%s, %d, (at::native::ADAM_MODE)%d, false>" % (t, depth, 1 if "adamw" in op.name else 0)
-        opf = ""
+        tail = ", double, double, double, double, double, double, bool, float const*, float const*"
     else:
-        fn = "%s<%s, %d, %d, %d>" % (FOREACH_FUNCTOR.get(len(lists), "BinaryOpScalarFunctor"), t, depth, len(lists), 0 if inplace else len(lists))
-        opf = ", std::%s<%s>" % ({"add": "plus", "sub": "minus", "mul": "multiplies", "div": "divides"}.get(base, base), t)
-    total = sum(x.numel() for l in lists for x in l) if lists else ref.numel()
-    moved = sum(nbytes(x) for l in lists for x in l) * (1 if inplace else 1.5)
-    per = MAX_TENSORS[min(depth, 5)]
-    launches = max(math.ceil(n / per), math.ceil(math.ceil(total / 65536) / 320), 1)
-    dem = "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<%d>, at::native::(anonymous namespace)::%s%s, %s>(at::native::(anonymous namespace)::TensorListMetadata<%d>, at::native::(anonymous namespace)::%s%s, %s)" % (depth, fn, opf, t, depth, fn, opf, t)
+        depth = min(5, n_lists + (0 if inplace else 1))
+        res = 0 if inplace else n_lists
+        meta = "TensorListMetadata<%d>" % depth
+        opf = "%s<%s>" % (FOREACH_OPS.get(base, NS + base.capitalize()), om)
+        if op.name == "_amp_foreach_non_finite_check_and_unscale_":
+            fn, tail = "UnaryOpFunctor<%s, 1, 1, 0>" % t, ", %s" % om
+        elif base == "norm":
+            meta, fn, tail = "TensorListMetadata<1>", "LpNormFunctor<%s, 2, %s>" % (t, om), ", %s*, int" % om
+        elif n_lists == 1 and not (scalars or scalar_list or scalar_tensor):
+            fn, tail = "UnaryOpFunctor<%s, %d, 1, %d>" % (t, depth, res), ", %s" % opf
+        elif n_lists == 1:
+            kind = "ScalarList" if scalar_list else "ScalarTensor" if scalar_tensor else "Scalar"
+            if scalar_list:
+                meta = "TensorListScalarListMetadata<%s, %d>" % (om, depth)
+            fn, tail = "BinaryOp%sFunctor<%s, %d, 1, %d>" % (kind, t, depth, res), ", %s" % opf + (", %s" % om if kind == "Scalar" else "")
+        elif n_lists == 2:
+            fn, tail = "BinaryOpListAlphaFunctor<%s, %d, 2, %d>" % (t, depth, res), ", %s, %s" % (opf, om)
+        else:
+            kind = "ScalarList" if scalar_list else "Scalar"
+            if scalar_list:
+                meta = "TensorListScalarListMetadata<%s, %d>" % (om, depth)
+            fn, tail = "PointwiseOp%sFunctor<%s, %d, 3, %d>" % (kind, t, depth, res), ", %s" % opf + (", %s" % om if kind == "Scalar" else "")
+    sig = "%s%s, %s%s%s" % (NS, meta, NS, fn, tail)
+    dem = "void %smulti_tensor_apply_kernel<%s>(%s)" % (NS, sig, sig)
+    per_elem_bytes = sum(x.element_size() for x in (l[0] for l in lists)) * (1 if inplace else 1.5)
     flops_per = 12 if "adam" in op.name else 2
-    return [kernel("multi_tensor_apply_kernel", dem, grid=(max(1, math.ceil(total / 65536 / launches)), 1, 1),
-                   block=(512, 1, 1), regs=40, flops=total * flops_per / launches, nbytes=moved / launches,
-                   dtype_class=op.dtype_class(ref)) for _ in range(launches)]
+    out = [kernel("multi_tensor_apply_kernel", dem, grid=(blocks, 1, 1), block=(MTA_BLOCK, 1, 1), regs=40,
+                  flops=elems * flops_per, nbytes=elems * per_elem_bytes, dtype_class=op.dtype_class(ref))
+           for blocks, elems in mta_launches([x.numel() for x in lists[0]], depth)]
+    if base == "norm" and out:
+        n = len(lists[0])
+        out.append(kernel("lpnorm_cleanup", "void %slpnorm_cleanup<%s, 2, %s>(%s const*, %s**, int)" % (NS, t, om, om, t),
+                          grid=(n, 1, 1), block=(MTA_BLOCK, 1, 1), nbytes=n * 4 * 320))
+    return out
 
 
 def h_amp_update_scale(op):

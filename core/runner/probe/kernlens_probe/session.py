@@ -25,7 +25,7 @@ import os
 import sys
 import threading
 
-from . import nvtx_provider, overlay_hook, post_import, roofline
+from . import nvtx_provider, overlay_hook, post_import, roofline, step_scopes
 
 ENV_KEYS = ("KERNLENS_PROBE_ROOT_PID", "KERNLENS_PROBE_DIR", "KERNLENS_PROBE_OVERLAY",
             "KERNLENS_PROBE_WORKSPACE", "KERNLENS_PROBE_BACKEND", "KERNLENS_PROBE_OUT",
@@ -90,6 +90,7 @@ class Session:
         if self.cfg.overlay:
             overlay_hook.install(self.cfg.overlay, self.cfg.workspace)
         nvtx_provider.install(warn_if_noop=self.cfg.backend == "nsys")
+        post_import.when_imported("torch", step_scopes.install)
         if self.cfg.backend == "emulate":
             from . import emulate
             self.backend = emulate.Emulator(self.spec, self.cfg.argv, self.role, seq_ranges=self.cfg.autograd_nvtx)

@@ -16,7 +16,7 @@ import sys
 import threading
 import time
 
-from . import __version__, nvtx_provider
+from . import __version__, nvtx_provider, step_scopes
 
 USER_SCOPE = 7  # at::RecordScope::USER_SCOPE (record_function)
 
@@ -36,7 +36,7 @@ class TorchBackend:
     def on_push(self, msg):
         stack = self._stack()
         rf = None
-        if msg.startswith("kl:") and self.prof is not None:
+        if (msg.startswith("kl:") or step_scopes.is_probe_scope(msg)) and self.prof is not None:
             import torch.autograd.profiler as tap
             try:
                 rf = tap.record_function(msg)

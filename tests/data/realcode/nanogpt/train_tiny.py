@@ -1,5 +1,6 @@
 """A few nanoGPT training steps on random tokens, tiny config, CPU (kernlens test entry; not
-from nanoGPT). usage: python3 train_tiny.py [--steps N] [--forward-only]"""
+from nanoGPT). usage: python3 train_tiny.py [--steps N] [--forward-only] [--foreach]
+(--foreach: the optimizer's multi-tensor implementation, what CUDA PyTorch 2.x uses by default)"""
 import argparse
 
 import torch
@@ -35,12 +36,15 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--steps", type=int, default=2)
     p.add_argument("--forward-only", action="store_true")
+    p.add_argument("--foreach", action="store_true")
     args = p.parse_args()
     torch.manual_seed(0)
     device = "cuda" if torch.cuda.is_available() else "cpu"
     config = GPTConfig(block_size=16, vocab_size=64, n_layer=2, n_head=2, n_embd=32, dropout=0.0, bias=True)
     model = GPT(config).to(device)
     optimizer = model.configure_optimizers(0.1, 1e-3, (0.9, 0.95), "cpu")
+    for group in optimizer.param_groups:
+        group["foreach"] = args.foreach or None
     data = torch.randint(config.vocab_size, (512,)).to(device)
     for step in range(args.steps):
         x, y = get_batch(data, config.block_size, 4)
