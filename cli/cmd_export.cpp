@@ -14,6 +14,9 @@ int run(const Args& args, Context& ctx) {
   if (!outPath) outPath = args.get("--output");
   if (c.format == "perfetto" && !outPath) throw UsageError("--format perfetto needs -o FILE");
   auto lp = loadProfile(c.files, ctx.err);
+  // The rows and the trace are data for other tools: the note goes to stderr (the trace's
+  // metadata also carries "emulated").
+  noteEmulated(ctx.err, lp->model);
   const analysis::View v = lp->view(c.scope);
   OutputTarget out(outPath, ctx.out);
   if (c.format == "csv") analysis::writeOpsCsv(out.stream(), v);

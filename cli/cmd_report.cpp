@@ -53,6 +53,7 @@ int run(const Args& args, Context& ctx) {
   if (!outPath) outPath = args.get("--output");
   if (!outPath) throw UsageError("report needs -o FILE.html");
   auto lp = loadProfile(c.files, ctx.err);
+  noteEmulated(ctx.err, lp->model);  // the page itself shows an EMULATED banner
   const analysis::View v = lp->view(c.scope);
   OutputTarget out(outPath, ctx.out);
   analysis::ReportOptions ro;

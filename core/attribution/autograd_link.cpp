@@ -5,6 +5,8 @@
 #include <charconv>
 #include <unordered_map>
 
+#include "core/nvtx/naming.h"
+
 namespace kl::attribution {
 
 using namespace kl::profile;
@@ -36,7 +38,7 @@ std::optional<Pass> stepKindOf(std::string_view text) {
 }
 
 std::optional<SeqTag> parseSeqTag(std::string_view text) {
-  if (text.substr(0, 3) == "kl:") return std::nullopt;  // kernlens' own line ranges never carry one
+  if (nvtx::isManagedName(text)) return std::nullopt;  // kernlens' own line ranges never carry one
   // The tag follows the name: ", seq = N" or ", stashed seq = N" (spaces around '=' optional).
   size_t at = text.find(", ");
   while (at != std::string_view::npos) {
@@ -135,7 +137,7 @@ std::vector<LinkedCall> linkAutograd(const ProfileModel& m, const std::vector<ui
     if (seq >= 0 || nodeFlag) dataTag = SeqTag{seq, nodeFlag || isBackwardNodeName(m.str(rText[r]))};
     if (!dataTag && lastTag && rText[r] == lastText && !*lastTag) continue;
     const auto g = m.ranges[r];
-    if (!dataTag && m.str(g.text).substr(0, 3) == "kl:") {
+    if (!dataTag && nvtx::isManagedName(m.str(g.text))) {
       lineRanges[g.thread].items.push_back({g.start, g.end, r, -1});
       continue;
     }
@@ -146,7 +148,7 @@ std::vector<LinkedCall> linkAutograd(const ProfileModel& m, const std::vector<ui
         std::string_view text = m.str(g.text);
         auto tag = parseSeqTag(text);
         // Nodes pushed without a number (AccumulateGrad, the engine's evaluate_function wrapper).
-        if (!tag && text.substr(0, 3) != "kl:" && isBackwardNodeName(text)) tag = SeqTag{-1, true};
+        if (!tag && !nvtx::isManagedName(text) && isBackwardNodeName(text)) tag = SeqTag{-1, true};
         it = tags.emplace(g.text, tag).first;
       }
       lastText = g.text;

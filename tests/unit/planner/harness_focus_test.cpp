@@ -134,7 +134,7 @@ TEST_CASE("entry scripts") {
   CHECK_FALSE(entryScript("python3 -c 'print(1)'", root, ix).has_value());
 }
 
-TEST_CASE("the JSON document has exactly the issue-6 shape") {
+TEST_CASE("the JSON document has exactly the documented shape") {
   LoopResult r;
   r.converged = true;
   r.stopReason = StopReason::Converged;
