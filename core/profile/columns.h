@@ -92,17 +92,18 @@ struct Store {
   static constexpr bool sparse = SpecOf<Spec>::sparse;
   using T = typename MemberOf<member>::Type;
   using S = std::conditional_t<std::is_same_v<T, bool>, uint8_t, T>;  // no std::vector<bool>
-  std::vector<S> v;  // sparse: empty while every row is default
+  std::vector<S> v;  // sparse: empty while every row is default (on == false)
+  bool on = !sparse;  // values stored (a sparse column: since some row held a non-default value)
 
   static T dflt() { return Row{}.*member; }
-  bool stored(size_t rows) const { return !sparse || v.size() == rows; }
-  T get(size_t i, size_t rows) const {
-    if constexpr (sparse) return v.size() == rows ? static_cast<T>(v[i]) : dflt();
+  bool stored() const { return on; }
+  T get(size_t i) const {
+    if constexpr (sparse) return on ? static_cast<T>(v[i]) : dflt();
     else return static_cast<T>(v[i]);
   }
   void push(const T& x, size_t rows, size_t reserveHint) {
     if constexpr (sparse) {
-      if (v.size() != rows) {  // not stored yet
+      if (!on) {
         if (x == dflt()) return;
         materialize(rows, reserveHint);
       }
@@ -111,7 +112,7 @@ struct Store {
   }
   void put(size_t i, const T& x, size_t rows) {
     if constexpr (sparse) {
-      if (v.size() != rows) {
+      if (!on) {
         if (x == dflt()) return;
         materialize(rows, rows);
       }
@@ -121,6 +122,14 @@ struct Store {
   void materialize(size_t rows, size_t reserveHint) {
     v.reserve(reserveHint > rows ? reserveHint : rows + 1);
     v.assign(rows, static_cast<S>(dflt()));
+    on = true;
+  }
+  void clear() {
+    v.clear();
+    if constexpr (sparse) {
+      v.shrink_to_fit();
+      on = false;
+    }
   }
 };
 
@@ -198,7 +207,7 @@ class Columns {
   /// Row i by value (every field; unused loads vanish when inlined).
   Row operator[](size_t i) const {
     Row r;
-    std::apply([&](const auto&... s) { ((r.*(s.member) = s.get(i, size_)), ...); }, stores_);
+    std::apply([&](const auto&... s) { ((r.*(s.member) = s.get(i)), ...); }, stores_);
     return r;
   }
   Row front() const { return (*this)[0]; }
@@ -227,7 +236,7 @@ class Columns {
 
   /// One field of row i.
   template <auto M>
-  auto get(size_t i) const { return std::get<indexOf<M>()>(stores_).get(i, size_); }
+  auto get(size_t i) const { return std::get<indexOf<M>()>(stores_).get(i); }
   /// Sets one field of row i.
   template <auto M>
   void put(size_t i, const typename columns_detail::MemberOf<M>::Type& x) {
@@ -239,7 +248,7 @@ class Columns {
   void mapColumn(Fn&& fn) {
     using T = typename columns_detail::MemberOf<M>::Type;
     auto& s = std::get<indexOf<M>()>(stores_);
-    if (!s.stored(size_)) return;
+    if (!s.stored()) return;
     for (auto& x : s.v) x = static_cast<typename StoreOf<M>::S>(fn(static_cast<T>(x)));
   }
   /// A dense column (size() values).
@@ -250,15 +259,15 @@ class Columns {
   }
   /// Whether column M holds values (always for Dense; for Sparse: some row is not default).
   template <auto M>
-  bool stored() const { return std::get<indexOf<M>()>(stores_).stored(size_); }
+  bool stored() const { return std::get<indexOf<M>()>(stores_).stored(); }
 
   /// Capacity for n rows in every stored column (and for sparse columns once they are stored).
   void reserve(size_t n) {
     reserve_ = n;
-    std::apply([&](auto&... s) { ((s.stored(size_) ? s.v.reserve(n) : void()), ...); }, stores_);
+    std::apply([&](auto&... s) { ((s.stored() ? s.v.reserve(n) : void()), ...); }, stores_);
   }
   void clear() {
-    std::apply([](auto&... s) { ((s.v.clear()), ...); }, stores_);
+    std::apply([](auto&... s) { ((s.clear()), ...); }, stores_);
     size_ = 0;
   }
   void shrink_to_fit() {
@@ -270,7 +279,7 @@ class Columns {
     std::apply(
         [&](auto&... s) {
           (([&] {
-             if (!s.stored(size_)) return;
+             if (!s.stored()) return;
              std::remove_reference_t<decltype(s.v)> out;
              out.reserve(s.v.size());
              for (uint32_t o : order) out.push_back(s.v[o]);
