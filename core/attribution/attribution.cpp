@@ -50,18 +50,6 @@ bool rangeCounted(const ProfileModel& m, uint32_t i, const Options& o) {
   return true;
 }
 
-/// Groups item indices by thread with a stable counting sort (keeps time order).
-template <typename GetThread>
-void bucketByThread(size_t nThreads, const std::vector<uint32_t>& items, GetThread thr,
-                    std::vector<uint32_t>& offsets, std::vector<uint32_t>& out) {
-  offsets.assign(nThreads + 1, 0);
-  for (uint32_t i : items) ++offsets[thr(i) + 1];
-  std::partial_sum(offsets.begin(), offsets.end(), offsets.begin());
-  out.resize(items.size());
-  std::vector<uint32_t> pos(offsets.begin(), offsets.end() - 1);
-  for (uint32_t i : items) out[pos[thr(i)]++] = i;
-}
-
 /// Intervals open at a sweep position, kept sorted by end descending (properly nested data
 /// only ever appends/pops at the back). Expired entries (end < t) are dropped from the back.
 struct ActiveSet {
@@ -176,19 +164,15 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
   gAttributionRuns.fetch_add(1, std::memory_order_relaxed);
   Attribution a;
   const size_t nOps = m.gpuOps.size(), nRanges = m.ranges.size(), nThreads = m.threads.size();
+  const size_t nCalls = m.apiCalls.size();
   const bool stats = opts.rangeStats;
-  a.ops_.assign(nOps, OpAttribution{});
   if (stats) a.ranges_.assign(nRanges, RangeStats{});
 
   // 1. op -> launch call by (process, correlation id).
-  std::vector<uint8_t> callUsed(m.apiCalls.size(), 0);
-  {
-    auto launch = linkLaunches(m);
-    for (uint32_t i = 0; i < nOps; ++i) {
-      a.ops_[i].launch = launch[i];
-      if (launch[i] != kNone) callUsed[launch[i]] = 1;
-    }
-  }
+  a.launch_ = linkLaunches(m);
+  std::vector<uint8_t> callUsed(nCalls, 0);
+  for (uint32_t c : a.launch_)
+    if (c != kNone) callUsed[c] = 1;
   if (opts.cancel.isCancelled()) return Error::cancelled();
 
   // 2. Where each used call's ranges are looked up: its own thread and interval, or (backward
@@ -205,149 +189,147 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
   auto queryStart = [&](uint32_t c) { return linked(c) ? links[c].start : cStart[c]; };
   auto queryEnd = [&](uint32_t c) { return linked(c) ? links[c].end : cEnd[c]; };
 
-  // Bucket counted ranges, used calls (by lookup thread) and frames per thread (time order
-  // preserved: the model keeps calls in start order; linked calls are re-sorted by lookup start).
-  std::vector<uint32_t> rangeItems, callItems, frameItems;
-  rangeItems.reserve(nRanges);  // upper bounds: no regrowth (and no transient copy) on large inputs
-  callItems.reserve(m.apiCalls.size());
-  for (uint32_t r = 0; r < nRanges; ++r)
-    if (rangeCounted(m, r, opts)) {
-      if (stats) a.ranges_[r].counted = true;
-      rangeItems.push_back(r);
-    }
-  for (uint32_t c = 0; c < m.apiCalls.size(); ++c)
-    if (callUsed[c] && callThread[c] < nThreads) callItems.push_back(c);
-  if (opts.pythonFrames)
-    for (uint32_t f = 0; f < m.pyFrames.size(); ++f)
-      if (m.pyFrames.get<&PyFrame::thread>(f) < nThreads) frameItems.push_back(f);
-  std::vector<uint32_t> rOff, rBy, cOff, cBy, fOff, fBy;
-  const auto& rangeThread = m.ranges.col<&Range::thread>();
-  bucketByThread(nThreads, rangeItems, [&](uint32_t r) { return rangeThread[r]; }, rOff, rBy);
-  bucketByThread(nThreads, callItems, queryThread, cOff, cBy);
-  bucketByThread(nThreads, frameItems, [&](uint32_t f) { return m.pyFrames.get<&PyFrame::thread>(f); }, fOff, fBy);
-  if (!links.empty())
-    for (size_t t = 0; t < nThreads; ++t)
-      std::stable_sort(cBy.begin() + cOff[t], cBy.begin() + cOff[t + 1],
-                       [&](uint32_t x, uint32_t y) { return queryStart(x) < queryStart(y); });
-  callItems = {};
-  frameItems = {};
-  if (!stats) rangeItems = {};
-
-  // 3. Per thread: sweep ranges and lookup points by start time. The active set is kept in
-  // end-desc order; for properly nested ranges that is also the stack order, so a call's stack
-  // is a prefix of it, copied as is (sorted only when ranges overlap without nesting) and shared
-  // with the previous call when the active set has not changed since.
+  // 3. One sweep over ranges, frames and used calls by start time (the model keeps each table
+  // in start order; linked calls are put in lookup-start order), with the open ranges and frames
+  // of each thread in an active set kept in end-desc order. For properly nested ranges that is
+  // also the stack order, so a call's stack is a prefix of its thread's set, copied as is
+  // (sorted only when ranges overlap without nesting) and shared with the thread's previous
+  // call when the set has not changed since.
+  std::vector<uint32_t> rangeItems;  // counted ranges (statistics only)
+  std::vector<uint32_t> linkedOrder;  // used calls in lookup-start order (linked profiles only)
+  if (!links.empty()) {
+    for (uint32_t c = 0; c < nCalls; ++c)
+      if (callUsed[c] && queryThread(c) < nThreads) linkedOrder.push_back(c);
+    std::stable_sort(linkedOrder.begin(), linkedOrder.end(),
+                     [&](uint32_t x, uint32_t y) { return queryStart(x) < queryStart(y); });
+  }
   const auto& rStart = m.ranges.col<&Range::start>();
-  std::vector<uint32_t> callStackBegin(m.apiCalls.size(), 0), callStackSize(m.apiCalls.size(), 0);
-  std::vector<uint32_t> callFrame(opts.pythonFrames && !m.pyFrames.empty() ? m.apiCalls.size() : 0, kNone);
-  ActiveSet active, frames;
+  const auto& rThread = m.ranges.col<&Range::thread>();
+  a.callStack_.assign(nCalls, 0);
+  a.stackPool_.assign(1, 0);
+  const bool withFrames = opts.pythonFrames && !m.pyFrames.empty();
+  if (withFrames) a.callFrame_.assign(nCalls, kNone);
+  struct PerThread {
+    ActiveSet active, frames;
+    uint64_t version = 0, lastVersion = UINT64_MAX;  // active-set changes; the last stack's
+    size_t lastK = 0;
+    uint32_t lastAt = 0;
+  };
+  std::vector<PerThread> threads(nThreads);
   std::vector<ActiveSet::E> tmp;
   auto stackOrder = [](const ActiveSet::E& x, const ActiveSet::E& y) {
     if (x.start != y.start) return x.start < y.start;
     if (x.end != y.end) return x.end > y.end;
     return x.idx < y.idx;
   };
-  for (size_t t = 0; t < nThreads; ++t) {
-    if (opts.cancel.isCancelled()) return Error::cancelled();
-    active.v.clear();
-    frames.v.clear();
-    uint64_t version = 0, lastVersion = UINT64_MAX;  // active-set changes; the last stack's
-    size_t lastK = 0;
-    uint32_t lastBegin = 0;
-    uint32_t ri = rOff[t], re = rOff[t + 1], fi = fOff[t], fe = fOff[t + 1];
-    auto expire = [&](int64_t at) {
-      size_t before = active.v.size();
-      active.expire(at);
-      if (active.v.size() != before) ++version;
-    };
-    auto pushRange = [&](uint32_t r) {
-      const int64_t gStart = rStart[r], gEnd = m.ranges.get<&Range::end>(r);
-      expire(gStart);
-      if (stats) {
-        // Parent = the enclosing active range with the latest start (tightest).
-        size_t k = active.containing(gEnd);
-        uint32_t parent = kNone;
-        int64_t bestStart = INT64_MIN;
-        for (size_t j = 0; j < k; ++j)
-          if (active.v[j].start >= bestStart) {
-            bestStart = active.v[j].start;
-            parent = active.v[j].idx;
-          }
-        a.ranges_[r].parent = parent;
-        a.ranges_[r].depth = parent == kNone ? 0 : a.ranges_[parent].depth + 1;
-      }
-      active.insert({gStart, gEnd, r});
-      ++version;
-    };
-    for (uint32_t ci = cOff[t]; ci < cOff[t + 1]; ++ci) {
-      uint32_t c = cBy[ci];
-      const int64_t callStart = queryStart(c), callEnd = queryEnd(c);
-      while (ri < re && rStart[rBy[ri]] <= callStart) pushRange(rBy[ri++]);
-      expire(callStart);
-      size_t k = active.containing(callEnd);
-      if (version == lastVersion && k == lastK) {
-        callStackBegin[c] = lastBegin;
-        callStackSize[c] = static_cast<uint32_t>(k);
-      } else {
-        auto first = active.v.begin(), last = active.v.begin() + static_cast<long>(k);
-        callStackBegin[c] = static_cast<uint32_t>(a.stackPool_.size());
-        callStackSize[c] = static_cast<uint32_t>(k);
-        if (std::is_sorted(first, last, stackOrder)) {
-          for (auto it = first; it != last; ++it) a.stackPool_.push_back(it->idx);
-        } else {
-          tmp.assign(first, last);
-          std::sort(tmp.begin(), tmp.end(), stackOrder);
-          for (const auto& e : tmp) a.stackPool_.push_back(e.idx);
+  auto expire = [](PerThread& th, int64_t at) {
+    size_t before = th.active.v.size();
+    th.active.expire(at);
+    if (th.active.v.size() != before) ++th.version;
+  };
+  auto pushRange = [&](uint32_t r) {
+    if (!rangeCounted(m, r, opts)) return;
+    PerThread& th = threads[rThread[r]];
+    const int64_t gStart = rStart[r], gEnd = m.ranges.get<&Range::end>(r);
+    expire(th, gStart);
+    if (stats) {
+      a.ranges_[r].counted = true;
+      rangeItems.push_back(r);
+      // Parent = the enclosing active range with the latest start (tightest).
+      size_t k = th.active.containing(gEnd);
+      uint32_t parent = kNone;
+      int64_t bestStart = INT64_MIN;
+      for (size_t j = 0; j < k; ++j)
+        if (th.active.v[j].start >= bestStart) {
+          bestStart = th.active.v[j].start;
+          parent = th.active.v[j].idx;
         }
-        lastVersion = version;
-        lastK = k;
-        lastBegin = callStackBegin[c];
-      }
-      if (!callFrame.empty()) {
-        while (fi < fe && m.pyFrames.get<&PyFrame::start>(fBy[fi]) <= callStart) {
-          const auto& f = m.pyFrames[fBy[fi]];
-          frames.expire(f.start);
-          frames.insert({f.start, f.end, fBy[fi]});
-          ++fi;
-        }
-        frames.expire(callStart);
-        size_t kf = frames.containing(callEnd);
-        int64_t best = INT64_MIN;
-        for (size_t j = 0; j < kf; ++j)
-          if (frames.v[j].start >= best) {
-            best = frames.v[j].start;
-            callFrame[c] = frames.v[j].idx;
-          }
-      }
+      a.ranges_[r].parent = parent;
+      a.ranges_[r].depth = parent == kNone ? 0 : a.ranges_[parent].depth + 1;
     }
-    while (ri < re) pushRange(rBy[ri++]);  // parents of ranges after the last launch
+    th.active.insert({gStart, gEnd, r});
+    ++th.version;
+  };
+  uint32_t ri = 0, fi = 0;
+  const uint32_t nFrames = withFrames ? static_cast<uint32_t>(m.pyFrames.size()) : 0;
+  auto visit = [&](uint32_t c) {
+    const uint32_t t = queryThread(c);
+    if (t >= nThreads) return;
+    const int64_t callStart = queryStart(c), callEnd = queryEnd(c);
+    while (ri < nRanges && rStart[ri] <= callStart) pushRange(ri++);
+    PerThread& th = threads[t];
+    expire(th, callStart);
+    size_t k = th.active.containing(callEnd);
+    if (k == 0) {
+      a.callStack_[c] = 0;
+    } else if (th.version == th.lastVersion && k == th.lastK) {
+      a.callStack_[c] = th.lastAt;
+    } else {
+      auto first = th.active.v.begin(), last = th.active.v.begin() + static_cast<long>(k);
+      const uint32_t at = static_cast<uint32_t>(a.stackPool_.size());
+      a.callStack_[c] = at;
+      a.stackPool_.push_back(static_cast<uint32_t>(k));
+      if (std::is_sorted(first, last, stackOrder)) {
+        for (auto it = first; it != last; ++it) a.stackPool_.push_back(it->idx);
+      } else {
+        tmp.assign(first, last);
+        std::sort(tmp.begin(), tmp.end(), stackOrder);
+        for (const auto& e : tmp) a.stackPool_.push_back(e.idx);
+      }
+      th.lastVersion = th.version;
+      th.lastK = k;
+      th.lastAt = at;
+    }
+    if (withFrames) {
+      while (fi < nFrames && m.pyFrames.get<&PyFrame::start>(fi) <= callStart) {
+        const auto& f = m.pyFrames[fi];
+        if (f.thread < nThreads) {
+          ActiveSet& fs = threads[f.thread].frames;
+          fs.expire(f.start);
+          fs.insert({f.start, f.end, fi});
+        }
+        ++fi;
+      }
+      ActiveSet& fs = threads[t].frames;
+      fs.expire(callStart);
+      size_t kf = fs.containing(callEnd);
+      int64_t best = INT64_MIN;
+      for (size_t j = 0; j < kf; ++j)
+        if (fs.v[j].start >= best) {
+          best = fs.v[j].start;
+          a.callFrame_[c] = fs.v[j].idx;
+        }
+    }
+  };
+  if (links.empty()) {
+    for (uint32_t c = 0; c < nCalls; ++c) {
+      if ((c & 0xFFFF) == 0 && opts.cancel.isCancelled()) return Error::cancelled();
+      if (callUsed[c]) visit(c);
+    }
+  } else {
+    for (size_t j = 0; j < linkedOrder.size(); ++j) {
+      if ((j & 0xFFFF) == 0 && opts.cancel.isCancelled()) return Error::cancelled();
+      visit(linkedOrder[j]);
+    }
+    linkedOrder = {};
+  }
+  if (stats)
+    while (ri < nRanges) pushRange(ri++);  // parents of ranges after the last launch
+  threads = {};
+  if (!stats) callUsed = {};
+  if (!links.empty() || !steps.empty()) {
+    a.links_.assign(nCalls, {kNone, kNone, Pass::Forward});
+    for (uint32_t c = 0; c < nCalls; ++c) {
+      if (!links.empty()) a.links_[c] = {links[c].node, links[c].forwardOp, links[c].pass};
+      if (!steps.empty() && a.links_[c].pass == Pass::Forward) a.links_[c].pass = steps[c];
+    }
+    links = {};
   }
 
-  // 4. Per-op results.
+  // 4. Counts.
   for (uint32_t i = 0; i < nOps; ++i) {
-    auto& o = a.ops_[i];
-    if (o.launch == kNone) {
-      o.reason = Unattributed::NoLaunchCall;
-      ++a.counts_[1];
-      continue;
-    }
-    o.pyFrame = callFrame.empty() ? kNone : callFrame[o.launch];
-    if (!links.empty()) {
-      const auto& l = links[o.launch];
-      o.pass = l.pass;
-      o.backwardNode = l.node;
-      o.forwardOp = l.forwardOp;
-    }
-    if (!steps.empty() && o.pass == Pass::Forward) o.pass = steps[o.launch];
-    o.stackBegin = callStackBegin[o.launch];
-    o.stackSize = callStackSize[o.launch];
-    if (o.stackSize == 0) {
-      o.reason = Unattributed::OutsideRanges;
-      ++a.counts_[2];
-    } else {
-      o.reason = Unattributed::None;
-      ++a.counts_[0];
-    }
+    const uint32_t c = a.launch_[i];
+    ++a.counts_[c == kNone ? 1 : a.callStack_[c] == 0 ? 2 : 0];
   }
   if (opts.cancel.isCancelled()) return Error::cancelled();
   a.stackPool_.shrink_to_fit();
@@ -388,9 +370,9 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
     ++in.exclusiveOps;
     in.exclusiveGpuNs = addSat(in.exclusiveGpuNs, dur);
   }
-  for (uint32_t c = 0; c < m.apiCalls.size(); ++c)
+  for (uint32_t c = 0; c < nCalls; ++c)
     if (callUsed[c])
-      for (uint32_t j = 0; j < callStackSize[c]; ++j) ++a.ranges_[a.stackPool_[callStackBegin[c] + j]].launches;
+      for (uint32_t r : a.callStack(c)) ++a.ranges_[r].launches;
   std::partial_sum(kOff.begin(), kOff.end(), kOff.begin());
   {
     std::vector<StrId> bucket(kOff[nRanges]);
@@ -480,9 +462,9 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
     auto& ex = a.names_[nameIdx[m.ranges.get<&Range::text>(st.back())]].exclusiveGpuNs;
     ex = addSat(ex, dur);
   }
-  for (uint32_t c = 0; c < m.apiCalls.size(); ++c) {
-    if (!callUsed[c] || callStackSize[c] == 0) continue;
-    distinctNames({a.stackPool_.data() + callStackBegin[c], callStackSize[c]});
+  for (uint32_t c = 0; c < nCalls; ++c) {
+    if (!callUsed[c] || a.callStack_[c] == 0) continue;
+    distinctNames(a.callStack(c));
     for (uint32_t n : seen) ++a.names_[n].launches;
   }
   pairBits = {};

@@ -20,10 +20,11 @@
 //  5. Training-step scopes (with linkBackward): a forward-pass launch inside an optimizer step,
 //     zero_grad, gradient clipping or AMP GradScaler range (stepKindOf) takes that kind as its
 //     pass; its ranges are looked up as usual (it stays on the line that called the step).
-// Algorithm: launch calls found through a dense per-process correlation-id index; per thread,
-// ranges and launch calls (already in start order in the model) swept together with the set
-// of open ranges, whose prefix is the call's stack (shared by consecutive calls under the same
-// ranges); no general sorts for nested data, no range x launch loops, no SQL.
+// Algorithm: launch calls found through a dense per-process correlation-id index; ranges and
+// launch calls (already in start order in the model) swept together once, with a set of open
+// ranges per thread whose prefix is the call's stack (shared by consecutive calls under the
+// same ranges); no general sorts for nested data, no per-thread copies of the tables, no range
+// x launch loops, no SQL.
 #pragma once
 
 #include <cstdint>
@@ -73,10 +74,11 @@ struct Options {
   CancellationToken cancel;
 };
 
-/// Attribution of one GPU op (index-aligned with ProfileModel::gpuOps).
+/// Attribution of one GPU op, as Attribution::op(i) assembles it (a value: everything but the
+/// launch index is a property of the launch call and is stored once per call).
 struct OpAttribution {
   uint32_t launch = kNone;      // index into apiCalls
-  uint32_t stackBegin = 0;      // into Attribution::stackPool
+  uint32_t stackBegin = 0;      // into Attribution's stack pool (stack(i) is the span)
   uint32_t stackSize = 0;       // 0 when unattributed
   uint32_t pyFrame = kNone;     // Kineto: innermost python_function frame around the launch
   uint32_t backwardNode = kNone;  // innermost backward-node range around the launch (autograd link)
@@ -116,19 +118,41 @@ struct NameStats {
   uint32_t distinctKernelSets = 0;       // number of different per-invocation kernel sets
 };
 
+/// Memory: per GPU op only its launch call index (4 bytes); per API call the position of its
+/// stack in a shared pool (4 bytes; consecutive calls under the same ranges share one stack),
+/// plus the innermost Python frame (Kineto) and the autograd link when the profile has them.
 class Attribution {
  public:
-  const std::vector<OpAttribution>& ops() const { return ops_; }
-  const OpAttribution& op(uint32_t i) const { return ops_[i]; }
+  /// Number of GPU ops attributed (== ProfileModel::gpuOps.size()).
+  size_t opCount() const { return launch_.size(); }
+  /// The attribution of op i (a value assembled from its launch call's results).
+  OpAttribution op(uint32_t i) const {
+    OpAttribution o;
+    o.launch = launch_[i];
+    if (o.launch == kNone) return o;  // reason NoLaunchCall
+    const uint32_t c = o.launch;
+    o.stackBegin = callStack_[c] + 1;
+    o.stackSize = stackPool_[callStack_[c]];
+    o.reason = o.stackSize ? Unattributed::None : Unattributed::OutsideRanges;
+    if (!callFrame_.empty()) o.pyFrame = callFrame_[c];
+    if (!links_.empty()) {
+      o.pass = links_[c].pass;
+      o.backwardNode = links_[c].node;
+      o.forwardOp = links_[c].forwardOp;
+    }
+    return o;
+  }
+  /// Index of op i's launch call in apiCalls, kNone when it has none.
+  uint32_t launch(uint32_t i) const { return launch_[i]; }
   /// Range indices of op i's stack, outermost -> innermost (empty when unattributed).
   std::span<const uint32_t> stack(uint32_t i) const {
-    const auto& a = ops_[i];
-    return {stackPool_.data() + a.stackBegin, a.stackSize};
+    const uint32_t c = launch_[i];
+    return c == kNone ? std::span<const uint32_t>() : callStack(c);
   }
   /// Innermost range of op i, or kNone.
   uint32_t innermost(uint32_t i) const {
-    const auto& a = ops_[i];
-    return a.stackSize ? stackPool_[a.stackBegin + a.stackSize - 1] : kNone;
+    auto s = stack(i);
+    return s.empty() ? kNone : s.back();
   }
   const std::vector<RangeStats>& ranges() const { return ranges_; }
   /// Kernel names (StrId, sorted) launched inside range invocation r (inclusive).
@@ -147,8 +171,20 @@ class Attribution {
 
  private:
   friend Result<Attribution> attribute(const profile::ProfileModel&, const Options&);
-  std::vector<OpAttribution> ops_;
-  std::vector<uint32_t> stackPool_;
+  /// The stack of launch call c: stackPool_[callStack_[c]] is its size, the ranges follow.
+  std::span<const uint32_t> callStack(uint32_t c) const {
+    const uint32_t at = callStack_[c];
+    return {stackPool_.data() + at + 1, stackPool_[at]};
+  }
+  std::vector<uint32_t> launch_;      // per op: launch call, kNone = none
+  std::vector<uint32_t> callStack_;   // per API call: its stack's size slot in stackPool_ (0 = empty)
+  std::vector<uint32_t> stackPool_;   // [0] = 0 (the empty stack), then size-prefixed stacks
+  std::vector<uint32_t> callFrame_;   // per API call: innermost Python frame; empty without frames
+  struct CallLink {
+    uint32_t node, forwardOp;  // LinkedCall::node / forwardOp
+    Pass pass;
+  };
+  std::vector<CallLink> links_;       // per API call: autograd link / step pass; empty without either
   std::vector<RangeStats> ranges_;
   std::vector<StrId> kernelSetPool_;
   std::vector<NameStats> names_;

@@ -57,7 +57,7 @@ std::string_view unmappedReasonName(UnmappedReason r) {
 }
 
 std::pair<Pass, bool> opPass(const Attribution& attr, uint32_t i) {
-  if (i >= attr.ops().size()) return {Pass::Forward, false};
+  if (i >= attr.opCount()) return {Pass::Forward, false};
   const auto& o = attr.op(i);
   return {o.pass, isBackwardPass(o.pass) && o.forwardOp == kNone};
 }
@@ -222,7 +222,7 @@ Result<RangeTable> tabulateRanges(const profile::ProfileModel& m, const Attribut
     const auto& op = m.gpuOps[i];
     ++t.totalOps;
     addTo(t.totalGpuNs, op.duration());
-    auto stack = i < attr.ops().size() ? attr.stack(i) : std::span<const uint32_t>();
+    auto stack = i < attr.opCount() ? attr.stack(i) : std::span<const uint32_t>();
     int32_t owner = kNotManaged;
     uint32_t ownerRange = kNone;
     for (size_t k = stack.size(); k-- > 0;) {
@@ -235,7 +235,7 @@ Result<RangeTable> tabulateRanges(const profile::ProfileModel& m, const Attribut
     }
     if (owner < 0) {
       UnmappedReason why = owner == kBadName ? UnmappedReason::BadRangeName
-                           : i < attr.ops().size() && attr.op(i).reason == Unattributed::NoLaunchCall
+                           : i < attr.opCount() && attr.op(i).reason == Unattributed::NoLaunchCall
                                ? UnmappedReason::NoLaunchCall
                                : UnmappedReason::OutsideRanges;
       auto& u = unmapped[{op.name, why}];
