@@ -11,7 +11,9 @@
 //    linked to a kept op (launch analyses) or unconditionally (sync/API totals).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <tuple>
 #include <vector>
@@ -33,6 +35,45 @@ struct Scope {
   std::optional<int64_t> trimEnd;    // relative ns (exclusive)
 };
 
+/// The GPU op indices in scope, in model order. Every op of the model when nothing is
+/// filtered out (no index vector: 0..n-1 is counted on the fly), else the selected indices.
+/// Reads like a const std::vector<uint32_t>: range-for, size(), empty(), [k].
+class OpList {
+ public:
+  class const_iterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = uint32_t;
+    using difference_type = std::ptrdiff_t;
+    using reference = uint32_t;
+    using pointer = void;
+    const_iterator() = default;
+    const_iterator(const uint32_t* sel, size_t k) : sel_(sel), k_(k) {}
+    uint32_t operator*() const { return sel_ ? sel_[k_] : static_cast<uint32_t>(k_); }
+    const_iterator& operator++() { ++k_; return *this; }
+    const_iterator operator++(int) { auto c = *this; ++k_; return c; }
+    friend bool operator==(const const_iterator& a, const const_iterator& b) { return a.k_ == b.k_; }
+
+   private:
+    const uint32_t* sel_ = nullptr;
+    size_t k_ = 0;
+  };
+  /// Every op of a model with n ops.
+  static OpList all(size_t n) { OpList l; l.all_ = n; l.everything_ = true; return l; }
+  /// The given indices (ascending).
+  static OpList of(std::vector<uint32_t> sel) { OpList l; l.sel_ = std::move(sel); return l; }
+  size_t size() const { return everything_ ? all_ : sel_.size(); }
+  bool empty() const { return size() == 0; }
+  uint32_t operator[](size_t k) const { return everything_ ? static_cast<uint32_t>(k) : sel_[k]; }
+  const_iterator begin() const { return {everything_ ? nullptr : sel_.data(), 0}; }
+  const_iterator end() const { return {everything_ ? nullptr : sel_.data(), size()}; }
+
+ private:
+  std::vector<uint32_t> sel_;
+  size_t all_ = 0;
+  bool everything_ = false;
+};
+
 class View {
  public:
   View(const ProfileModel& model, const Scope& scope,
@@ -43,7 +84,7 @@ class View {
   Scope scope;
   int64_t origin = 0;                    // meta.spanStart
   int64_t winStart = 0, winEnd = 0;      // absolute window [winStart, winEnd)
-  std::vector<uint32_t> ops;             // gpuOps indices in scope, model (start) order
+  OpList ops;                            // gpuOps indices in scope, model (start) order
 
   bool trimmed() const { return scope.trimStart || scope.trimEnd; }
   bool inWindow(int64_t absStart) const { return absStart >= winStart && absStart < winEnd; }
