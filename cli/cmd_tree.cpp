@@ -37,8 +37,9 @@ int run(const Args& args, Context& ctx) {
   auto kernels = args.getInt("--kernels").value_or(3);
   auto maxNodes = args.getInt("--max-nodes").value_or(2000);
   if (depth < 0 || kernels < 0 || maxNodes < 0) throw UsageError("--depth, --kernels and --max-nodes need values >= 0");
-  // The tree reads op names, times and stacks only.
-  auto lp = loadProfile(c.files, ctx.err, {.kernelDetails = false, .rangeStats = false});
+  // The tree reads op names, times and stacks only (and devices for --gpu).
+  auto lp = loadProfile(c.files, ctx.err,
+                        {.kernelDetails = false, .placement = c.scope.device.has_value(), .rangeStats = false});
   const analysis::View v = lp->view(c.scope);
   auto r = analysis::computeTree(v);
   const auto& m = lp->model;

@@ -161,6 +161,7 @@ std::unique_ptr<LoadedProfile> loadProfile(const std::vector<std::string>& given
   auto lp = std::make_unique<LoadedProfile>();
   profile::ReadOptions ro;
   ro.kernelDetails = needs.kernelDetails;
+  ro.placement = needs.placement;
   if (files.size() == 1 && !std::filesystem::is_directory(files[0])) {
     lp->model = orFail(profile::readProfile(files[0], ro));
   } else {

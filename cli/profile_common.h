@@ -66,6 +66,7 @@ std::vector<std::string> resolveReports(const std::vector<std::string>& files, s
 /// What a command reads of a profile beyond the ops, calls and ranges (default: everything).
 struct LoadNeeds {
   bool kernelDetails = true;  // ProfileModel::kernels (grid, block, registers, short names)
+  bool placement = true;      // GPU ops' device/stream/context, API call names (ReadOptions::placement)
   bool rangeStats = true;     // Attribution::ranges() / names()
 };
 

@@ -300,11 +300,11 @@ struct Metadata {
 
 using GpuOpTable =
     Columns<GpuOp, Dense<&GpuOp::start>, Dense<&GpuOp::end>, Dense<&GpuOp::correlationId>, Dense<&GpuOp::name>,
-            Dense<&GpuOp::process>, Sparse<&GpuOp::detail>, Sparse<&GpuOp::graphId>, Dense<&GpuOp::deviceId>,
-            Sparse<&GpuOp::rank>, Sparse<&GpuOp::contextId>, Dense<&GpuOp::streamId>, Sparse<&GpuOp::kind>>;
+            Dense<&GpuOp::process>, Sparse<&GpuOp::detail>, Sparse<&GpuOp::graphId>, Sparse<&GpuOp::deviceId>,
+            Sparse<&GpuOp::rank>, Sparse<&GpuOp::contextId>, Sparse<&GpuOp::streamId>, Sparse<&GpuOp::kind>>;
 using ApiCallTable =
     Columns<ApiCall, Dense<&ApiCall::start>, Dense<&ApiCall::end>, Dense<&ApiCall::correlationId>,
-            Dense<&ApiCall::name>, Dense<&ApiCall::thread>, Sparse<&ApiCall::rank>, Sparse<&ApiCall::level>,
+            Sparse<&ApiCall::name>, Dense<&ApiCall::thread>, Sparse<&ApiCall::rank>, Sparse<&ApiCall::level>,
             Sparse<&ApiCall::role>>;
 using RangeTable =
     Columns<Range, Dense<&Range::start>, Dense<&Range::end>, Dense<&Range::text>, Sparse<&Range::domain>,

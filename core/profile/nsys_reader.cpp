@@ -160,7 +160,7 @@ class NsysReader {
     if (!partResult) return partResult.error();
     if (opts_.cancel.isCancelled()) return Error::cancelled();
     adopt(std::move(part));
-    addMissingGpus();
+    if (opts_.placement) addMissingGpus();  // without placement every op reads device -1
     if (unknownKernelNames_)
       m_.meta.warnings.push_back(std::to_string(unknownKernelNames_) +
                                  " kernels have a name id that is not in StringIds; shown as <unknown name #id>");
@@ -365,9 +365,11 @@ class NsysReader {
   /// False (row skipped and counted) when its times are corrupt.
   bool fillCommon(GpuOp& op, const Statement& s, const char* table) {
     if (!interval(s, 0, table, op.start, op.end)) return false;
-    op.deviceId = static_cast<int32_t>(i64(s, 2, -1));
-    op.contextId = static_cast<uint32_t>(i64(s, 3));
-    op.streamId = static_cast<uint32_t>(i64(s, 4));
+    if (opts_.placement) {
+      op.deviceId = static_cast<int32_t>(i64(s, 2, -1));
+      op.contextId = static_cast<uint32_t>(i64(s, 3));
+      op.streamId = static_cast<uint32_t>(i64(s, 4));
+    }
     op.correlationId = i64(s, 5, -1);
     op.process = b_.process(i64(s, 6));
     return true;
@@ -501,12 +503,13 @@ class NsysReader {
       if (!interval(s, 0, t, c.start, c.end)) return;
       c.thread = b_.thread(i64(s, 3));
       c.correlationId = i64(s, 4, -1);
-      c.name = sidOrText(s, 5, 6);
-      auto nm = m_.str(c.name);
+      const StrId name = sidOrText(s, 5, 6);
+      if (opts_.placement) c.name = name;
+      auto nm = m_.str(name);
       int64_t cls = i64(s, 2, -1);
       c.level = (cls == 1 || (cls != 0 && nm.substr(0, 2) == "cu" && nm.substr(0, 4) != "cuda"))
                     ? ApiLevel::Driver : ApiLevel::Runtime;
-      auto [it, fresh] = roles.try_emplace(c.name, ApiRole::Other);
+      auto [it, fresh] = roles.try_emplace(name, ApiRole::Other);
       if (fresh) it->second = classifyApi(nm);
       c.role = it->second;
       m_.apiCalls.push_back(c);

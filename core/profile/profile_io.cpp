@@ -112,6 +112,7 @@ Result<ProfileModel> readProfiles(const std::vector<std::filesystem::path>& path
   }
   ReadOptions partOpts = opts;
   partOpts.kernelDetails = true;  // alignRankClocks matches kernels by short name
+  partOpts.placement = true;
   for (const auto& f : files) {
     auto fmt = detectFormat(f);
     if (!fmt) return fmt.error();

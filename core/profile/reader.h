@@ -29,6 +29,11 @@ struct ReadOptions {
   /// its name); it saves about half of the reading time and memory of kernels. Several files
   /// (ranks) are always read with details (clock alignment matches kernels by short name).
   bool kernelDetails = true;
+  /// nsys: read where GPU ops ran (GpuOp::deviceId, streamId, contextId) and the names of API
+  /// calls (ApiCall::name; its role and level are classified from it either way). Off for
+  /// analyses that read neither (tree without --gpu): those columns stay unstored (the row
+  /// defaults: device -1, stream 0, empty call names). Several files are always read with them.
+  bool placement = true;
 };
 
 /// Reads one file of either format.
