@@ -12,7 +12,10 @@ namespace kl::profile::detail {
 
 /// Sorts a row table by (start asc, end desc, original order) through a key permutation; the
 /// columns are moved once each, and a table already in that order is left alone. Returns the
-/// permutation applied (new row k = old row perm[k]); empty when nothing moved.
+/// permutation applied (new row k = old row perm[k]); empty when nothing moved. Memory: 8-byte
+/// keys (start relative to the table's first start, shifted over the row index) when the times
+/// fit beside the index, else an index permutation sorted through the columns; the transient
+/// is at most 8 bytes a row plus one column while the columns are moved.
 template <typename Table>
 std::vector<uint32_t> sortByTime(Table& t) {
   using Row = typename Table::value_type;
@@ -23,20 +26,37 @@ std::vector<uint32_t> sortByTime(Table& t) {
   for (size_t i = 1; i < n && sorted; ++i)
     sorted = start[i - 1] < start[i] || (start[i - 1] == start[i] && end[i - 1] >= end[i]);
   if (sorted) return {};
-  struct Key {
-    int64_t start, end;
-    uint32_t idx;
+  auto before = [&](uint32_t a, uint32_t b) {
+    if (start[a] != start[b]) return start[a] < start[b];
+    if (end[a] != end[b]) return end[a] > end[b];
+    return a < b;
   };
-  std::vector<Key> keys(n);
-  for (uint32_t i = 0; i < n; ++i) keys[i] = {start[i], end[i], i};
-  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
-    if (a.start != b.start) return a.start < b.start;
-    if (a.end != b.end) return a.end > b.end;
-    return a.idx < b.idx;
-  });
-  std::vector<uint32_t> perm(n);
-  for (size_t i = 0; i < n; ++i) perm[i] = keys[i].idx;
-  keys = {};
+  std::vector<uint32_t> perm;
+  const auto [lo, hi] = std::minmax_element(start.begin(), start.end());
+  int idxBits = 1;
+  while (idxBits < 32 && (uint64_t{1} << idxBits) < n) ++idxBits;
+  const uint64_t span = static_cast<uint64_t>(*hi) - static_cast<uint64_t>(*lo);
+  if (idxBits < 64 && span < (uint64_t{1} << (64 - idxBits))) {
+    // (start, index) in one integer; runs of equal starts are then ordered by (end desc, index).
+    std::vector<uint64_t> keys(n);
+    for (uint32_t i = 0; i < n; ++i)
+      keys[i] = ((static_cast<uint64_t>(start[i]) - static_cast<uint64_t>(*lo)) << idxBits) | i;
+    std::sort(keys.begin(), keys.end());
+    perm.resize(n);
+    const uint64_t mask = (uint64_t{1} << idxBits) - 1;
+    for (size_t i = 0; i < n; ++i) perm[i] = static_cast<uint32_t>(keys[i] & mask);
+    keys = {};
+    for (size_t i = 0; i < n;) {
+      size_t j = i + 1;
+      while (j < n && start[perm[j]] == start[perm[i]]) ++j;
+      if (j - i > 1) std::sort(perm.begin() + static_cast<long>(i), perm.begin() + static_cast<long>(j), before);
+      i = j;
+    }
+  } else {
+    perm.resize(n);
+    for (uint32_t i = 0; i < n; ++i) perm[i] = i;
+    std::sort(perm.begin(), perm.end(), before);
+  }
   t.permute(perm);
   return perm;
 }
