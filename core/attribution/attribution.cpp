@@ -332,7 +332,7 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
     ++a.counts_[c == kNone ? 1 : a.callStack_[c] == 0 ? 2 : 0];
   }
   if (opts.cancel.isCancelled()) return Error::cancelled();
-  a.stackPool_.shrink_to_fit();
+  // No shrink_to_fit of the stack pool: its copy would be the peak of the whole attribution.
   if (!stats) return a;
 
   // 5. Per-range statistics. Kernel names per range are bucketed by range (a counting sort;
