@@ -66,13 +66,28 @@ bool isPlainType(std::string_view name) {
   return std::find(kPlain.begin(), kPlain.end(), name) != kPlain.end();
 }
 
-/// Wrapper templates whose own name says nothing: the tag is inside their arguments.
+/// Wrapper templates whose own name says nothing: the tag is inside their arguments. ATen's
+/// multi-tensor (foreach) kernels: the tensor-list metadata and the generic functors that apply
+/// the op (`multi_tensor_apply_kernel<TensorListMetadata<1>, BinaryOpScalarFunctor<float, 1, 1, 0>,
+/// std::multiplies<float>, float>` -> tag `multiplies`).
 bool isWrapper(std::string_view name) {
-  static constexpr std::array<std::string_view, 12> kWrappers = {
+  static constexpr std::array<std::string_view, 25> kWrappers = {
       "ReduceOp", "func_wrapper_t", "Array", "OffsetCalculator", "TrivialOffsetCalculator",
       "LoadWithCast", "StoreWithCast", "LoadWithoutCast", "StoreWithoutCast", "tuple", "pair",
-      "function"};
+      "function", "TensorListMetadata", "TensorListScalarListMetadata", "FusedOptimizerTensorListMetadata",
+      "UnaryOpFunctor", "BinaryOpScalarFunctor", "BinaryOpScalarListFunctor", "BinaryOpListAlphaFunctor",
+      "BinaryOpScalarTensor", "PointwiseOpScalarFunctor", "PointwiseOpScalarListFunctor",
+      "PointwiseOpListFunctor", "TernaryOpListFunctor", "TernaryOpScalarFunctor"};
   return std::find(kWrappers.begin(), kWrappers.end(), name) != kWrappers.end();
+}
+
+/// Wrappers that describe where the data is (pointer arrays, offsets, tensor lists), not what
+/// the kernel computes.
+bool isLayout(std::string_view name) {
+  static constexpr std::array<std::string_view, 6> kLayout = {
+      "Array", "OffsetCalculator", "TrivialOffsetCalculator", "TensorListMetadata",
+      "TensorListScalarListMetadata", "FusedOptimizerTensorListMetadata"};
+  return std::find(kLayout.begin(), kLayout.end(), name) != kLayout.end();
 }
 
 std::string tagOf(std::string_view arg, int depth) {
@@ -112,7 +127,8 @@ std::string tagOf(std::string_view arg, int depth) {
 /// An argument shortened for display: its last scope component, inner template arguments cut
 /// except the first one in which it differs from `others` (the arguments of the same position in
 /// the kernels it must be told apart from): "at::detail::Array<char*, 2>" against
-/// "at::detail::Array<char*, 3>" -> "Array<…, 2>".
+/// "at::detail::Array<char*, 3>" -> "Array<…, 2>"; against other templates only, its name:
+/// "BinaryOpScalarFunctor<float, 1, 1, 0>" against "PointwiseOpScalarFunctor<…>" -> "BinaryOpScalarFunctor".
 std::string shortArgument(std::string_view arg, const std::vector<std::string_view>& others, int depth = 0) {
   auto comps = splitTop(trim(arg), "::");
   std::string_view last = comps.back();
@@ -127,7 +143,8 @@ std::string shortArgument(std::string_view arg, const std::vector<std::string_vi
     if (leadingName(ol) == name && ol.size() > name.size() && ol[name.size()] == '<')
       same.push_back(splitTop(bracketed(ol, name.size(), '<'), ","));
   }
-  if (same.empty() || depth > 2) return std::string(name) + "<…>";
+  if (same.empty()) return std::string(name);  // the name alone tells it apart
+  if (depth > 2) return std::string(name) + "<…>";
   for (size_t a = 0; a < inner.size(); ++a) {
     std::vector<std::string_view> differing;
     for (const auto& s : same)
@@ -194,20 +211,23 @@ std::vector<std::string> kernelLabels(const std::vector<KernelStat>& kernels, si
       if (tags[i] = argumentTag(a); !tags[i].empty()) break;
     labels[i] = tags[i].empty() ? base : base + "<" + tags[i] + ">";
   }
-  // Still equal: add the first argument in which the group's demangled names differ.
+  // Still equal: add the first argument in which the group's demangled names differ; one that
+  // describes the computation before one that describes the data's layout.
   std::map<std::string, std::vector<size_t>> groups;
   for (size_t i = 0; i < n; ++i) groups[labels[i]].push_back(i);
   for (auto& [label, members] : groups) {
     if (members.size() < 2) continue;
     for (size_t i : members) {
       std::string diff;
-      for (size_t a = 0; a < args[i].size() && diff.empty(); ++a) {
-        std::vector<std::string_view> others;  // the group's differing arguments at this position
-        for (size_t j : members)
-          if (j != i && (a >= args[j].size() || args[j][a] != args[i][a]))
-            others.push_back(a < args[j].size() ? std::string_view(args[j][a]) : std::string_view());
-        if (!others.empty()) diff = shortArgument(args[i][a], others);
-      }
+      for (bool layout : {false, true})
+        for (size_t a = 0; a < args[i].size() && diff.empty(); ++a) {
+          if (isLayout(leadingName(splitTop(trim(args[i][a]), "::").back())) != layout) continue;
+          std::vector<std::string_view> others;  // the group's differing arguments at this position
+          for (size_t j : members)
+            if (j != i && (a >= args[j].size() || args[j][a] != args[i][a]))
+              others.push_back(a < args[j].size() ? std::string_view(args[j][a]) : std::string_view());
+          if (!others.empty()) diff = shortArgument(args[i][a], others);
+        }
       if (diff.empty() || diff == tags[i]) continue;
       std::string base = kernels[i].name.empty() ? kernels[i].fullName : kernels[i].name;
       labels[i] = base + "<" + (tags[i].empty() ? diff : tags[i] + ", " + diff) + ">";
@@ -231,7 +251,7 @@ std::vector<std::string> kernelLabels(const std::vector<KernelStat>& kernels, si
         out[i] = base + tag;
         continue;
       }
-      if (tagWidth + 9 <= maxWidth) {
+      if (tagWidth + 6 <= maxWidth) {  // at least 5 code points of the base name
         out[i] = base.substr(0, bytesOf(base, maxWidth - tagWidth - 1)) + "…" + tag;
         continue;
       }

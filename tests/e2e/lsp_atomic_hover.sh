@@ -43,9 +43,9 @@ EOF
 (cd "$WS" && "$KERNLENS" profile --root "$WS" --entry "python3 model.py" --backend emulate --format json \
     --focus model.py::train_step --no-baseline > "$T/kl.json")
 $PY - "$KERNLENS" "$WS" "$T/kl.json" "$KL_SOURCE_DIR/tests/e2e" <<'PY'
-import json, sys, time
+import json, sys
 sys.path.insert(0, sys.argv[4])
-from lsp_client import Client, Failure, check
+from lsp_client import Client, Failure, check, hover_text, open_in_workspace, shutdown_and_exit
 kl, ws, out = sys.argv[1], sys.argv[2], json.load(open(sys.argv[3]))
 src = open(ws + "/model.py").read().splitlines()
 line = {m: next(i + 1 for i, l in enumerate(src) if "# MARK " + m in l) for m in ("lambda call", "call", "library")}
@@ -63,24 +63,12 @@ check(lib["atomic"] and lib["atomic_reason"] == "library", "the F.cross_entropy 
 
 c = Client(kl)
 try:
-    uri = "file://" + ws + "/model.py"
-    rid = c.request("initialize", {"processId": None, "rootUri": "file://" + ws,
-                                   "capabilities": {"textDocument": {"hover": {"contentFormat": ["markdown"]}}}})
-    check("result" in c.response(rid), "initialize failed")
-    c.notify("initialized", {})
-    c.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1,
-                                                       "text": "\n".join(src) + "\n"}})
+    uri = open_in_workspace(c, ws, "model.py", "\n".join(src) + "\n")
 
     def hover(n):
-        """The hover of 1-based line n, once the stored results are loaded (at `initialized`)."""
-        deadline = time.time() + 20
-        while time.time() < deadline:
-            r = c.response(c.request("textDocument/hover", {"textDocument": {"uri": uri},
-                                                            "position": {"line": n - 1, "character": 8}}))
-            if r.get("result"):
-                return r["result"]["contents"]["value"]
-            time.sleep(0.2)
-        raise Failure("no hover on model.py:%d" % n)
+        h = hover_text(c, uri, n)
+        check(h is not None, "no hover on model.py:%d" % n)
+        return h
 
     h = hover(line["lambda call"])
     check("**ATOMIC** — a workspace function beneath it was not followed:" in h and "lambda" in h,
@@ -90,10 +78,7 @@ try:
     check("**ATOMIC** — library code: a final answer" in h, "hover of the F.cross_entropy line: %r" % h)
     h = hover(line["call"])
     check("ATOMIC" not in h, "the followed call line is shown ATOMIC: %r" % h)
-    c.send({"id": 999, "method": "shutdown"})
-    c.response(999)
-    c.notify("exit")
-    check(c.wait_exit() == 0, "the server did not exit cleanly")
+    shutdown_and_exit(c)
 except Failure as e:
     c.kill()
     print("FAIL: %s" % e)

@@ -125,6 +125,41 @@ def initialize(c, capabilities=None):
     return r["result"]
 
 
+def open_in_workspace(c, ws, path, text):
+    """initialize (workspace root `ws`, Markdown hovers) → initialized → didOpen of `ws`/`path`
+    with `text`; returns the document's URI."""
+    rid = c.request("initialize", {"processId": None, "rootUri": "file://" + ws,
+                                   "capabilities": {"textDocument": {"hover": {"contentFormat": ["markdown"]}}}})
+    check("result" in c.response(rid), "initialize failed")
+    c.notify("initialized", {})
+    uri = "file://" + ws + "/" + path
+    c.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1,
+                                                       "text": text}})
+    return uri
+
+
+def hover_text(c, uri, line, character=8, wait=TIMEOUT):
+    """The hover's text on 1-based `line`, asked again until the server has loaded the stored
+    results (it loads them at `initialized`); None when there is none within `wait` seconds."""
+    deadline = time.time() + wait
+    while True:
+        r = c.response(c.request("textDocument/hover", {"textDocument": {"uri": uri},
+                                                        "position": {"line": line - 1, "character": character}}))
+        if r.get("result"):
+            return r["result"]["contents"]["value"]
+        if time.time() >= deadline:
+            return None
+        time.sleep(0.2)
+
+
+def shutdown_and_exit(c):
+    """shutdown → exit; the server must exit with code 0."""
+    c.send({"id": 999, "method": "shutdown"})
+    c.response(999)
+    c.notify("exit")
+    check(c.wait_exit() == 0, "the server did not exit cleanly")
+
+
 def scenario_handshake(binary, threads, *extra):
     """initialize → initialized → didOpen/didChange → shutdown → exit: exit code 0."""
     c = Client(binary, "--threads", threads, *extra)

@@ -102,6 +102,35 @@ TEST_CASE("kernelLabels tells apart kernels that differ only inside a wrapper's 
   CHECK(narrow[0].find("Array<…, 3>") != std::string::npos);
 }
 
+TEST_CASE("kernelLabels names the op of ATen's multi-tensor (foreach) kernels") {
+  // AdamW(foreach=True).step(): one kernel name, the metadata and functor templates generic,
+  // the op (multiplies, plus, sqrt, ...) the argument that tells the launches apart.
+  auto mta = [](const std::string& meta, const std::string& functor, const std::string& op) {
+    std::string ns = "at::native::(anonymous namespace)::";
+    std::string args = ns + meta + ", " + ns + functor + ", " + op;
+    return kernel("multi_tensor_apply_kernel", "void " + ns + "multi_tensor_apply_kernel<" + args + ">(" + args + ")");
+  };
+  std::vector<KernelStat> ks{
+      mta("TensorListMetadata<1>", "BinaryOpScalarFunctor<float, 1, 1, 0>", "std::multiplies<float>, float"),
+      mta("TensorListMetadata<2>", "UnaryOpFunctor<float, 2, 1, 1>", "at::native::(anonymous namespace)::Sqrt<float>"),
+      mta("TensorListScalarListMetadata<float, 3>", "PointwiseOpScalarListFunctor<float, 3, 3, 0>", "std::divides<float>"),
+      mta("TensorListMetadata<2>", "BinaryOpListAlphaFunctor<float, 2, 2, 0>", "std::plus<float>, float"),
+      mta("TensorListMetadata<2>", "BinaryOpScalarFunctor<float, 2, 1, 1>", "std::plus<float>, float"),
+      mta("TensorListMetadata<3>", "PointwiseOpScalarFunctor<float, 3, 3, 0>", "std::multiplies<float>, float")};
+  auto l = kernelLabels(ks, 44);
+  CHECK(l[1] == "multi_tensor_apply_kernel<Sqrt>");
+  CHECK(l[2] == "multi_tensor_apply_kernel<divides>");
+  // The same op: the functor tells them apart (an in-place add with alpha vs with a scalar;
+  // mul_ vs addcmul_), not the tensor-list metadata.
+  CHECK(std::set<std::string>(l.begin(), l.end()).size() == l.size());
+  for (size_t i : {0, 5}) CHECK(l[i].find("multiplies") != std::string::npos);
+  CHECK(l[5].find("Pointwise") != std::string::npos);
+  for (size_t i : {3, 4}) CHECK(l[i].find("plus") != std::string::npos);
+  CHECK(l[3].find("ListAlpha") != std::string::npos);
+  for (const auto& x : l) CHECK(displayWidth(x) <= 44);
+  CHECK(kernelLabels(ks, 80)[5] == "multi_tensor_apply_kernel<multiplies, PointwiseOpScalarFunctor>");
+}
+
 TEST_CASE("hint labels: own kernels, call lines, prefix") {
   LineResult own;
   own.gpuNs = 1'920'000;
