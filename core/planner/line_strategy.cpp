@@ -67,32 +67,23 @@ std::vector<LineResult> lineResultsFromLineRanges(WorkspaceIndex& index, const a
   std::vector<LineResult> out;
   for (const auto& s : table.ranges) {
     if (s.exclusiveLaunches == 0) continue;
-    LineResult l;
-    l.file = s.path;
-    l.line = s.firstLine;
-    l.endLine = s.lastLine;
+    LineResult l = attribution::lineResult(s);
     if (auto f = index.file(s.path)) {
       const auto& m = (*f)->model();
-      int32_t si = m.statementAtLine(s.firstLine - 1);
-      if (si != kNone && !m.statements[si].compound && m.statements[si].lines.first == s.firstLine - 1)
-        l.endLine = std::max(l.endLine, m.statements[si].lines.last + 1);
-      uint32_t off = (*f)->lines().lineStart(s.firstLine - 1);
+      int32_t si = m.statementAtLine(l.line);
+      if (si != kNone && !m.statements[si].compound && m.statements[si].lines.first == l.line)
+        l.lastLine = std::max(l.lastLine, m.statements[si].lines.last);
+      uint32_t off = (*f)->lines().lineStart(l.line);
       int32_t fi = m.functionAt(off);
       // functionAt is by byte offset; the start of an indented line is inside its function.
       if (fi != kNone) l.function = m.functions[fi].qualName;
     }
-    l.gpuNs = s.exclusiveGpuNs;
-    l.launches = s.exclusiveLaunches;
-    l.invocations = s.invocations;
     l.atomic = s.maxExclusivePerInvocation > 1;
-    l.kernels = s.kernels;
-    l.backwardGpuNs = s.exclusiveBackwardGpuNs;
-    if (s.variants.size() > 1) l.variants = s.variants;
     if (l.atomic) l.note = "the line launches several kernels per execution";
     out.push_back(std::move(l));
   }
   std::sort(out.begin(), out.end(), [](const LineResult& a, const LineResult& b) {
-    return std::tie(a.file, a.line) < std::tie(b.file, b.line);
+    return std::tie(a.path, a.line) < std::tie(b.path, b.line);
   });
   return out;
 }

@@ -488,14 +488,11 @@ void Loop::buildLines(const attribution::RangeTable& stats, bool widenedOut) {
     const auto* found = stats.find(n.rangeName);
     if (!found || found->exclusiveLaunches == 0) continue;
     const auto& s = *found;
-    LineResult l;
-    l.file = n.path;
-    l.line = n.lines.first + 1;
-    l.endLine = n.lines.last + 1;
+    LineResult l = attribution::lineResult(s);
+    l.path = n.path;
+    l.line = n.lines.first;
+    l.lastLine = n.lines.last;
     l.function = n.function;
-    l.gpuNs = s.exclusiveGpuNs;
-    l.launches = s.exclusiveLaunches;
-    l.invocations = s.invocations;
     l.atomic = n.state == NodeState::Atomic;
     l.body = n.kind == NodeKind::FunctionBody;
     if (l.body) {
@@ -510,15 +507,12 @@ void Loop::buildLines(const attribution::RangeTable& stats, bool widenedOut) {
             if (m.statements[si].parentBlock == m.functions[fi].body && !m.statements[si].docstring)
               top.push_back(static_cast<int32_t>(si));
           if (top.size() == 1 && !m.functions[fi].oneLine) {
-            l.line = m.statements[top[0]].lines.first + 1;
-            l.endLine = m.statements[top[0]].lines.last + 1;
+            l.line = m.statements[top[0]].lines.first;
+            l.lastLine = m.statements[top[0]].lines.last;
             l.body = false;
           }
         }
     }
-    l.kernels = s.kernels;
-    l.backwardGpuNs = s.exclusiveBackwardGpuNs;
-    if (s.variants.size() > 1) l.variants = s.variants;
     if (n.state == NodeState::Atomic || n.state == NodeState::OutOfFocus) l.note = n.reason;
     if (n.state == NodeState::Atomic) {
       AtomicWhy why = atomicReason(n.id);
@@ -527,7 +521,7 @@ void Loop::buildLines(const attribution::RangeTable& stats, bool widenedOut) {
       l.suggestFocus = std::move(why.focus);
     }
     if (kernelRe_ && std::none_of(l.kernels.begin(), l.kernels.end(),
-                                  [&](const attribution::KernelEntry& k) { return kernelMatches(kernelRe_, k.name); })) {
+                                  [&](const attribution::KernelStat& k) { return kernelMatches(kernelRe_, k.opName); })) {
       l.noMatchingKernel = true;
       l.note = "launches no kernel matching --kernel";
     }
@@ -536,7 +530,7 @@ void Loop::buildLines(const attribution::RangeTable& stats, bool widenedOut) {
     res_.lines.push_back(std::move(l));
   }
   std::sort(res_.lines.begin(), res_.lines.end(), [](const LineResult& a, const LineResult& b) {
-    return std::tie(a.file, a.line, b.endLine) < std::tie(b.file, b.line, a.endLine);
+    return std::tie(a.path, a.line, b.lastLine) < std::tie(b.path, b.line, a.lastLine);
   });
   res_.unmapped.clear();
   res_.unmapped = stats.unmapped;

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "core/attribution/line_result.h"
 #include "core/planner/decide.h"
 #include "core/planner/executor.h"
 #include "core/planner/plan.h"
@@ -59,36 +60,10 @@ struct LoopConfig {
   bool discoverCalls = true;
 };
 
-/// One source location and what it launched (exclusive: not inside a finer managed range).
-struct LineResult {
-  std::string file;            // workspace-relative
-  uint32_t line = 0;           // 1-based
-  uint32_t endLine = 0;        // 1-based inclusive
-  std::string function;        // qualname ("" = module level)
-  int64_t gpuNs = 0;
-  int64_t backwardGpuNs = 0;   // part of gpuNs launched by the backward pass for this line's ops
-  int64_t launches = 0;
-  uint32_t invocations = 0;
-  bool atomic = false;         // launches several kernels per invocation; nothing finer to wrap
-  /// Why a line is atomic: "library" (its launches come from code outside the workspace: a final
-  /// answer), "unfollowed" (a workspace function ran beneath it that could not be wrapped; `note`
-  /// says which and why), "budget" (a finer range was refused for the NVTX budget), "no_source"
-  /// (a workspace function beneath it has no readable source). "" when not atomic.
-  std::string atomicReason;
-  /// "unfollowed" / "budget" beneath a workspace function: that function as FILE::QUALNAME, to
-  /// profile as the focus instead ("" otherwise).
-  std::string suggestFocus;
-  bool noMatchingKernel = false;  // --kernel: none of its kernels matches (shown, not counted in `why`)
-  bool body = false;           // a whole function body (launches outside its statement ranges)
-  std::vector<attribution::KernelEntry> kernels;  // by GPU time, descending
-  std::vector<attribution::KernelSet> variants;   // > 1: dynamic dispatch (different kernel sets per invocation)
-  std::string note;            // why atomic / out of focus
-  /// The note as text output and logs show it: with "; profile it as the focus: FILE::QUALNAME"
-  /// when there is a function to focus on.
-  std::string noteWithFocus() const {
-    return suggestFocus.empty() ? note : note + "; profile it as the focus: " + suggestFocus;
-  }
-};
+/// The loop's lines are the one LineResult of kernlens (core/attribution/line_result.h): one
+/// source location and what it launched (exclusive: not inside a finer managed range), with the
+/// loop's verdict (atomic + reason, note). Lines are 0-based in the planner's model of the file.
+using attribution::LineResult;
 
 /// Why the loop stopped.
 enum class StopReason { Converged, RoundBudget, Cancelled, Failed };
@@ -116,7 +91,7 @@ struct LoopResult {
   std::string backend;
   bool emulated = false;
   Strategy strategy = Strategy::Edits;
-  std::vector<LineResult> lines;          // sorted by (file, line)
+  std::vector<LineResult> lines;          // sorted by (path, line)
   std::vector<attribution::UnmappedEntry> unmapped;  // by GPU time, descending
   std::vector<RoundLog> roundLog;
   std::vector<std::string> refusals;      // ranges refused for the budget, with the reason

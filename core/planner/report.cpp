@@ -27,7 +27,7 @@ namespace {
 std::string stepKinds(const LineResult& l) {
   std::set<std::string> kinds;
   for (const auto& k : l.kernels)
-    if (attribution::isStepPass(k.pass)) kinds.insert(attribution::passName(k.pass));
+    if (k.stepPass()) kinds.insert(k.pass);
   std::string out;
   for (const auto& p : kinds) out += (out.empty() ? "" : "+") + p;
   return out;
@@ -47,15 +47,15 @@ std::string renderJson(const LoopResult& r) {
   w.key("lines").beginArray();
   for (const auto& l : r.lines) {
     w.beginObject();
-    w.field("file", l.file);
-    w.field("line", l.line);
-    w.field("end_line", l.endLine);
+    w.field("file", l.path);
+    w.field("line", l.line + 1);
+    w.field("end_line", l.lastLine + 1);
     w.field("function", l.function);
     w.key("gpu_ns").value(static_cast<long long>(l.gpuNs));
-    w.key("backward_gpu_ns").value(static_cast<long long>(l.backwardGpuNs));
+    w.key("backward_gpu_ns").value(static_cast<long long>(l.backwardNs));
     if (std::string kinds = stepKinds(l); kinds.empty()) w.key("step_kind").null();
     else w.field("step_kind", kinds);
-    w.key("launches").value(static_cast<long long>(l.launches));
+    w.key("launches").value(static_cast<long long>(l.ops));
     w.field("invocations", l.invocations);
     w.field("atomic", l.atomic);
     if (l.atomicReason.empty()) w.key("atomic_reason").null();
@@ -69,12 +69,12 @@ std::string renderJson(const LoopResult& r) {
     w.key("kernels").beginArray();
     for (const auto& k : l.kernels) {
       w.beginObject();
-      w.field("name", k.name);
+      w.field("name", k.opName);
       w.field("backward", k.backward());
-      w.field("pass", attribution::passName(k.pass));
+      w.field("pass", k.pass);
       if (k.backward()) w.field("forward_owner", !k.noForwardOwner);
       w.key("launches").value(static_cast<long long>(k.launches));
-      w.key("gpu_ns").value(static_cast<long long>(k.gpuNs));
+      w.key("gpu_ns").value(static_cast<long long>(k.totalNs));
       w.endObject();
     }
     w.endArray();
@@ -173,17 +173,17 @@ std::string variantText(const LineResult& l, const attribution::KernelSet& v) {
 /// "0.42 ms + bwd 0.91 ms": forward time, then what the backward pass spent for this line's ops.
 /// Backward work with no forward owner (on the line that called backward()) says so.
 std::string timeText(const LineResult& l) {
-  if (l.backwardGpuNs <= 0) return formatNs(l.gpuNs);
+  if (l.backwardNs <= 0) return formatNs(l.gpuNs);
   bool anyOwned = false, anyUnowned = false;
   for (const auto& k : l.kernels)
     if (k.backward()) (k.noForwardOwner ? anyUnowned : anyOwned) = true;
-  std::string a = formatNs(l.gpuNs - l.backwardGpuNs) + " + bwd " + formatNs(l.backwardGpuNs);
+  std::string a = formatNs(l.gpuNs - l.backwardNs) + " + bwd " + formatNs(l.backwardNs);
   if (anyUnowned && !anyOwned) a += " (backward work of no forward line: grad accumulation, engine)";
   return a;
 }
 
 std::string annotation(const LineResult& l, int maxKernels) {
-  std::string a = timeText(l) + " · " + std::to_string(l.launches) + " launch" + (l.launches == 1 ? "" : "es");
+  std::string a = timeText(l) + " · " + std::to_string(l.ops) + " launch" + (l.ops == 1 ? "" : "es");
   if (l.invocations > 1) a += " in " + std::to_string(l.invocations) + " calls";
   if (l.atomic) a += " · ATOMIC" + (l.atomicReason.empty() ? std::string() : " (" + l.atomicReason + ")");
   if (std::string kinds = stepKinds(l); !kinds.empty()) a += " · " + kinds;
@@ -194,8 +194,8 @@ std::string annotation(const LineResult& l, int maxKernels) {
       a += ", +" + std::to_string(l.kernels.size() - shown) + " more";
       break;
     }
-    a += (shown ? ", " : "") + std::string(k.pass == attribution::Pass::Backward ? "bwd:" : k.pass == attribution::Pass::Recompute ? "recompute:" : "") +
-         shortKernel(k.name) + (k.launches > 1 ? " x" + std::to_string(k.launches) : "");
+    a += (shown ? ", " : "") + std::string(k.pass == "backward" ? "bwd:" : k.pass == "recompute" ? "recompute:" : "") +
+         shortKernel(k.opName) + (k.launches > 1 ? " x" + std::to_string(k.launches) : "");
     ++shown;
   }
   return a;
@@ -224,7 +224,8 @@ std::string renderText(const LoopResult& r, WorkspaceIndex& index, const TextOpt
     if (to == 0 || to > n) to = n;
     std::map<uint32_t, std::vector<size_t>> at;
     for (size_t i = 0; i < r.lines.size(); ++i)
-      if (r.lines[i].file == path && r.lines[i].line >= from && r.lines[i].line <= to) at[r.lines[i].line].push_back(i);
+      if (r.lines[i].path == path && r.lines[i].line + 1 >= from && r.lines[i].line + 1 <= to)
+        at[r.lines[i].line + 1].push_back(i);
     os << "== " << path << (title.empty() ? "" : "  (" + title + ")") << (r.emulated ? "  [EMULATED]" : "") << "\n";
     for (uint32_t line = from; line <= to; ++line) {
       std::string src(std::string_view(text).substr(li.lineStart(line - 1), li.lineEnd(line - 1, text) - li.lineStart(line - 1)));
@@ -235,7 +236,7 @@ std::string renderText(const LoopResult& r, WorkspaceIndex& index, const TextOpt
           const auto& l = r.lines[it->second[k]];
           shown.insert(it->second[k]);
           os << (k ? "\n       | " : "") << "    # " << annotation(l, opts.maxKernelsPerLine);
-          if (l.endLine > l.line) os << " (lines " << l.line << "-" << l.endLine << ")";
+          if (l.lastLine > l.line) os << " (lines " << l.line + 1 << "-" << l.lastLine + 1 << ")";
           for (const auto& v : l.variants) os << "\n       |      " << variantText(l, v);
           if (!l.note.empty() && (!l.atomic || l.atomicReason != "library" || l.noMatchingKernel))
             os << "  [" << l.noteWithFocus() << "]";
@@ -252,21 +253,21 @@ std::string renderText(const LoopResult& r, WorkspaceIndex& index, const TextOpt
     // The other lines, grouped by file (callees, callers, entry).
     std::map<std::string, std::vector<size_t>> rest;
     for (size_t i = 0; i < r.lines.size(); ++i)
-      if (!shown.count(i)) rest[r.lines[i].file].push_back(i);
+      if (!shown.count(i)) rest[r.lines[i].path].push_back(i);
     for (const auto& [file, idx] : rest) {
       os << "== " << file << (r.emulated ? "  [EMULATED]" : "") << "\n";
       for (size_t i : idx) {
         const auto& l = r.lines[i];
         std::string src;
-        if (auto f = index.file(file); f && l.line >= 1 && l.line <= (*f)->lines().lineCount()) {
+        if (auto f = index.file(file); f && l.line < (*f)->lines().lineCount()) {
           const auto& t = (*f)->text();
           const auto& li = (*f)->lines();
-          src = std::string(std::string_view(t).substr(li.lineStart(l.line - 1), li.lineEnd(l.line - 1, t) - li.lineStart(l.line - 1)));
+          src = std::string(std::string_view(t).substr(li.lineStart(l.line), li.lineEnd(l.line, t) - li.lineStart(l.line)));
           size_t s = src.find_first_not_of(" \t");
           src = s == std::string::npos ? "" : src.substr(s);
           if (src.size() > 60) src = src.substr(0, 57) + "...";
         }
-        os << "  " << l.line << (l.endLine > l.line ? "-" + std::to_string(l.endLine) : "") << "  " << src << "    # "
+        os << "  " << l.line + 1 << (l.lastLine > l.line ? "-" + std::to_string(l.lastLine + 1) : "") << "  " << src << "    # "
            << annotation(l, opts.maxKernelsPerLine) << (l.function.empty() ? "" : "  [" + l.function + "]") << "\n";
         for (const auto& v : l.variants) os << "        " << variantText(l, v) << "\n";
       }

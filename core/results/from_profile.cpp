@@ -40,24 +40,6 @@ struct LineAcc {
 // (path, 0-based line) -> accumulator
 using Acc = std::map<std::string, std::map<uint32_t, LineAcc>>;
 
-KernelStat kernelStat(const attribution::KernelEntry& k) {
-  KernelStat s;
-  s.name = k.shortName;
-  s.fullName = k.fullName;
-  s.kind = profile::gpuOpKindName(k.kind);
-  s.launches = static_cast<uint64_t>(k.launches);
-  s.totalNs = k.gpuNs;
-  s.minNs = k.minNs;
-  s.maxNs = k.maxNs;
-  s.grid = k.grid;
-  s.block = k.block;
-  s.shapeVaries = k.shapeVaries;
-  s.streams = k.streams;
-  s.pass = attribution::passName(k.pass);
-  s.noForwardOwner = k.noForwardOwner;
-  return s;
-}
-
 /// Whether a source range [first, last] could be split further: it is (or starts with) a
 /// compound statement, or holds several statements.
 bool isRefinable(const python::Module* mod, uint32_t first, uint32_t last) {
@@ -251,6 +233,7 @@ Result<ResultSet> buildFromProfile(const profile::ProfileModel& m, const BuildOp
         continue;
       }
       LineResult lr;
+      lr.path = fr.path;
       lr.line = line;
       lr.lastLine = std::max(line, la.lastLine);
       lr.label = la.label;
@@ -260,7 +243,7 @@ Result<ResultSet> buildFromProfile(const profile::ProfileModel& m, const BuildOp
       lr.invocations = la.invocations;
       lr.syncNs = la.syncNs;
       lr.syncCalls = la.syncCalls;
-      for (const auto& [key, k] : la.kernels) lr.kernels.push_back(kernelStat(k));
+      for (const auto& [key, k] : la.kernels) lr.kernels.push_back(attribution::kernelStat(k));
       std::sort(lr.kernels.begin(), lr.kernels.end(), [](const KernelStat& x, const KernelStat& y) {
         return x.totalNs != y.totalNs ? x.totalNs > y.totalNs : x.name < y.name;
       });

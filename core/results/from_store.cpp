@@ -25,30 +25,10 @@ int64_t parseIso(const std::string& s) {
   return static_cast<int64_t>(timegm(&tm));
 }
 
-LineResult lineOf(const store::SpanResult& s) {
-  LineResult l;
-  l.line = (s.diskFirst ? s.diskFirst : s.firstLine) - 1;
-  l.lastLine = (s.diskLast ? s.diskLast : s.lastLine) - 1;
-  l.label = s.label;
-  l.function = s.function;
-  l.gpuNs = s.exclusiveGpuNs;
-  l.backwardNs = s.exclusiveBackwardGpuNs;
-  l.ops = static_cast<uint64_t>(s.exclusiveLaunches);
-  l.invocations = static_cast<uint32_t>(s.invocations);
-  l.refinable = !s.leaf || l.lastLine > l.line;
-  l.atomicReason = s.atomicReason;
-  l.note = s.note;
-  l.suggestFocus = s.suggestFocus;
-  for (const auto& k : s.kernels) {
-    KernelStat ks;
-    ks.name = k.shortName.empty() ? k.name : k.shortName;
-    ks.fullName = k.name;
-    ks.kind = k.kind;
-    ks.launches = static_cast<uint64_t>(k.launches);
-    ks.totalNs = k.gpuNs;
-    ks.pass = k.pass;
-    l.kernels.push_back(std::move(ks));
-  }
+/// A stored span as the line result editors see: `refinable` added, kernels by time.
+LineResult lineOf(const LineResult& s) {
+  LineResult l = s;
+  l.refinable = !s.range.leaf || l.lastLine > l.line;
   std::sort(l.kernels.begin(), l.kernels.end(), [](const KernelStat& a, const KernelStat& b) {
     return a.totalNs != b.totalNs ? a.totalNs > b.totalNs : a.name < b.name;
   });
@@ -57,17 +37,17 @@ LineResult lineOf(const store::SpanResult& s) {
 
 /// The lines of other functions (or files) measured inside span `s` of the same round: its
 /// callees. Most GPU time first.
-std::vector<CalleeLine> calleesOf(const store::SpanResult& s, const std::vector<store::SpanResult>& round) {
+std::vector<CalleeLine> calleesOf(const LineResult& s, const std::vector<LineResult>& round) {
   std::vector<CalleeLine> out;
   for (const auto& c : round) {
-    if (c.parentRange != s.rangeName || c.gpuNs <= 0) continue;
+    if (c.range.parent != s.range.name || c.range.gpuNs <= 0) continue;
     if (c.path == s.path && c.function == s.function) continue;  // a nested statement, not a callee
     CalleeLine cl;
     cl.path = c.path;
-    cl.line = (c.diskFirst ? c.diskFirst : c.firstLine) - 1;
+    cl.line = c.line;
     cl.label = c.label;
     cl.function = c.function;
-    cl.gpuNs = c.gpuNs;
+    cl.gpuNs = c.range.gpuNs;
     out.push_back(std::move(cl));
   }
   std::sort(out.begin(), out.end(), [](const CalleeLine& a, const CalleeLine& b) {
@@ -123,11 +103,11 @@ Result<std::optional<ResultSet>> loadFromStore(const std::filesystem::path& work
     auto roundSpans = st->spans(f.round.id);
     if (!roundSpans) return roundSpans.error();
     for (const auto& s : f.spans) {
-      std::vector<CalleeLine> callees = s.launches > 0 ? calleesOf(s, *roundSpans) : std::vector<CalleeLine>{};
-      if (s.exclusiveLaunches > 0 || !callees.empty()) {
+      std::vector<CalleeLine> callees = s.range.launches > 0 ? calleesOf(s, *roundSpans) : std::vector<CalleeLine>{};
+      if (s.ops > 0 || !callees.empty()) {
         LineResult l = lineOf(s);
         if (!callees.empty()) {
-          l.inclusiveNs = s.gpuNs;
+          l.inclusiveNs = s.range.gpuNs;
           l.callees = std::move(callees);
         }
         // Several spans may start on one line (a function range and its first statement's):
@@ -176,8 +156,8 @@ Result<std::optional<ResultSet>> loadFromStore(const std::filesystem::path& work
         if (!spans) break;
         for (const auto& s : *spans)
           if (s.path == path && s.function == fn.qualName) {
-            addTo(pf.gpuNs, s.exclusiveGpuNs);
-            pf.ops += static_cast<uint64_t>(s.exclusiveLaunches);
+            addTo(pf.gpuNs, s.gpuNs);
+            pf.ops += s.ops;
           }
         if (pf.ops) break;  // the newest round of that run that measured the function
       }

@@ -35,12 +35,6 @@ std::string functionKey(std::string_view path, std::string_view qualName) {
   return k;
 }
 
-uint32_t LineResult::distinctKernels() const {
-  std::set<std::string_view> names;
-  for (const auto& k : kernels) names.insert(k.fullName.empty() ? k.name : k.fullName);
-  return static_cast<uint32_t>(names.size());
-}
-
 void computeFunctions(FileResult& file, const std::vector<FunctionSpan>& spans) {
   auto byLine = [](const LineResult& a, const LineResult& b) { return a.line < b.line; };
   if (!std::is_sorted(file.lines.begin(), file.lines.end(), byLine))

@@ -21,6 +21,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/attribution/line_result.h"
+
 namespace kl::python {
 class SourceFile;
 struct FunctionExtent;
@@ -28,76 +30,11 @@ struct FunctionExtent;
 
 namespace kl::results {
 
-/// One kernel (or memcpy/memset) name launched from one line, over all its launches.
-struct KernelStat {
-  std::string name;       // short name for display ("vectorized_elementwise_kernel")
-  std::string fullName;   // demangled name when known, else == name
-  std::string kind;       // "kernel", "memcpy", "memset", "graph"
-  uint64_t launches = 0;
-  int64_t totalNs = 0;
-  int64_t minNs = 0;
-  int64_t maxNs = 0;
-  std::array<int32_t, 3> grid{0, 0, 0};   // of the first launch; 0 = unknown
-  std::array<int32_t, 3> block{0, 0, 0};
-  bool shapeVaries = false;               // later launches had another grid/block
-  std::vector<uint32_t> streams;          // distinct stream ids, ascending
-  /// "forward", "backward" / "recompute", or a training-step kind ("optimizer", "zero_grad",
-  /// "grad-clip", "amp-scaler") (attribution::passName): launched by the backward
-  /// pass for a forward op of this line. A line's backward kernels are separate entries from its
-  /// forward kernels, even with the same name.
-  std::string pass = "forward";
-  /// Backward work of no forward op (gradient accumulation, engine housekeeping): it stays on the
-  /// line that called backward().
-  bool noForwardOwner = false;
-  bool backward() const { return pass == "backward" || pass == "recompute"; }
-  int64_t avgNs() const { return launches ? totalNs / static_cast<int64_t>(launches) : 0; }
-};
-
-/// A workspace line that ran inside a call line (a callee's statement or body), with the GPU
-/// time measured inside it during the call line's invocations.
-struct CalleeLine {
-  std::string path;         // workspace-relative
-  uint32_t line = 0;        // 0-based, in that file's snapshot
-  std::string label;        // the statement head / range label (may be empty)
-  std::string function;     // qualname of the function holding it ("" = module level)
-  int64_t gpuNs = 0;        // inclusive, during this call line
-};
-
-/// GPU work attributed to one source location of one file.
-struct LineResult {
-  uint32_t line = 0;        // first line (0-based) of the statement / range
-  uint32_t lastLine = 0;    // last line (inclusive) of the statement / range
-  std::string function;     // qualified name of the enclosing function ("" = module level)
-  std::string label;        // the range label or statement head, for messages (may be empty)
-  int64_t gpuNs = 0;        // sum of op durations (not a union)
-  int64_t backwardNs = 0;   // part of gpuNs launched by the backward pass (backward kernels)
-  uint64_t ops = 0;         // GPU ops (launches) attributed here
-  uint32_t invocations = 0; // range invocations (kl: ranges); 0 for Python-stack attribution
-  std::vector<KernelStat> kernels;  // sorted by totalNs desc, then name
-  /// CPU time blocked in synchronising CUDA calls made from this line (analysis/sync.h: explicit
-  /// *Synchronize and implicit blocking copies), each call's duration once; loaded profiles only.
-  int64_t syncNs = 0;
-  uint32_t syncCalls = 0;
-  /// The range spans more than one statement (its first and last lines differ), so kernels
-  /// here could be split further by refining (the diagnostic "range covers N kernels").
-  bool refinable = false;
-  /// Inclusive GPU time: every op launched while this line ran, the work of the workspace
-  /// functions it called included; 0 = not measured. A pure call line (its kernels are launched
-  /// in workspace callees) has gpuNs == 0, no kernels and inclusiveNs > 0.
-  int64_t inclusiveNs = 0;
-  /// The callee lines (in other functions) measured inside it, most GPU time first.
-  std::vector<CalleeLine> callees;
-  /// The convergence loop's verdict (store-backed results; store::RangeVerdict): why the line is
-  /// an atomic line ("library" | "unfollowed" | "budget" | "no_source"; "" = not atomic), its note,
-  /// and a function (FILE::QUALNAME) to profile as the focus to see finer lines ("" = none).
-  std::string atomicReason;
-  std::string note;
-  std::string suggestFocus;
-  /// Calls workspace code: its time is mostly its callees' (the hint says "total").
-  bool isCallLine() const { return !callees.empty() && inclusiveNs > gpuNs; }
-  /// Distinct kernel names (a name launched in two passes counts once).
-  uint32_t distinctKernels() const;
-};
+/// The per-line result is the one LineResult of kernlens (core/attribution/line_result.h),
+/// shared with the planner and the store; here its lines are those of the file's snapshot.
+using attribution::CalleeLine;
+using attribution::KernelStat;
+using attribution::LineResult;
 
 /// Totals of one function (sum over the LineResults inside its line span).
 struct FunctionResult {

@@ -31,15 +31,10 @@ std::string functionAtLine(const python::SourceFile& f, uint32_t line0) {
   return fn == python::kNone ? "" : f.model().functions[static_cast<size_t>(fn)].qualName;
 }
 
-store::KernelStat kernelStat(const attribution::KernelEntry& k) {
-  return store::KernelStat{k.name,     k.shortName, profile::gpuOpKindName(k.kind), k.launches, k.gpuNs,
-                           attribution::passName(k.pass)};
-}
-
 }  // namespace
 
-Result<store::LineResults> lineResults(const attribution::RangeTable& table, const LineResultOptions& opts) {
-  store::LineResults out;
+Result<store::RoundResults> lineResults(const attribution::RangeTable& table, const LineResultOptions& opts) {
+  store::RoundResults out;
   out.emulated = table.emulated;
   out.warnings = table.warnings;
   out.totalOps = table.totalOps;
@@ -52,33 +47,10 @@ Result<store::LineResults> lineResults(const attribution::RangeTable& table, con
                                                  std::string(attribution::unmappedReasonName(u.reason)), u.launches,
                                                  u.gpuNs});
 
-  std::map<std::string, store::SpanResult> spans;  // by range name
+  std::map<std::string, attribution::LineResult> spans;  // by range name
   for (const auto& e : table.ranges) {
     if (opts.cancel.isCancelled()) return Error::cancelled();
-    store::SpanResult& r = spans[e.name];
-    r.rangeName = e.name;
-    r.path = e.path;
-    r.firstLine = e.firstLine;
-    r.lastLine = e.lastLine;
-    r.label = e.label;
-    r.parentRange = e.parentRange;
-    r.depth = e.depth;
-    r.leaf = e.leaf;
-    r.invocations = e.invocations;
-    r.launches = e.launches;
-    r.gpuNs = e.gpuNs;
-    r.distinctKernels = e.distinctKernels();
-    r.exclusiveLaunches = e.exclusiveLaunches;
-    r.exclusiveGpuNs = e.exclusiveGpuNs;
-    r.exclusiveBackwardGpuNs = e.exclusiveBackwardGpuNs;
-    r.minKernelsPerInvocation = e.minKernelsPerInvocation;
-    r.maxKernelsPerInvocation = e.maxKernelsPerInvocation;
-    r.distinctKernelSets = static_cast<uint32_t>(e.kernelSets.size());
-    for (const auto& set : e.kernelSets) {
-      if (r.kernelSets.size() >= opts.maxKernelSets) break;
-      r.kernelSets.push_back(set.kernels);
-    }
-    for (const auto& k : e.kernels) r.kernels.push_back(kernelStat(k));
+    spans[e.name] = attribution::lineResult(e, opts.maxKernelSets);
   }
 
   // Ranges the overlay placed that never ran.
@@ -88,11 +60,11 @@ Result<store::LineResults> lineResults(const attribution::RangeTable& table, con
         if (spans.count(pr.name)) continue;
         auto p = nvtx::parseName(pr.name);
         if (!p) continue;
-        store::SpanResult& r = spans[pr.name];
-        r.rangeName = pr.name;
+        attribution::LineResult& r = spans[pr.name];
+        r.range.name = pr.name;
         r.path = p->path;
-        r.firstLine = p->firstLine;
-        r.lastLine = p->lastLine;
+        r.range.firstLine = p->firstLine;
+        r.range.lastLine = p->lastLine;
         r.label = p->label;
       }
     }
@@ -133,22 +105,23 @@ Result<store::LineResults> lineResults(const attribution::RangeTable& table, con
         if (pr.kind == nvtx::RangeRequest::Kind::FunctionBody) bodyNames.insert(pr.name);
 
   for (auto& [name, r] : spans) {
-    r.functionBody = bodyNames.count(name) > 0;
+    r.body = bodyNames.count(name) > 0;
     FileInfo& fi = fileInfo(r.path);
-    r.diskFirst = r.firstLine;
-    r.diskLast = r.lastLine;
+    const uint32_t first = r.range.firstLine - 1, last = r.range.lastLine - 1;
+    r.line = first;
+    r.lastLine = last;
     if (fi.diskLines && !fi.diskLines->toOriginal.empty()) {
-      if (auto d = fi.diskLines->instrumentedLine(r.firstLine - 1)) r.diskFirst = *d + 1;
-      if (auto d = fi.diskLines->instrumentedLine(r.lastLine - 1)) r.diskLast = *d + 1;
+      if (auto d = fi.diskLines->instrumentedLine(first)) r.line = *d;
+      if (auto d = fi.diskLines->instrumentedLine(last)) r.lastLine = *d;
     }
-    if (fi.original) r.function = functionAtLine(*fi.original, r.firstLine - 1);
+    if (fi.original) r.function = functionAtLine(*fi.original, first);
     out.spans.push_back(std::move(r));
   }
-  std::sort(out.spans.begin(), out.spans.end(), [](const store::SpanResult& x, const store::SpanResult& y) {
+  std::sort(out.spans.begin(), out.spans.end(), [](const attribution::LineResult& x, const attribution::LineResult& y) {
     if (x.path != y.path) return x.path < y.path;
-    if (x.firstLine != y.firstLine) return x.firstLine < y.firstLine;
-    if (x.lastLine != y.lastLine) return x.lastLine > y.lastLine;
-    return x.rangeName < y.rangeName;
+    if (x.range.firstLine != y.range.firstLine) return x.range.firstLine < y.range.firstLine;
+    if (x.range.lastLine != y.range.lastLine) return x.range.lastLine > y.range.lastLine;
+    return x.range.name < y.range.name;
   });
   return out;
 }

@@ -1,13 +1,14 @@
 // Per-line results as the store keeps them: a round's RangeTable (core/attribution/range_table.h,
-// the one per-range aggregation) -> one SpanResult per managed range name (a line span of a
-// file), plus the GPU ops no span owns, with the reason. A conversion: it adds what needs the
-// sources, never re-attributes.
+// the one per-range aggregation) -> one attribution::LineResult per managed range name (a line
+// span of a file, attribution::lineResult), plus the GPU ops no span owns, with the reason. It
+// only adds what needs the sources, never re-attributes:
 //
-//  - Lines: names carry ORIGINAL 1-based lines; disk lines come from the overlay's diskLines
-//    (files holding kept ranges), else equal. The enclosing function (qualname) comes from the
-//    original text (overlay, else the workspace file stripped of kernlens ranges).
+//  - Lines: names carry ORIGINAL 1-based lines (kept in LineResult::range); `line/lastLine` are
+//    the disk lines from the overlay's diskLines (files holding kept ranges), else the same.
+//    The enclosing function (qualname) comes from the original text (overlay, else the
+//    workspace file stripped of kernlens ranges).
 //  - Ranges the overlay placed but that never ran appear with invocations == 0.
-//  - functionBody: the overlay placed the range around a whole function body.
+//  - body: the overlay placed the range around a whole function body.
 #pragma once
 
 #include <filesystem>
@@ -31,6 +32,6 @@ struct LineResultOptions {
 };
 
 /// Converts one round's table. Fails only when cancelled.
-Result<store::LineResults> lineResults(const attribution::RangeTable& table, const LineResultOptions& opts = {});
+Result<store::RoundResults> lineResults(const attribution::RangeTable& table, const LineResultOptions& opts = {});
 
 }  // namespace kl::runner

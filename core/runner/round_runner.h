@@ -91,7 +91,7 @@ struct RoundResult {
   std::vector<std::filesystem::path> profiles;
   std::shared_ptr<const profile::ProfileModel> model;
   /// The store's per-line results: empty until attach() gives the round's RangeTable.
-  store::LineResults lines;
+  store::RoundResults lines;
   ProcessResult process;
   std::string profilerVersion;   // from the profile when it says (nsys export), else the backend's
   std::string gpu;               // GPU names in the profile ("" when none was captured)

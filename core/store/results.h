@@ -1,78 +1,25 @@
-// Per-line results of one profiling round: what every `kl:` range (a line span of a file)
-// launched. Plain data, converted by runner::lineResults() from the round's RangeTable, written by
-// Store::writeRound() and read back by the store's queries (editor hints/hovers/lenses).
+// What one profiling round stored: one attribution::LineResult per managed (`kl:`) range (a line
+// span of a file, core/attribution/line_result.h), built by runner::lineResults() from the
+// round's RangeTable, written by Store::writeRound() and read back by the store's queries
+// (editor hints/hovers/lenses).
 //
-// Lines: `firstLine/lastLine` are the 1-based lines of the ORIGINAL (kernlens-range-free) text,
-// exactly as in the range name; `diskFirst/diskLast` are the same span on the file as it was on
-// disk when profiled (they differ only when the file held kept kernlens ranges). Editors use the
-// disk lines against the snapshot of the file (Store::snapshot) to re-map onto edited buffers.
+// Lines of a stored LineResult: `line/lastLine` are the 0-based lines of the file as it was on
+// disk when profiled (the columns disk_first/disk_last hold them 1-based), `range.firstLine/
+// lastLine` the 1-based lines of the ORIGINAL (kernlens-range-free) text, exactly as in the range
+// name; they differ only when the file held kept kernlens ranges. Editors use the disk lines
+// against the snapshot of the file (Store::snapshot) to re-map onto edited buffers. `body` is
+// the stored function_body flag.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "core/attribution/line_result.h"
+
 namespace kl::store {
 
-/// One kernel (or memcpy/memset) name and what it cost within a span.
-struct KernelStat {
-  std::string name;       // GpuOp name (demangled kernel name, "[CUDA memcpy HtoD]", ...)
-  std::string shortName;  // kernel short name when known, else == name
-  std::string kind;       // "kernel" | "memcpy" | "memset" | "graph"
-  int64_t launches = 0;
-  int64_t gpuNs = 0;
-  /// "forward", "backward" / "recompute" or a training-step kind ("optimizer", "zero_grad",
-  /// "grad-clip", "amp-scaler"; attribution::passName): launched by the backward pass for a forward op of
-  /// this span (attribution::passName). A backward kernel is a separate entry from a forward one.
-  std::string pass = "forward";
-  bool backward() const { return pass == "backward" || pass == "recompute"; }
-};
-
-/// One managed range (a line span): statistics over all its invocations in the round.
-struct SpanResult {
-  std::string rangeName;      // "kl:pkg/model.py:12-14:label"
-  std::string path;           // workspace-relative, '/'-separated
-  uint32_t firstLine = 0, lastLine = 0;  // 1-based, original text (as in the name)
-  uint32_t diskFirst = 0, diskLast = 0;  // 1-based, the file as it was on disk
-  std::string label;
-  std::string function;       // qualname of the innermost function containing the span ("" = module)
-  bool functionBody = false;  // the span is a whole function body (round 0's outer range)
-  std::string parentRange;    // name of the enclosing kl: range ("" = outermost)
-  int32_t depth = 0;          // nesting depth among kl: ranges
-  int64_t invocations = 0;
-  // Inclusive: every op launched while the range was open (nested ranges included).
-  int64_t launches = 0;
-  int64_t gpuNs = 0;
-  uint32_t distinctKernels = 0;
-  // Exclusive: ops whose innermost kl: range is this one.
-  int64_t exclusiveLaunches = 0;
-  int64_t exclusiveGpuNs = 0;
-  int64_t exclusiveBackwardGpuNs = 0;  // part of exclusiveGpuNs launched by the backward pass
-  // Per invocation (inclusive) distinct kernel names: min/max count and the distinct sets.
-  uint32_t minKernelsPerInvocation = 0, maxKernelsPerInvocation = 0;
-  uint32_t distinctKernelSets = 0;
-  std::vector<std::vector<std::string>> kernelSets;  // the distinct sets (names sorted), at most 16
-  /// Exclusive kernels by name, most GPU time first: the kernel -> source mapping of this span.
-  std::vector<KernelStat> kernels;
-  /// Atomic: no kl: range nested inside it was seen (a leaf line span).
-  bool leaf = true;
-  /// The loop's verdict (RangeVerdict, written after its decisions; "" when none or not atomic).
-  std::string atomicReason;
-  std::string note;
-  std::string suggestFocus;
-};
-
-/// What the convergence loop concluded about one range of a recorded round, written onto it by
-/// Store::annotateRanges once the loop has decided (planner::LineResult holds the same facts).
-struct RangeVerdict {
-  std::string rangeName;
-  /// "library" | "unfollowed" | "budget" | "no_source" when the range is an atomic line, else "".
-  std::string atomicReason;
-  std::string note;          // why atomic / other remark ("launches no kernel matching --kernel")
-  std::string suggestFocus;  // FILE::QUALNAME to profile as the focus instead ("" = none)
-};
-
-/// GPU ops that no span owns, grouped by (name, reason).
+/// GPU ops that no span owns, grouped by (name, reason), as stored.
 struct UnmappedKernel {
   std::string name;
   std::string kind;
@@ -83,8 +30,19 @@ struct UnmappedKernel {
   int64_t gpuNs = 0;
 };
 
-struct LineResults {
-  std::vector<SpanResult> spans;       // sorted by (path, firstLine, lastLine desc)
+/// What the convergence loop concluded about one range of a recorded round, written onto it by
+/// Store::annotateRanges once the loop has decided: the verdict fields of the range's LineResult
+/// (atomicReason, note, suggestFocus).
+struct RangeVerdict {
+  std::string rangeName;
+  /// "library" | "unfollowed" | "budget" | "no_source" when the range is an atomic line, else "".
+  std::string atomicReason;
+  std::string note;          // why atomic / other remark ("launches no kernel matching --kernel")
+  std::string suggestFocus;  // FILE::QUALNAME to profile as the focus instead ("" = none)
+};
+
+struct RoundResults {
+  std::vector<attribution::LineResult> spans;  // sorted by (path, range.firstLine, range.lastLine desc)
   std::vector<UnmappedKernel> unmapped;  // most GPU time first
   int64_t totalOps = 0;                // GPU ops in the profile
   int64_t totalGpuNs = 0;

@@ -440,7 +440,7 @@ Result<int64_t> Store::writeRound(int64_t runId, const RoundRecord& rec) {
     if (!has) return has.error();
     if (!*has) return Error::invalid("store: no run with id " + std::to_string(runId));
   }
-  const LineResults& lr = rec.results;
+  const RoundResults& lr = rec.results;
   auto st = db_.prepare(
       "INSERT INTO rounds(run_id, idx, status, error, wall_ms, profiles, profiler_version, gpu, total_ops, "
       "mapped_ops, total_gpu_ns, kl_ranges, emulated, warnings) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
@@ -477,32 +477,33 @@ Result<int64_t> Store::writeRound(int64_t runId, const RoundRecord& rec) {
   auto ls = db_.prepare("INSERT INTO line_stats(round_id, path, line, range_id, launches, gpu_ns, kernels) VALUES(?,?,?,?,?,?,?)");
   if (!ls) return ls.error();
   for (const auto& s : lr.spans) {
+    const attribution::RangeInfo& r = s.range;
     KL_TRY(rs->reset());
     rs->clearBindings();
     KL_TRY(rs->bind(1, roundId));
-    KL_TRY(rs->bind(2, std::string_view(s.rangeName)));
+    KL_TRY(rs->bind(2, std::string_view(r.name)));
     KL_TRY(rs->bind(3, std::string_view(s.path)));
-    KL_TRY(rs->bind(4, int64_t{s.firstLine}));
-    KL_TRY(rs->bind(5, int64_t{s.lastLine}));
-    KL_TRY(rs->bind(6, int64_t{s.diskFirst}));
-    KL_TRY(rs->bind(7, int64_t{s.diskLast}));
+    KL_TRY(rs->bind(4, int64_t{r.firstLine}));
+    KL_TRY(rs->bind(5, int64_t{r.lastLine}));
+    KL_TRY(rs->bind(6, int64_t{s.line} + 1));
+    KL_TRY(rs->bind(7, int64_t{s.lastLine} + 1));
     KL_TRY(rs->bind(8, std::string_view(s.label)));
     KL_TRY(rs->bind(9, std::string_view(s.function)));
-    KL_TRY(rs->bind(10, int64_t{s.functionBody}));
-    KL_TRY(rs->bind(11, std::string_view(s.parentRange)));
-    KL_TRY(rs->bind(12, int64_t{s.depth}));
-    KL_TRY(rs->bind(13, int64_t{s.leaf}));
-    KL_TRY(rs->bind(14, s.invocations));
-    KL_TRY(rs->bind(15, s.launches));
-    KL_TRY(rs->bind(16, s.gpuNs));
-    KL_TRY(rs->bind(17, int64_t{s.distinctKernels}));
-    KL_TRY(rs->bind(18, s.exclusiveLaunches));
-    KL_TRY(rs->bind(19, s.exclusiveGpuNs));
-    KL_TRY(rs->bind(20, int64_t{s.minKernelsPerInvocation}));
-    KL_TRY(rs->bind(21, int64_t{s.maxKernelsPerInvocation}));
-    KL_TRY(rs->bind(22, int64_t{s.distinctKernelSets}));
-    KL_TRY(rs->bind(23, std::string_view(encodeSets(s.kernelSets))));
-    KL_TRY(rs->bind(24, s.exclusiveBackwardGpuNs));
+    KL_TRY(rs->bind(10, int64_t{s.body}));
+    KL_TRY(rs->bind(11, std::string_view(r.parent)));
+    KL_TRY(rs->bind(12, int64_t{r.depth}));
+    KL_TRY(rs->bind(13, int64_t{r.leaf}));
+    KL_TRY(rs->bind(14, int64_t{s.invocations}));
+    KL_TRY(rs->bind(15, r.launches));
+    KL_TRY(rs->bind(16, r.gpuNs));
+    KL_TRY(rs->bind(17, int64_t{r.distinctKernels}));
+    KL_TRY(rs->bind(18, static_cast<int64_t>(s.ops)));
+    KL_TRY(rs->bind(19, s.gpuNs));
+    KL_TRY(rs->bind(20, int64_t{r.minKernelsPerInvocation}));
+    KL_TRY(rs->bind(21, int64_t{r.maxKernelsPerInvocation}));
+    KL_TRY(rs->bind(22, int64_t{r.distinctKernelSets}));
+    KL_TRY(rs->bind(23, std::string_view(encodeSets(r.kernelSets))));
+    KL_TRY(rs->bind(24, s.backwardNs));
     KL_TRY(rs->bind(25, std::string_view(s.atomicReason)));
     KL_TRY(rs->bind(26, std::string_view(s.note)));
     KL_TRY(rs->bind(27, std::string_view(s.suggestFocus)));
@@ -511,11 +512,11 @@ Result<int64_t> Store::writeRound(int64_t runId, const RoundRecord& rec) {
     for (const auto& k : s.kernels) {
       KL_TRY(ks->reset());
       KL_TRY(ks->bind(1, rangeId));
-      KL_TRY(ks->bind(2, std::string_view(k.name)));
-      KL_TRY(ks->bind(3, std::string_view(k.shortName)));
+      KL_TRY(ks->bind(2, std::string_view(k.opName)));
+      KL_TRY(ks->bind(3, std::string_view(k.name)));
       KL_TRY(ks->bind(4, std::string_view(k.kind)));
-      KL_TRY(ks->bind(5, k.launches));
-      KL_TRY(ks->bind(6, k.gpuNs));
+      KL_TRY(ks->bind(5, static_cast<int64_t>(k.launches)));
+      KL_TRY(ks->bind(6, k.totalNs));
       KL_TRY(ks->bind(7, std::string_view(k.pass)));
       KL_TRY(ks->run());
     }
@@ -523,10 +524,10 @@ Result<int64_t> Store::writeRound(int64_t runId, const RoundRecord& rec) {
     KL_TRY(ls->reset());
     KL_TRY(ls->bind(1, roundId));
     KL_TRY(ls->bind(2, std::string_view(s.path)));
-    KL_TRY(ls->bind(3, int64_t{s.diskFirst}));
+    KL_TRY(ls->bind(3, int64_t{s.line} + 1));
     KL_TRY(ls->bind(4, rangeId));
-    KL_TRY(ls->bind(5, s.exclusiveLaunches));
-    KL_TRY(ls->bind(6, s.exclusiveGpuNs));
+    KL_TRY(ls->bind(5, static_cast<int64_t>(s.ops)));
+    KL_TRY(ls->bind(6, s.gpuNs));
     KL_TRY(ls->bind(7, static_cast<int64_t>(s.kernels.size())));
     KL_TRY(ls->run());
     KL_TRY(fail("span"));
@@ -637,7 +638,7 @@ Result<std::vector<RoundInfo>> Store::rounds(int64_t runId) const {
 }
 
 namespace {
-Result<std::vector<SpanResult>> readSpans(const sql::Database& db, int64_t roundId, std::string_view path) {
+Result<std::vector<attribution::LineResult>> readSpans(const sql::Database& db, int64_t roundId, std::string_view path) {
   std::string q =
       "SELECT id, name, path, first_line, last_line, disk_first, disk_last, label, function, function_body, "
       "parent_name, depth, leaf, invocations, launches, gpu_ns, distinct_kernels, excl_launches, excl_gpu_ns, "
@@ -653,36 +654,39 @@ Result<std::vector<SpanResult>> readSpans(const sql::Database& db, int64_t round
       "SELECT name, short_name, kind, launches, gpu_ns, pass FROM range_kernels WHERE range_id = ? "
       "ORDER BY gpu_ns DESC, name, pass");
   if (!ks) return ks.error();
-  std::vector<SpanResult> out;
+  std::vector<attribution::LineResult> out;
   while (true) {
     auto r = st->step();
     if (!r) return r.error();
     if (!*r) break;
-    SpanResult s;
+    attribution::LineResult s;
+    attribution::RangeInfo& rg = s.range;
     int64_t id = st->int64(0);
-    s.rangeName = st->text(1);
+    rg.name = st->text(1);
     s.path = st->text(2);
-    s.firstLine = static_cast<uint32_t>(st->int64(3));
-    s.lastLine = static_cast<uint32_t>(st->int64(4));
-    s.diskFirst = static_cast<uint32_t>(st->int64(5));
-    s.diskLast = static_cast<uint32_t>(st->int64(6));
+    rg.firstLine = static_cast<uint32_t>(st->int64(3));
+    rg.lastLine = static_cast<uint32_t>(st->int64(4));
+    // Disk lines (1-based; 0 in rows that have none: the original lines then).
+    auto diskFirst = static_cast<uint32_t>(st->int64(5)), diskLast = static_cast<uint32_t>(st->int64(6));
+    s.line = (diskFirst ? diskFirst : rg.firstLine) - 1;
+    s.lastLine = (diskLast ? diskLast : rg.lastLine) - 1;
     s.label = st->text(7);
     s.function = st->text(8);
-    s.functionBody = st->int64(9) != 0;
-    s.parentRange = st->text(10);
-    s.depth = static_cast<int32_t>(st->int64(11));
-    s.leaf = st->int64(12) != 0;
-    s.invocations = st->int64(13);
-    s.launches = st->int64(14);
-    s.gpuNs = st->int64(15);
-    s.distinctKernels = static_cast<uint32_t>(st->int64(16));
-    s.exclusiveLaunches = st->int64(17);
-    s.exclusiveGpuNs = st->int64(18);
-    s.minKernelsPerInvocation = static_cast<uint32_t>(st->int64(19));
-    s.maxKernelsPerInvocation = static_cast<uint32_t>(st->int64(20));
-    s.distinctKernelSets = static_cast<uint32_t>(st->int64(21));
-    s.kernelSets = decodeSets(st->text(22));
-    s.exclusiveBackwardGpuNs = st->int64(23);
+    s.body = st->int64(9) != 0;
+    rg.parent = st->text(10);
+    rg.depth = static_cast<int32_t>(st->int64(11));
+    rg.leaf = st->int64(12) != 0;
+    s.invocations = static_cast<uint32_t>(st->int64(13));
+    rg.launches = st->int64(14);
+    rg.gpuNs = st->int64(15);
+    rg.distinctKernels = static_cast<uint32_t>(st->int64(16));
+    s.ops = static_cast<uint64_t>(st->int64(17));
+    s.gpuNs = st->int64(18);
+    rg.minKernelsPerInvocation = static_cast<uint32_t>(st->int64(19));
+    rg.maxKernelsPerInvocation = static_cast<uint32_t>(st->int64(20));
+    rg.distinctKernelSets = static_cast<uint32_t>(st->int64(21));
+    rg.kernelSets = decodeSets(st->text(22));
+    s.backwardNs = st->int64(23);
     s.atomicReason = st->text(24);
     s.note = st->text(25);
     s.suggestFocus = st->text(26);
@@ -692,8 +696,16 @@ Result<std::vector<SpanResult>> readSpans(const sql::Database& db, int64_t round
       auto k = ks->step();
       if (!k) return k.error();
       if (!*k) break;
-      s.kernels.push_back({std::string(ks->text(0)), std::string(ks->text(1)), std::string(ks->text(2)),
-                           ks->int64(3), ks->int64(4), std::string(ks->text(5))});
+      attribution::KernelStat kst;
+      kst.opName = ks->text(0);
+      kst.fullName = kst.opName;
+      kst.name = ks->text(1);
+      if (kst.name.empty()) kst.name = kst.opName;
+      kst.kind = ks->text(2);
+      kst.launches = static_cast<uint64_t>(ks->int64(3));
+      kst.totalNs = ks->int64(4);
+      kst.pass = ks->text(5);
+      s.kernels.push_back(std::move(kst));
     }
     out.push_back(std::move(s));
   }
@@ -701,7 +713,7 @@ Result<std::vector<SpanResult>> readSpans(const sql::Database& db, int64_t round
 }
 }  // namespace
 
-Result<std::vector<SpanResult>> Store::spans(int64_t roundId) const { return readSpans(db_, roundId, ""); }
+Result<std::vector<attribution::LineResult>> Store::spans(int64_t roundId) const { return readSpans(db_, roundId, ""); }
 
 Result<std::vector<UnmappedKernel>> Store::unmapped(int64_t roundId) const {
   auto st = db_.prepare(
@@ -764,13 +776,13 @@ Result<std::vector<FunctionTotal>> Store::functionTotals(std::string_view path) 
     t.roundIndex = (*fr)->round.index;
     t.emulated = (*fr)->round.emulated || (*fr)->run.emulated;
     ++t.spans;
-    if (s.functionBody) {
+    if (s.body) {
       t.fromBodyRange = true;
-      t.gpuNs = s.gpuNs;
-      t.launches = s.launches;
+      t.gpuNs = s.range.gpuNs;
+      t.launches = s.range.launches;
     } else if (!t.fromBodyRange) {
-      addTo(t.gpuNs, s.exclusiveGpuNs);
-      t.launches += s.exclusiveLaunches;
+      addTo(t.gpuNs, s.gpuNs);
+      t.launches += static_cast<int64_t>(s.ops);
     }
   }
   for (auto& [k, v] : by) out.push_back(std::move(v));

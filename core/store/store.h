@@ -74,7 +74,7 @@ struct RoundRecord {
   std::vector<std::string> profiles;  // profile files read (absolute)
   std::string profilerVersion;
   std::string gpu;
-  LineResults results;
+  RoundResults results;
   std::vector<FileSnapshot> files;
 };
 
@@ -93,7 +93,7 @@ struct FileResults {
   RunInfo run;
   RoundInfo round;
   std::string snapshotId;  // blob id of the file's text at profile time ("" when not stored)
-  std::vector<SpanResult> spans;  // of this file, sorted by (firstLine, lastLine desc)
+  std::vector<attribution::LineResult> spans;  // of this file, sorted by (range.firstLine, range.lastLine desc)
 };
 
 /// GPU time per function of a file in its latest results.
@@ -144,8 +144,8 @@ class Store {
   /// Most recent first.
   Result<std::vector<RunInfo>> runs(int limit = 50) const;
   Result<std::vector<RoundInfo>> rounds(int64_t runId) const;
-  /// Spans of one round (all files), sorted by (path, firstLine, lastLine desc).
-  Result<std::vector<SpanResult>> spans(int64_t roundId) const;
+  /// Spans of one round (all files), sorted by (path, range.firstLine, range.lastLine desc).
+  Result<std::vector<attribution::LineResult>> spans(int64_t roundId) const;
   Result<std::vector<UnmappedKernel>> unmapped(int64_t roundId) const;
   /// The latest round (newest run first, then highest round index) that holds spans of `path`;
   /// nullopt when the file was never profiled.

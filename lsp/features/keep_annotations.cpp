@@ -81,9 +81,9 @@ KeepPlan plan(const fs::path& root, const std::string& runKey, const std::map<st
     }
     std::vector<nvtx::RangeRequest> requests;
     for (const auto& s : f.spans) {
-      nvtx::RangeRequest r = s.functionBody ? nvtx::RangeRequest::functionBody(s.function)
-                                            : nvtx::RangeRequest::statements(s.firstLine - 1, s.lastLine - 1);
-      r.name = s.rangeName;
+      nvtx::RangeRequest r = s.body ? nvtx::RangeRequest::functionBody(s.function)
+                                    : nvtx::RangeRequest::statements(s.range.firstLine - 1, s.range.lastLine - 1);
+      r.name = s.range.name;
       if (std::find(requests.begin(), requests.end(), r) == requests.end()) requests.push_back(std::move(r));
     }
     FileKeep fk;

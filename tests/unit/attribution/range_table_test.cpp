@@ -1,6 +1,7 @@
 // The per-range table on a hand-built profile: exclusive launches per invocation, variants, unmapped.
 #include <algorithm>
 
+#include "core/attribution/line_result.h"
 #include "core/attribution/range_table.h"
 #include "doctest/doctest.h"
 #include "tests/support/profile_builder.h"
@@ -86,4 +87,25 @@ TEST_CASE("backward kernels: a separate entry per pass on the forward line, back
   CHECK(bwd.kernels[0].name == "orphan");
   CHECK(bwd.kernels[0].backward());
   CHECK(bwd.kernels[0].noForwardOwner);
+}
+
+TEST_CASE("a published kernel keeps its pass: backward and recompute are backward, step kinds are not") {
+  struct Want {
+    Pass pass;
+    const char* name;
+    bool backward, step;
+  };
+  for (const Want& w : {Want{Pass::Forward, "forward", false, false}, Want{Pass::Backward, "backward", true, false},
+                        Want{Pass::Recompute, "recompute", true, false}, Want{Pass::Optimizer, "optimizer", false, true},
+                        Want{Pass::ZeroGrad, "zero_grad", false, true}, Want{Pass::GradClip, "grad-clip", false, true},
+                        Want{Pass::AmpScaler, "amp-scaler", false, true}}) {
+    KernelEntry e;
+    e.name = "k";
+    e.pass = w.pass;
+    KernelStat k = kernelStat(e);
+    CAPTURE(w.name);
+    CHECK(k.pass == w.name);
+    CHECK(k.backward() == w.backward);
+    CHECK(k.stepPass() == w.step);
+  }
 }

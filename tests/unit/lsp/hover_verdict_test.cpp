@@ -31,18 +31,25 @@ const char* kSource =
     "    h = model(x)\n"
     "    return F.cross_entropy(h, y)\n";
 
-store::SpanResult span(uint32_t line) {
-  store::SpanResult s;
-  s.rangeName = "kl:net.py:" + std::to_string(line) + "-" + std::to_string(line);
+attribution::LineResult span(uint32_t line) {
+  attribution::LineResult s;
+  s.range.name = "kl:net.py:" + std::to_string(line) + "-" + std::to_string(line);
   s.path = "net.py";
-  s.firstLine = s.diskFirst = s.lastLine = s.diskLast = line;
+  s.range.firstLine = s.range.lastLine = line;
+  s.line = s.lastLine = line - 1;  // 0-based disk lines
   s.function = line < 8 ? "Block.forward" : "step";
   s.invocations = 1;
-  s.launches = s.exclusiveLaunches = 2;
-  s.gpuNs = s.exclusiveGpuNs = 3000;
-  s.distinctKernels = 2;
-  s.kernels = {{"ampere_sgemm_64x64_tn", "ampere_sgemm_64x64_tn", "kernel", 1, 2000},
-               {"vectorized_elementwise_kernel", "vectorized_elementwise_kernel", "kernel", 1, 1000}};
+  s.range.launches = 2;
+  s.ops = 2;
+  s.range.gpuNs = s.gpuNs = 3000;
+  s.range.distinctKernels = 2;
+  for (auto [name, ns] : {std::pair<const char*, int64_t>{"ampere_sgemm_64x64_tn", 2000}, {"vectorized_elementwise_kernel", 1000}}) {
+    attribution::KernelStat k;
+    k.name = k.fullName = k.opName = name;
+    k.launches = 1;
+    k.totalNs = ns;
+    s.kernels.push_back(k);
+  }
   return s;
 }
 

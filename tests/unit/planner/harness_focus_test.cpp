@@ -142,25 +142,25 @@ TEST_CASE("the JSON document has exactly the documented shape") {
   r.backend = "emulate";
   r.emulated = true;
   LineResult l;
-  l.file = "m.py";
-  l.line = 4;
-  l.endLine = 5;
+  l.path = "m.py";
+  l.line = 3;  // 0-based: JSON line 4
+  l.lastLine = 4;
   l.function = "f";
   l.gpuNs = 1200;
-  l.launches = 2;
+  l.ops = 2;
   l.atomic = true;
   l.atomicReason = "library";
   l.kernels.resize(2);
-  l.kernels[0].name = "k\"1";
+  l.kernels[0].opName = "k\"1";
   l.kernels[0].launches = 2;
-  l.kernels[0].gpuNs = 1200;
-  l.kernels[1].name = "k\"1";  // same name, launched by the backward pass: a separate entry
+  l.kernels[0].totalNs = 1200;
+  l.kernels[1].opName = "k\"1";  // same name, launched by the backward pass: a separate entry
   l.kernels[1].launches = 1;
-  l.kernels[1].gpuNs = 700;
-  l.kernels[1].pass = kl::attribution::Pass::Backward;
+  l.kernels[1].totalNs = 700;
+  l.kernels[1].pass = "backward";
   l.gpuNs += 700;
-  l.launches += 1;
-  l.backwardGpuNs = 700;
+  l.ops += 1;
+  l.backwardNs = 700;
   r.lines.push_back(l);
   kl::attribution::UnmappedEntry u;
   u.name = "memcpy";

@@ -39,11 +39,11 @@ TEST_CASE("reachable functions, spec file and line results") {
   CHECK_FALSE(st.insert("not-a-kl-name").ok());  // a table holds managed names only
   auto lines = lineResultsFromLineRanges(ix, st);
   REQUIRE(lines.size() == 2);
-  CHECK(lines[0].file == "tinyformer/attention.py");
-  CHECK(lines[0].line == 21);
+  CHECK(lines[0].path == "tinyformer/attention.py");
+  CHECK(lines[0].line + 1 == 21);  // 0-based
   CHECK(lines[0].function == "CausalSelfAttention.forward");
   CHECK(lines[0].atomic);
-  CHECK(lines[1].file == "tinyformer/block.py");
+  CHECK(lines[1].path == "tinyformer/block.py");
   CHECK_FALSE(lines[1].atomic);
   CHECK(lines[1].function == "Block.forward");
 }

@@ -19,8 +19,8 @@ std::string describe(const planner::LoopResult& r) {
   std::ostringstream os;
   os << "stop " << planner::stopReasonName(r.stopReason) << " after " << r.rounds << " round(s): " << r.why << "\n";
   for (const auto& l : r.lines) {
-    os << "  line " << l.file << ":" << l.line << "-" << l.endLine << (l.atomic ? " atomic" : "");
-    for (const auto& k : l.kernels) os << " " << k.name;
+    os << "  line " << l.path << ":" << l.line + 1 << "-" << l.lastLine + 1 << (l.atomic ? " atomic" : "");
+    for (const auto& k : l.kernels) os << " " << k.opName;
     os << "\n";
   }
   for (const auto& u : r.unmapped) os << "  unmapped " << u.name << " " << attribution::unmappedReasonName(u.reason) << "\n";
@@ -37,9 +37,9 @@ void check(const test::LoopCase& c, const planner::LoopResult& r) {
     std::vector<std::string> got, want;
     for (const auto& l : r.lines) {
       std::vector<std::string> ks;
-      for (const auto& k : l.kernels) ks.push_back(k.name);
+      for (const auto& k : l.kernels) ks.push_back(k.opName);
       std::sort(ks.begin(), ks.end());
-      std::string s = l.file + ":" + std::to_string(l.line) + "-" + std::to_string(l.endLine) + (l.atomic ? " atomic" : "");
+      std::string s = l.path + ":" + std::to_string(l.line + 1) + "-" + std::to_string(l.lastLine + 1) + (l.atomic ? " atomic" : "");
       for (const auto& k : ks) s += " " + k;
       got.push_back(s);
     }
@@ -54,7 +54,7 @@ void check(const test::LoopCase& c, const planner::LoopResult& r) {
   }
   for (const auto& a : c.atomicReasons) {
     bool found = std::any_of(r.lines.begin(), r.lines.end(), [&](const auto& l) {
-      return l.file + ":" + std::to_string(l.line) == a.where && l.atomic && l.atomicReason == a.reason &&
+      return l.path + ":" + std::to_string(l.line + 1) == a.where && l.atomic && l.atomicReason == a.reason &&
              l.note.find(a.noteText) != std::string::npos;
     });
     CHECK_MESSAGE(found, a.where << " atomic (" << a.reason << ") with a note containing '" << a.noteText << "'");
@@ -67,7 +67,7 @@ void check(const test::LoopCase& c, const planner::LoopResult& r) {
   }
   for (const auto& [where, n] : c.variants) {
     bool found = std::any_of(r.lines.begin(), r.lines.end(), [&](const auto& l) {
-      return l.file + ":" + std::to_string(l.line) == where && l.variants.size() == n;
+      return l.path + ":" + std::to_string(l.line + 1) == where && l.variants.size() == n;
     });
     CHECK_MESSAGE(found, where << " with " << n << " variants");
   }
@@ -161,7 +161,7 @@ TEST_CASE("each instrumented round is attributed once, and the recorded table is
   for (const auto& l : r->lines) {
     const attribution::RangeEntry* e = nullptr;
     for (const auto& x : last.ranges)
-      if (x.path == l.file && x.firstLine == l.line && x.exclusiveLaunches == l.launches) e = &x;
-    CHECK_MESSAGE(e, l.file << ":" << l.line);
+      if (x.path == l.path && x.firstLine == l.line + 1 && x.exclusiveLaunches == static_cast<int64_t>(l.ops)) e = &x;
+    CHECK_MESSAGE(e, l.path << ":" << l.line + 1);
   }
 }

@@ -13,20 +13,27 @@ namespace {
 
 const char* kSource = "def f(x):\n    a = g(x)\n    return h(a)\n";
 
-store::SpanResult span(const std::string& name, uint32_t first, uint32_t last, int64_t ns,
-                       const std::string& kernel, bool leaf = true) {
-  store::SpanResult s;
-  s.rangeName = name;
+attribution::LineResult span(const std::string& name, uint32_t first, uint32_t last, int64_t ns,
+                             const std::string& kernel, bool leaf = true) {
+  attribution::LineResult s;
+  s.range.name = name;
   s.path = "m.py";
-  s.firstLine = s.diskFirst = first;
-  s.lastLine = s.diskLast = last;
+  s.range.firstLine = first;
+  s.line = first - 1;
+  s.range.lastLine = last;
+  s.lastLine = last - 1;
   s.function = "f";
   s.invocations = 2;
-  s.launches = s.exclusiveLaunches = 2;
-  s.gpuNs = s.exclusiveGpuNs = ns;
-  s.distinctKernels = 1;
-  s.leaf = leaf;
-  s.kernels.push_back({kernel, kernel, "kernel", 2, ns});
+  s.range.launches = 2;
+  s.ops = 2;
+  s.range.gpuNs = s.gpuNs = ns;
+  s.range.distinctKernels = 1;
+  s.range.leaf = leaf;
+  attribution::KernelStat k;
+  k.name = k.fullName = k.opName = kernel;
+  k.launches = 2;
+  k.totalNs = ns;
+  s.kernels.push_back(k);
   return s;
 }
 

@@ -18,9 +18,9 @@ namespace {
 
 using Fixture = kl::test::ProfileBuilder;
 
-const store::SpanResult* find(const store::LineResults& r, const std::string& name) {
+const attribution::LineResult* find(const store::RoundResults& r, const std::string& name) {
   for (const auto& s : r.spans)
-    if (s.rangeName == name) return &s;
+    if (s.range.name == name) return &s;
   return nullptr;
 }
 
@@ -55,50 +55,50 @@ TEST_CASE("lineResults: inclusive/exclusive per span, kernel sets, unmapped reas
   CHECK(r->badRangeNames == std::vector<std::string>{"kl:/abs.py:1-1"});
   REQUIRE(r->spans.size() == 3);
   // Sorted by (path, first line, last line desc): body, a, b.
-  CHECK(r->spans[0].rangeName == "kl:m.py:2-20:body");
-  CHECK(r->spans[1].rangeName == "kl:m.py:2-2:a");
+  CHECK(r->spans[0].range.name == "kl:m.py:2-20:body");
+  CHECK(r->spans[1].range.name == "kl:m.py:2-2:a");
 
   const auto* body = find(*r, "kl:m.py:2-20:body");
   REQUIRE(body);
   CHECK(body->invocations == 1);
-  CHECK(body->launches == 7);  // everything launched while it was open (bad-name and user ranges included)
-  CHECK(body->gpuNs == 50 * 3 + 5 + 7 + 3 + 4);
-  CHECK(body->exclusiveLaunches == 2);  // add + relu in the user range
-  CHECK(body->exclusiveGpuNs == 11);
-  CHECK_FALSE(body->leaf);
-  CHECK(body->depth == 0);
+  CHECK(body->range.launches == 7);  // everything launched while it was open (bad-name and user ranges included)
+  CHECK(body->range.gpuNs == 50 * 3 + 5 + 7 + 3 + 4);
+  CHECK(body->ops == 2);  // add + relu in the user range
+  CHECK(body->gpuNs == 11);
+  CHECK_FALSE(body->range.leaf);
+  CHECK(body->range.depth == 0);
   CHECK(body->path == "m.py");
-  CHECK(body->firstLine == 2);
-  CHECK(body->lastLine == 20);
+  CHECK(body->range.firstLine == 2);
+  CHECK(body->range.lastLine == 20);
   CHECK(body->label == "body");
 
   const auto* a = find(*r, "kl:m.py:2-2:a");
   REQUIRE(a);
-  CHECK(a->leaf);
-  CHECK(a->depth == 1);
-  CHECK(a->parentRange == "kl:m.py:2-20:body");
-  CHECK(a->launches == 2);
-  CHECK(a->exclusiveLaunches == 2);
-  CHECK(a->gpuNs == 100);
-  CHECK(a->distinctKernels == 1);
+  CHECK(a->range.leaf);
+  CHECK(a->range.depth == 1);
+  CHECK(a->range.parent == "kl:m.py:2-20:body");
+  CHECK(a->range.launches == 2);
+  CHECK(a->ops == 2);
+  CHECK(a->range.gpuNs == 100);
+  CHECK(a->range.distinctKernels == 1);
   REQUIRE(a->kernels.size() == 1);
-  CHECK(a->kernels[0].name == "gemm<a>");
-  CHECK(a->kernels[0].shortName == "gemm");
+  CHECK(a->kernels[0].opName == "gemm<a>");
+  CHECK(a->kernels[0].name == "gemm");
   CHECK(a->kernels[0].launches == 2);
   CHECK(a->kernels[0].kind == "kernel");
 
   const auto* b = find(*r, "kl:m.py:5-6:b");
   REQUIRE(b);
   CHECK(b->invocations == 2);
-  CHECK(b->launches == 2);
-  CHECK(b->distinctKernels == 2);
-  CHECK(b->minKernelsPerInvocation == 1);
-  CHECK(b->maxKernelsPerInvocation == 1);
-  CHECK(b->distinctKernelSets == 2);
-  REQUIRE(b->kernelSets.size() == 2);
+  CHECK(b->range.launches == 2);
+  CHECK(b->range.distinctKernels == 2);
+  CHECK(b->range.minKernelsPerInvocation == 1);
+  CHECK(b->range.maxKernelsPerInvocation == 1);
+  CHECK(b->range.distinctKernelSets == 2);
+  REQUIRE(b->range.kernelSets.size() == 2);
   REQUIRE(b->kernels.size() == 2);
-  CHECK(b->kernels[0].name == "gemm<a>");  // most GPU time first
-  CHECK(b->kernels[1].name == "relu");
+  CHECK(b->kernels[0].opName == "gemm<a>");  // most GPU time first
+  CHECK(b->kernels[1].opName == "relu");
 
   REQUIRE(r->unmapped.size() == 3);
   std::map<std::string, std::string> reasons;
@@ -139,21 +139,21 @@ TEST_CASE("lineResults with an overlay: functions, disk lines of kept ranges, ra
   const auto* z = find(*r, "kl:w.py:5-5:z = y + 1");
   REQUIRE(z);
   CHECK(z->function == "f");
-  CHECK(z->firstLine == 5);
-  CHECK(z->diskFirst == 6);  // one line lower on disk: the kept `with` header
-  CHECK(z->exclusiveLaunches == 1);
+  CHECK(z->range.firstLine == 5);
+  CHECK(z->line + 1 == 6);  // one line lower on disk: the kept `with` header
+  CHECK(z->ops == 1);
   // The body range and the kept range were placed but never ran: present with 0 invocations.
   size_t notRun = 0;
   for (const auto& s : r->spans) {
     if (s.invocations == 0) {
       ++notRun;
-      CHECK(s.launches == 0);
+      CHECK(s.range.launches == 0);
       CHECK(s.function == "f");
     }
   }
   CHECK(notRun == names.size() - 1);
   bool sawBody = false;
-  for (const auto& s : r->spans) sawBody = sawBody || s.functionBody;
+  for (const auto& s : r->spans) sawBody = sawBody || s.body;
   CHECK(sawBody);
 }
 
@@ -166,18 +166,18 @@ TEST_CASE("lineResults on a real emulated export (probe output in tests/data) is
   REQUIRE(r.ok());
   CHECK(r->emulated);
   int64_t excl = 0, un = 0;
-  for (const auto& s : r->spans) excl += s.exclusiveLaunches;
+  for (const auto& s : r->spans) excl += static_cast<int64_t>(s.ops);
   for (const auto& u : r->unmapped) un += u.launches;
   CHECK(excl == r->mappedOps);
   CHECK(excl + un == r->totalOps);
   CHECK(r->klRanges > 0);
   CHECK(r->mappedOps > 0);
   // The forward Linear GEMMs of train_step's `logits = model(x)` line.
-  const store::SpanResult* fwd = nullptr;
+  const attribution::LineResult* fwd = nullptr;
   for (const auto& s : r->spans)
-    if (s.firstLine == 27 && s.lastLine == 27) fwd = &s;
+    if (s.range.firstLine == 27 && s.range.lastLine == 27) fwd = &s;
   REQUIRE(fwd);
   bool gemm = false;
-  for (const auto& k : fwd->kernels) gemm = gemm || k.shortName.find("gemm") != std::string::npos;
+  for (const auto& k : fwd->kernels) gemm = gemm || k.name.find("gemm") != std::string::npos;
   CHECK(gemm);
 }

@@ -1,0 +1,74 @@
+#include "core/attribution/line_result.h"
+
+#include <set>
+#include <string_view>
+
+#include "core/attribution/autograd_link.h"
+
+namespace kl::attribution {
+
+KernelStat kernelStat(const KernelEntry& k) {
+  KernelStat s;
+  s.name = k.shortName.empty() ? k.name : k.shortName;
+  s.fullName = k.fullName.empty() ? k.name : k.fullName;
+  s.opName = k.name;
+  s.kind = profile::gpuOpKindName(k.kind);
+  s.launches = static_cast<uint64_t>(k.launches);
+  s.totalNs = k.gpuNs;
+  s.minNs = k.minNs;
+  s.maxNs = k.maxNs;
+  s.grid = k.grid;
+  s.block = k.block;
+  s.shapeVaries = k.shapeVaries;
+  s.streams = k.streams;
+  s.pass = passName(k.pass);
+  s.noForwardOwner = k.noForwardOwner;
+  return s;
+}
+
+bool KernelStat::stepPass() const {
+  // Every Pass by its name (AmpScaler is the last enumerator).
+  for (auto i = static_cast<uint8_t>(Pass::Forward); i <= static_cast<uint8_t>(Pass::AmpScaler); ++i)
+    if (pass == passName(static_cast<Pass>(i))) return isStepPass(static_cast<Pass>(i));
+  return false;
+}
+
+uint32_t LineResult::distinctKernels() const {
+  std::set<std::string_view> names;
+  for (const auto& k : kernels) names.insert(k.fullName.empty() ? k.name : k.fullName);
+  return static_cast<uint32_t>(names.size());
+}
+
+LineResult lineResult(const RangeEntry& e, size_t maxKernelSets) {
+  LineResult l;
+  l.path = e.path;
+  l.line = e.firstLine ? e.firstLine - 1 : 0;
+  l.lastLine = e.lastLine ? e.lastLine - 1 : l.line;
+  l.label = e.label;
+  l.gpuNs = e.exclusiveGpuNs;
+  l.backwardNs = e.exclusiveBackwardGpuNs;
+  l.ops = static_cast<uint64_t>(e.exclusiveLaunches);
+  l.invocations = e.invocations;
+  for (const auto& k : e.kernels) l.kernels.push_back(kernelStat(k));
+  if (e.variants.size() > 1) l.variants = e.variants;
+  RangeInfo& r = l.range;
+  r.name = e.name;
+  r.firstLine = e.firstLine;
+  r.lastLine = e.lastLine;
+  r.parent = e.parentRange;
+  r.depth = e.depth;
+  r.leaf = e.leaf;
+  r.launches = e.launches;
+  r.gpuNs = e.gpuNs;
+  r.distinctKernels = e.distinctKernels();
+  r.minKernelsPerInvocation = e.minKernelsPerInvocation;
+  r.maxKernelsPerInvocation = e.maxKernelsPerInvocation;
+  r.distinctKernelSets = static_cast<uint32_t>(e.kernelSets.size());
+  for (const auto& set : e.kernelSets) {
+    if (r.kernelSets.size() >= maxKernelSets) break;
+    r.kernelSets.push_back(set.kernels);
+  }
+  return l;
+}
+
+}  // namespace kl::attribution
