@@ -90,7 +90,7 @@ int run(const Args& args, Context& ctx) {
         nlohmann::json ks = nlohmann::json::array();
         for (const auto& k : l.kernels)
           ks.push_back({{"name", k.fullName}, {"launches", k.launches}, {"gpu_ns", k.totalNs},
-                        {"backward", k.backward()}, {"pass", k.pass},
+                        {"backward", k.backward()}, {"pass", attribution::passName(k.pass)},
                         {"forward_owner", !k.noForwardOwner}});
         j["lines"].push_back({{"file", f.path}, {"line", l.line + 1}, {"end_line", l.lastLine + 1},
                               {"function", l.function}, {"gpu_ns", l.gpuNs}, {"backward_gpu_ns", l.backwardNs},
@@ -125,7 +125,7 @@ int run(const Args& args, Context& ctx) {
           ctx.out << ", +" << l.kernels.size() - 3 << " more";
           break;
         }
-        ctx.out << (shown == 1 ? " · " : ", ") << k.name << (k.backward() ? " (" + k.pass + ")" : "") << " x"
+        ctx.out << (shown == 1 ? " · " : ", ") << k.name << (k.backward() ? " (" + std::string(attribution::passName(k.pass)) + ")" : "") << " x"
                 << k.launches;
       }
       ctx.out << "\n";

@@ -24,6 +24,13 @@ const char* passName(Pass p) {
   return "forward";
 }
 
+std::optional<Pass> passFromName(std::string_view name) {
+  for (Pass p : {Pass::Forward, Pass::Backward, Pass::Recompute, Pass::Optimizer, Pass::ZeroGrad, Pass::GradClip,
+                 Pass::AmpScaler})
+    if (name == passName(p)) return p;
+  return std::nullopt;
+}
+
 bool isBackwardNodeName(std::string_view name) {
   return name.find("Backward") != std::string_view::npos || name.starts_with("torch::autograd::") ||
          name.starts_with("autograd::engine::evaluate_function: ");

@@ -56,6 +56,8 @@ enum class Pass : uint8_t { Forward, Backward, Recompute, Optimizer, ZeroGrad, G
 /// "forward", "backward", "recompute", "optimizer", "zero_grad", "grad-clip", "amp-scaler" (the
 /// JSON / store spelling).
 const char* passName(Pass p);
+/// The pass passName spells `name`; nullopt for any other text.
+std::optional<Pass> passFromName(std::string_view name);
 /// Backward or Recompute: launched by autograd's backward pass.
 constexpr bool isBackwardPass(Pass p) { return p == Pass::Backward || p == Pass::Recompute; }
 /// Optimizer, ZeroGrad, GradClip or AmpScaler.

@@ -12,7 +12,7 @@ KernelStat kernelStat(const KernelEntry& k) {
   s.name = k.shortName.empty() ? k.name : k.shortName;
   s.fullName = k.fullName.empty() ? k.name : k.fullName;
   s.opName = k.name;
-  s.kind = profile::gpuOpKindName(k.kind);
+  s.kind = k.kind;
   s.launches = static_cast<uint64_t>(k.launches);
   s.totalNs = k.gpuNs;
   s.minNs = k.minNs;
@@ -21,16 +21,9 @@ KernelStat kernelStat(const KernelEntry& k) {
   s.block = k.block;
   s.shapeVaries = k.shapeVaries;
   s.streams = k.streams;
-  s.pass = passName(k.pass);
+  s.pass = k.pass;
   s.noForwardOwner = k.noForwardOwner;
   return s;
-}
-
-bool KernelStat::stepPass() const {
-  // Every Pass by its name (AmpScaler is the last enumerator).
-  for (auto i = static_cast<uint8_t>(Pass::Forward); i <= static_cast<uint8_t>(Pass::AmpScaler); ++i)
-    if (pass == passName(static_cast<Pass>(i))) return isStepPass(static_cast<Pass>(i));
-  return false;
 }
 
 uint32_t LineResult::distinctKernels() const {

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "core/attribution/autograd_link.h"
 #include "core/attribution/range_table.h"
 
 namespace kl::attribution {
@@ -28,7 +29,7 @@ struct KernelStat {
   std::string name;       // short name for display ("vectorized_elementwise_kernel")
   std::string fullName;   // demangled name when known, else == opName
   std::string opName;     // the GpuOp name as the profile has it (the store's key), else == fullName
-  std::string kind = "kernel";  // "kernel", "memcpy", "memset", "graph" (profile::gpuOpKindName)
+  profile::GpuOpKind kind = profile::GpuOpKind::Kernel;  // spelled by profile::gpuOpKindName
   uint64_t launches = 0;
   int64_t totalNs = 0;
   int64_t minNs = 0;      // 0 = not known (results read back from the store)
@@ -37,18 +38,17 @@ struct KernelStat {
   std::array<int32_t, 3> block{0, 0, 0};
   bool shapeVaries = false;               // later launches had another grid/block
   std::vector<uint32_t> streams;          // distinct stream ids, ascending
-  /// "forward", "backward" / "recompute" (launched by the backward pass for a forward op of this
-  /// line), or a training-step kind ("optimizer", "zero_grad", "grad-clip", "amp-scaler")
-  /// (passName). A line's kernels of each pass are separate entries, even with the same name.
-  std::string pass = "forward";
+  /// Forward, Backward / Recompute (launched by the backward pass for a forward op of this line),
+  /// or a training-step kind (Optimizer, ZeroGrad, GradClip, AmpScaler), spelled by passName. A
+  /// line's kernels of each pass are separate entries, even with the same name.
+  Pass pass = Pass::Forward;
   /// Backward work of no forward op (gradient accumulation, engine housekeeping): it stays on the
   /// line that called backward().
   bool noForwardOwner = false;
-  /// Launched by autograd's backward pass (isBackwardPass: backward or recompute).
-  bool backward() const { return pass == "backward" || pass == "recompute"; }
-  /// Launched inside a training-step scope (isStepPass: optimizer, zero_grad, grad-clip,
-  /// amp-scaler).
-  bool stepPass() const;
+  /// Launched by autograd's backward pass (backward or recompute).
+  bool backward() const { return isBackwardPass(pass); }
+  /// Launched inside a training-step scope (optimizer, zero_grad, grad-clip, amp-scaler).
+  bool stepPass() const { return isStepPass(pass); }
   int64_t avgNs() const { return launches ? totalNs / static_cast<int64_t>(launches) : 0; }
 };
 

@@ -56,6 +56,12 @@ std::string_view unmappedReasonName(UnmappedReason r) {
   return "";
 }
 
+std::optional<UnmappedReason> unmappedReasonFromName(std::string_view name) {
+  for (UnmappedReason r : {UnmappedReason::NoLaunchCall, UnmappedReason::OutsideRanges, UnmappedReason::BadRangeName})
+    if (name == unmappedReasonName(r)) return r;
+  return std::nullopt;
+}
+
 std::pair<Pass, bool> opPass(const Attribution& attr, uint32_t i) {
   if (i >= attr.opCount()) return {Pass::Forward, false};
   const auto& o = attr.op(i);

@@ -27,6 +27,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -47,6 +48,8 @@ enum class UnmappedReason : uint8_t {
 };
 /// "no_launch_call" | "outside_kl_ranges" | "bad_range_name" (the stored / JSON spelling).
 std::string_view unmappedReasonName(UnmappedReason r);
+/// The reason unmappedReasonName spells `name`; nullopt for any other text.
+std::optional<UnmappedReason> unmappedReasonFromName(std::string_view name);
 
 /// One GPU op name launched EXCLUSIVELY inside one range entry, over all its launches, per pass
 /// (an entry's kernels are keyed by (name, pass, noForwardOwner)).

@@ -27,7 +27,7 @@ namespace {
 std::string stepKinds(const LineResult& l) {
   std::set<std::string> kinds;
   for (const auto& k : l.kernels)
-    if (k.stepPass()) kinds.insert(k.pass);
+    if (k.stepPass()) kinds.insert(attribution::passName(k.pass));
   std::string out;
   for (const auto& p : kinds) out += (out.empty() ? "" : "+") + p;
   return out;
@@ -71,7 +71,7 @@ std::string renderJson(const LoopResult& r) {
       w.beginObject();
       w.field("name", k.opName);
       w.field("backward", k.backward());
-      w.field("pass", k.pass);
+      w.field("pass", std::string(attribution::passName(k.pass)));
       if (k.backward()) w.field("forward_owner", !k.noForwardOwner);
       w.key("launches").value(static_cast<long long>(k.launches));
       w.key("gpu_ns").value(static_cast<long long>(k.totalNs));
@@ -194,7 +194,7 @@ std::string annotation(const LineResult& l, int maxKernels) {
       a += ", +" + std::to_string(l.kernels.size() - shown) + " more";
       break;
     }
-    a += (shown ? ", " : "") + std::string(k.pass == "backward" ? "bwd:" : k.pass == "recompute" ? "recompute:" : "") +
+    a += (shown ? ", " : "") + std::string(k.pass == attribution::Pass::Backward ? "bwd:" : k.pass == attribution::Pass::Recompute ? "recompute:" : "") +
          shortKernel(k.opName) + (k.launches > 1 ? " x" + std::to_string(k.launches) : "");
     ++shown;
   }

@@ -107,4 +107,9 @@ const char* gpuOpKindName(GpuOpKind k) {
   }
   return "unknown";
 }
+std::optional<GpuOpKind> gpuOpKindFromName(std::string_view name) {
+  for (GpuOpKind k : {GpuOpKind::Kernel, GpuOpKind::Memcpy, GpuOpKind::Memset, GpuOpKind::Graph})
+    if (name == gpuOpKindName(k)) return k;
+  return std::nullopt;
+}
 }  // namespace kl::profile

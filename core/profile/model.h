@@ -30,6 +30,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -127,6 +128,8 @@ struct Gpu {
 /// one interval for a whole cudaGraphLaunch, individual kernels not visible; detail = kNone.
 enum class GpuOpKind : uint8_t { Kernel, Memcpy, Memset, Graph };
 const char* gpuOpKindName(GpuOpKind k);  // "kernel", "memcpy", "memset", "graph"
+/// The kind gpuOpKindName spells `name`; nullopt for any other text.
+std::optional<GpuOpKind> gpuOpKindFromName(std::string_view name);
 
 /// One kernel / memcpy / memset execution on a GPU.
 struct GpuOp {

@@ -42,10 +42,7 @@ Result<store::RoundResults> lineResults(const attribution::RangeTable& table, co
   out.mappedOps = table.mappedOps;
   out.klRanges = table.invocations;
   out.badRangeNames = table.badRangeNames;
-  for (const auto& u : table.unmapped)
-    out.unmapped.push_back(store::UnmappedKernel{u.name, profile::gpuOpKindName(u.kind),
-                                                 std::string(attribution::unmappedReasonName(u.reason)), u.launches,
-                                                 u.gpuNs});
+  out.unmapped = table.unmapped;
 
   std::map<std::string, attribution::LineResult> spans;  // by range name
   for (const auto& e : table.ranges) {

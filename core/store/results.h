@@ -19,17 +19,6 @@
 
 namespace kl::store {
 
-/// GPU ops that no span owns, grouped by (name, reason), as stored.
-struct UnmappedKernel {
-  std::string name;
-  std::string kind;
-  /// "no_launch_call" (no API call with its correlation id), "outside_kl_ranges" (launched
-  /// outside every kl: range), "bad_range_name" (innermost kl: range name does not parse).
-  std::string reason;
-  int64_t launches = 0;
-  int64_t gpuNs = 0;
-};
-
 /// What the convergence loop concluded about one range of a recorded round, written onto it by
 /// Store::annotateRanges once the loop has decided: the verdict fields of the range's LineResult
 /// (atomicReason, note, suggestFocus).
@@ -43,7 +32,7 @@ struct RangeVerdict {
 
 struct RoundResults {
   std::vector<attribution::LineResult> spans;  // sorted by (path, range.firstLine, range.lastLine desc)
-  std::vector<UnmappedKernel> unmapped;  // most GPU time first
+  std::vector<attribution::UnmappedEntry> unmapped;  // GPU ops no span owns, most GPU time first
   int64_t totalOps = 0;                // GPU ops in the profile
   int64_t totalGpuNs = 0;
   int64_t mappedOps = 0;               // ops owned by some span

@@ -514,10 +514,10 @@ Result<int64_t> Store::writeRound(int64_t runId, const RoundRecord& rec) {
       KL_TRY(ks->bind(1, rangeId));
       KL_TRY(ks->bind(2, std::string_view(k.opName)));
       KL_TRY(ks->bind(3, std::string_view(k.name)));
-      KL_TRY(ks->bind(4, std::string_view(k.kind)));
+      KL_TRY(ks->bind(4, std::string_view(profile::gpuOpKindName(k.kind))));
       KL_TRY(ks->bind(5, static_cast<int64_t>(k.launches)));
       KL_TRY(ks->bind(6, k.totalNs));
-      KL_TRY(ks->bind(7, std::string_view(k.pass)));
+      KL_TRY(ks->bind(7, std::string_view(attribution::passName(k.pass))));
       KL_TRY(ks->run());
     }
     // Per-line row: the statement(s) starting at this disk line, exclusive numbers.
@@ -538,8 +538,8 @@ Result<int64_t> Store::writeRound(int64_t runId, const RoundRecord& rec) {
     KL_TRY(us->reset());
     KL_TRY(us->bind(1, roundId));
     KL_TRY(us->bind(2, std::string_view(u.name)));
-    KL_TRY(us->bind(3, std::string_view(u.kind)));
-    KL_TRY(us->bind(4, std::string_view(u.reason)));
+    KL_TRY(us->bind(3, std::string_view(profile::gpuOpKindName(u.kind))));
+    KL_TRY(us->bind(4, attribution::unmappedReasonName(u.reason)));
     KL_TRY(us->bind(5, u.launches));
     KL_TRY(us->bind(6, u.gpuNs));
     KL_TRY(us->run());
@@ -701,10 +701,10 @@ Result<std::vector<attribution::LineResult>> readSpans(const sql::Database& db, 
       kst.fullName = kst.opName;
       kst.name = ks->text(1);
       if (kst.name.empty()) kst.name = kst.opName;
-      kst.kind = ks->text(2);
+      kst.kind = profile::gpuOpKindFromName(ks->text(2)).value_or(profile::GpuOpKind::Kernel);
       kst.launches = static_cast<uint64_t>(ks->int64(3));
       kst.totalNs = ks->int64(4);
-      kst.pass = ks->text(5);
+      kst.pass = attribution::passFromName(ks->text(5)).value_or(attribution::Pass::Forward);
       s.kernels.push_back(std::move(kst));
     }
     out.push_back(std::move(s));
@@ -715,18 +715,23 @@ Result<std::vector<attribution::LineResult>> readSpans(const sql::Database& db, 
 
 Result<std::vector<attribution::LineResult>> Store::spans(int64_t roundId) const { return readSpans(db_, roundId, ""); }
 
-Result<std::vector<UnmappedKernel>> Store::unmapped(int64_t roundId) const {
+Result<std::vector<attribution::UnmappedEntry>> Store::unmapped(int64_t roundId) const {
   auto st = db_.prepare(
       "SELECT name, kind, reason, launches, gpu_ns FROM unmapped_ops WHERE round_id = ? ORDER BY gpu_ns DESC, name");
   if (!st) return st.error();
   KL_TRY(st->bind(1, roundId));
-  std::vector<UnmappedKernel> out;
+  std::vector<attribution::UnmappedEntry> out;
   while (true) {
     auto r = st->step();
     if (!r) return r.error();
     if (!*r) break;
-    out.push_back({std::string(st->text(0)), std::string(st->text(1)), std::string(st->text(2)), st->int64(3),
-                   st->int64(4)});
+    attribution::UnmappedEntry u;
+    u.name = st->text(0);
+    u.kind = profile::gpuOpKindFromName(st->text(1)).value_or(profile::GpuOpKind::Kernel);
+    u.reason = attribution::unmappedReasonFromName(st->text(2)).value_or(attribution::UnmappedReason::OutsideRanges);
+    u.launches = st->int64(3);
+    u.gpuNs = st->int64(4);
+    out.push_back(std::move(u));
   }
   return out;
 }

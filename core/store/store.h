@@ -146,7 +146,7 @@ class Store {
   Result<std::vector<RoundInfo>> rounds(int64_t runId) const;
   /// Spans of one round (all files), sorted by (path, range.firstLine, range.lastLine desc).
   Result<std::vector<attribution::LineResult>> spans(int64_t roundId) const;
-  Result<std::vector<UnmappedKernel>> unmapped(int64_t roundId) const;
+  Result<std::vector<attribution::UnmappedEntry>> unmapped(int64_t roundId) const;
   /// The latest round (newest run first, then highest round index) that holds spans of `path`;
   /// nullopt when the file was never profiled.
   Result<std::optional<FileResults>> latestFileResults(std::string_view path) const;

@@ -130,7 +130,7 @@ std::string kernelTable(const results::LineResult& line, int64_t denom, results:
   bool anyRange = false, anyShape = false, anyStream = false, anyRepeat = false;
   for (size_t i = 0; i < shown; ++i) {
     anyRange |= ks[i].maxNs > 0 && ks[i].launches > 1;
-    anyShape |= ks[i].kind == "kernel" && (ks[i].grid[0] > 0 || ks[i].block[0] > 0);
+    anyShape |= ks[i].kind == profile::GpuOpKind::Kernel && (ks[i].grid[0] > 0 || ks[i].block[0] > 0);
     anyStream |= !ks[i].streams.empty();
     anyRepeat |= ks[i].launches > 1;
   }
@@ -148,8 +148,8 @@ std::string kernelTable(const results::LineResult& line, int64_t denom, results:
     bool range = k.maxNs > 0 && k.launches > 1;
     mn.cells.push_back(range ? formatDuration(k.minNs, units) : std::string());
     mx.cells.push_back(range ? formatDuration(k.maxNs, units) : std::string());
-    bool shape = k.kind == "kernel" && (k.grid[0] > 0 || k.block[0] > 0);
-    grid.cells.push_back(k.kind != "kernel" ? k.kind : shape ? results::formatDims(k.grid) + (k.shapeVaries ? "*" : "") : std::string());
+    bool shape = k.kind == profile::GpuOpKind::Kernel && (k.grid[0] > 0 || k.block[0] > 0);
+    grid.cells.push_back(k.kind != profile::GpuOpKind::Kernel ? profile::gpuOpKindName(k.kind) : shape ? results::formatDims(k.grid) + (k.shapeVaries ? "*" : "") : std::string());
     block.cells.push_back(shape ? results::formatDims(k.block) : std::string());
     stream.cells.push_back(streamList(k.streams));
   }
@@ -294,21 +294,21 @@ std::string calleeSection(const results::LineResult& line, const std::filesystem
 /// forward op (on the line that called backward()), and the training-step kinds (optimizer
 /// step, zero_grad, gradient clipping, AMP GradScaler).
 std::string passGroups(const results::LineResult& line, int64_t denom, results::Units units, const Style& st) {
-  if (std::all_of(line.kernels.begin(), line.kernels.end(), [](const results::KernelStat& k) { return k.pass == "forward"; }))
+  if (std::all_of(line.kernels.begin(), line.kernels.end(), [](const results::KernelStat& k) { return k.pass == attribution::Pass::Forward; }))
     return kernelTable(line, denom, units, st.plain);
   struct Group {
     const char* title;
     std::function<bool(const results::KernelStat&)> in;
   };
   const Group groups[] = {
-      {"forward", [](const results::KernelStat& k) { return k.pass == "forward"; }},
-      {"backward", [](const results::KernelStat& k) { return k.pass == "backward" && !k.noForwardOwner; }},
-      {"recompute (activation checkpointing)", [](const results::KernelStat& k) { return k.pass == "recompute" && !k.noForwardOwner; }},
+      {"forward", [](const results::KernelStat& k) { return k.pass == attribution::Pass::Forward; }},
+      {"backward", [](const results::KernelStat& k) { return k.pass == attribution::Pass::Backward && !k.noForwardOwner; }},
+      {"recompute (activation checkpointing)", [](const results::KernelStat& k) { return k.pass == attribution::Pass::Recompute && !k.noForwardOwner; }},
       {"backward, no forward op (gradient accumulation, engine work)", [](const results::KernelStat& k) { return k.backward() && k.noForwardOwner; }},
-      {"optimizer step", [](const results::KernelStat& k) { return k.pass == "optimizer"; }},
-      {"zero_grad", [](const results::KernelStat& k) { return k.pass == "zero_grad"; }},
-      {"gradient clipping", [](const results::KernelStat& k) { return k.pass == "grad-clip"; }},
-      {"AMP GradScaler", [](const results::KernelStat& k) { return k.pass == "amp-scaler"; }},
+      {"optimizer step", [](const results::KernelStat& k) { return k.pass == attribution::Pass::Optimizer; }},
+      {"zero_grad", [](const results::KernelStat& k) { return k.pass == attribution::Pass::ZeroGrad; }},
+      {"gradient clipping", [](const results::KernelStat& k) { return k.pass == attribution::Pass::GradClip; }},
+      {"AMP GradScaler", [](const results::KernelStat& k) { return k.pass == attribution::Pass::AmpScaler; }},
   };
   std::string out;
   for (const auto& g : groups) {

@@ -79,7 +79,7 @@ std::string tooltipFor(const results::LineResult& line, const results::ResultSet
   if (line.isCallLine())
     t += "GPU " + results::formatDuration(line.inclusiveNs, units) + " total in the code this line calls\n\n";
   for (const auto& k : line.kernels)
-    t += "- " + k.name + (k.pass != "forward" ? " (" + k.pass + (k.noForwardOwner ? ", no forward op" : "") + ")" : "") +
+    t += "- " + k.name + (k.pass != attribution::Pass::Forward ? " (" + std::string(attribution::passName(k.pass)) + (k.noForwardOwner ? ", no forward op" : "") + ")" : "") +
          " — " + std::to_string(k.launches) + "× " + results::formatDuration(k.totalNs, units) + "\n";
   if (rs.provenance.emulated) t += "\n(emulated GPU: modelled durations)";
   if (stale) t += "\n(measured on an older version of this file)";

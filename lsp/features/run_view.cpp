@@ -39,7 +39,7 @@ struct StoreFacts {
   bool found = false;
   store::RunInfo run;
   int rounds = 0;
-  std::vector<store::UnmappedKernel> unmapped;
+  std::vector<attribution::UnmappedEntry> unmapped;
 };
 
 /// The stored run `runKey` of the workspace: its row, round count and last round's unmapped ops.
@@ -65,11 +65,13 @@ StoreFacts storeFacts(const fs::path& root, const std::string& runKey) {
   return out;
 }
 
-std::string reasonText(const std::string& reason) {
-  if (reason == "no_launch_call") return "no launch call recorded (e.g. a library-internal launch)";
-  if (reason == "outside_kl_ranges") return "launched outside every profiled range";
-  if (reason == "bad_range_name") return "its range name does not parse";
-  return reason;
+std::string reasonText(attribution::UnmappedReason reason) {
+  switch (reason) {
+    case attribution::UnmappedReason::NoLaunchCall: return "no launch call recorded (e.g. a library-internal launch)";
+    case attribution::UnmappedReason::OutsideRanges: return "launched outside every profiled range";
+    case attribution::UnmappedReason::BadRangeName: return "its range name does not parse";
+  }
+  return std::string(attribution::unmappedReasonName(reason));
 }
 
 /// The first line of a result's statement in the profiled snapshot, trimmed and cut to 60

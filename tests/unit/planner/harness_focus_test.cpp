@@ -157,7 +157,7 @@ TEST_CASE("the JSON document has exactly the documented shape") {
   l.kernels[1].opName = "k\"1";  // same name, launched by the backward pass: a separate entry
   l.kernels[1].launches = 1;
   l.kernels[1].totalNs = 700;
-  l.kernels[1].pass = "backward";
+  l.kernels[1].pass = kl::attribution::Pass::Backward;
   l.gpuNs += 700;
   l.ops += 1;
   l.backwardNs = 700;

@@ -15,7 +15,7 @@ KernelStat kernel(std::string shortName, std::string full) {
   KernelStat k;
   k.name = std::move(shortName);
   k.fullName = std::move(full);
-  k.kind = "kernel";
+  k.kind = kl::profile::GpuOpKind::Kernel;
   return k;
 }
 const char* kAdd =
@@ -168,7 +168,7 @@ TEST_CASE("hint labels and lens titles: forward + backward time") {
   l.backwardNs = 910'000;
   l.ops = 4;
   auto bwd = kernel("a", "a");
-  bwd.pass = "backward";
+  bwd.pass = kl::attribution::Pass::Backward;
   l.kernels = {kernel("a", "a"), bwd};
   CHECK(bwd.backward());
   CHECK(hintLabel(l) == "◷ 420 µs + bwd 910 µs · 1 kernel");  // one name, two passes

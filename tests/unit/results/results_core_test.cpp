@@ -76,7 +76,7 @@ FileResult sampleFile() {
   a.lastLine = 1;
   a.gpuNs = 1000;
   a.ops = 1;
-  a.kernels.push_back({"k1", "k1", "k1", "kernel", 1, 1000, 1000, 1000, {}, {}, false, {7}});
+  a.kernels.push_back({"k1", "k1", "k1", kl::profile::GpuOpKind::Kernel, 1, 1000, 1000, 1000, {}, {}, false, {7}});
   LineResult b = a;
   b.line = 2;
   b.lastLine = 3;
@@ -141,7 +141,7 @@ TEST_CASE("computeFunctions: innermost function per line, totals over nested spa
     r.line = r.lastLine = l;
     r.gpuNs = ns;
     r.ops = 1;
-    r.kernels.push_back({kernel, kernel, kernel, "kernel", 1, ns, ns, ns, {}, {}, false, {7}});
+    r.kernels.push_back({kernel, kernel, kernel, kl::profile::GpuOpKind::Kernel, 1, ns, ns, ns, {}, {}, false, {7}});
     return r;
   };
   f.lines = {line(9, 5, "z"), line(1, 10, "a"), line(3, 20, "b"), line(5, 40, "a"), line(7, 80, "c")};

@@ -53,7 +53,7 @@ int64_t writeRun(store::Store& st, int64_t nsA, int64_t nsB) {
   REQUIRE_MESSAGE(begun.ok(), (begun.ok() ? "" : begun.error().message));
   store::RoundRecord round;
   round.results.spans = {span("kl:m.py:2-2", 2, 2, nsA, "gemm"), span("kl:m.py:3-3", 3, 3, nsB, "relu")};
-  round.results.unmapped.push_back({"memcpy", "memcpy", "outside_kl_ranges", 1, 500});
+  round.results.unmapped.push_back({"memcpy", kl::profile::GpuOpKind::Memcpy, kl::attribution::UnmappedReason::OutsideRanges, 1, 500});
   round.results.totalOps = 5;
   round.results.totalGpuNs = nsA + nsB + 500;
   round.results.mappedOps = 4;

@@ -85,7 +85,7 @@ TEST_CASE("lineResults: inclusive/exclusive per span, kernel sets, unmapped reas
   CHECK(a->kernels[0].opName == "gemm<a>");
   CHECK(a->kernels[0].name == "gemm");
   CHECK(a->kernels[0].launches == 2);
-  CHECK(a->kernels[0].kind == "kernel");
+  CHECK(a->kernels[0].kind == GpuOpKind::Kernel);
 
   const auto* b = find(*r, "kl:m.py:5-6:b");
   REQUIRE(b);
@@ -102,7 +102,7 @@ TEST_CASE("lineResults: inclusive/exclusive per span, kernel sets, unmapped reas
 
   REQUIRE(r->unmapped.size() == 3);
   std::map<std::string, std::string> reasons;
-  for (const auto& u : r->unmapped) reasons[u.name] = u.reason;
+  for (const auto& u : r->unmapped) reasons[u.name] = std::string(attribution::unmappedReasonName(u.reason));
   CHECK(reasons["copy"] == "bad_range_name");
   CHECK(reasons["fill"] == "outside_kl_ranges");
   CHECK(reasons["orphan"] == "no_launch_call");

@@ -43,7 +43,8 @@ RoundRecord makeRound(int index, int64_t scale = 1, const std::string& text = "d
   lr.totalOps = 5;
   lr.mappedOps = 4;
   lr.totalGpuNs = 1000 * scale;
-  auto kern = [](const char* op, const char* shortName, uint64_t launches, int64_t ns, const char* pass = "forward") {
+  auto kern = [](const char* op, const char* shortName, uint64_t launches, int64_t ns,
+                 attribution::Pass pass = attribution::Pass::Forward) {
     attribution::KernelStat k;
     k.opName = k.fullName = op;
     k.name = shortName;
@@ -81,7 +82,7 @@ RoundRecord makeRound(int index, int64_t scale = 1, const std::string& text = "d
   a.range.distinctKernelSets = 1;
   a.range.kernelSets = {{"gemm", "relu"}};
   a.kernels = {kern("gemm<x>", "gemm", 2, 600 * scale),
-               kern("relu", "relu", 1, 100 * scale, "backward")};  // launched by the backward pass
+               kern("relu", "relu", 1, 100 * scale, attribution::Pass::Backward)};  // launched by the backward pass
   a.backwardNs = 100 * scale;
   attribution::LineResult b = a;
   b.range.name = "kl:m.py:3-3";
@@ -94,7 +95,7 @@ RoundRecord makeRound(int index, int64_t scale = 1, const std::string& text = "d
   b.backwardNs = 0;
   b.range.kernelSets = {{"add"}};
   lr.spans = {body, a, b};
-  lr.unmapped = {{"fill", "kernel", "outside_kl_ranges", 1, 100 * scale}};
+  lr.unmapped = {{"fill", profile::GpuOpKind::Kernel, attribution::UnmappedReason::OutsideRanges, 1, 100 * scale}};
   rec.files = {{"m.py", text}};
   return rec;
 }
@@ -230,10 +231,10 @@ TEST_CASE("runs, rounds and the editor queries") {
   CHECK(fr.spans[1].kernels[0].totalNs == 1800);
   CHECK(fr.spans[1].range.kernelSets == std::vector<std::vector<std::string>>{{"gemm", "relu"}});
   CHECK(fr.spans[1].range.parent == "kl:m.py:2-3");
-  CHECK(fr.spans[1].kernels[0].pass == "forward");
-  CHECK(fr.spans[1].kernels[1].pass == "backward");
+  CHECK(fr.spans[1].kernels[0].pass == attribution::Pass::Forward);
+  CHECK(fr.spans[1].kernels[1].pass == attribution::Pass::Backward);
   CHECK(fr.spans[1].backwardNs == 300);
-  CHECK(fr.spans[2].kernels[0].pass == "forward");
+  CHECK(fr.spans[2].kernels[0].pass == attribution::Pass::Forward);
   CHECK(fr.spans[2].backwardNs == 0);
   CHECK_FALSE(fr.snapshotId.empty());
   auto snap = s->snapshot(fr.snapshotId);
@@ -262,7 +263,7 @@ TEST_CASE("runs, rounds and the editor queries") {
   auto un = s->unmapped((*rounds)[0].id);
   REQUIRE(un.ok());
   REQUIRE(un->size() == 1);
-  CHECK((*un)[0].reason == "outside_kl_ranges");
+  CHECK(attribution::unmappedReasonName((*un)[0].reason) == "outside_kl_ranges");
   CHECK(count(*s, "SELECT count(*) FROM line_stats") == 9);
   CHECK(s->runs(10)->size() == 2);
   CHECK(s->runs(10)->front().key == "r2");
