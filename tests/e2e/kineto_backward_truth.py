@@ -13,6 +13,10 @@ memcpy, memset), follows what the trace itself records:
   (one with a "Sequence number" and "Fwd thread id" 0) started after the node is recomputation
   (activation checkpointing), attributed where it ran.
 The owner of forward work is the launch point itself; of backward work the forward op's start.
+Forward work launched inside a training-step annotation the profiler records (user_annotation
+"Optimizer.step#..." / "Optimizer.zero_grad#...", or a record_function "GradScaler.*" or
+"torch.nn.utils.clip_grad_*_") is counted under that step's kind ("optimizer", "zero_grad",
+"amp-scaler", "grad-clip"; the innermost annotation wins) instead of "forward".
 
 Output (JSON on stdout), with --files SUFFIX... (workspace file suffixes):
   per owner "file:line" (from the innermost python_function frame at the owner point up the
@@ -29,6 +33,19 @@ import re
 import sys
 
 
+def step_kind(name):
+    """The training-step kind a profiler annotation names, or None."""
+    if name.startswith("Optimizer.step#"):
+        return "optimizer"
+    if name.startswith("Optimizer.zero_grad#"):
+        return "zero_grad"
+    if name.startswith("GradScaler."):
+        return "amp-scaler"
+    if name in ("torch.nn.utils.clip_grad_norm_", "torch.nn.utils.clip_grad_value_"):
+        return "grad-clip"
+    return None
+
+
 def main():
     args = sys.argv[1:]
     trace = args[0]
@@ -42,6 +59,7 @@ def main():
     runtime = {}
     ops = collections.defaultdict(list)      # tid -> [(start, end, name, args)]
     frames = collections.defaultdict(list)   # tid -> [(start, end, name)]
+    steps = collections.defaultdict(list)    # tid -> [(start, end, kind)] training-step annotations
     by_id = {}                               # Python id -> python_function event
     flow_s, flow_f = {}, {}
     gpu = []
@@ -53,6 +71,10 @@ def main():
             c = e.get("args", {}).get("correlation")
             if c is not None:
                 runtime[c] = (e["tid"], ns(e["ts"]), ns(e["ts"]) + ns(e["dur"]))
+        elif e.get("ph") == "X" and cat in ("user_annotation", "cpu_op") and step_kind(e["name"]):
+            steps[e["tid"]].append((ns(e["ts"]), ns(e["ts"]) + ns(e["dur"]), step_kind(e["name"])))
+            if cat == "cpu_op":
+                ops[e["tid"]].append((ns(e["ts"]), ns(e["ts"]) + ns(e["dur"]), e["name"], e.get("args", {})))
         elif e.get("ph") == "X" and cat == "cpu_op":
             ops[e["tid"]].append((ns(e["ts"]), ns(e["ts"]) + ns(e["dur"]), e["name"], e.get("args", {})))
         elif e.get("ph") == "X" and cat == "python_function":
@@ -60,7 +82,7 @@ def main():
             by_id[e.get("args", {}).get("Python id")] = e
         elif cat == "fwdbwd" and e.get("ph") in ("s", "f"):
             (flow_s if e["ph"] == "s" else flow_f)[e["id"]] = (e["tid"], ns(e["ts"]))
-    for d in (ops, frames):
+    for d in (ops, frames, steps):
         for v in d.values():
             v.sort(key=lambda x: (x[0], -x[1]))
     starts = {t: [x[0] for x in v] for t, v in ops.items()}
@@ -108,7 +130,8 @@ def main():
         enc = around(ops, starts, tid, a, b)
         nodes = [o for o in enc if is_node(o)]
         if not nodes:
-            counts[("forward", owner(tid, a, b))] += 1
+            st = [x for x in steps.get(tid, []) if x[0] <= a and x[1] >= b]
+            counts[(max(st)[2] if st else "forward", owner(tid, a, b))] += 1
             continue
         node = nodes[-1]
         if any(o[0] > node[0] and not is_node(o) and o[3].get("Sequence number", -1) > 0 for o in enc):

@@ -27,7 +27,7 @@ if mode == "lines":
         bwd = sum(k["gpu_ns"] for k in l["kernels"] if k["backward"])
         assert l["backward_gpu_ns"] == bwd, (l["line"], l["backward_gpu_ns"], bwd)
         for k in l["kernels"]:
-            assert k["backward"] == (k["pass"] != "forward"), k
+            assert k["backward"] == (k["pass"] in ("backward", "recompute")), k
             p = k["pass"] if k["forward_owner"] else "unowned"
             got[p]["%s:%d" % (l["file"], l["line"])] += k["launches"]
     truth["unowned"] = {}  # checked below: on the line that called backward()
@@ -39,15 +39,18 @@ else:
         assert o["backward_launches"] == sum(k["launches"] for k in o["kernels"] if k["backward"]), o["op"]
         for k in o["kernels"]:
             got[k["pass"] if o["forward_owner"] else "unowned"][o["op"] if o["forward_owner"] else "-"] += k["launches"]
-for p in ("forward", "backward", "recompute", "unowned"):
+for p in sorted(set(truth) | set(got) | {"forward", "backward"}):
+    if p == "no_launch":
+        continue
     want = {k: v for k, v in truth.get(p, {}).items() if k != "-" or p == "unowned"}
     have = dict(got.get(p, {}))
     assert have == want, (p, sorted(set(have.items()) ^ set(want.items())))
 bwd = sum(truth.get("backward", {}).values())
 assert bwd > 500, bwd
-print("%s: %d backward, %d recompute launches on their forward owner; %d with no forward op"
+steps = {p: sum(v.values()) for p, v in truth.items() if p in ("optimizer", "zero_grad", "grad-clip", "amp-scaler")}
+print("%s: %d backward, %d recompute launches on their forward owner; %d with no forward op; step kinds %s"
       % (mode, bwd, sum(truth.get("recompute", {}).values()),
-         unowned if mode == "lines" else sum(truth.get("unowned", {}).values())))
+         unowned if mode == "lines" else sum(truth.get("unowned", {}).values()), steps or "none"))
 PY
 }
 
