@@ -87,7 +87,10 @@ Args::Args(std::vector<std::string> argv, const std::vector<OptionSpec>& spec) {
       positional_.push_back(a);
       continue;
     }
-    if (a == "--") { onlyPositional = true; continue; }
+    if (a == "--") {
+      onlyPositional = true;
+      continue;
+    }
     std::string name = a;
     std::optional<std::string> inlineValue;
     if (auto eq = a.find('='); eq != std::string::npos && a.rfind("--", 0) == 0) {
@@ -153,8 +156,7 @@ std::optional<double> Args::getDouble(std::string_view name) const {
     size_t used = 0;
     double d = std::stod(*v, &used);
     if (used == v->size()) return d;
-  } catch (const std::exception&) {
-  }
+  } catch (const std::exception&) {}
   throw UsageError("option '" + std::string(name) + "' needs a number, got '" + *v + "'");
 }
 
@@ -165,13 +167,11 @@ std::string Args::choice(std::string_view name, const std::vector<std::string>& 
     if (a == *v) return a;
   std::string list;
   for (const auto& a : allowed) list += (list.empty() ? "" : "|") + a;
-  throw UsageError("option '" + std::string(name) + "' must be one of " + list + ", got '" + *v +
-                   "'");
+  throw UsageError("option '" + std::string(name) + "' must be one of " + list + ", got '" + *v + "'");
 }
 
 void Args::expectPositional(size_t min, size_t max) const {
-  if (positional_.size() < min)
-    throw UsageError(min == 1 ? "missing argument" : "missing arguments");
+  if (positional_.size() < min) throw UsageError(min == 1 ? "missing argument" : "missing arguments");
   if (positional_.size() > max) throw UsageError("unexpected argument '" + positional_[max] + "'");
 }
 
@@ -218,8 +218,7 @@ int runMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
     safeOut.flush();
     return rc;
   } catch (const UsageError& e) {
-    err << "kernlens " << cmd.name << ": " << terminalSafe(e.what()) << " (see kernlens " << cmd.name
-        << " --help)\n";
+    err << "kernlens " << cmd.name << ": " << terminalSafe(e.what()) << " (see kernlens " << cmd.name << " --help)\n";
     return 2;
   } catch (const InputError& e) {
     err << "kernlens " << cmd.name << ": " << terminalSafe(e.what()) << "\n";

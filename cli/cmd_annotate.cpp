@@ -40,12 +40,10 @@ void emit(const Args& args, Context& ctx, const std::string& file, const std::st
 int run(const Args& args, Context& ctx) {
   args.expectPositional(1, 1);
   const std::string file = args.positional()[0];
-  int modes = (args.has("--function") ? 1 : 0) + (args.has("--lines") ? 1 : 0) +
-              (args.has("--all-functions") ? 1 : 0);
+  int modes = (args.has("--function") ? 1 : 0) + (args.has("--lines") ? 1 : 0) + (args.has("--all-functions") ? 1 : 0);
   if (modes == 0) throw UsageError("say what to wrap: --function, --lines or --all-functions");
   if (modes > 1) throw UsageError("--function, --lines and --all-functions exclude each other");
-  if (args.has("--in-place") && args.has("-o"))
-    throw UsageError("-o and --in-place exclude each other");
+  if (args.has("--in-place") && args.has("-o")) throw UsageError("-o and --in-place exclude each other");
   std::vector<nvtx::RangeRequest> requests;
   for (const auto& l : args.values("--lines")) requests.push_back(parseLines(l));
   for (const auto& q : args.values("--function")) {
@@ -55,8 +53,7 @@ int run(const Args& args, Context& ctx) {
 
   std::filesystem::path root = args.getOr("--root", ".");
   std::error_code ec;
-  if (!std::filesystem::is_directory(root, ec))
-    throw InputError("--root " + root.string() + ": not a directory");
+  if (!std::filesystem::is_directory(root, ec)) throw InputError("--root " + root.string() + ": not a directory");
   root = std::filesystem::absolute(root, ec).lexically_normal();
   nvtx::Options opt;
   opt.relPath = orFail(nvtx::relativeToWorkspace(root, std::filesystem::absolute(file, ec)));
@@ -72,38 +69,39 @@ int run(const Args& args, Context& ctx) {
     ctx.err << "kernlens annotate: note: skipped " << sk.request.qualName << ": " << sk.reason << "\n";
   size_t placed = edit.ranges - before;
   emit(args, ctx, file, edit.newText);
-  ctx.err << "kernlens annotate: " << placed << " range" << (placed == 1 ? "" : "s") << " added to "
-          << opt.relPath << "\n";
+  ctx.err << "kernlens annotate: " << placed << " range" << (placed == 1 ? "" : "s") << " added to " << opt.relPath
+          << "\n";
   return 0;
 }
 
-Registrar reg{Command{
-    "annotate", "wrap functions or lines of a Python file in kernlens NVTX ranges",
-    "usage: kernlens annotate FILE (--function QUALNAME | --lines A-B | --all-functions)\n"
-    "                         [-o OUT | --in-place] [--root DIR]\n"
-    "\n"
-    "Wraps code of FILE in `with torch.cuda.nvtx.range(\"kl:<path>:<first>-<last>[:<label>]\"):`\n"
-    "ranges that `kernlens strip` removes again byte for byte. Ranges already in FILE are kept.\n"
-    "\n"
-    "  --function QUALNAME  the body of this function (Class.method, f.<locals>.g); repeatable\n"
-    "  --lines A-B          the statements on lines A..B (1-based; A alone for one line);\n"
-    "                       repeatable. Clause headers widen to the whole statement, `;`-joined\n"
-    "                       statements and one-line bodies to their whole line\n"
-    "  --all-functions      every function body (functions that cannot be wrapped are skipped\n"
-    "                       with a note on stderr)\n"
-    "  -o OUT               write the result to OUT (atomically) instead of stdout\n"
-    "  --in-place           replace FILE atomically (temporary file + rename)\n"
-    "  --root DIR           workspace root for the path in range names (default: .)\n"
-    "\n"
-    "exit status: 0 success, 1 bad input (unreadable file, syntax error, nothing to wrap),\n"
-    "2 bad usage. See docs/annotations.md for every rule.\n",
-    {{"--function", true, true},
-     {"--lines", true, true},
-     {"--all-functions", false, false},
-     {"-o", true, false},
-     {"--in-place", false, false},
-     {"--root", true, false}},
-    run, /*rawOutput=*/true}};
+Registrar reg{Command{"annotate",
+                      "wrap functions or lines of a Python file in kernlens NVTX ranges",
+                      "usage: kernlens annotate FILE (--function QUALNAME | --lines A-B | --all-functions)\n"
+                      "                         [-o OUT | --in-place] [--root DIR]\n"
+                      "\n"
+                      "Wraps code of FILE in `with torch.cuda.nvtx.range(\"kl:<path>:<first>-<last>[:<label>]\"):`\n"
+                      "ranges that `kernlens strip` removes again byte for byte. Ranges already in FILE are kept.\n"
+                      "\n"
+                      "  --function QUALNAME  the body of this function (Class.method, f.<locals>.g); repeatable\n"
+                      "  --lines A-B          the statements on lines A..B (1-based; A alone for one line);\n"
+                      "                       repeatable. Clause headers widen to the whole statement, `;`-joined\n"
+                      "                       statements and one-line bodies to their whole line\n"
+                      "  --all-functions      every function body (functions that cannot be wrapped are skipped\n"
+                      "                       with a note on stderr)\n"
+                      "  -o OUT               write the result to OUT (atomically) instead of stdout\n"
+                      "  --in-place           replace FILE atomically (temporary file + rename)\n"
+                      "  --root DIR           workspace root for the path in range names (default: .)\n"
+                      "\n"
+                      "exit status: 0 success, 1 bad input (unreadable file, syntax error, nothing to wrap),\n"
+                      "2 bad usage. See docs/annotations.md for every rule.\n",
+                      {{"--function", true, true},
+                       {"--lines", true, true},
+                       {"--all-functions", false, false},
+                       {"-o", true, false},
+                       {"--in-place", false, false},
+                       {"--root", true, false}},
+                      run,
+                      /*rawOutput=*/true}};
 
 }  // namespace
 }  // namespace kl::cli

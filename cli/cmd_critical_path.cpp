@@ -23,8 +23,10 @@ int run(const Args& args, Context& ctx) {
     rows.push_back({i.label, std::to_string(i.rank), std::to_string(i.ops), f(i.wallNs), f(i.gpuBusyNs), f(i.cpuLeadNs),
                     f(i.gpuWaitCpuNs), f(i.otherIdleNs), f(i.cpuTailNs), i.launchBound ? "launch" : "gpu"});
   if (csv) {
-    printCsv(ctx.out, {"iteration", "rank", "ops", "wall_ns", "gpu_busy_ns", "cpu_lead_ns", "gpu_wait_cpu_ns",
-                       "other_idle_ns", "cpu_tail_ns", "bound"}, rows);
+    printCsv(ctx.out,
+             {"iteration", "rank", "ops", "wall_ns", "gpu_busy_ns", "cpu_lead_ns", "gpu_wait_cpu_ns", "other_idle_ns",
+              "cpu_tail_ns", "bound"},
+             rows);
     return 0;
   }
   auto& o = ctx.out;
@@ -38,8 +40,10 @@ int run(const Args& args, Context& ctx) {
     << fmtDuration(static_cast<double>(r.gpuWaitCpuNs)) << " = "
     << analysis::fmtPercent(r.wallNs ? static_cast<double>(r.gpuWaitCpuNs) / static_cast<double>(r.wallNs) : 0)
     << " of iteration time\n\n";
-  printTable(o, {"iteration", "rank", "ops", "wall", "GPU busy", "CPU lead", "GPU waits CPU", "other idle", "CPU tail", "bound"},
-             rows, {false, true, true, true, true, true, true, true, true, false});
+  printTable(
+      o,
+      {"iteration", "rank", "ops", "wall", "GPU busy", "CPU lead", "GPU waits CPU", "other idle", "CPU tail", "bound"},
+      rows, {false, true, true, true, true, true, true, true, true, false});
   return 0;
 }
 

@@ -1,6 +1,5 @@
 // `kernlens cute summary|export|map`: intra-kernel regions of CUTE DSL kernels.
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "cli/cli.h"
@@ -48,14 +47,14 @@ int summary(const Args& args, Context& ctx) {
   if (format == "json") {
     nlohmann::json tags = nlohmann::json::array();
     for (const auto& s : stats) {
-      nlohmann::json o = {{"tag_id", s.tag}, {"name", s.name}, {"count", s.count}, {"mean_ns", s.meanNs},
+      nlohmann::json o = {{"tag_id", s.tag},   {"name", s.name},    {"count", s.count},      {"mean_ns", s.meanNs},
                           {"min_ns", s.minNs}, {"max_ns", s.maxNs}, {"total_ns", s.totalNs}, {"share", s.share}};
       if (auto ln = lineOf(s.tag)) o["line"] = *ln;
       tags.push_back(o);
     }
-    nlohmann::json out = {{"units", l.buf.units}, {"capacity_per_unit", l.buf.capacity},
+    nlohmann::json out = {{"units", l.buf.units},          {"capacity_per_unit", l.buf.capacity},
                           {"events", l.buf.events.size()}, {"overflow_events", l.buf.totalOverflow()},
-                          {"warnings", l.buf.warnings}, {"tags", tags}};
+                          {"warnings", l.buf.warnings},    {"tags", tags}};
     if (l.map) out["source_warnings"] = l.map->warnings;
     ctx.out << out.dump(2) << "\n";
     return 0;
@@ -100,8 +99,12 @@ int mapCmd(const Args& args, Context& ctx) {
   if (format == "json") {
     nlohmann::json sites = nlohmann::json::array();
     for (const auto& s : m.sites)
-      sites.push_back({{"constant", s.constant}, {"tag_id", s.tag}, {"api", s.api}, {"function", s.function},
-                       {"line", s.anchorLine + 1}, {"region_first_line", s.region.first + 1},
+      sites.push_back({{"constant", s.constant},
+                       {"tag_id", s.tag},
+                       {"api", s.api},
+                       {"function", s.function},
+                       {"line", s.anchorLine + 1},
+                       {"region_first_line", s.region.first + 1},
                        {"region_last_line", s.region.last + 1}});
     nlohmann::json consts = nlohmann::json::array();
     for (const auto& c : m.constants) consts.push_back({{"name", c.name}, {"value", c.value}, {"line", c.line + 1}});
@@ -125,22 +128,23 @@ int run(const Args& args, Context& ctx) {
   throw UsageError("unknown subcommand '" + sub + "' (summary, export or map)");
 }
 
-Registrar reg{Command{
-    "cute", "intra-kernel regions of CUTE DSL kernels: per-tag summary, Perfetto export, tag map",
-    "usage: kernlens cute summary BUFFER [--tags FILE | --source KERNEL.py] [--capacity N]\n"
-    "                             [--format text|json]\n"
-    "       kernlens cute export BUFFER -o trace.json [--tags FILE | --source KERNEL.py] [--capacity N]\n"
-    "       kernlens cute map KERNEL.py [--format text|json]\n"
-    "\n"
-    "BUFFER is the int64 event buffer the kernel wrote ([count, then per event: start_ns, dur_ns,\n"
-    "tag_id, tid]), as raw little-endian .bin or .npy. A 2-D .npy (units, 1+4k) or --capacity k\n"
-    "gives several units. Overflow (count > capacity) and malformed buffers are reported.\n"
-    "Tag names: --tags (one per line, line N = id N-1) or --source (the TAG_X = n constants of the\n"
-    "kernel file, found with tree-sitter with their profile_region / lane0_warp0_stop call sites).\n"
-    "summary: per tag count, mean, min, max, share of region time. export: Chrome/Perfetto JSON,\n"
-    "one track per tid. map: which lines each tag times.\n",
-    {{"--tags"}, {"--source"}, {"--capacity"}, {"--format"}, {"-o"}},
-    run}};
+Registrar reg{
+    Command{"cute",
+            "intra-kernel regions of CUTE DSL kernels: per-tag summary, Perfetto export, tag map",
+            "usage: kernlens cute summary BUFFER [--tags FILE | --source KERNEL.py] [--capacity N]\n"
+            "                             [--format text|json]\n"
+            "       kernlens cute export BUFFER -o trace.json [--tags FILE | --source KERNEL.py] [--capacity N]\n"
+            "       kernlens cute map KERNEL.py [--format text|json]\n"
+            "\n"
+            "BUFFER is the int64 event buffer the kernel wrote ([count, then per event: start_ns, dur_ns,\n"
+            "tag_id, tid]), as raw little-endian .bin or .npy. A 2-D .npy (units, 1+4k) or --capacity k\n"
+            "gives several units. Overflow (count > capacity) and malformed buffers are reported.\n"
+            "Tag names: --tags (one per line, line N = id N-1) or --source (the TAG_X = n constants of the\n"
+            "kernel file, found with tree-sitter with their profile_region / lane0_warp0_stop call sites).\n"
+            "summary: per tag count, mean, min, max, share of region time. export: Chrome/Perfetto JSON,\n"
+            "one track per tid. map: which lines each tag times.\n",
+            {{"--tags"}, {"--source"}, {"--capacity"}, {"--format"}, {"-o"}},
+            run}};
 
 }  // namespace
 }  // namespace kl::cli

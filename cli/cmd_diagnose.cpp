@@ -29,7 +29,8 @@ int run(const Args& args, Context& ctx) {
     o << "\n";
   }
   o << "rules checked:\n";
-  for (const auto& ch : r.checked) o << "  " << (ch.fired ? "FIRED " : "ok    ") << ch.id << ": " << ch.measured << "\n";
+  for (const auto& ch : r.checked)
+    o << "  " << (ch.fired ? "FIRED " : "ok    ") << ch.id << ": " << ch.measured << "\n";
   return 0;
 }
 

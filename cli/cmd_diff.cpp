@@ -39,14 +39,16 @@ int run(const Args& args, Context& ctx) {
     for (size_t i = 0; i < n; ++i) {
       const auto& x = rs[i];
       char pct[32];
-      std::snprintf(pct, sizeof pct, "%+.1f%%", x.nsA ? 100.0 * static_cast<double>(x.delta()) / static_cast<double>(x.nsA) : 0.0);
+      std::snprintf(pct, sizeof pct, "%+.1f%%",
+                    x.nsA ? 100.0 * static_cast<double>(x.delta()) / static_cast<double>(x.nsA) : 0.0);
       if (csv)
         rows.push_back({x.name, x.status(), std::to_string(x.countA), std::to_string(x.countB), std::to_string(x.nsA),
                         std::to_string(x.nsB), std::to_string(x.delta())});
       else
-        rows.push_back({x.status(), std::to_string(x.countA), std::to_string(x.countB), fmtDuration(static_cast<double>(x.nsA)),
-                        fmtDuration(static_cast<double>(x.nsB)), (x.delta() > 0 ? "+" : "") + fmtDuration(static_cast<double>(x.delta())),
-                        x.countA ? pct : "", x.name});
+        rows.push_back({x.status(), std::to_string(x.countA), std::to_string(x.countB),
+                        fmtDuration(static_cast<double>(x.nsA)), fmtDuration(static_cast<double>(x.nsB)),
+                        (x.delta() > 0 ? "+" : "") + fmtDuration(static_cast<double>(x.delta())), x.countA ? pct : "",
+                        x.name});
     }
     return rows;
   };

@@ -19,8 +19,10 @@ int run(const Args& args, Context& ctx) {
   noteEmulated(ctx.err, lp->model);
   const analysis::View v = lp->view(c.scope);
   OutputTarget out(outPath, ctx.out);
-  if (c.format == "csv") analysis::writeOpsCsv(out.stream(), v);
-  else if (c.format == "json") analysis::writeOpsJson(out.stream(), v);
+  if (c.format == "csv")
+    analysis::writeOpsCsv(out.stream(), v);
+  else if (c.format == "json")
+    analysis::writeOpsJson(out.stream(), v);
   else {
     auto st = analysis::writePerfetto(out.stream(), v);
     out.finish();

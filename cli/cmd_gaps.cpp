@@ -32,14 +32,17 @@ int run(const Args& args, Context& ctx) {
   if (c.format == "csv") {
     std::vector<std::vector<std::string>> rows;
     for (const auto& g : r.top)
-      rows.push_back({std::to_string(g.dev.rank), std::to_string(g.dev.device), g.stream ? std::to_string(*g.stream) : "",
-                      std::to_string(v.rel(g.start)), std::to_string(v.rel(g.end)), std::to_string(g.length()),
+      rows.push_back({std::to_string(g.dev.rank), std::to_string(g.dev.device),
+                      g.stream ? std::to_string(*g.stream) : "", std::to_string(v.rel(g.start)),
+                      std::to_string(v.rel(g.end)), std::to_string(g.length()),
                       g.before != profile::kNone ? std::string(m.str(m.gpuOps[g.before].name)) : "",
                       g.after != profile::kNone ? std::string(m.str(m.gpuOps[g.after].name)) : "",
                       g.afterLaunch != profile::kNone ? (g.launchedDuringGap(m) ? "1" : "0") : "",
                       g.api.empty() ? "" : std::string(m.str(g.api[0].name))});
-    printCsv(ctx.out, {"rank", "device", "stream", "start_ns", "end_ns", "duration_ns", "before", "after",
-                       "launched_during_gap", "cpu_top_api"}, rows);
+    printCsv(ctx.out,
+             {"rank", "device", "stream", "start_ns", "end_ns", "duration_ns", "before", "after", "launched_during_gap",
+              "cpu_top_api"},
+             rows);
     return 0;
   }
   auto& o = ctx.out;
@@ -48,11 +51,12 @@ int run(const Args& args, Context& ctx) {
   std::vector<std::vector<std::string>> rows;
   for (const auto* ls : {&r.devices, &r.streams})
     for (const auto& l : *ls)
-      rows.push_back({std::to_string(l.dev.rank), std::to_string(l.dev.device), l.stream ? std::to_string(*l.stream) : "all",
-                      std::to_string(l.ops), fmtDuration(static_cast<double>(l.spanNs)), fmtDuration(static_cast<double>(l.busyNs)),
-                      fmtDuration(static_cast<double>(l.idleNs)),
-                      analysis::fmtPercent(l.spanNs ? static_cast<double>(l.idleNs) / static_cast<double>(l.spanNs) : 0),
-                      std::to_string(l.gapCount), fmtDuration(static_cast<double>(l.gapNs))});
+      rows.push_back(
+          {std::to_string(l.dev.rank), std::to_string(l.dev.device), l.stream ? std::to_string(*l.stream) : "all",
+           std::to_string(l.ops), fmtDuration(static_cast<double>(l.spanNs)),
+           fmtDuration(static_cast<double>(l.busyNs)), fmtDuration(static_cast<double>(l.idleNs)),
+           analysis::fmtPercent(l.spanNs ? static_cast<double>(l.idleNs) / static_cast<double>(l.spanNs) : 0),
+           std::to_string(l.gapCount), fmtDuration(static_cast<double>(l.gapNs))});
   printTable(o, {"rank", "device", "stream", "ops", "span", "busy", "idle", "idle%", "gaps", "gap time"}, rows,
              std::vector<bool>(10, true));
   o << "\nLargest " << (go.perStream ? "stream" : "device") << " gaps:\n";
@@ -74,7 +78,8 @@ int run(const Args& args, Context& ctx) {
     o << "      CPU API during gap: " << (cpu.empty() ? "none recorded" : cpu) << "\n";
     std::string rg;
     for (const auto& a : g.ranges)
-      rg += (rg.empty() ? "" : " | ") + std::string(m.str(a.name)).substr(0, 60) + " " + fmtDuration(static_cast<double>(a.ns));
+      rg += (rg.empty() ? "" : " | ") + std::string(m.str(a.name)).substr(0, 60) + " " +
+            fmtDuration(static_cast<double>(a.ns));
     if (!rg.empty()) o << "      ranges open during gap: " << rg << "\n";
   }
   return 0;

@@ -40,7 +40,8 @@ int run(const Args& args, Context& ctx) {
     << r.memsets << " memset";
   if (r.graphs) o << ", " << r.graphs << " graph launches";
   o << "\n";
-  o << "cpu:       " << r.apiCalls << " CUDA API calls (" << r.launchCalls << " launches, " << r.syncCalls << " syncs)\n";
+  o << "cpu:       " << r.apiCalls << " CUDA API calls (" << r.launchCalls << " launches, " << r.syncCalls
+    << " syncs)\n";
   o << "ranges:    " << r.nvtxRanges << " NVTX ranges, " << r.nvtxMarks << " marks, " << r.annotations
     << " annotations, " << r.cpuOps << " cpu ops, " << r.pyFrames << " python frames\n";
   o << "attribution: " << r.attributed << " ops attributed, " << r.noLaunchCall << " no launch call in the capture, "

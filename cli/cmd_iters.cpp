@@ -20,7 +20,8 @@ int run(const Args& args, Context& ctx) {
   auto f = [csv](int64_t ns) { return durationCell(ns, csv); };
   std::vector<std::vector<std::string>> rows;
   for (const auto& it : r.iterations)
-    rows.push_back({it.label, f(v.rel(it.start)), f(v.rel(it.end)), f(it.end - it.start), std::to_string(it.ops), f(it.gpuNs)});
+    rows.push_back(
+        {it.label, f(v.rel(it.start)), f(v.rel(it.end)), f(it.end - it.start), std::to_string(it.ops), f(it.gpuNs)});
   if (csv) {
     printCsv(ctx.out, {"label", "start_ns", "end_ns", "duration_ns", "ops", "gpu_ns"}, rows);
     return 0;
@@ -32,7 +33,8 @@ int run(const Args& args, Context& ctx) {
   o << r.iterations.size() << " iterations: median " << fmtDuration(static_cast<double>(r.durations.p50)) << ", mean "
     << fmtDuration(r.durations.mean) << ", min " << fmtDuration(static_cast<double>(r.durations.min)) << ", max "
     << fmtDuration(static_cast<double>(r.durations.max)) << "\n";
-  printTable(o, {"iteration", "start", "end", "duration", "ops", "gpu time"}, rows, {false, true, true, true, true, true});
+  printTable(o, {"iteration", "start", "end", "duration", "ops", "gpu time"}, rows,
+             {false, true, true, true, true, true});
   return 0;
 }
 

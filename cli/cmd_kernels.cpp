@@ -16,7 +16,7 @@ int run(const Args& args, Context& ctx) {
   auto cat = orFail(ncu::Catalog::open(db));
   if (auto by = args.get("--by")) {
     std::string b = args.choice("--by", {"family", "model", "bound"});
-    auto groups = orFail(cat.groups(b == "family" ? ncu::GroupBy::Family
+    auto groups = orFail(cat.groups(b == "family"  ? ncu::GroupBy::Family
                                     : b == "model" ? ncu::GroupBy::Model
                                                    : ncu::GroupBy::Bound));
     if (top && static_cast<size_t>(*top) < groups.size()) groups.resize(static_cast<size_t>(*top));
@@ -25,9 +25,12 @@ int run(const Args& args, Context& ctx) {
       for (const auto& g : groups) {
         nlohmann::json bounds;
         for (int i = 0; i < 5; ++i) bounds[std::string(ncu::boundName(static_cast<ncu::Bound>(i)))] = g.byBound[i];
-        arr.push_back({{b, g.key}, {"kernels", g.kernels}, {"launches", g.launches},
+        arr.push_back({{b, g.key},
+                       {"kernels", g.kernels},
+                       {"launches", g.launches},
                        {"total_time_ns", g.totalNs ? nlohmann::json(*g.totalNs) : nlohmann::json(nullptr)},
-                       {"bounds", bounds}, {"top", g.top}});
+                       {"bounds", bounds},
+                       {"top", g.top}});
       }
       ctx.out << arr.dump(2) << "\n";
     } else if (format == "csv") {
@@ -64,17 +67,17 @@ int run(const Args& args, Context& ctx) {
   return 0;
 }
 
-Registrar reg{Command{
-    "kernels", "the kernel catalogue: most popular kernels across runs and models, and their bound",
-    "usage: kernlens kernels [--top N] [--by family|model|bound] [--format text|json|csv]\n"
-    "                        [--db PATH] [--root DIR]\n"
-    "\n"
-    "Lists the kernels imported with `kernlens ncu import`, most popular first (number of models,\n"
-    "then launches, then total time): name, base name, library family, bound class\n"
-    "(compute|memory|latency|balanced|unknown), mean SM% and memory%, launches, models.\n"
-    "--by groups them (kernels, launches, kernels per bound class, top 3 kernels per group).\n",
-    {{"--top"}, {"--by"}, {"--format"}, {"--db"}, {"--root"}},
-    run}};
+Registrar reg{Command{"kernels",
+                      "the kernel catalogue: most popular kernels across runs and models, and their bound",
+                      "usage: kernlens kernels [--top N] [--by family|model|bound] [--format text|json|csv]\n"
+                      "                        [--db PATH] [--root DIR]\n"
+                      "\n"
+                      "Lists the kernels imported with `kernlens ncu import`, most popular first (number of models,\n"
+                      "then launches, then total time): name, base name, library family, bound class\n"
+                      "(compute|memory|latency|balanced|unknown), mean SM% and memory%, launches, models.\n"
+                      "--by groups them (kernels, launches, kernels per bound class, top 3 kernels per group).\n",
+                      {{"--top"}, {"--by"}, {"--format"}, {"--db"}, {"--root"}},
+                      run}};
 
 }  // namespace
 }  // namespace kl::cli

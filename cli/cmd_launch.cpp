@@ -12,9 +12,9 @@ using analysis::fmtDuration;
 
 std::string distText(const analysis::Dist& d) {
   if (!d.count) return "(none)";
-  return "n=" + std::to_string(d.count) + "  mean " + fmtDuration(d.mean) + "  p50 " + fmtDuration(static_cast<double>(d.p50)) +
-         "  p90 " + fmtDuration(static_cast<double>(d.p90)) + "  p99 " + fmtDuration(static_cast<double>(d.p99)) + "  max " +
-         fmtDuration(static_cast<double>(d.max));
+  return "n=" + std::to_string(d.count) + "  mean " + fmtDuration(d.mean) + "  p50 " +
+         fmtDuration(static_cast<double>(d.p50)) + "  p90 " + fmtDuration(static_cast<double>(d.p90)) + "  p99 " +
+         fmtDuration(static_cast<double>(d.p99)) + "  max " + fmtDuration(static_cast<double>(d.max));
 }
 
 int run(const Args& args, Context& ctx) {
@@ -36,7 +36,9 @@ int run(const Args& args, Context& ctx) {
                     f(static_cast<double>(k.maxQueueNs)), f(k.meanGpuNs)});
   }
   if (csv) {
-    printCsv(ctx.out, {"name", "count", "mean_launch_overhead_ns", "mean_queue_delay_ns", "max_queue_delay_ns", "mean_gpu_ns"}, rows);
+    printCsv(ctx.out,
+             {"name", "count", "mean_launch_overhead_ns", "mean_queue_delay_ns", "max_queue_delay_ns", "mean_gpu_ns"},
+             rows);
     return 0;
   }
   auto& o = ctx.out;
@@ -49,7 +51,8 @@ int run(const Args& args, Context& ctx) {
   std::vector<std::vector<std::string>> arows;
   for (const auto& a : r.apis)
     arows.push_back({std::string(m.str(a.name)), std::to_string(a.overhead.count), fmtDuration(a.overhead.mean),
-                     fmtDuration(static_cast<double>(a.overhead.p50)), fmtDuration(static_cast<double>(a.overhead.max))});
+                     fmtDuration(static_cast<double>(a.overhead.p50)),
+                     fmtDuration(static_cast<double>(a.overhead.max))});
   printTable(o, {"api", "calls", "mean", "p50", "max"}, arows, {false, true, true, true, true});
   o << "\nKernels with the longest mean queue delay:\n";
   printTable(o, {"kernel", "count", "launch call", "queue delay", "max queue", "gpu time"}, rows,
@@ -57,14 +60,15 @@ int run(const Args& args, Context& ctx) {
   return 0;
 }
 
-Registrar reg{Command{"launch", "launch overhead and queue delay",
-                      "usage: kernlens launch FILE... [--top N] [--format text|json|csv] [--gpu N] [--trim START END]\n\n"
-                      "For every GPU op whose launch call is in the capture (same process and correlation\n"
-                      "id): launch overhead = call end - call start (each call once); queue delay = op\n"
-                      "start - call end (negative values are counted and taken as 0). Distributions, per\n"
-                      "launch API, and per kernel (longest mean queue delay first; --top N, default 20).\n\n" +
-                          commonOptionsHelp(true),
-                      profileOptions({{"--top"}}), run}};
+Registrar reg{
+    Command{"launch", "launch overhead and queue delay",
+            "usage: kernlens launch FILE... [--top N] [--format text|json|csv] [--gpu N] [--trim START END]\n\n"
+            "For every GPU op whose launch call is in the capture (same process and correlation\n"
+            "id): launch overhead = call end - call start (each call once); queue delay = op\n"
+            "start - call end (negative values are counted and taken as 0). Distributions, per\n"
+            "launch API, and per kernel (longest mean queue delay first; --top N, default 20).\n\n" +
+                commonOptionsHelp(true),
+            profileOptions({{"--top"}}), run}};
 
 }  // namespace
 }  // namespace kl::cli

@@ -3,7 +3,6 @@
 
 #include <chrono>
 #include <csignal>
-
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -50,8 +49,8 @@ int run(const Args& args, Context& ctx) {
       *file << "[" << kl::log::levelName(l) << "] " << m << std::endl;
     });
   }
-  kl::log::setMinLevel(level == "debug"  ? kl::log::Level::Debug
-                       : level == "warn" ? kl::log::Level::Warn
+  kl::log::setMinLevel(level == "debug"   ? kl::log::Level::Debug
+                       : level == "warn"  ? kl::log::Level::Warn
                        : level == "error" ? kl::log::Level::Error
                                           : kl::log::Level::Info);
   (void)ctx;  // stdout belongs to the protocol from here on
@@ -74,8 +73,11 @@ int run(const Args& args, Context& ctx) {
   return rc;
 }
 
-Registrar reg{Command{"lsp", "run the language server (LSP 3.17 over stdio)", kUsage,
-                      {{"--log-file"}, {"--log-level"}, {"--threads"}, {"--stdio", false}, {"--bench-baseline", false}}, run,
+Registrar reg{Command{"lsp",
+                      "run the language server (LSP 3.17 over stdio)",
+                      kUsage,
+                      {{"--log-file"}, {"--log-level"}, {"--threads"}, {"--stdio", false}, {"--bench-baseline", false}},
+                      run,
                       /*rawOutput=*/true}};
 
 }  // namespace

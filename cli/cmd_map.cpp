@@ -4,9 +4,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli/cli.h"
 #include "cli/profile_common.h"
@@ -33,11 +32,18 @@ int printOps(const profile::ProfileModel& model, const std::string& path, const 
     for (const auto& o : t.ops) {
       nlohmann::json ks = nlohmann::json::array();
       for (const auto& k : o.kernels)
-        ks.push_back({{"name", k.fullName}, {"launches", k.launches}, {"gpu_ns", k.gpuNs},
-                      {"backward", k.backward()}, {"pass", attribution::passName(k.pass)}});
-      j["ops"].push_back({{"op", o.name}, {"forward_owner", !o.noForwardOwner}, {"launches", o.launches},
-                          {"gpu_ns", o.gpuNs}, {"backward_launches", o.backwardLaunches},
-                          {"backward_gpu_ns", o.backwardGpuNs}, {"kernels", std::move(ks)}});
+        ks.push_back({{"name", k.fullName},
+                      {"launches", k.launches},
+                      {"gpu_ns", k.gpuNs},
+                      {"backward", k.backward()},
+                      {"pass", attribution::passName(k.pass)}});
+      j["ops"].push_back({{"op", o.name},
+                          {"forward_owner", !o.noForwardOwner},
+                          {"launches", o.launches},
+                          {"gpu_ns", o.gpuNs},
+                          {"backward_launches", o.backwardLaunches},
+                          {"backward_gpu_ns", o.backwardGpuNs},
+                          {"kernels", std::move(ks)}});
     }
     ctx.out << j.dump(1) << "\n";
     return 0;
@@ -80,30 +86,38 @@ int run(const Args& args, Context& ctx) {
   auto rs = orFail(results::buildFromProfile(model, o));
 
   if (format == "json") {
-    nlohmann::json j = {{"source", rs.provenance.source},
-                        {"emulated", rs.provenance.emulated},
-                        {"lines", nlohmann::json::array()},
-                        {"unmapped", {{"ops", rs.unmapped.ops}, {"gpu_ns", rs.unmapped.gpuNs},
-                                      {"top_kernels", rs.unmapped.topKernels}}}};
+    nlohmann::json j = {
+        {"source", rs.provenance.source},
+        {"emulated", rs.provenance.emulated},
+        {"lines", nlohmann::json::array()},
+        {"unmapped",
+         {{"ops", rs.unmapped.ops}, {"gpu_ns", rs.unmapped.gpuNs}, {"top_kernels", rs.unmapped.topKernels}}}};
     for (const auto& f : rs.files)
       for (const auto& l : f.lines) {
         nlohmann::json ks = nlohmann::json::array();
         for (const auto& k : l.kernels)
-          ks.push_back({{"name", k.fullName}, {"launches", k.launches}, {"gpu_ns", k.totalNs},
-                        {"backward", k.backward()}, {"pass", attribution::passName(k.pass)},
+          ks.push_back({{"name", k.fullName},
+                        {"launches", k.launches},
+                        {"gpu_ns", k.totalNs},
+                        {"backward", k.backward()},
+                        {"pass", attribution::passName(k.pass)},
                         {"forward_owner", !k.noForwardOwner}});
-        j["lines"].push_back({{"file", f.path}, {"line", l.line + 1}, {"end_line", l.lastLine + 1},
-                              {"function", l.function}, {"gpu_ns", l.gpuNs}, {"backward_gpu_ns", l.backwardNs},
+        j["lines"].push_back({{"file", f.path},
+                              {"line", l.line + 1},
+                              {"end_line", l.lastLine + 1},
+                              {"function", l.function},
+                              {"gpu_ns", l.gpuNs},
+                              {"backward_gpu_ns", l.backwardNs},
                               {"launches", l.ops},
-                              {"sync_ns", l.syncNs}, {"sync_calls", l.syncCalls},
+                              {"sync_ns", l.syncNs},
+                              {"sync_calls", l.syncCalls},
                               {"kernels", std::move(ks)}});
       }
     ctx.out << j.dump(1) << "\n";
     return 0;
   }
   ctx.out << "mapped from " << rs.provenance.source << " in " << o.profilePath
-          << (rs.provenance.emulated ? "  [EMULATED: kernels and times modelled, not measured]" : "")
-          << "\n";
+          << (rs.provenance.emulated ? "  [EMULATED: kernels and times modelled, not measured]" : "") << "\n";
   for (const auto& f : rs.files) {
     ctx.out << "\n== " << f.path << "\n";
     std::vector<std::string_view> lines;
@@ -117,16 +131,16 @@ int run(const Args& args, Context& ctx) {
     for (const auto& l : f.lines) {
       std::string src = l.line < lines.size() ? std::string(lines[l.line]) : std::string();
       while (!src.empty() && (src.back() == '\r' || src.back() == ' ')) src.pop_back();
-      ctx.out << "  " << l.line + 1 << " | " << src << "    # " << results::formatPassTime(l.gpuNs, l.backwardNs) << " · "
-              << l.ops << (l.ops == 1 ? " launch" : " launches");
+      ctx.out << "  " << l.line + 1 << " | " << src << "    # " << results::formatPassTime(l.gpuNs, l.backwardNs)
+              << " · " << l.ops << (l.ops == 1 ? " launch" : " launches");
       size_t shown = 0;
       for (const auto& k : l.kernels) {
         if (shown++ == 3) {
           ctx.out << ", +" << l.kernels.size() - 3 << " more";
           break;
         }
-        ctx.out << (shown == 1 ? " · " : ", ") << k.name << (k.backward() ? " (" + std::string(attribution::passName(k.pass)) + ")" : "") << " x"
-                << k.launches;
+        ctx.out << (shown == 1 ? " · " : ", ") << k.name
+                << (k.backward() ? " (" + std::string(attribution::passName(k.pass)) + ")" : "") << " x" << k.launches;
       }
       ctx.out << "\n";
     }
@@ -137,7 +151,8 @@ int run(const Args& args, Context& ctx) {
   return 0;
 }
 
-Registrar reg{Command{"map", "map an existing profile's GPU ops to workspace source lines",
+Registrar reg{Command{"map",
+                      "map an existing profile's GPU ops to workspace source lines",
                       "usage: kernlens map PROFILE [--root DIR] [--format text|json]\n\n"
                       "Shows what a profile already says about the source lines of the workspace\n"
                       "(DIR, default .), without running anything: from kernlens' kl: NVTX ranges, or\n"
@@ -148,7 +163,8 @@ Registrar reg{Command{"map", "map an existing profile's GPU ops to workspace sou
                       "top-level forward ATen op, listed per op) that created their autograd node,\n"
                       "marked backward (time shown as \"fwd + bwd\").\n"
                       "Exit status: 0 success, 1 bad input, 2 bad usage.\n",
-                      {{"--root"}, {"--format"}}, run}};
+                      {{"--root"}, {"--format"}},
+                      run}};
 
 }  // namespace
 }  // namespace kl::cli

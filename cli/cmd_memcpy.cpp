@@ -19,12 +19,15 @@ int run(const Args& args, Context& ctx) {
   bool csv = c.format == "csv";
   std::vector<std::vector<std::string>> rows;
   char buf[64];
-  auto gb = [&](double x) { std::snprintf(buf, sizeof buf, csv ? "%.6f" : "%.2f", x); return std::string(buf); };
+  auto gb = [&](double x) {
+    std::snprintf(buf, sizeof buf, csv ? "%.6f" : "%.2f", x);
+    return std::string(buf);
+  };
   for (const auto& row : r.rows)
     rows.push_back({row.kind, row.memory, std::to_string(row.count),
                     csv ? std::to_string(row.bytes) : analysis::fmtBytes(static_cast<double>(row.bytes)),
-                    csv ? std::to_string(row.totalNs) : fmtDuration(static_cast<double>(row.totalNs)), gb(row.avgGBps()),
-                    gb(row.minGBps), gb(row.maxGBps)});
+                    csv ? std::to_string(row.totalNs) : fmtDuration(static_cast<double>(row.totalNs)),
+                    gb(row.avgGBps()), gb(row.minGBps), gb(row.maxGBps)});
   if (csv) {
     printCsv(ctx.out, {"kind", "memory", "count", "bytes", "total_ns", "avg_gbps", "min_gbps", "max_gbps"}, rows);
     return 0;

@@ -37,15 +37,18 @@ int run(const Args& args, Context& ctx) {
     std::vector<std::vector<std::string>> rows;
     auto add = [&](const char* g, const std::vector<analysis::MfuGroup>& gs) {
       for (const auto& x : gs)
-        rows.push_back({g, x.key, x.file, x.line ? std::to_string(x.line) : "", std::to_string(x.invocations),
-                        std::to_string(x.kernels), num(x.flops), std::to_string(x.kernelNs),
-                        x.kernelNs ? num(x.flops * 1e9 / static_cast<double>(x.kernelNs)) : "",
-                        x.peakKnown && x.peakNs > 0 && x.kernelNs ? num(x.peakNs / static_cast<double>(x.kernelNs)) : ""});
+        rows.push_back(
+            {g, x.key, x.file, x.line ? std::to_string(x.line) : "", std::to_string(x.invocations),
+             std::to_string(x.kernels), num(x.flops), std::to_string(x.kernelNs),
+             x.kernelNs ? num(x.flops * 1e9 / static_cast<double>(x.kernelNs)) : "",
+             x.peakKnown && x.peakNs > 0 && x.kernelNs ? num(x.peakNs / static_cast<double>(x.kernelNs)) : ""});
     };
     add("operator", r.ops);
     add("line", r.lines);
-    printCsv(ctx.out, {"group", "key", "file", "line", "invocations", "kernels", "flops", "kernel_ns",
-                       "achieved_flops_per_s", "mfu"}, rows);
+    printCsv(
+        ctx.out,
+        {"group", "key", "file", "line", "invocations", "kernels", "flops", "kernel_ns", "achieved_flops_per_s", "mfu"},
+        rows);
     return 0;
   }
   auto& o = ctx.out;
@@ -60,10 +63,14 @@ int run(const Args& args, Context& ctx) {
   for (const auto& d : r.devices)
     dr.push_back({std::to_string(d.dev.rank), std::to_string(d.dev.device), d.gpuName.empty() ? "?" : d.gpuName,
                   d.peak ? d.peak->model : "unknown", num(d.flops), fmtDuration(static_cast<double>(d.flopKernelNs)),
-                  tflops(d.flops, static_cast<double>(d.flopKernelNs)), d.peak ? pct(d.peakNs, static_cast<double>(d.flopKernelNs)) : "-",
-                  tflops(d.flops, static_cast<double>(d.activeSpanNs)), d.peak ? pct(d.peakNs, static_cast<double>(d.activeSpanNs)) : "-",
+                  tflops(d.flops, static_cast<double>(d.flopKernelNs)),
+                  d.peak ? pct(d.peakNs, static_cast<double>(d.flopKernelNs)) : "-",
+                  tflops(d.flops, static_cast<double>(d.activeSpanNs)),
+                  d.peak ? pct(d.peakNs, static_cast<double>(d.activeSpanNs)) : "-",
                   fmtDuration(static_cast<double>(d.uncountedGemmNs))});
-  printTable(o, {"rank", "dev", "gpu", "peak table", "FLOPs", "FLOP kernels", "in kernels", "kernel MFU", "over span", "run MFU", "uncounted GEMM"},
+  printTable(o,
+             {"rank", "dev", "gpu", "peak table", "FLOPs", "FLOP kernels", "in kernels", "kernel MFU", "over span",
+              "run MFU", "uncounted GEMM"},
              dr, {true, true, false, false, true, true, true, true, true, true, true});
   auto groups = [&](const std::vector<analysis::MfuGroup>& gs, const char* what) {
     if (gs.empty()) return;
@@ -72,10 +79,12 @@ int run(const Args& args, Context& ctx) {
     for (size_t i = 0; i < gs.size() && (top == 0 || i < top); ++i) {
       const auto& g = gs[i];
       rows.push_back({std::to_string(g.invocations), num(g.flops), fmtDuration(static_cast<double>(g.kernelNs)),
-                      tflops(g.flops, static_cast<double>(g.kernelNs)), g.peakKnown ? pct(g.peakNs, static_cast<double>(g.kernelNs)) : "-",
+                      tflops(g.flops, static_cast<double>(g.kernelNs)),
+                      g.peakKnown ? pct(g.peakNs, static_cast<double>(g.kernelNs)) : "-",
                       g.key.empty() ? "(unknown call site)" : g.key});
     }
-    printTable(o, {"calls", "FLOPs", "kernel time", "achieved", "MFU", what}, rows, {true, true, true, true, true, false}, 100);
+    printTable(o, {"calls", "FLOPs", "kernel time", "achieved", "MFU", what}, rows,
+               {true, true, true, true, true, false}, 100);
   };
   groups(r.ops, "operator [dtype, formula]");
   groups(r.lines, "call site");
@@ -83,7 +92,8 @@ int run(const Args& args, Context& ctx) {
     o << "\nGEMM-like kernels without FLOPs (no shapes recorded around their launch):\n";
     std::vector<std::vector<std::string>> rows;
     for (size_t i = 0; i < r.uncounted.size() && (top == 0 || i < top); ++i)
-      rows.push_back({std::to_string(r.uncounted[i].kernels), fmtDuration(static_cast<double>(r.uncounted[i].kernelNs)), r.uncounted[i].key});
+      rows.push_back({std::to_string(r.uncounted[i].kernels), fmtDuration(static_cast<double>(r.uncounted[i].kernelNs)),
+                      r.uncounted[i].key});
     printTable(o, {"kernels", "time", "kernel"}, rows, {true, true, false}, 100);
   }
   return 0;

@@ -25,8 +25,10 @@ int runImport(const Args& args, Context& ctx) {
   }
   for (const auto& f : sum.files) {
     ctx.out << f.path.string() << ": " << ncu::formatName(f.format);
-    if (f.alreadyImported) ctx.out << ", already imported (same content), nothing added";
-    else ctx.out << ", " << f.launchesAdded << " launch(es) added, " << f.launchesMerged << " merged";
+    if (f.alreadyImported)
+      ctx.out << ", already imported (same content), nothing added";
+    else
+      ctx.out << ", " << f.launchesAdded << " launch(es) added, " << f.launchesMerged << " merged";
     ctx.out << "\n";
   }
   printKernelTable(ctx.out, sum.kernels);
@@ -74,29 +76,38 @@ int run(const Args& args, Context& ctx) {
   throw UsageError("unknown subcommand '" + sub + "' (import or drill)");
 }
 
-Registrar reg{Command{
-    "ncu", "import Nsight Compute CSVs into the kernel catalogue; drill into a range with ncu",
-    "usage: kernlens ncu import FILE... [--model NAME] [--run ID] [--db PATH] [--root DIR]\n"
-    "                             [--format text|json]\n"
-    "       kernlens ncu drill --entry \"CMD\" --range \"kl:...\" [--print-command] [--domain D]\n"
-    "                             [--count N] [--ncu PATH] [--model NAME] [--run ID] [--db PATH]\n"
-    "\n"
-    "import: reads Nsight Compute CSV output of any layout (details page, raw page,\n"
-    "  --print-summary per-kernel, the 2020 layout with 'Kernel Time') and nsys cuda_gpu_kern_sum\n"
-    "  CSVs; classifies every launch (compute/memory/latency/balanced/unknown) and stores it in\n"
-    "  the catalogue. Several files of one launch (details + section files) are merged; a file\n"
-    "  already imported (same content) is not counted twice. --format json prints the catalogue's\n"
-    "  objects for the kernels in these files.\n"
-    "drill: builds the ncu command that profiles only the kernels launched inside the NVTX\n"
-    "  push/pop range (--nvtx --nvtx-include \"RANGE/\" --kernel-id :::1, or -c N with --count),\n"
-    "  runs it when ncu is on PATH, exports the report as CSV and imports it.\n"
-    "  --print-command only prints the two commands.\n"
-    "\n"
-    "  --db PATH      catalogue database (default: <root>/.kernlens/kernlens.db)\n"
-    "  --root DIR     workspace root (default: .)\n",
-    {{"--model"}, {"--run"}, {"--db"}, {"--root"}, {"--format"}, {"--entry"}, {"--range"},
-     {"--domain"}, {"--count"}, {"--ncu"}, {"--print-command", false}},
-    run}};
+Registrar reg{Command{"ncu",
+                      "import Nsight Compute CSVs into the kernel catalogue; drill into a range with ncu",
+                      "usage: kernlens ncu import FILE... [--model NAME] [--run ID] [--db PATH] [--root DIR]\n"
+                      "                             [--format text|json]\n"
+                      "       kernlens ncu drill --entry \"CMD\" --range \"kl:...\" [--print-command] [--domain D]\n"
+                      "                             [--count N] [--ncu PATH] [--model NAME] [--run ID] [--db PATH]\n"
+                      "\n"
+                      "import: reads Nsight Compute CSV output of any layout (details page, raw page,\n"
+                      "  --print-summary per-kernel, the 2020 layout with 'Kernel Time') and nsys cuda_gpu_kern_sum\n"
+                      "  CSVs; classifies every launch (compute/memory/latency/balanced/unknown) and stores it in\n"
+                      "  the catalogue. Several files of one launch (details + section files) are merged; a file\n"
+                      "  already imported (same content) is not counted twice. --format json prints the catalogue's\n"
+                      "  objects for the kernels in these files.\n"
+                      "drill: builds the ncu command that profiles only the kernels launched inside the NVTX\n"
+                      "  push/pop range (--nvtx --nvtx-include \"RANGE/\" --kernel-id :::1, or -c N with --count),\n"
+                      "  runs it when ncu is on PATH, exports the report as CSV and imports it.\n"
+                      "  --print-command only prints the two commands.\n"
+                      "\n"
+                      "  --db PATH      catalogue database (default: <root>/.kernlens/kernlens.db)\n"
+                      "  --root DIR     workspace root (default: .)\n",
+                      {{"--model"},
+                       {"--run"},
+                       {"--db"},
+                       {"--root"},
+                       {"--format"},
+                       {"--entry"},
+                       {"--range"},
+                       {"--domain"},
+                       {"--count"},
+                       {"--ncu"},
+                       {"--print-command", false}},
+                      run}};
 
 }  // namespace
 }  // namespace kl::cli

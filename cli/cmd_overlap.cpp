@@ -18,19 +18,23 @@ int run(const Args& args, Context& ctx) {
   bool csv = c.format == "csv";
   auto f = [csv](int64_t ns) { return durationCell(ns, csv); };
   for (const auto& d : r.devices)
-    rows.push_back({std::to_string(d.dev.rank), std::to_string(d.dev.device), f(d.activeSpanNs), f(d.busyNs), f(d.computeNs),
-                    f(d.ncclNs), f(d.memNs), f(d.computeNcclNs), f(d.computeMemNs), f(d.ncclExposedNs), f(d.memExposedNs),
-                    f(d.computeOnlyNs), f(d.idleNs)});
+    rows.push_back({std::to_string(d.dev.rank), std::to_string(d.dev.device), f(d.activeSpanNs), f(d.busyNs),
+                    f(d.computeNs), f(d.ncclNs), f(d.memNs), f(d.computeNcclNs), f(d.computeMemNs), f(d.ncclExposedNs),
+                    f(d.memExposedNs), f(d.computeOnlyNs), f(d.idleNs)});
   if (csv) {
-    printCsv(ctx.out, {"rank", "device", "active_span_ns", "busy_ns", "compute_ns", "nccl_ns", "memory_ns",
-                       "compute_nccl_overlap_ns", "compute_memory_overlap_ns", "nccl_exposed_ns", "memory_exposed_ns",
-                       "compute_only_ns", "idle_ns"}, rows);
+    printCsv(
+        ctx.out,
+        {"rank", "device", "active_span_ns", "busy_ns", "compute_ns", "nccl_ns", "memory_ns", "compute_nccl_overlap_ns",
+         "compute_memory_overlap_ns", "nccl_exposed_ns", "memory_exposed_ns", "compute_only_ns", "idle_ns"},
+        rows);
     return 0;
   }
   noteEmulated(ctx.out, lp->model);
   ctx.out << "Per GPU, lengths of interval unions (memory = memcpy + memset; exposed = not covered by compute):\n";
-  printTable(ctx.out, {"rank", "device", "span", "busy", "compute", "nccl", "memory", "comp∩nccl", "comp∩mem",
-                       "nccl exposed", "mem exposed", "compute only", "idle"}, rows, std::vector<bool>(13, true));
+  printTable(ctx.out,
+             {"rank", "device", "span", "busy", "compute", "nccl", "memory", "comp∩nccl", "comp∩mem", "nccl exposed",
+              "mem exposed", "compute only", "idle"},
+             rows, std::vector<bool>(13, true));
   return 0;
 }
 

@@ -43,7 +43,8 @@ int runLoop(const Args& args, Context& ctx, const runner::RunConfig& cfg, const 
   req.run = cfg;
   std::error_code ec;
   if (!req.run.cwd.empty()) req.run.cwd = std::filesystem::absolute(req.run.cwd, ec).lexically_normal();
-  if (focus && args.has("--lines")) throw UsageError("give one of --focus and --lines (--kernel may be combined with --focus)");
+  if (focus && args.has("--lines"))
+    throw UsageError("give one of --focus and --lines (--kernel may be combined with --focus)");
   if (!focus && !args.has("--lines") && !args.has("--kernel"))
     throw UsageError("one of --focus FILE::QUALNAME, --lines FILE:A-B or --kernel REGEX is required");
   if (focus) {
@@ -58,10 +59,12 @@ int runLoop(const Args& args, Context& ctx, const runner::RunConfig& cfg, const 
     req.lines = planner::FocusLines{l->first, l->last};
   }
   req.kernelPattern = args.getOr("--kernel", "");
-  req.strategy = args.choice("--strategy", {"edits", "lines"}) == "lines" ? planner::Strategy::Lines : planner::Strategy::Edits;
+  req.strategy =
+      args.choice("--strategy", {"edits", "lines"}) == "lines" ? planner::Strategy::Lines : planner::Strategy::Edits;
   std::string harness = args.choice("--harness", {"off", "auto", "always"});
-  req.harness = harness == "auto" ? planner::HarnessMode::Auto
-              : harness == "always" ? planner::HarnessMode::Always : planner::HarnessMode::Off;
+  req.harness = harness == "auto"     ? planner::HarnessMode::Auto
+                : harness == "always" ? planner::HarnessMode::Always
+                                      : planner::HarnessMode::Off;
   req.harnessFactory = args.getOr("--harness-factory", "");
   req.rounds = static_cast<int>(args.getInt("--rounds").value_or(8));
   req.baseline = !args.has("--no-baseline");
@@ -78,8 +81,9 @@ int runLoop(const Args& args, Context& ctx, const runner::RunConfig& cfg, const 
   if (bar) {
     hooks.progress = [&err](const runner::RoundProgress& p) {
       int width = 24, filled = static_cast<int>(p.fraction * width + 0.5);
-      err << "\r  [" << std::string(static_cast<size_t>(filled), '#') << std::string(static_cast<size_t>(width - filled), '.')
-          << "] " << std::left << std::setw(30) << p.message.substr(0, 30) << std::right << std::flush;
+      err << "\r  [" << std::string(static_cast<size_t>(filled), '#')
+          << std::string(static_cast<size_t>(width - filled), '.') << "] " << std::left << std::setw(30)
+          << p.message.substr(0, 30) << std::right << std::flush;
     };
   }
   hooks.loop.onRound = [&err, bar](const planner::LoopProgress& p) {
@@ -116,8 +120,10 @@ int run(const Args& args, Context& ctx) {
   cfg.entry = *entry;
   if (args.has("--cwd")) cfg.cwd = *args.get("--cwd");
   if (args.has("--nsys")) cfg.nsysPath = *args.get("--nsys");
-  if (auto b = args.get("--backend")) cfg.backend = orFail(runner::parseBackend(*b));
-  else cfg.backend = runner::defaultBackend(cfg.nsysPath);
+  if (auto b = args.get("--backend"))
+    cfg.backend = orFail(runner::parseBackend(*b));
+  else
+    cfg.backend = runner::defaultBackend(cfg.nsysPath);
   cfg.launch.kind = orFail(runner::parseLaunch(args.getOr("--launch", "local")));
   if (cfg.launch.kind == runner::LaunchKind::Template) {
     auto t = args.get("--template");
@@ -143,59 +149,83 @@ int run(const Args& args, Context& ctx) {
   return runLoop(args, ctx, cfg, focus);
 }
 
-Registrar reg{Command{
-    "profile", "profile a function: run the entry under a profiler and map kernels to lines",
-    "usage: kernlens profile --entry \"CMD\" (--focus FILE::QUALNAME | --lines FILE:A-B | --kernel RE)\n"
-    "                        [--backend nsys|torch|emulate] [--strategy edits|lines] [--rounds N]\n"
-    "                        [--launch local|template|slurm] [--template T] [--timeout S]\n"
-    "                        [--format text|json] [--root DIR]\n"
-    "\n"
-    "Runs the convergence loop: the focus is wrapped in kl: NVTX ranges in an overlay (your files\n"
-    "are never written), CMD runs under the backend with the kernlens probe, kernels are attributed\n"
-    "to the innermost range on the launching thread, and ranges still holding several kernels are\n"
-    "refined (into blocks and called workspace functions), round after round, until every kernel\n"
-    "maps to one line or an atomic line, or --rounds N (default 8) is spent. Rounds are stored in\n"
-    "<root>/.kernlens/kernlens.db; run files in <root>/.kernlens/runs/<run>/round<k>/.\n"
-    "--rounds 1 runs one instrumented round (the function body and its top-level statements, and the\n"
-    "workspace functions the discovery run saw beneath them; add --no-discovery for only the former).\n"
-    "\n"
-    "  --entry CMD          the command to run, e.g. \"python train.py --steps 2\" (run unchanged)\n"
-    "  --focus F::Q         the function to profile (file relative to --root or absolute)\n"
-    "  --backend B          nsys (default when nsys is found), torch, or emulate (modelled GPU\n"
-    "                       kernels on CPU PyTorch; results are labelled EMULATED)\n"
-    "  --launch L           local (default), template (--template with {cmd} {cwd} {out}),\n"
-    "                       slurm (--slurm-mode srun|sbatch, --ntasks N, --nodes N, --partition P)\n"
-    "  --timeout S          per-round limit in seconds (default 900); the process group is killed\n"
-    "  --keep-runs N        run folders kept in <root>/.kernlens/runs (default 20; 0 = all)\n"
-    "  --root DIR           workspace root (default .); --cwd DIR where CMD runs (default: root)\n"
-    "  --python PATH        interpreter for the probe (default /usr/bin/python3)\n"
-    "  --nsys PATH          the nsys binary;  --gpu h100|h200|a100  the emulated GPU\n"
-    "  --probe-dir DIR      the kernlens probe (default: next to the binary)\n"
-    "  --format text|json   output format\n"
-    "\n"
-    "\n"
-    "Loop options (docs/loop.md):\n"
-    "  --lines FILE:A-B     focus on a region instead of --focus\n"
-    "  --kernel REGEX       only refine ranges launching a matching kernel (with or without --focus)\n"
-    "  --strategy edits|lines   edits (default): refine round after round; lines: one NVTX range per\n"
-    "                       executed line of the focus functions, one round\n"
-    "  --harness off|auto|always  generate a harness when the entry never reaches the focus function\n"
-    "  --harness-factory M:F  builds the object for a method's harness\n"
-    "  --max-pushes-per-launch X  per-range NVTX budget (default 4)\n"
-    "  --no-baseline        skip the uninstrumented run (no wall-time overhead)\n"
-    "  --no-discovery       skip the call-discovery run (follow only statically resolved calls)\n"
-    "  --no-store           do not record rounds in .kernlens/kernlens.db\n"
-    "  loop output: the focus source annotated per line (text) or the loop's JSON document (docs/loop.md).\n"
-    "\n"
-    "Ctrl-C, SIGTERM or SIGHUP stop the program (every process it started) and exit 128 + signal;\n"
-    "the run is recorded as interrupted.\n"
-    "exit status: 0 success, 1 the run failed (reason and log path on stderr), 2 bad usage.\n",
-    {{"--entry"}, {"--focus"}, {"--backend"}, {"--launch"}, {"--template"}, {"--rounds"}, {"--timeout"},
-     {"--format"}, {"--root"}, {"--cwd"}, {"--python"}, {"--nsys"}, {"--gpu"}, {"--probe-dir"},
-     {"--slurm-mode"}, {"--ntasks"}, {"--nodes"}, {"--partition"}, {"--lines"}, {"--kernel"}, {"--strategy"},
-     {"--harness"}, {"--harness-factory"}, {"--max-pushes-per-launch"}, {"--no-baseline", false},
-     {"--no-discovery", false}, {"--keep-runs"}, {"--no-store", false}},
-    run}};
+Registrar reg{
+    Command{"profile",
+            "profile a function: run the entry under a profiler and map kernels to lines",
+            "usage: kernlens profile --entry \"CMD\" (--focus FILE::QUALNAME | --lines FILE:A-B | --kernel RE)\n"
+            "                        [--backend nsys|torch|emulate] [--strategy edits|lines] [--rounds N]\n"
+            "                        [--launch local|template|slurm] [--template T] [--timeout S]\n"
+            "                        [--format text|json] [--root DIR]\n"
+            "\n"
+            "Runs the convergence loop: the focus is wrapped in kl: NVTX ranges in an overlay (your files\n"
+            "are never written), CMD runs under the backend with the kernlens probe, kernels are attributed\n"
+            "to the innermost range on the launching thread, and ranges still holding several kernels are\n"
+            "refined (into blocks and called workspace functions), round after round, until every kernel\n"
+            "maps to one line or an atomic line, or --rounds N (default 8) is spent. Rounds are stored in\n"
+            "<root>/.kernlens/kernlens.db; run files in <root>/.kernlens/runs/<run>/round<k>/.\n"
+            "--rounds 1 runs one instrumented round (the function body and its top-level statements, and the\n"
+            "workspace functions the discovery run saw beneath them; add --no-discovery for only the former).\n"
+            "\n"
+            "  --entry CMD          the command to run, e.g. \"python train.py --steps 2\" (run unchanged)\n"
+            "  --focus F::Q         the function to profile (file relative to --root or absolute)\n"
+            "  --backend B          nsys (default when nsys is found), torch, or emulate (modelled GPU\n"
+            "                       kernels on CPU PyTorch; results are labelled EMULATED)\n"
+            "  --launch L           local (default), template (--template with {cmd} {cwd} {out}),\n"
+            "                       slurm (--slurm-mode srun|sbatch, --ntasks N, --nodes N, --partition P)\n"
+            "  --timeout S          per-round limit in seconds (default 900); the process group is killed\n"
+            "  --keep-runs N        run folders kept in <root>/.kernlens/runs (default 20; 0 = all)\n"
+            "  --root DIR           workspace root (default .); --cwd DIR where CMD runs (default: root)\n"
+            "  --python PATH        interpreter for the probe (default /usr/bin/python3)\n"
+            "  --nsys PATH          the nsys binary;  --gpu h100|h200|a100  the emulated GPU\n"
+            "  --probe-dir DIR      the kernlens probe (default: next to the binary)\n"
+            "  --format text|json   output format\n"
+            "\n"
+            "\n"
+            "Loop options (docs/loop.md):\n"
+            "  --lines FILE:A-B     focus on a region instead of --focus\n"
+            "  --kernel REGEX       only refine ranges launching a matching kernel (with or without --focus)\n"
+            "  --strategy edits|lines   edits (default): refine round after round; lines: one NVTX range per\n"
+            "                       executed line of the focus functions, one round\n"
+            "  --harness off|auto|always  generate a harness when the entry never reaches the focus function\n"
+            "  --harness-factory M:F  builds the object for a method's harness\n"
+            "  --max-pushes-per-launch X  per-range NVTX budget (default 4)\n"
+            "  --no-baseline        skip the uninstrumented run (no wall-time overhead)\n"
+            "  --no-discovery       skip the call-discovery run (follow only statically resolved calls)\n"
+            "  --no-store           do not record rounds in .kernlens/kernlens.db\n"
+            "  loop output: the focus source annotated per line (text) or the loop's JSON document (docs/loop.md).\n"
+            "\n"
+            "Ctrl-C, SIGTERM or SIGHUP stop the program (every process it started) and exit 128 + signal;\n"
+            "the run is recorded as interrupted.\n"
+            "exit status: 0 success, 1 the run failed (reason and log path on stderr), 2 bad usage.\n",
+            {{"--entry"},
+             {"--focus"},
+             {"--backend"},
+             {"--launch"},
+             {"--template"},
+             {"--rounds"},
+             {"--timeout"},
+             {"--format"},
+             {"--root"},
+             {"--cwd"},
+             {"--python"},
+             {"--nsys"},
+             {"--gpu"},
+             {"--probe-dir"},
+             {"--slurm-mode"},
+             {"--ntasks"},
+             {"--nodes"},
+             {"--partition"},
+             {"--lines"},
+             {"--kernel"},
+             {"--strategy"},
+             {"--harness"},
+             {"--harness-factory"},
+             {"--max-pushes-per-launch"},
+             {"--no-baseline", false},
+             {"--no-discovery", false},
+             {"--keep-runs"},
+             {"--no-store", false}},
+            run}};
 
 }  // namespace
 }  // namespace kl::cli

@@ -38,11 +38,10 @@ std::string rooflineSection(const std::vector<std::string>& files) {
     }
   }
   std::string html = ncu::rooflineSvg(points, opt);
-  html += "<p class=\"muted\">" + std::to_string(points.size()) + " of " +
-          std::to_string(launches) + " Nsight Compute launches plotted";
+  html += "<p class=\"muted\">" + std::to_string(points.size()) + " of " + std::to_string(launches) +
+          " Nsight Compute launches plotted";
   if (missing)
-    html += "; " + std::to_string(missing) + " lack the metrics a roofline needs; e.g. missing: " +
-            absentExample;
+    html += "; " + std::to_string(missing) + " lack the metrics a roofline needs; e.g. missing: " + absentExample;
   html += ".</p>";
   return html;
 }
@@ -66,18 +65,19 @@ int run(const Args& args, Context& ctx) {
   return 0;
 }
 
-Registrar reg{Command{"report", "one self-contained HTML report (timeline + analyses)",
-                      "usage: kernlens report FILE... -o report.html [--ncu NCU.csv]... [--gpu N] [--trim START END]\n\n"
-                      "Writes ONE HTML page with everything inline (no network access): a zoomable\n"
-                      "timeline with a lane per GPU stream and per CPU thread/range depth (items closer\n"
-                      "than 1/4000 of the span are merged; the 96 busiest lanes of each kind), diagnose\n"
-                      "findings, top kernels, streams, overlap, gaps, NCCL, memcpy, launch, threads,\n"
-                      "iterations and the range tree.\n\n"
-                      "  -o, --output FILE  the HTML file to write ('-' = standard output)\n"
-                      "  --ncu FILE         add an SVG roofline from an Nsight Compute CSV (repeatable)\n"
-                      "  --gpu N, --trim START END  as for the other commands\n"
-                      "Exit status: 0 success, 1 bad input, 2 bad usage.\n",
-                      profileOptions({{"-o"}, {"--output"}, {"--ncu", true, true}}), run}};
+Registrar reg{
+    Command{"report", "one self-contained HTML report (timeline + analyses)",
+            "usage: kernlens report FILE... -o report.html [--ncu NCU.csv]... [--gpu N] [--trim START END]\n\n"
+            "Writes ONE HTML page with everything inline (no network access): a zoomable\n"
+            "timeline with a lane per GPU stream and per CPU thread/range depth (items closer\n"
+            "than 1/4000 of the span are merged; the 96 busiest lanes of each kind), diagnose\n"
+            "findings, top kernels, streams, overlap, gaps, NCCL, memcpy, launch, threads,\n"
+            "iterations and the range tree.\n\n"
+            "  -o, --output FILE  the HTML file to write ('-' = standard output)\n"
+            "  --ncu FILE         add an SVG roofline from an Nsight Compute CSV (repeatable)\n"
+            "  --gpu N, --trim START END  as for the other commands\n"
+            "Exit status: 0 success, 1 bad input, 2 bad usage.\n",
+            profileOptions({{"-o"}, {"--output"}, {"--ncu", true, true}}), run}};
 
 }  // namespace
 }  // namespace kl::cli

@@ -50,7 +50,8 @@ int run(const Args& args, Context& ctx) {
       rows.push_back({fmtDuration(static_cast<double>(k.totalNs)), std::to_string(k.count),
                       fmtDuration(static_cast<double>(v.rel(k.firstStart))), std::string(m.str(k.name)), where});
     }
-    printTable(o, {"total", "count", "first at", "kernel", "innermost ranges"}, rows, {true, true, true, false, false}, 80);
+    printTable(o, {"total", "count", "first at", "kernel", "innermost ranges"}, rows, {true, true, true, false, false},
+               80);
   }
   if (so.ranges) {
     o << (so.kernels ? "\n" : "") << r.ranges.size() << " range name(s) match '" << so.pattern << "':\n";
@@ -65,18 +66,18 @@ int run(const Args& args, Context& ctx) {
   return 0;
 }
 
-Registrar reg{Command{"search", "find kernels and ranges by name or regex",
-                      "usage: kernlens search FILE... PATTERN [--regex] [--kernels-only|--ranges-only]\n"
-                      "                       [--format text|json|csv] [--gpu N] [--trim START END]\n"
-                      "       kernlens search FILE... --pattern PATTERN ...\n\n"
-                      "PATTERN is a case-insensitive substring; with --regex an ECMAScript regular\n"
-                      "expression (case-insensitive) that must match somewhere in the name. Kernels are\n"
-                      "listed with count, total time, first occurrence and the innermost ranges that\n"
-                      "launched them; ranges with invocations, CPU time and the GPU time of the ops\n"
-                      "launched inside them.\n\n" +
-                          commonOptionsHelp(true),
-                      profileOptions({{"--pattern"}, {"--regex", false}, {"--kernels-only", false}, {"--ranges-only", false}}),
-                      run}};
+Registrar reg{Command{
+    "search", "find kernels and ranges by name or regex",
+    "usage: kernlens search FILE... PATTERN [--regex] [--kernels-only|--ranges-only]\n"
+    "                       [--format text|json|csv] [--gpu N] [--trim START END]\n"
+    "       kernlens search FILE... --pattern PATTERN ...\n\n"
+    "PATTERN is a case-insensitive substring; with --regex an ECMAScript regular\n"
+    "expression (case-insensitive) that must match somewhere in the name. Kernels are\n"
+    "listed with count, total time, first occurrence and the innermost ranges that\n"
+    "launched them; ranges with invocations, CPU time and the GPU time of the ops\n"
+    "launched inside them.\n\n" +
+        commonOptionsHelp(true),
+    profileOptions({{"--pattern"}, {"--regex", false}, {"--kernels-only", false}, {"--ranges-only", false}}), run}};
 
 }  // namespace
 }  // namespace kl::cli

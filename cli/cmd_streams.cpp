@@ -17,15 +17,19 @@ int run(const Args& args, Context& ctx) {
   if (c.format == "json") return printJson(ctx.out, r, m, top);
   bool csv = c.format == "csv";
   auto f = [csv](int64_t ns) { return durationCell(ns, csv); };
-  auto pct = [&](int64_t a, int64_t b) { return analysis::fmtPercent(b ? static_cast<double>(a) / static_cast<double>(b) : 0); };
+  auto pct = [&](int64_t a, int64_t b) {
+    return analysis::fmtPercent(b ? static_cast<double>(a) / static_cast<double>(b) : 0);
+  };
   std::vector<std::vector<std::string>> rows;
   for (const auto& d : r.devices)
     rows.push_back({std::to_string(d.dev.rank), std::to_string(d.dev.device), std::to_string(d.streams.size()),
                     f(d.activeSpanNs), f(d.idleNs), f(d.oneNs), f(d.multiNs), std::to_string(d.maxConcurrent),
                     std::to_string(d.queuedPairs), f(d.serialisedNs)});
   if (csv) {
-    printCsv(ctx.out, {"rank", "device", "streams", "active_span_ns", "idle_ns", "one_stream_ns", "multi_stream_ns",
-                       "max_concurrent", "queued_pairs", "serialised_ns"}, rows);
+    printCsv(ctx.out,
+             {"rank", "device", "streams", "active_span_ns", "idle_ns", "one_stream_ns", "multi_stream_ns",
+              "max_concurrent", "queued_pairs", "serialised_ns"},
+             rows);
     return 0;
   }
   auto& o = ctx.out;
@@ -34,15 +38,18 @@ int run(const Args& args, Context& ctx) {
     o << "No GPU ops in scope.\n";
     return 0;
   }
-  printTable(o, {"rank", "device", "streams", "active span", "0 busy", "1 busy", "2+ busy", "max", "queued pairs", "serialised"},
-             rows, {true, true, true, true, true, true, true, true, true, true});
+  printTable(
+      o,
+      {"rank", "device", "streams", "active span", "0 busy", "1 busy", "2+ busy", "max", "queued pairs", "serialised"},
+      rows, {true, true, true, true, true, true, true, true, true, true});
   o << "\nPer stream:\n";
   std::vector<std::vector<std::string>> sr;
   for (const auto& d : r.devices)
     for (const auto& s : d.streams)
-      sr.push_back({std::to_string(d.dev.rank), std::to_string(d.dev.device), std::to_string(s.stream), std::to_string(s.ops),
-                    f(s.busyNs), pct(s.busyNs, d.activeSpanNs), f(s.soloNs)});
-  printTable(o, {"rank", "device", "stream", "ops", "busy", "of span", "alone"}, sr, {true, true, true, true, true, true, true});
+      sr.push_back({std::to_string(d.dev.rank), std::to_string(d.dev.device), std::to_string(s.stream),
+                    std::to_string(s.ops), f(s.busyNs), pct(s.busyNs, d.activeSpanNs), f(s.soloNs)});
+  printTable(o, {"rank", "device", "stream", "ops", "busy", "of span", "alone"}, sr,
+             {true, true, true, true, true, true, true});
   if (!r.launchLinks) return 0;
   o << "\nSerialised on one stream (B queued behind A while no other stream ran; candidates, not\n"
        "proven independent):\n";
@@ -51,26 +58,28 @@ int run(const Args& args, Context& ctx) {
     return 0;
   }
   std::vector<std::vector<std::string>> pr;
-  auto cut = [](std::string_view n) { return n.size() > 56 ? std::string(n.substr(0, 55)) + "\xE2\x80\xA6" : std::string(n); };
+  auto cut = [](std::string_view n) {
+    return n.size() > 56 ? std::string(n.substr(0, 55)) + "\xE2\x80\xA6" : std::string(n);
+  };
   for (size_t i = 0; i < r.pairs.size() && (top == 0 || i < top); ++i) {
     const auto& p = r.pairs[i];
     pr.push_back({std::to_string(p.dev.rank) + "/" + std::to_string(p.dev.device) + "/" + std::to_string(p.stream),
-                  std::to_string(p.count), f(p.serialisedNs),
-                  cut(m.str(p.first)) + " -> " + cut(m.str(p.second))});
+                  std::to_string(p.count), f(p.serialisedNs), cut(m.str(p.first)) + " -> " + cut(m.str(p.second))});
   }
   printTable(o, {"rank/dev/stream", "pairs", "serialised", "A -> B"}, pr, {false, true, true, false}, 120);
   return 0;
 }
 
-Registrar reg{Command{"streams", "Stream concurrency per GPU: time with 0, 1, 2+ streams busy; serialised pairs",
-                      "usage: kernlens streams FILE... [--format text|json|csv] [--top N] [--gpu N] [--trim START END]\n\n"
-                      "Per GPU: time with 0, 1 and 2+ streams busy over its active span, per-stream busy\n"
-                      "and alone time, and pairs of consecutive ops on one stream where the second was\n"
-                      "already queued while only that stream ran (could overlap on another stream if\n"
-                      "independent). Definitions: docs/analyses.md#streams.\n"
-                      "  --top N   serialised pairs listed (default 20, 0 = all)\n" +
-                          commonOptionsHelp(true),
-                      profileOptions({{"--top"}}), run}};
+Registrar reg{
+    Command{"streams", "Stream concurrency per GPU: time with 0, 1, 2+ streams busy; serialised pairs",
+            "usage: kernlens streams FILE... [--format text|json|csv] [--top N] [--gpu N] [--trim START END]\n\n"
+            "Per GPU: time with 0, 1 and 2+ streams busy over its active span, per-stream busy\n"
+            "and alone time, and pairs of consecutive ops on one stream where the second was\n"
+            "already queued while only that stream ran (could overlap on another stream if\n"
+            "independent). Definitions: docs/analyses.md#streams.\n"
+            "  --top N   serialised pairs listed (default 20, 0 = all)\n" +
+                commonOptionsHelp(true),
+            profileOptions({{"--top"}}), run}};
 
 }  // namespace
 }  // namespace kl::cli

@@ -10,8 +10,7 @@ namespace {
 int run(const Args& args, Context& ctx) {
   args.expectPositional(1, 1);
   const std::string file = args.positional()[0];
-  if (args.has("--in-place") && args.has("-o"))
-    throw UsageError("-o and --in-place exclude each other");
+  if (args.has("--in-place") && args.has("-o")) throw UsageError("-o and --in-place exclude each other");
   std::string text = orFail(nvtx::readWholeFile(file));
   auto source = orFail(python::SourceFile::parse(std::move(text)));
   auto stripped = orFail(nvtx::strip(*source));
@@ -28,21 +27,22 @@ int run(const Args& args, Context& ctx) {
   return 0;
 }
 
-Registrar reg{Command{
-    "strip", "remove kernlens NVTX ranges from a Python file (exact original bytes)",
-    "usage: kernlens strip FILE [-o OUT | --in-place]\n"
-    "\n"
-    "Removes every `with ...nvtx.range(\"kl:...\"):` range kernlens manages, and the\n"
-    "`import torch  # kl:import` line it added, restoring the original bytes exactly.\n"
-    "Ranges with other names, decorators and push/pop pairs are never touched.\n"
-    "\n"
-    "  -o OUT       write the result to OUT (atomically) instead of stdout\n"
-    "  --in-place   replace FILE atomically (temporary file + rename)\n"
-    "\n"
-    "exit status: 0 success, 1 bad input (unreadable file, syntax error, an edited range that\n"
-    "cannot be removed exactly), 2 bad usage.\n",
-    {{"-o", true, false}, {"--in-place", false, false}},
-    run, /*rawOutput=*/true}};
+Registrar reg{Command{"strip",
+                      "remove kernlens NVTX ranges from a Python file (exact original bytes)",
+                      "usage: kernlens strip FILE [-o OUT | --in-place]\n"
+                      "\n"
+                      "Removes every `with ...nvtx.range(\"kl:...\"):` range kernlens manages, and the\n"
+                      "`import torch  # kl:import` line it added, restoring the original bytes exactly.\n"
+                      "Ranges with other names, decorators and push/pop pairs are never touched.\n"
+                      "\n"
+                      "  -o OUT       write the result to OUT (atomically) instead of stdout\n"
+                      "  --in-place   replace FILE atomically (temporary file + rename)\n"
+                      "\n"
+                      "exit status: 0 success, 1 bad input (unreadable file, syntax error, an edited range that\n"
+                      "cannot be removed exactly), 2 bad usage.\n",
+                      {{"-o", true, false}, {"--in-place", false, false}},
+                      run,
+                      /*rawOutput=*/true}};
 
 }  // namespace
 }  // namespace kl::cli

@@ -41,9 +41,9 @@ int run(const Args& args, Context& ctx) {
          "EventSynchronize, blocking memcpy).\n";
     return 0;
   }
-  o << "CPU blocked in " << r.calls << " sync calls: " << fmtDuration(static_cast<double>(r.blockedNs))
-    << " (explicit " << fmtDuration(static_cast<double>(r.explicitNs)) << ", implicit "
-    << fmtDuration(static_cast<double>(r.implicitNs)) << ")\n\n";
+  o << "CPU blocked in " << r.calls << " sync calls: " << fmtDuration(static_cast<double>(r.blockedNs)) << " (explicit "
+    << fmtDuration(static_cast<double>(r.explicitNs)) << ", implicit " << fmtDuration(static_cast<double>(r.implicitNs))
+    << ")\n\n";
   auto table = [&](const std::vector<analysis::SyncRow>& rs, const char* what) {
     std::vector<std::vector<std::string>> rows;
     for (size_t i = 0; i < rs.size() && (top == 0 || i < top); ++i)
@@ -64,12 +64,14 @@ int run(const Args& args, Context& ctx) {
     const auto& t = r.threads[i];
     const auto& th = m.threads[t.thread];
     std::string name = std::string(m.str(th.name));
-    tr.push_back({std::to_string(t.rank), std::to_string(m.processes[th.process].pid) + "/" + std::to_string(th.tid),
-                  std::to_string(t.calls), f(t.blockedNs),
-                  analysis::fmtPercent(t.apiSpanNs ? static_cast<double>(t.blockedNs) / static_cast<double>(t.apiSpanNs) : 0),
-                  name});
+    tr.push_back(
+        {std::to_string(t.rank), std::to_string(m.processes[th.process].pid) + "/" + std::to_string(th.tid),
+         std::to_string(t.calls), f(t.blockedNs),
+         analysis::fmtPercent(t.apiSpanNs ? static_cast<double>(t.blockedNs) / static_cast<double>(t.apiSpanNs) : 0),
+         name});
   }
-  printTable(o, {"rank", "pid/tid", "calls", "blocked", "of API span", "thread"}, tr, {true, true, true, true, true, false});
+  printTable(o, {"rank", "pid/tid", "calls", "blocked", "of API span", "thread"}, tr,
+             {true, true, true, true, true, false});
   return 0;
 }
 

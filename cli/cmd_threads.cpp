@@ -21,19 +21,25 @@ int run(const Args& args, Context& ctx) {
   for (const auto& t : r.threads) {
     const auto& th = m.threads[t.thread];
     const auto& pr = m.processes[th.process];
-    rows.push_back({std::to_string(pr.pid), std::to_string(th.tid), std::to_string(pr.rank), std::string(m.str(th.name)),
-                    std::to_string(t.launches), std::to_string(t.ops), std::to_string(t.distinctKernels), f(t.gpuNs),
-                    std::to_string(t.apiCalls), f(t.apiNs), std::to_string(t.syncCalls), f(t.syncNs)});
+    rows.push_back({std::to_string(pr.pid), std::to_string(th.tid), std::to_string(pr.rank),
+                    std::string(m.str(th.name)), std::to_string(t.launches), std::to_string(t.ops),
+                    std::to_string(t.distinctKernels), f(t.gpuNs), std::to_string(t.apiCalls), f(t.apiNs),
+                    std::to_string(t.syncCalls), f(t.syncNs)});
   }
   if (csv) {
-    printCsv(ctx.out, {"pid", "tid", "rank", "name", "launches", "ops", "distinct_kernels", "gpu_ns", "api_calls",
-                       "api_ns", "sync_calls", "sync_ns"}, rows);
+    printCsv(ctx.out,
+             {"pid", "tid", "rank", "name", "launches", "ops", "distinct_kernels", "gpu_ns", "api_calls", "api_ns",
+              "sync_calls", "sync_ns"},
+             rows);
     return 0;
   }
   noteEmulated(ctx.out, m);
-  ctx.out << "GPU work launched per CPU thread (" << r.unlinkedOps << " ops in scope have no launch call in the capture):\n";
-  printTable(ctx.out, {"pid", "tid", "rank", "name", "launches", "ops", "kernels", "gpu time", "api calls", "api time",
-                       "syncs", "sync time"}, rows, {true, true, true, false, true, true, true, true, true, true, true, true});
+  ctx.out << "GPU work launched per CPU thread (" << r.unlinkedOps
+          << " ops in scope have no launch call in the capture):\n";
+  printTable(ctx.out,
+             {"pid", "tid", "rank", "name", "launches", "ops", "kernels", "gpu time", "api calls", "api time", "syncs",
+              "sync time"},
+             rows, {true, true, true, false, true, true, true, true, true, true, true, true});
   return 0;
 }
 

@@ -19,7 +19,8 @@ void printLine(std::ostream& o, const analysis::TreeResult& r, const profile::Pr
   std::string indent(2 * std::min(line.level, kMaxIndent), ' ');
   if (line.level > kMaxIndent) indent += "[level " + std::to_string(line.level) + "] ";
   char share[32];
-  std::snprintf(share, sizeof share, "%5.1f%%", total ? 100.0 * static_cast<double>(n.inclusiveNs) / static_cast<double>(total) : 0.0);
+  std::snprintf(share, sizeof share, "%5.1f%%",
+                total ? 100.0 * static_cast<double>(n.inclusiveNs) / static_cast<double>(total) : 0.0);
   o << share << "  " << indent << m.str(n.text);
   if (line.repeat > 1) o << " (x" << line.repeat << " nested)";
   o << "  [" << fmtDuration(static_cast<double>(n.inclusiveNs)) << " incl, "
@@ -27,8 +28,8 @@ void printLine(std::ostream& o, const analysis::TreeResult& r, const profile::Pr
   if (line.childrenOmitted) o << " ...";
   o << "\n";
   for (const auto& k : line.kernels)
-    o << "        " << indent << "  - " << m.str(k.name) << "  " << fmtDuration(static_cast<double>(k.ns))
-      << " (" << k.count << "x)\n";
+    o << "        " << indent << "  - " << m.str(k.name) << "  " << fmtDuration(static_cast<double>(k.ns)) << " ("
+      << k.count << "x)\n";
 }
 
 int run(const Args& args, Context& ctx) {
@@ -43,8 +44,9 @@ int run(const Args& args, Context& ctx) {
   const analysis::View v = lp->view(c.scope);
   auto r = analysis::computeTree(v);
   const auto& m = lp->model;
-  if (c.format == "json") return printJson(ctx.out, r, m, static_cast<uint32_t>(depth), static_cast<size_t>(kernels),
-                                               static_cast<size_t>(maxNodes));
+  if (c.format == "json")
+    return printJson(ctx.out, r, m, static_cast<uint32_t>(depth), static_cast<size_t>(kernels),
+                     static_cast<size_t>(maxNodes));
   auto flat = analysis::flattenTree(r, m, static_cast<uint32_t>(depth), static_cast<size_t>(maxNodes),
                                     static_cast<size_t>(kernels));
   if (c.format == "csv") {
@@ -78,20 +80,21 @@ int run(const Args& args, Context& ctx) {
   return 0;
 }
 
-Registrar reg{Command{"tree", "range (NVTX) hierarchy with kernels and GPU times",
-                      "usage: kernlens tree FILE... [--depth N] [--kernels K] [--max-nodes N] [--format text|json|csv]\n"
-                      "                     [--gpu N]\n"
-                      "                     [--trim START END]\n\n"
-                      "Ranges with the same text under the same parent path form one node. Inclusive time\n"
-                      "= GPU time of ops launched inside the node (any depth); exclusive = ops whose\n"
-                      "innermost range is the node; the top K kernels (exclusive) are listed under it.\n"
-                      "A range nested in itself again and again (pushed, never popped) is one line\n"
-                      "\"NAME (xN nested)\"; JSON nests at most 256 levels unless --depth is given.\n\n"
-                      "  --depth N    show N levels (default: all)\n"
-                      "  --kernels K  kernels listed per node (default 3)\n"
-                      "  --max-nodes N  print at most N nodes (default 2000; 0 = all), count the rest\n" +
-                          commonOptionsHelp(true),
-                      profileOptions({{"--depth"}, {"--kernels"}, {"--max-nodes"}}), run}};
+Registrar reg{
+    Command{"tree", "range (NVTX) hierarchy with kernels and GPU times",
+            "usage: kernlens tree FILE... [--depth N] [--kernels K] [--max-nodes N] [--format text|json|csv]\n"
+            "                     [--gpu N]\n"
+            "                     [--trim START END]\n\n"
+            "Ranges with the same text under the same parent path form one node. Inclusive time\n"
+            "= GPU time of ops launched inside the node (any depth); exclusive = ops whose\n"
+            "innermost range is the node; the top K kernels (exclusive) are listed under it.\n"
+            "A range nested in itself again and again (pushed, never popped) is one line\n"
+            "\"NAME (xN nested)\"; JSON nests at most 256 levels unless --depth is given.\n\n"
+            "  --depth N    show N levels (default: all)\n"
+            "  --kernels K  kernels listed per node (default 3)\n"
+            "  --max-nodes N  print at most N nodes (default 2000; 0 = all), count the rest\n" +
+                commonOptionsHelp(true),
+            profileOptions({{"--depth"}, {"--kernels"}, {"--max-nodes"}}), run}};
 
 }  // namespace
 }  // namespace kl::cli

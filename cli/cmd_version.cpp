@@ -19,10 +19,12 @@ int run(const Args& args, Context& ctx) {
   return 0;
 }
 
-Registrar reg{Command{"version", "print the version of kernlens and its libraries",
+Registrar reg{Command{"version",
+                      "print the version of kernlens and its libraries",
                       "usage: kernlens version\n\nPrints the kernlens version, the versions of the "
                       "libraries it was built with, and the probe directory it will use.\n",
-                      {}, run}};
+                      {},
+                      run}};
 
 }  // namespace
 }  // namespace kl::cli

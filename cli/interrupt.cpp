@@ -42,8 +42,7 @@ int interruptedExit(std::ostream& err, std::string_view command) {
   int sig = interruptSignal();
   if (!sig) return 0;
   const char* name = sigabbrev_np(sig);
-  err << "kernlens " << command << ": interrupted by SIG" << (name ? name : "?")
-      << "; the program was stopped\n";
+  err << "kernlens " << command << ": interrupted by SIG" << (name ? name : "?") << "; the program was stopped\n";
   return 128 + sig;
 }
 

@@ -65,8 +65,8 @@ nlohmann::json kernelJson(const ncu::KernelRow& k) {
 
 void printKernelTable(std::ostream& out, const std::vector<ncu::KernelRow>& rows) {
   char line[512];
-  std::snprintf(line, sizeof line, "%-9s %6s %6s %10s %8s %-22s %s\n", "bound", "SM%", "Mem%", "launches",
-                "models", "family", "kernel");
+  std::snprintf(line, sizeof line, "%-9s %6s %6s %10s %8s %-22s %s\n", "bound", "SM%", "Mem%", "launches", "models",
+                "family", "kernel");
   out << line;
   for (const auto& k : rows) {
     std::string name = k.baseName.size() > 70 ? k.baseName.substr(0, 67) + "..." : k.baseName;

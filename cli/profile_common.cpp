@@ -38,23 +38,28 @@ std::string commonOptionsHelp(bool csv) {
 
 int64_t parseDurationNs(const std::string& s, const std::string& what) {
   size_t i = 0;
-  while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.' || (i == 0 && s[i] == '-'))) ++i;
+  while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.' || (i == 0 && s[i] == '-')))
+    ++i;
   std::string num = s.substr(0, i), unit = s.substr(i);
   double v = 0;
   auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
   if (num.empty() || ec != std::errc() || p != num.data() + num.size())
     throw UsageError(what + " needs a time (ns, or with a unit ns/us/ms/s), got '" + s + "'");
   double mul = 1;
-  if (unit.empty() || unit == "ns") mul = 1;
-  else if (unit == "us" || unit == "\xC2\xB5s") mul = 1e3;
-  else if (unit == "ms") mul = 1e6;
-  else if (unit == "s") mul = 1e9;
-  else throw UsageError(what + ": unknown time unit '" + unit + "' (ns, us, ms, s)");
+  if (unit.empty() || unit == "ns")
+    mul = 1;
+  else if (unit == "us" || unit == "\xC2\xB5s")
+    mul = 1e3;
+  else if (unit == "ms")
+    mul = 1e6;
+  else if (unit == "s")
+    mul = 1e9;
+  else
+    throw UsageError(what + ": unknown time unit '" + unit + "' (ns, us, ms, s)");
   double ns = v * mul;
   if (!std::isfinite(ns) || std::fabs(ns) > 9.0e18) throw UsageError(what + " is out of range: '" + s + "'");
   return static_cast<int64_t>(std::llround(ns));
 }
-
 
 CommonArgs parseCommon(const Args& args, const std::vector<std::string>& formats) {
   CommonArgs c;
@@ -108,8 +113,8 @@ std::string exportReport(const std::filesystem::path& given, std::ostream& err) 
   if (r->reused)
     err << "kernlens: " << report.string() << ": using its cached SQLite export " << r->sqlite.string() << "\n";
   else
-    err << "kernlens: " << report.string() << ": exported to " << r->sqlite.string() << " with nsys "
-        << r->nsysVersion << " (reused while the report is unchanged)\n";
+    err << "kernlens: " << report.string() << ": exported to " << r->sqlite.string() << " with nsys " << r->nsysVersion
+        << " (reused while the report is unchanged)\n";
   return r->sqlite.string();
 }
 
@@ -154,8 +159,7 @@ std::vector<std::string> resolveReports(const std::vector<std::string>& files, s
   return out;
 }
 
-std::unique_ptr<LoadedProfile> loadProfile(const std::vector<std::string>& given, std::ostream& err,
-                                           LoadNeeds needs) {
+std::unique_ptr<LoadedProfile> loadProfile(const std::vector<std::string>& given, std::ostream& err, LoadNeeds needs) {
   if (given.empty()) throw UsageError("missing profile file");
   const auto files = resolveReports(given, err);
   auto lp = std::make_unique<LoadedProfile>();
@@ -171,8 +175,10 @@ std::unique_ptr<LoadedProfile> loadProfile(const std::vector<std::string>& given
   // Reader findings are said once, on stderr, by every command (never silently dropped).
   const auto& warns = lp->model.meta.warnings;
   for (size_t i = 0; i < warns.size() && i < 5; ++i) err << "kernlens: warning: " << warns[i] << "\n";
-  if (warns.size() > 5) err << "kernlens: warning: ... and " << warns.size() - 5 << " more (kernlens info lists them)\n";
-  if (auto w = lp->model.meta.skippedRows.warning(); !w.empty()) err << "kernlens: warning: " << terminalSafe(w) << "\n";
+  if (warns.size() > 5)
+    err << "kernlens: warning: ... and " << warns.size() - 5 << " more (kernlens info lists them)\n";
+  if (auto w = lp->model.meta.skippedRows.warning(); !w.empty())
+    err << "kernlens: warning: " << terminalSafe(w) << "\n";
   attribution::Options ao;
   ao.rangeStats = needs.rangeStats;
   lp->attr = orFail(attribution::attribute(lp->model, ao));
@@ -184,8 +190,7 @@ std::unique_ptr<LoadedProfile> loadProfile(const std::vector<std::string>& given
 }
 
 void printTable(std::ostream& out, const std::vector<std::string>& header,
-                const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& right,
-                size_t maxWidth) {
+                const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& right, size_t maxWidth) {
   // Display width: count UTF-8 code points, not bytes.
   auto width = [](const std::string& s) {
     size_t n = 0;
@@ -218,8 +223,10 @@ void printTable(std::ostream& out, const std::vector<std::string>& header,
     for (size_t i = 0; i < r.size() && i < w.size(); ++i) {
       std::string pad(w[i] - width(r[i]), ' ');
       bool last = i + 1 == r.size();
-      if (i < right.size() && right[i]) line += pad + r[i];
-      else line += last ? r[i] : r[i] + pad;
+      if (i < right.size() && right[i])
+        line += pad + r[i];
+      else
+        line += last ? r[i] : r[i] + pad;
       if (!last) line += "  ";
     }
     out << line << "\n";

@@ -40,9 +40,9 @@ std::vector<OptionSpec> profileOptions(std::vector<OptionSpec> extra = {});
 std::string commonOptionsHelp(bool csv);
 
 struct CommonArgs {
-  std::string format;                // text | json | csv
+  std::string format;  // text | json | csv
   analysis::Scope scope;
-  std::vector<std::string> files;    // positionals left after --trim's END was taken
+  std::vector<std::string> files;  // positionals left after --trim's END was taken
 };
 
 /// Parses the common options; `formats` lists the allowed ones (first = default).

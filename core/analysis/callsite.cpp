@@ -72,11 +72,14 @@ std::vector<CallSite> callSites(const profile::ProfileModel& m, const std::vecto
     const auto& rg = m.ranges[r];
     auto it = th.find(rg.thread);
     if (it == th.end()) continue;
-    if (rg.kind == RangeKind::CpuOp) it->second.ops.push_back({rg.start, rg.end, r});
+    if (rg.kind == RangeKind::CpuOp)
+      it->second.ops.push_back({rg.start, rg.end, r});
     else if (rg.kind == RangeKind::NvtxPushPop || rg.kind == RangeKind::NvtxStartEnd ||
              rg.kind == RangeKind::UserAnnotation) {
-      if (nvtx::isManagedName(m.str(rg.text))) it->second.kl.push_back({rg.start, rg.end, r});
-      else it->second.ranges.push_back({rg.start, rg.end, r});
+      if (nvtx::isManagedName(m.str(rg.text)))
+        it->second.kl.push_back({rg.start, rg.end, r});
+      else
+        it->second.ranges.push_back({rg.start, rg.end, r});
     }
   }
   for (uint32_t f = 0; f < m.pyFrames.size(); ++f) {

@@ -19,12 +19,12 @@
 namespace kl::analysis {
 
 struct CallSite {
-  std::string site;          // "model.py:42", "kl:model.py:40-44", "range: saxpy", "" = unknown
-  std::string file;          // source file when known (kl: path or Python frame file)
-  int32_t line = 0;          // 1-based, 0 = unknown
-  std::string function;      // Python function when known
-  std::string op;            // innermost cpu_op name, "" = none
-  std::string via;           // "kl", "python", "range" or "" (how the site was found)
+  std::string site;                      // "model.py:42", "kl:model.py:40-44", "range: saxpy", "" = unknown
+  std::string file;                      // source file when known (kl: path or Python frame file)
+  int32_t line = 0;                      // 1-based, 0 = unknown
+  std::string function;                  // Python function when known
+  std::string op;                        // innermost cpu_op name, "" = none
+  std::string via;                       // "kl", "python", "range" or "" (how the site was found)
   uint32_t opRange = profile::kNone;     // index of the innermost cpu_op range around the call
   uint32_t innerRange = profile::kNone;  // index of the innermost NVTX/annotation range (not kl:)
 };

@@ -9,9 +9,7 @@ size_t findNoCase(std::string_view s, std::string_view needle) {
   if (needle.size() > s.size()) return std::string_view::npos;
   for (size_t i = 0; i + needle.size() <= s.size(); ++i) {
     size_t k = 0;
-    while (k < needle.size() &&
-           std::tolower(static_cast<unsigned char>(s[i + k])) == needle[k])
-      ++k;
+    while (k < needle.size() && std::tolower(static_cast<unsigned char>(s[i + k])) == needle[k]) ++k;
     if (k == needle.size()) return i;
   }
   return std::string_view::npos;

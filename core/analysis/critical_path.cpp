@@ -36,7 +36,8 @@ CriticalPathResult computeCriticalPath(const View& v) {
       keyed.push_back({m.gpuOps[i].start, i});
     }
   }
-  std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) { return a.key != b.key ? a.key < b.key : a.op < b.op; });
+  std::sort(keyed.begin(), keyed.end(),
+            [](const Keyed& a, const Keyed& b) { return a.key != b.key ? a.key < b.key : a.op < b.op; });
 
   for (const auto& iter : it.iterations) {
     CriticalIteration c;
@@ -45,7 +46,8 @@ CriticalPathResult computeCriticalPath(const View& v) {
     c.start = iter.start;
     c.end = iter.end;
     std::vector<uint32_t> ops;
-    auto lo = std::lower_bound(keyed.begin(), keyed.end(), iter.start, [](const Keyed& k, int64_t t) { return k.key < t; });
+    auto lo =
+        std::lower_bound(keyed.begin(), keyed.end(), iter.start, [](const Keyed& k, int64_t t) { return k.key < t; });
     for (auto p = lo; p != keyed.end() && p->key < iter.end; ++p) {
       const auto& op = m.gpuOps[p->op];
       if (op.rank != iter.rank) continue;

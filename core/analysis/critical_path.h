@@ -33,7 +33,7 @@ namespace kl::analysis {
 struct CriticalIteration {
   std::string label;
   int32_t rank = 0;
-  int64_t start = 0, end = 0;   // absolute: step range (nvtx) / kernel span (sequence)
+  int64_t start = 0, end = 0;  // absolute: step range (nvtx) / kernel span (sequence)
   uint64_t ops = 0;
   int64_t wallNs = 0, gpuBusyNs = 0, cpuLeadNs = 0, gpuWaitCpuNs = 0, otherIdleNs = 0, cpuTailNs = 0;
   uint64_t cpuWaitHoles = 0;
@@ -42,7 +42,7 @@ struct CriticalIteration {
 };
 
 struct CriticalPathResult {
-  std::string method, detail;   // from iters
+  std::string method, detail;  // from iters
   std::vector<CriticalIteration> iterations;
   uint64_t launchBound = 0;
   int64_t wallNs = 0, gpuBusyNs = 0, cpuLeadNs = 0, gpuWaitCpuNs = 0, otherIdleNs = 0, cpuTailNs = 0;

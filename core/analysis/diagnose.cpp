@@ -41,8 +41,8 @@ void ruleCpuBoundLaunch(const View& v, DiagnoseResult& r) {
     }
   }
   double f = frac(starvedNs, active);
-  chk.measured = "idle gaps >= 10 us waiting for a launch: " + fmtDuration(static_cast<double>(starvedNs)) +
-                 " = " + fmtPercent(f) + " of active GPU time span";
+  chk.measured = "idle gaps >= 10 us waiting for a launch: " + fmtDuration(static_cast<double>(starvedNs)) + " = " +
+                 fmtPercent(f) + " of active GPU time span";
   chk.fired = f >= 0.05 && !starved.empty();
   r.checked.push_back(chk);
   if (!chk.fired) return;
@@ -103,7 +103,8 @@ void ruleNcclExposed(const View& v, DiagnoseResult& r) {
     fd.facts.push_back("rank " + std::to_string(d.dev.rank) + " device " + std::to_string(d.dev.device) +
                        ": NCCL kernels busy " + fmtDuration(static_cast<double>(d.ncclNs)) + ", of which " +
                        fmtDuration(static_cast<double>(d.ncclExposedNs)) + " (" +
-                       fmtPercent(frac(d.ncclExposedNs, d.ncclNs)) + ") ran with no compute kernel "
+                       fmtPercent(frac(d.ncclExposedNs, d.ncclNs)) +
+                       ") ran with no compute kernel "
                        "running on the same GPU; that is " +
                        fmtPercent(frac(d.ncclExposedNs, d.activeSpanNs)) + " of its active span.");
   }
@@ -126,13 +127,14 @@ void ruleNcclExposed(const View& v, DiagnoseResult& r) {
     int64_t covered = it == cu.end() ? 0 : coveredLength(it->second, op.start, op.end);
     ex.push_back({op.duration() - covered, i});
   }
-  std::sort(ex.begin(), ex.end(), [](auto& a, auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+  std::sort(ex.begin(), ex.end(),
+            [](auto& a, auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
   for (size_t k = 0; k < ex.size() && k < 5; ++k) {
     const auto& op = v.m.gpuOps[ex[k].second];
     fd.evidence.push_back({"kernel", std::string(v.m.str(op.name)), op.start, op.duration(),
                            fmtDuration(static_cast<double>(ex[k].first)) + " not overlapped; rank " +
-                               std::to_string(op.rank) + " device " + std::to_string(op.deviceId) +
-                               " stream " + std::to_string(op.streamId)});
+                               std::to_string(op.rank) + " device " + std::to_string(op.deviceId) + " stream " +
+                               std::to_string(op.streamId)});
   }
   r.findings.push_back(fd);
 }
@@ -144,7 +146,11 @@ void ruleLaunchBoundTiny(const View& v, DiagnoseResult& r) {
     r.checked.push_back(chk);
     return;
   }
-  struct Acc { uint64_t n = 0; int64_t gpu = 0, api = 0; int64_t firstStart = 0; };
+  struct Acc {
+    uint64_t n = 0;
+    int64_t gpu = 0, api = 0;
+    int64_t firstStart = 0;
+  };
   std::unordered_map<StrId, Acc> tiny;
   uint64_t launched = 0, tinyCount = 0;
   int64_t tinyGpu = 0, tinyApi = 0;
@@ -165,7 +171,8 @@ void ruleLaunchBoundTiny(const View& v, DiagnoseResult& r) {
     addTo(a.api, api);
   }
   chk.measured = std::to_string(tinyCount) + " of " + std::to_string(launched) +
-                 " launched kernels ran shorter than their launch call (" + fmtPercent(frac(static_cast<int64_t>(tinyCount), static_cast<int64_t>(launched))) + ")";
+                 " launched kernels ran shorter than their launch call (" +
+                 fmtPercent(frac(static_cast<int64_t>(tinyCount), static_cast<int64_t>(launched))) + ")";
   chk.fired = tinyCount >= 20 && frac(static_cast<int64_t>(tinyCount), static_cast<int64_t>(launched)) >= 0.3;
   r.checked.push_back(chk);
   if (!chk.fired) return;
@@ -175,8 +182,9 @@ void ruleLaunchBoundTiny(const View& v, DiagnoseResult& r) {
   fd.title = "Many kernels are shorter than their own launch call (launch-bound)";
   fd.facts.push_back(std::to_string(tinyCount) + " of " + std::to_string(launched) +
                      " kernels with a launch call ran for less time on the GPU than the CPU spent "
-                     "in the call that launched them: " + fmtDuration(static_cast<double>(tinyGpu)) +
-                     " of GPU time for " + fmtDuration(static_cast<double>(tinyApi)) + " of launch calls.");
+                     "in the call that launched them: " +
+                     fmtDuration(static_cast<double>(tinyGpu)) + " of GPU time for " +
+                     fmtDuration(static_cast<double>(tinyApi)) + " of launch calls.");
   fd.hypothesis =
       "Throughput is limited by launch rate rather than GPU work; fusing these small kernels "
       "(torch.compile, fused optimizers) or capturing them in a CUDA graph would cut the overhead.";
@@ -235,9 +243,10 @@ void ruleHostCopies(const View& v, DiagnoseResult& r) {
   fd.severity = pageable ? "medium" : "low";
   fd.title = steps ? "Host-device copies inside the training/inference step"
                    : "Host-device copies (no step ranges found to place them)";
-  fd.facts.push_back(std::to_string(copies.size()) + " HtoD/DtoH copies moved " + fmtBytes(static_cast<double>(bytes)) +
-                     " in " + fmtDuration(static_cast<double>(ns)) + " of GPU time" +
-                     (steps ? " inside " + std::to_string(it.iterations.size()) + " step ranges (" + it.detail + ")." : "."));
+  fd.facts.push_back(
+      std::to_string(copies.size()) + " HtoD/DtoH copies moved " + fmtBytes(static_cast<double>(bytes)) + " in " +
+      fmtDuration(static_cast<double>(ns)) + " of GPU time" +
+      (steps ? " inside " + std::to_string(it.iterations.size()) + " step ranges (" + it.detail + ")." : "."));
   if (pageable)
     fd.facts.push_back(std::to_string(pageable) + " of them use pageable host memory (staged by the driver).");
   fd.hypothesis =
@@ -275,7 +284,8 @@ void ruleExcessiveSync(const View& v, DiagnoseResult& r) {
   }
   uint32_t worst = kNone;
   for (const auto& [t, p] : perThread)
-    if (worst == kNone || p.second > perThread[worst].second || (p.second == perThread[worst].second && t < worst)) worst = t;
+    if (worst == kNone || p.second > perThread[worst].second || (p.second == perThread[worst].second && t < worst))
+      worst = t;
   int64_t window = std::min(v.winEnd, v.m.meta.spanEnd) - v.winStart;
   auto wp = worst == kNone ? std::pair<uint64_t, int64_t>{0, 0} : perThread[worst];
   chk.measured = std::to_string(calls.size()) + " synchronising calls; busiest thread spent " +
@@ -300,7 +310,8 @@ void ruleExcessiveSync(const View& v, DiagnoseResult& r) {
     addTo(b.second, v.m.apiCalls[i].end - v.m.apiCalls[i].start);
   }
   for (const auto& [n, b] : byName)
-    fd.facts.push_back(n + ": " + std::to_string(b.first) + " calls, " + fmtDuration(static_cast<double>(b.second)) + ".");
+    fd.facts.push_back(n + ": " + std::to_string(b.first) + " calls, " + fmtDuration(static_cast<double>(b.second)) +
+                       ".");
   fd.hypothesis =
       "While the CPU blocks in these calls it cannot queue more work; explicit synchronize "
       "calls, .item()/.cpu() or blocking copies in the loop are the usual cause.";

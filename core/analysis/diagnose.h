@@ -25,15 +25,15 @@
 namespace kl::analysis {
 
 struct Evidence {
-  std::string what;         // "gap", "kernel", "memcpy", "api call", ...
+  std::string what;  // "gap", "kernel", "memcpy", "api call", ...
   std::string name;
-  int64_t start = -1;       // absolute ns; -1 = not a point in time (an aggregate)
+  int64_t start = -1;  // absolute ns; -1 = not a point in time (an aggregate)
   int64_t durationNs = 0;
   std::string note;
 };
 
 struct Finding {
-  std::string id, severity, title;   // severity: high | medium | low
+  std::string id, severity, title;  // severity: high | medium | low
   std::vector<std::string> facts;
   std::string hypothesis;
   std::vector<Evidence> evidence;
@@ -42,7 +42,7 @@ struct Finding {
 struct RuleCheck {
   std::string id;
   bool fired = false;
-  std::string measured;     // the value the rule looked at, in words
+  std::string measured;  // the value the rule looked at, in words
 };
 
 struct DiagnoseResult {

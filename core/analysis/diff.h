@@ -35,10 +35,10 @@ struct DiffRow {
 struct DiffResult {
   DiffOptions opts;
   double valueA = 0, valueB = 0, deltaPct = 0;
-  std::string verdict;             // regression | improvement | unchanged
-  std::string metricDetail;        // e.g. iteration method used
-  std::vector<DiffRow> kernels;    // by |delta| desc
-  std::vector<DiffRow> ranges;     // by |delta| desc
+  std::string verdict;           // regression | improvement | unchanged
+  std::string metricDetail;      // e.g. iteration method used
+  std::vector<DiffRow> kernels;  // by |delta| desc
+  std::vector<DiffRow> ranges;   // by |delta| desc
   uint64_t newKernels = 0, vanishedKernels = 0;
 };
 

@@ -6,9 +6,21 @@
 
 namespace kl::analysis {
 
-const std::array<const char*, 15> kExportColumns = {
-    "kind", "name", "short_name", "start_ns", "end_ns", "duration_ns", "device", "stream",
-    "pid", "tid", "correlation_id", "rank", "nvtx_path", "innermost_range", "unattributed_reason"};
+const std::array<const char*, 15> kExportColumns = {"kind",
+                                                    "name",
+                                                    "short_name",
+                                                    "start_ns",
+                                                    "end_ns",
+                                                    "duration_ns",
+                                                    "device",
+                                                    "stream",
+                                                    "pid",
+                                                    "tid",
+                                                    "correlation_id",
+                                                    "rank",
+                                                    "nvtx_path",
+                                                    "innermost_range",
+                                                    "unattributed_reason"};
 
 void appendCsvField(std::string& out, std::string_view s) {
   bool quote = s.find_first_of(",\"\r\n") != std::string_view::npos;

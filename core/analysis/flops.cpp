@@ -34,7 +34,9 @@ double prod(const std::vector<int64_t>& d, size_t from, size_t to) {
   return p;
 }
 
-bool endsWith(std::string_view s, std::string_view e) { return s.size() >= e.size() && s.substr(s.size() - e.size()) == e; }
+bool endsWith(std::string_view s, std::string_view e) {
+  return s.size() >= e.size() && s.substr(s.size() - e.size()) == e;
+}
 
 }  // namespace
 
@@ -82,7 +84,9 @@ bool flopsOf(std::string_view name, const OpShapes& s, OpFlops& out) {
     return i < s.dims.size() ? s.dims[i] : none;
   };
   auto typeAt = [&](size_t i) { return i < s.types.size() ? dtypeFromTorch(s.types[i]) : DType::Unknown; };
-  auto concreteAt = [&](size_t i) -> std::string_view { return i < s.concrete.size() ? std::string_view(s.concrete[i]) : ""; };
+  auto concreteAt = [&](size_t i) -> std::string_view {
+    return i < s.concrete.size() ? std::string_view(s.concrete[i]) : "";
+  };
   out = {};
   auto mm = [&](size_t a, size_t b) {
     const auto& A = dimsAt(a);
@@ -148,11 +152,16 @@ bool flopsOf(std::string_view name, const OpShapes& s, OpFlops& out) {
   // is_causal from the concrete inputs, where the signature puts it (forward ops only).
   int causalAt = -1;
   if (!backward) {
-    if (base == "aten::_scaled_dot_product_flash_attention") causalAt = 4;
-    else if (base == "aten::_scaled_dot_product_efficient_attention") causalAt = 6;
-    else if (base == "aten::_scaled_dot_product_cudnn_attention") causalAt = 6;
-    else if (base == "aten::scaled_dot_product_attention") causalAt = 5;
-    else if (base == "aten::_flash_attention_forward") causalAt = 8;
+    if (base == "aten::_scaled_dot_product_flash_attention")
+      causalAt = 4;
+    else if (base == "aten::_scaled_dot_product_efficient_attention")
+      causalAt = 6;
+    else if (base == "aten::_scaled_dot_product_cudnn_attention")
+      causalAt = 6;
+    else if (base == "aten::scaled_dot_product_attention")
+      causalAt = 5;
+    else if (base == "aten::_flash_attention_forward")
+      causalAt = 8;
   }
   if (causalAt >= 0 && concreteAt(static_cast<size_t>(causalAt)) == "True") {
     out.flops /= 2;

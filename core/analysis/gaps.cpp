@@ -1,10 +1,11 @@
 #include "core/analysis/gaps.h"
-#include "core/support/saturating.h"
 
 #include <algorithm>
 #include <map>
 #include <set>
 #include <unordered_map>
+
+#include "core/support/saturating.h"
 
 namespace kl::analysis {
 namespace {
@@ -14,8 +15,8 @@ struct LaneAcc {
 };
 
 /// Scans one lane; appends gaps >= minGap to `gaps`.
-GapLane scanLane(const View& v, DeviceKey dev, std::optional<uint32_t> stream,
-                 const std::vector<uint32_t>& ops, int64_t minGap, std::vector<Gap>& gaps) {
+GapLane scanLane(const View& v, DeviceKey dev, std::optional<uint32_t> stream, const std::vector<uint32_t>& ops,
+                 int64_t minGap, std::vector<Gap>& gaps) {
   GapLane lane;
   lane.dev = dev;
   lane.stream = stream;
@@ -80,8 +81,7 @@ GapsResult computeGaps(const View& v, const GapsOptions& o) {
     streamOps[streamOf(op)].push_back(i);
   }
   std::vector<Gap> devGaps, streamGaps;
-  for (const auto& [dev, ops] : devOps)
-    r.devices.push_back(scanLane(v, dev, std::nullopt, ops, o.minGapNs, devGaps));
+  for (const auto& [dev, ops] : devOps) r.devices.push_back(scanLane(v, dev, std::nullopt, ops, o.minGapNs, devGaps));
   for (const auto& [key, ops] : streamOps)
     r.streams.push_back(scanLane(v, key.dev(), key.stream, ops, o.minGapNs, streamGaps));
 
@@ -174,7 +174,8 @@ void writeJson(json::Writer& w, const GapsResult& r, const View& v) {
     w.field("after", g.after != kNone ? m.str(m.gpuOps[g.after].name) : std::string_view());
     if (g.afterLaunch != kNone) {
       const auto& c = m.apiCalls[g.afterLaunch];
-      w.key("after_launch").beginObject()
+      w.key("after_launch")
+          .beginObject()
           .field("name", m.str(c.name))
           .field("start_ns", v.rel(c.start))
           .field("end_ns", v.rel(c.end))

@@ -27,29 +27,29 @@ struct GapsOptions {
 
 struct GapLane {
   DeviceKey dev;
-  std::optional<uint32_t> stream;   // empty for the device lane
+  std::optional<uint32_t> stream;  // empty for the device lane
   uint64_t ops = 0;
-  int64_t spanNs = 0;               // first op start .. last op end (clipped to the window)
-  int64_t busyNs = 0;               // union of ops
-  int64_t idleNs = 0;               // spanNs - busyNs
-  uint64_t gapCount = 0;            // gaps >= minGapNs
+  int64_t spanNs = 0;     // first op start .. last op end (clipped to the window)
+  int64_t busyNs = 0;     // union of ops
+  int64_t idleNs = 0;     // spanNs - busyNs
+  uint64_t gapCount = 0;  // gaps >= minGapNs
   int64_t gapNs = 0;
 };
 
 struct NameTime {
   StrId name = 0;
   uint64_t count = 0;
-  int64_t ns = 0;                   // time inside the gap (clipped)
+  int64_t ns = 0;  // time inside the gap (clipped)
 };
 
 struct Gap {
   DeviceKey dev;
   std::optional<uint32_t> stream;
-  int64_t start = 0, end = 0;       // absolute ns
+  int64_t start = 0, end = 0;              // absolute ns
   uint32_t before = kNone, after = kNone;  // gpuOps indices around the gap
-  uint32_t afterLaunch = kNone;     // apiCalls index of the launch of `after` (needs attribution)
-  std::vector<NameTime> api;        // API calls of the device's processes overlapping the gap
-  std::vector<NameTime> ranges;     // ranges (NVTX / annotations / cpu ops) overlapping the gap
+  uint32_t afterLaunch = kNone;            // apiCalls index of the launch of `after` (needs attribution)
+  std::vector<NameTime> api;               // API calls of the device's processes overlapping the gap
+  std::vector<NameTime> ranges;            // ranges (NVTX / annotations / cpu ops) overlapping the gap
   int64_t length() const { return end - start; }
   /// The op after the gap was launched by a call that ended after the gap began: the GPU
   /// waited for the CPU to issue work.
@@ -60,7 +60,7 @@ struct GapsResult {
   GapsOptions opts;
   std::vector<GapLane> devices;
   std::vector<GapLane> streams;
-  std::vector<Gap> top;             // largest first
+  std::vector<Gap> top;  // largest first
 };
 
 GapsResult computeGaps(const View& v, const GapsOptions& o = {});

@@ -23,11 +23,17 @@ struct Entry {
 const std::vector<Entry>& table() {
   static const std::vector<Entry> t = {
       // Order matters: the first match wins (specific before generic).
-      {{"h100", "pcie"}, {}, {"H100 PCIe", "NVIDIA H100 Tensor Core GPU datasheet", 51, 51, 378, 756.5, 756.5, 1513, 0}},
-      {{"h100", "nvl"}, {}, {"H100 NVL", "NVIDIA H100 Tensor Core GPU datasheet", 30, 60, 417.5, 835, 835, 1670.5, 300}},
+      {{"h100", "pcie"},
+       {},
+       {"H100 PCIe", "NVIDIA H100 Tensor Core GPU datasheet", 51, 51, 378, 756.5, 756.5, 1513, 0}},
+      {{"h100", "nvl"},
+       {},
+       {"H100 NVL", "NVIDIA H100 Tensor Core GPU datasheet", 30, 60, 417.5, 835, 835, 1670.5, 300}},
       {{"h100"}, {}, {"H100 SXM", "NVIDIA H100 Tensor Core GPU datasheet", 67, 67, 494.5, 989.5, 989.5, 1979, 450}},
       {{"h200"}, {}, {"H200 SXM", "NVIDIA H200 Tensor Core GPU datasheet", 67, 67, 494.5, 989.5, 989.5, 1979, 450}},
-      {{"gh200"}, {}, {"GH200", "NVIDIA GH200 Grace Hopper Superchip datasheet", 67, 67, 494.5, 989.5, 989.5, 1979, 450}},
+      {{"gh200"},
+       {},
+       {"GH200", "NVIDIA GH200 Grace Hopper Superchip datasheet", 67, 67, 494.5, 989.5, 989.5, 1979, 450}},
       {{"b200"}, {}, {"B200", "NVIDIA HGX B200 / DGX B200 datasheet", 37, 75, 1100, 2250, 2250, 4500, 900}},
       {{"a100"}, {}, {"A100", "NVIDIA A100 Tensor Core GPU datasheet", 19.5, 19.5, 156, 312, 312, 0, 300}},
       {{"v100s"}, {}, {"V100S PCIe", "NVIDIA V100 Tensor Core GPU datasheet", 8.2, 16.4, 0, 0, 130, 0, 0}},
@@ -80,8 +86,9 @@ double GpuPeak::flopsPerSec(DType d) const {
 std::optional<GpuPeak> peakForGpu(std::string_view deviceName) {
   std::string n = lower(deviceName);
   for (const auto& e : table()) {
-    bool ok = std::all_of(e.all.begin(), e.all.end(), [&](std::string_view s) { return n.find(s) != std::string::npos; }) &&
-              std::none_of(e.none.begin(), e.none.end(), [&](std::string_view s) { return n.find(s) != std::string::npos; });
+    bool ok =
+        std::all_of(e.all.begin(), e.all.end(), [&](std::string_view s) { return n.find(s) != std::string::npos; }) &&
+        std::none_of(e.none.begin(), e.none.end(), [&](std::string_view s) { return n.find(s) != std::string::npos; });
     if (ok) return e.peak;
   }
   return std::nullopt;

@@ -35,8 +35,8 @@ const char* dtypeName(DType d);  // "fp64", "fp32", ...
 DType dtypeFromTorch(std::string_view t);
 
 struct GpuPeak {
-  std::string model;     // "H100 SXM"
-  std::string source;    // the datasheet
+  std::string model;                                                 // "H100 SXM"
+  std::string source;                                                // the datasheet
   double fp64 = 0, fp32 = 0, tf32 = 0, bf16 = 0, fp16 = 0, fp8 = 0;  // dense TFLOP/s
   /// GPU-to-GPU link (NVLink) bandwidth per direction, GB/s: half the datasheet's total
   /// bidirectional figure (H100/H200 SXM 900 -> 450, A100 600 -> 300, V100 SXM2 300 -> 150,

@@ -29,7 +29,10 @@ InfoResult computeInfo(const View& v) {
     streams.insert(streamOf(op));
     devices.insert(deviceOf(op));
     switch (op.kind) {
-      case GpuOpKind::Kernel: ++r.kernels; names.insert(op.name); break;
+      case GpuOpKind::Kernel:
+        ++r.kernels;
+        names.insert(op.name);
+        break;
       case GpuOpKind::Memcpy: ++r.memcpys; break;
       case GpuOpKind::Memset: ++r.memsets; break;
       case GpuOpKind::Graph: ++r.graphs; break;
@@ -94,13 +97,13 @@ void writeJson(json::Writer& w, const InfoResult& r, const ProfileModel& m) {
         .field("sm_count", g.smCount)
         .field("memory_bytes", g.memoryBytes)
         .field("compute_capability",
-               g.computeMajor ? std::to_string(g.computeMajor) + "." + std::to_string(g.computeMinor)
-                              : std::string())
+               g.computeMajor ? std::to_string(g.computeMajor) + "." + std::to_string(g.computeMinor) : std::string())
         .field("clock_hz", g.clockRateHz)
         .endObject();
   }
   w.endArray();
-  w.key("counts").beginObject()
+  w.key("counts")
+      .beginObject()
       .field("processes", r.processes)
       .field("threads", r.threads)
       .field("devices_with_ops", r.devicesWithOps)
@@ -120,7 +123,8 @@ void writeJson(json::Writer& w, const InfoResult& r, const ProfileModel& m) {
       .field("python_frames", r.pyFrames)
       .endObject();
   if (r.haveAttribution) {
-    w.key("attribution").beginObject()
+    w.key("attribution")
+        .beginObject()
         .field("attributed", r.attributed)
         .field("no_launch_call", r.noLaunchCall)
         .field("outside_ranges", r.outsideRanges)

@@ -16,7 +16,7 @@ struct InfoResult {
   bool emulated = false;
   std::vector<std::string> files;
   int32_t ranks = 1;
-  int64_t spanNs = 0;             // whole profile
+  int64_t spanNs = 0;                            // whole profile
   int64_t windowStartRel = 0, windowEndRel = 0;  // analysed window (relative ns)
   std::vector<profile::Gpu> gpus;
   uint64_t processes = 0, threads = 0, streams = 0, devicesWithOps = 0;

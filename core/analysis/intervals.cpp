@@ -1,7 +1,8 @@
 #include "core/analysis/intervals.h"
-#include "core/support/saturating.h"
 
 #include <algorithm>
+
+#include "core/support/saturating.h"
 
 namespace kl::analysis {
 
@@ -34,7 +35,10 @@ IntervalSet intersect(const IntervalSet& a, const IntervalSet& b) {
     int64_t s = std::max(a[i].start, b[j].start);
     int64_t e = std::min(a[i].end, b[j].end);
     if (s < e) out.push_back({s, e});
-    if (a[i].end < b[j].end) ++i; else ++j;
+    if (a[i].end < b[j].end)
+      ++i;
+    else
+      ++j;
   }
   return out;
 }
@@ -69,8 +73,7 @@ IntervalSet clip(const IntervalSet& u, int64_t lo, int64_t hi) {
 int64_t coveredLength(const IntervalSet& u, int64_t s, int64_t e) {
   if (s >= e || u.empty()) return 0;
   // First interval whose end is after s.
-  auto it = std::upper_bound(u.begin(), u.end(), s,
-                             [](int64_t t, const Interval& i) { return t < i.end; });
+  auto it = std::upper_bound(u.begin(), u.end(), s, [](int64_t t, const Interval& i) { return t < i.end; });
   int64_t t = 0;
   for (; it != u.end() && it->start < e; ++it) t += std::min(e, it->end) - std::max(s, it->start);
   return t;

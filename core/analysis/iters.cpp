@@ -1,11 +1,12 @@
 #include "core/analysis/iters.h"
-#include "core/support/saturating.h"
 
 #include <algorithm>
 #include <cctype>
 #include <map>
 #include <regex>
 #include <unordered_map>
+
+#include "core/support/saturating.h"
 
 namespace kl::analysis {
 namespace {
@@ -15,8 +16,10 @@ std::string digitFree(std::string_view s) {
   std::string out;
   for (char c : s) {
     bool digit = std::isdigit(static_cast<unsigned char>(c));
-    if (!digit) out.push_back(c);
-    else if (out.empty() || out.back() != '#') out.push_back('#');
+    if (!digit)
+      out.push_back(c);
+    else if (out.empty() || out.back() != '#')
+      out.push_back('#');
   }
   return out;
 }
@@ -98,7 +101,10 @@ bool bySequence(const View& v, ItersResult& r) {
   const std::vector<uint32_t>* lane = nullptr;
   DeviceKey laneKey;
   for (const auto& [k, ops] : lanes)
-    if (!lane || ops.size() > lane->size()) { lane = &ops; laneKey = k; }
+    if (!lane || ops.size() > lane->size()) {
+      lane = &ops;
+      laneKey = k;
+    }
   if (!lane || lane->size() < 4) return false;
   const auto& seq = *lane;
   size_t n = seq.size();
@@ -138,8 +144,7 @@ bool bySequence(const View& v, ItersResult& r) {
   const auto& ps = pos[bestAnchor];
   for (size_t j = 0; j + 1 < ps.size(); ++j) {
     size_t len = ps[j + 1] - ps[j];
-    if (len != bestKey.second || (segHash(ps[j], ps[j + 1]) ^ (len * 0x94D049BB133111EBull)) != bestKey.first)
-      continue;
+    if (len != bestKey.second || (segHash(ps[j], ps[j + 1]) ^ (len * 0x94D049BB133111EBull)) != bestKey.first) continue;
     Iteration it;
     it.label = "#" + std::to_string(r.iterations.size() + 1);
     it.start = m.gpuOps[seq[ps[j]]].start;
@@ -158,10 +163,9 @@ bool bySequence(const View& v, ItersResult& r) {
   }
   r.method = "kernel-sequence";
   r.coverage = static_cast<double>(bestScore) / static_cast<double>(n);
-  r.detail = "anchor kernel '" + std::string(m.str(bestAnchor)) + "', period " +
-             std::to_string(bestKey.second) + " kernels, " + std::to_string(r.iterations.size()) +
-             " repeats on rank " + std::to_string(laneKey.rank) + " device " +
-             std::to_string(laneKey.device) + " (heuristic)";
+  r.detail = "anchor kernel '" + std::string(m.str(bestAnchor)) + "', period " + std::to_string(bestKey.second) +
+             " kernels, " + std::to_string(r.iterations.size()) + " repeats on rank " + std::to_string(laneKey.rank) +
+             " device " + std::to_string(laneKey.device) + " (heuristic)";
   return true;
 }
 

@@ -22,21 +22,21 @@
 namespace kl::analysis {
 
 struct Iteration {
-  std::string label;               // range text or "#k"
-  int64_t start = 0, end = 0;      // absolute: CPU range (nvtx) or kernel span (sequence)
-  uint64_t ops = 0;                // ops attributed (nvtx) / kernels in the segment (sequence)
-  int64_t gpuNs = 0;               // sum of their durations
+  std::string label;                 // range text or "#k"
+  int64_t start = 0, end = 0;        // absolute: CPU range (nvtx) or kernel span (sequence)
+  uint64_t ops = 0;                  // ops attributed (nvtx) / kernels in the segment (sequence)
+  int64_t gpuNs = 0;                 // sum of their durations
   int64_t gpuStart = 0, gpuEnd = 0;  // envelope of those ops (0,0 when none)
-  int32_t rank = 0;                // the range's rank (nvtx) / the lane's rank (sequence)
-  int32_t device = -1;             // kernel-sequence: the lane's device; nvtx: -1
+  int32_t rank = 0;                  // the range's rank (nvtx) / the lane's rank (sequence)
+  int32_t device = -1;               // kernel-sequence: the lane's device; nvtx: -1
 };
 
 struct ItersResult {
-  std::string method;              // "nvtx", "kernel-sequence" or "none"
-  std::string detail;              // what matched (pattern, anchor kernel, period, coverage)
+  std::string method;  // "nvtx", "kernel-sequence" or "none"
+  std::string detail;  // what matched (pattern, anchor kernel, period, coverage)
   std::vector<Iteration> iterations;
-  Dist durations;                  // of end - start
-  double coverage = 0;             // kernel-sequence: fraction of the lane's kernels covered
+  Dist durations;       // of end - start
+  double coverage = 0;  // kernel-sequence: fraction of the lane's kernels covered
 };
 
 ItersResult computeIters(const View& v);

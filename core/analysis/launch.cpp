@@ -14,7 +14,11 @@ LaunchResult computeLaunch(const View& v) {
   std::vector<int64_t> over, queue;
   std::unordered_set<uint32_t> seenCalls;
   std::unordered_map<StrId, std::vector<int64_t>> apiOver;
-  struct K { uint64_t n = 0; double api = 0, q = 0, gpu = 0; int64_t maxQ = 0; };
+  struct K {
+    uint64_t n = 0;
+    double api = 0, q = 0, gpu = 0;
+    int64_t maxQ = 0;
+  };
   std::unordered_map<StrId, K> ks;
   for (uint32_t i : v.ops) {
     uint32_t c = v.attr->op(i).launch;
@@ -42,8 +46,7 @@ LaunchResult computeLaunch(const View& v) {
   r.queue = distribution(queue);
   for (auto& [name, vals] : apiOver) r.apis.push_back({name, distribution(vals)});
   std::sort(r.apis.begin(), r.apis.end(), [&](const LaunchApiRow& a, const LaunchApiRow& b) {
-    return a.overhead.count != b.overhead.count ? a.overhead.count > b.overhead.count
-                                                : m.str(a.name) < m.str(b.name);
+    return a.overhead.count != b.overhead.count ? a.overhead.count > b.overhead.count : m.str(a.name) < m.str(b.name);
   });
   for (auto& [name, k] : ks) {
     double n = static_cast<double>(k.n);

@@ -29,11 +29,11 @@ struct LaunchApiRow {
 
 struct LaunchResult {
   uint64_t ops = 0, withLaunch = 0, negativeQueue = 0;
-  Dist overhead;   // per distinct launch call
-  Dist queue;      // per op
-  std::vector<LaunchApiRow> apis;         // by call count desc
-  std::vector<LaunchKernelRow> kernels;   // by mean queue delay desc
-  uint64_t launchBoundKernels = 0;        // kernels whose duration < their launch overhead
+  Dist overhead;                         // per distinct launch call
+  Dist queue;                            // per op
+  std::vector<LaunchApiRow> apis;        // by call count desc
+  std::vector<LaunchKernelRow> kernels;  // by mean queue delay desc
+  uint64_t launchBoundKernels = 0;       // kernels whose duration < their launch overhead
 };
 
 /// Requires v.attr (returns an empty result without it).

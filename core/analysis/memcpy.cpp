@@ -1,8 +1,9 @@
 #include "core/analysis/memcpy.h"
-#include "core/support/saturating.h"
 
 #include <algorithm>
 #include <map>
+
+#include "core/support/saturating.h"
 
 namespace kl::analysis {
 

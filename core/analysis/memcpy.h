@@ -14,8 +14,8 @@
 namespace kl::analysis {
 
 struct MemcpyRow {
-  std::string kind;             // "HtoD", ..., "memset"
-  std::string memory;           // "pageable", "pinned", "device", "managed", "" (unknown/mixed)
+  std::string kind;    // "HtoD", ..., "memset"
+  std::string memory;  // "pageable", "pinned", "device", "managed", "" (unknown/mixed)
   uint64_t count = 0;
   int64_t bytes = 0, totalNs = 0;
   double minGBps = 0, maxGBps = 0;  // per-op bandwidth extremes (ops with duration > 0)

@@ -22,7 +22,8 @@ bool icontains(std::string_view hay, std::string_view needle) {
 
 void byFlops(std::vector<MfuGroup>& v) {
   std::sort(v.begin(), v.end(), [](const MfuGroup& a, const MfuGroup& b) {
-    return a.flops != b.flops ? a.flops > b.flops : (a.kernelNs != b.kernelNs ? a.kernelNs > b.kernelNs : a.key < b.key);
+    return a.flops != b.flops ? a.flops > b.flops
+                              : (a.kernelNs != b.kernelNs ? a.kernelNs > b.kernelNs : a.key < b.key);
   });
 }
 
@@ -109,7 +110,8 @@ MfuResult computeMfu(const View& v) {
     if (call != kNone) {
       sp = callPos[call];
       const auto& s = sites[sp];
-      if (s.opRange != kNone && m.ranges[s.opRange].shapes != profile::kEmptyStr) range = s.opRange;
+      if (s.opRange != kNone && m.ranges[s.opRange].shapes != profile::kEmptyStr)
+        range = s.opRange;
       else if (s.innerRange != kNone && m.str(m.ranges[s.innerRange].text).find("sizes = [") != std::string_view::npos)
         range = s.innerRange;
     }
@@ -204,7 +206,11 @@ void writeJson(json::Writer& w, const MfuResult& r, const ProfileModel& m, size_
     if (b > 0 && a > 0) return w.value(a / b);
     return w.null();
   };
-  w.beginObject().field("emulated", m.meta.emulated).field("source", r.source).field("flops", r.flops).field("flop_kernel_ns", r.flopKernelNs);
+  w.beginObject()
+      .field("emulated", m.meta.emulated)
+      .field("source", r.source)
+      .field("flops", r.flops)
+      .field("flop_kernel_ns", r.flopKernelNs);
   w.key("devices").beginArray();
   for (const auto& d : r.devices) {
     w.beginObject()
@@ -214,8 +220,10 @@ void writeJson(json::Writer& w, const MfuResult& r, const ProfileModel& m, size_
         .field("peak_model", d.peak ? d.peak->model : "")
         .field("peak_source", d.peak ? d.peak->source : "");
     w.key("peak_bf16_flops_per_s");
-    if (d.peak) w.value(d.peak->flopsPerSec(DType::Bf16));
-    else w.null();
+    if (d.peak)
+      w.value(d.peak->flopsPerSec(DType::Bf16));
+    else
+      w.null();
     w.field("kernels", d.kernels)
         .field("kernel_ns", d.kernelNs)
         .field("flop_kernels", d.flopKernels)
@@ -240,7 +248,10 @@ void writeJson(json::Writer& w, const MfuResult& r, const ProfileModel& m, size_
       const auto& g = gs[i];
       w.beginObject().field(site ? "site" : "name", g.key);
       if (site) w.field("file", g.file).field("line", static_cast<int64_t>(g.line));
-      w.field("invocations", g.invocations).field("kernels", g.kernels).field("flops", g.flops).field("kernel_ns", g.kernelNs);
+      w.field("invocations", g.invocations)
+          .field("kernels", g.kernels)
+          .field("flops", g.flops)
+          .field("kernel_ns", g.kernelNs);
       w.key("achieved_flops_per_s");
       ratio(g.flops * 1e9, static_cast<double>(g.kernelNs));
       w.key("mfu");
@@ -253,7 +264,11 @@ void writeJson(json::Writer& w, const MfuResult& r, const ProfileModel& m, size_
   groups("lines", r.lines, true);
   w.key("uncounted_gemm_kernels").beginArray();
   for (size_t i = 0; i < r.uncounted.size() && (top == 0 || i < top); ++i)
-    w.beginObject().field("name", r.uncounted[i].key).field("kernels", r.uncounted[i].kernels).field("kernel_ns", r.uncounted[i].kernelNs).endObject();
+    w.beginObject()
+        .field("name", r.uncounted[i].key)
+        .field("kernels", r.uncounted[i].kernels)
+        .field("kernel_ns", r.uncounted[i].kernelNs)
+        .endObject();
   w.endArray().endObject();
 }
 

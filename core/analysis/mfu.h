@@ -28,35 +28,35 @@
 namespace kl::analysis {
 
 struct MfuGroup {
-  std::string key;            // operator (with formula and dtype) / call site / kernel name
-  std::string file;           // call-site rows: source file and line when known
+  std::string key;   // operator (with formula and dtype) / call site / kernel name
+  std::string file;  // call-site rows: source file and line when known
   int32_t line = 0;
   uint64_t invocations = 0, kernels = 0;
   double flops = 0;
   int64_t kernelNs = 0;
-  double peakNs = 0;          // time the FLOPs take at peak (0 when the peak is unknown)
+  double peakNs = 0;  // time the FLOPs take at peak (0 when the peak is unknown)
   bool peakKnown = true;
 };
 
 struct MfuDevice {
   DeviceKey dev;
-  std::string gpuName;                 // as recorded ("" when the profile has no device info)
-  std::optional<GpuPeak> peak;         // matched datasheet entry
+  std::string gpuName;          // as recorded ("" when the profile has no device info)
+  std::optional<GpuPeak> peak;  // matched datasheet entry
   double flops = 0, peakNs = 0;
-  int64_t flopKernelNs = 0;            // durations of kernels carrying FLOPs
+  int64_t flopKernelNs = 0;  // durations of kernels carrying FLOPs
   int64_t activeSpanNs = 0;
-  int64_t kernelNs = 0;                // all kernels of the device
+  int64_t kernelNs = 0;  // all kernels of the device
   uint64_t kernels = 0, flopKernels = 0;
-  int64_t uncountedGemmNs = 0;         // GEMM-like kernels without FLOPs
+  int64_t uncountedGemmNs = 0;  // GEMM-like kernels without FLOPs
   uint64_t uncountedGemmKernels = 0;
 };
 
 struct MfuResult {
-  std::string source;                  // "kineto-shapes", "nvtx-shapes", "none"
-  std::vector<MfuDevice> devices;      // by (rank, device)
-  std::vector<MfuGroup> ops;           // by flops desc
-  std::vector<MfuGroup> lines;         // by flops desc
-  std::vector<MfuGroup> uncounted;     // GEMM-like kernel names without FLOPs, by time desc
+  std::string source;               // "kineto-shapes", "nvtx-shapes", "none"
+  std::vector<MfuDevice> devices;   // by (rank, device)
+  std::vector<MfuGroup> ops;        // by flops desc
+  std::vector<MfuGroup> lines;      // by flops desc
+  std::vector<MfuGroup> uncounted;  // GEMM-like kernel names without FLOPs, by time desc
   double flops = 0, peakNs = 0;
   int64_t flopKernelNs = 0;
 };

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <optional>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -164,16 +164,19 @@ void payloadsAndStragglers(const View& v, const std::vector<uint32_t>& nccl, Ncc
       r.stragglerCalls.push_back(c);
     }
   }
-  std::sort(r.stragglerCalls.begin(), r.stragglerCalls.end(), [](const NcclStragglerCall& a, const NcclStragglerCall& b) {
-    return a.skewNs != b.skewNs ? a.skewNs > b.skewNs : a.start < b.start;
-  });
+  std::sort(r.stragglerCalls.begin(), r.stragglerCalls.end(),
+            [](const NcclStragglerCall& a, const NcclStragglerCall& b) {
+              return a.skewNs != b.skewNs ? a.skewNs > b.skewNs : a.start < b.start;
+            });
   for (auto& [rk, sr] : ranks) r.stragglerRanks.push_back(sr);
 }
 
 }  // namespace
 
 double NcclPayloadRow::algbwGBps() const {
-  return bytes >= 0 && totalNs > 0 ? static_cast<double>(bytes) * static_cast<double>(count) / static_cast<double>(totalNs) : 0;
+  return bytes >= 0 && totalNs > 0
+             ? static_cast<double>(bytes) * static_cast<double>(count) / static_cast<double>(totalNs)
+             : 0;
 }
 double NcclPayloadRow::busbwGBps() const {
   return bytes >= 0 && totalNs > 0 ? busBytes / static_cast<double>(totalNs) : 0;
@@ -204,7 +207,8 @@ void ncclAlgoProto(std::string_view name, std::string& algo, std::string& proto)
     if (t == "RING" || t == "TREE" || t == "NVLS" || t == "PAT" || t == "COLLNET") {
       algo = std::string(t);
       // Compound names: COLLNET_DIRECT, COLLNET_CHAIN, NVLS_TREE.
-      if (i + 1 < toks.size() && (toks[i + 1] == "DIRECT" || toks[i + 1] == "CHAIN" || (t == "NVLS" && toks[i + 1] == "TREE")))
+      if (i + 1 < toks.size() &&
+          (toks[i + 1] == "DIRECT" || toks[i + 1] == "CHAIN" || (t == "NVLS" && toks[i + 1] == "TREE")))
         algo += "_" + std::string(toks[++i]);
     } else if (t == "LL" || t == "LL128" || t == "SIMPLE") {
       proto = std::string(t);
@@ -218,7 +222,9 @@ int dtypeBytes(std::string_view d) {
   if (s == "float" || s == "float32" || s == "int" || s == "int32" || s == "uint32") return 4;
   if (s == "bfloat16" || s == "half" || s == "float16" || s == "short" || s == "short int" || s == "int16") return 2;
   if (s == "double" || s == "float64" || s == "long" || s == "long int" || s == "int64") return 8;
-  if (s == "byte" || s == "char" || s == "bool" || s == "int8" || s == "uint8" || s == "unsigned char" || s == "signed char" || s.starts_with("float8")) return 1;
+  if (s == "byte" || s == "char" || s == "bool" || s == "int8" || s == "uint8" || s == "unsigned char" ||
+      s == "signed char" || s.starts_with("float8"))
+    return 1;
   return 0;
 }
 
@@ -231,8 +237,10 @@ NcclResult computeNccl(const View& v) {
     const auto& op = m.gpuOps[i];
     if (op.kind == GpuOpKind::Memcpy || op.kind == GpuOpKind::Memset) continue;
     addTo(r.kernelNs, op.duration());
-    if (classify(m, op) == OpClass::Nccl) nccl.push_back(i);
-    else compute[deviceOf(op)].push_back({op.start, op.end});
+    if (classify(m, op) == OpClass::Nccl)
+      nccl.push_back(i);
+    else
+      compute[deviceOf(op)].push_back({op.start, op.end});
   }
   std::map<DeviceKey, IntervalSet> cu;
   for (auto& [d, iv] : compute) cu[d] = unionOf(std::move(iv));
@@ -323,8 +331,10 @@ void writeJson(json::Writer& w, const NcclResult& r, const ProfileModel& m, size
     w.key("link_peak_gb_per_s");
     gbps(p.peakGBps);
     w.key("busbw_of_peak");
-    if (p.peakGBps > 0 && p.busbwGBps() > 0) w.value(p.busbwGBps() / p.peakGBps);
-    else w.null();
+    if (p.peakGBps > 0 && p.busbwGBps() > 0)
+      w.value(p.busbwGBps() / p.peakGBps);
+    else
+      w.null();
     w.endObject();
   }
   w.endArray();

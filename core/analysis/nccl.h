@@ -37,53 +37,53 @@ struct NcclRow {
   std::string type;
   uint64_t count = 0;
   int64_t totalNs = 0, minNs = 0, maxNs = 0;
-  int64_t overlappedNs = 0;     // part of each kernel's interval covered by compute (same GPU)
-  uint64_t devices = 0;         // distinct (rank, device)
+  int64_t overlappedNs = 0;  // part of each kernel's interval covered by compute (same GPU)
+  uint64_t devices = 0;      // distinct (rank, device)
 };
 
 struct NcclRangeRow {
   StrId text = 0;
   uint64_t count = 0;
-  int64_t totalNs = 0;          // CPU-side range durations
+  int64_t totalNs = 0;  // CPU-side range durations
 };
 
 struct NcclPayloadRow {
   std::string type, algo, proto, dtype;
-  int64_t bytes = -1;          // S (nccl-tests convention); -1 unknown
-  int32_t ranks = 0;           // n; 0 unknown
+  int64_t bytes = -1;  // S (nccl-tests convention); -1 unknown
+  int32_t ranks = 0;   // n; 0 unknown
   uint64_t count = 0;
   int64_t totalNs = 0;
-  double busBytes = 0;         // sum of S x factor (for the aggregate busbw)
-  double peakGBps = 0;         // link peak (0 unknown)
-  std::string sizeSource;      // "kernel-args", "annotation", "" (unknown)
-  double algbwGBps() const;    // sum S / sum t (GB/s); 0 unknown
+  double busBytes = 0;       // sum of S x factor (for the aggregate busbw)
+  double peakGBps = 0;       // link peak (0 unknown)
+  std::string sizeSource;    // "kernel-args", "annotation", "" (unknown)
+  double algbwGBps() const;  // sum S / sum t (GB/s); 0 unknown
   double busbwGBps() const;
 };
 
 struct NcclStragglerCall {
   std::string type, processGroup;
-  uint64_t index = 0;          // k-th call of that type (and group) on each rank
+  uint64_t index = 0;  // k-th call of that type (and group) on each rank
   uint32_t ranks = 0;
   int32_t lastRank = 0, firstRank = 0;
-  int64_t skewNs = 0;          // last start - first start
-  int64_t start = 0;           // absolute: first arrival
+  int64_t skewNs = 0;  // last start - first start
+  int64_t start = 0;   // absolute: first arrival
 };
 
 struct NcclStragglerRank {
   int32_t rank = 0;
   uint64_t calls = 0, last = 0;
-  int64_t waitedNs = 0;        // sum over calls of (last start - own start)
-  int64_t causedNs = 0;        // sum of skews of the calls where it was last
+  int64_t waitedNs = 0;  // sum over calls of (last start - own start)
+  int64_t causedNs = 0;  // sum of skews of the calls where it was last
 };
 
 struct NcclResult {
-  std::vector<NcclPayloadRow> payloads;            // by total time desc
-  std::vector<NcclStragglerCall> stragglerCalls;   // by skew desc
-  std::vector<NcclStragglerRank> stragglerRanks;   // by rank
+  std::vector<NcclPayloadRow> payloads;           // by total time desc
+  std::vector<NcclStragglerCall> stragglerCalls;  // by skew desc
+  std::vector<NcclStragglerRank> stragglerRanks;  // by rank
   int64_t knownSizeCalls = 0;
-  std::vector<NcclRow> types;         // by total desc
-  std::vector<NcclRangeRow> ranges;   // NCCL ranges (see above), by count desc
-  int64_t ncclNs = 0, kernelNs = 0;   // all NCCL kernel time; all kernel time (for shares)
+  std::vector<NcclRow> types;        // by total desc
+  std::vector<NcclRangeRow> ranges;  // NCCL ranges (see above), by count desc
+  int64_t ncclNs = 0, kernelNs = 0;  // all NCCL kernel time; all kernel time (for shares)
 };
 
 NcclResult computeNccl(const View& v);

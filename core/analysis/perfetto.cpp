@@ -62,8 +62,10 @@ class TraceWriter {
     w_.beginObject().field("ph", "M").field("name", what).field("pid", pid);
     if (tid >= 0) w_.field("tid", tid);
     w_.key("args").beginObject();
-    if (!name.empty()) w_.field("name", name);
-    else w_.field("sort_index", sortIndex);
+    if (!name.empty())
+      w_.field("name", name);
+    else
+      w_.field("sort_index", sortIndex);
     w_.endObject().endObject();
     ++stats.events;
   }
@@ -79,20 +81,28 @@ class TraceWriter {
         cat = opKindName(op.kind);
         break;
       }
-      case Src::Api: name = m.str(m.apiCalls[s.index].name); cat = "cuda_api"; break;
+      case Src::Api:
+        name = m.str(m.apiCalls[s.index].name);
+        cat = "cuda_api";
+        break;
       case Src::Range: {
         const auto& rg = m.ranges[s.index];
         name = m.str(rg.text);
         cat = profile::rangeKindName(rg.kind);
         break;
       }
-      case Src::PyFrame: name = m.str(m.pyFrames[s.index].name); cat = "python_function"; break;
+      case Src::PyFrame:
+        name = m.str(m.pyFrames[s.index].name);
+        cat = "python_function";
+        break;
     }
     bool instant = s.end <= s.start;
     w_.field("name", name).field("cat", cat).field("ph", instant ? "i" : "X");
     w_.key("ts").raw(nsToUsText(v_.rel(s.start)));
-    if (instant) w_.field("s", "t");
-    else w_.key("dur").raw(nsToUsText(s.end - s.start));
+    if (instant)
+      w_.field("s", "t");
+    else
+      w_.key("dur").raw(nsToUsText(s.end - s.start));
     w_.field("pid", pid).field("tid", tid);
     w_.key("args").beginObject();
     switch (s.src) {
@@ -100,15 +110,20 @@ class TraceWriter {
         const auto& op = m.gpuOps[s.index];
         if (op.correlationId >= 0) w_.field("correlation_id", op.correlationId);
         if (const auto* k = m.kernel(op)) {
-          w_.field("grid", std::to_string(k->grid[0]) + "," + std::to_string(k->grid[1]) + "," + std::to_string(k->grid[2]));
-          w_.field("block", std::to_string(k->block[0]) + "," + std::to_string(k->block[1]) + "," + std::to_string(k->block[2]));
+          w_.field("grid",
+                   std::to_string(k->grid[0]) + "," + std::to_string(k->grid[1]) + "," + std::to_string(k->grid[2]));
+          w_.field("block",
+                   std::to_string(k->block[0]) + "," + std::to_string(k->block[1]) + "," + std::to_string(k->block[2]));
         }
         if (op.kind == GpuOpKind::Memcpy && op.detail < m.memcpys.size())
-          w_.field("bytes", m.memcpys[op.detail].bytes).field("copy_kind", profile::copyKindName(m.memcpys[op.detail].copyKind));
+          w_.field("bytes", m.memcpys[op.detail].bytes)
+              .field("copy_kind", profile::copyKindName(m.memcpys[op.detail].copyKind));
         if (op.kind == GpuOpKind::Memset && op.detail < m.memsets.size()) w_.field("bytes", m.memsets[op.detail].bytes);
         if (v_.attr) {
-          if (v_.attr->op(s.index).stackSize) w_.field("nvtx_path", v_.attr->path(m, s.index, " > "));
-          else w_.field("unattributed", attribution::unattributedName(v_.attr->op(s.index).reason));
+          if (v_.attr->op(s.index).stackSize)
+            w_.field("nvtx_path", v_.attr->path(m, s.index, " > "));
+          else
+            w_.field("unattributed", attribution::unattributedName(v_.attr->op(s.index).reason));
         }
         break;
       }
@@ -133,7 +148,8 @@ class TraceWriter {
 
   void end() {
     w_.endArray();
-    w_.key("otherData").beginObject()
+    w_.key("otherData")
+        .beginObject()
         .field("producer", "kernlens")
         .field("time_origin_ns", v_.origin)
         .field("emulated", v_.m.meta.emulated)
@@ -158,7 +174,8 @@ PerfettoStats writePerfetto(std::ostream& out, const View& v) {
   std::vector<std::vector<Slice>> perThread(m.threads.size());
   for (uint32_t i = 0; i < m.apiCalls.size(); ++i) {
     const auto& c = m.apiCalls[i];
-    if (v.inWindow(c.start) && c.thread < m.threads.size()) perThread[c.thread].push_back({c.start, c.end, i, Src::Api});
+    if (v.inWindow(c.start) && c.thread < m.threads.size())
+      perThread[c.thread].push_back({c.start, c.end, i, Src::Api});
   }
   for (uint32_t i = 0; i < m.ranges.size(); ++i) {
     const auto& r = m.ranges[i];
@@ -167,7 +184,8 @@ PerfettoStats writePerfetto(std::ostream& out, const View& v) {
   }
   for (uint32_t i = 0; i < m.pyFrames.size(); ++i) {
     const auto& f = m.pyFrames[i];
-    if (v.inWindow(f.start) && f.thread < m.threads.size()) perThread[f.thread].push_back({f.start, f.end, i, Src::PyFrame});
+    if (v.inWindow(f.start) && f.thread < m.threads.size())
+      perThread[f.thread].push_back({f.start, f.end, i, Src::PyFrame});
   }
   int64_t nextTid = 1;
   std::vector<int64_t> procPid(m.processes.size(), -1);
@@ -175,7 +193,8 @@ PerfettoStats writePerfetto(std::ostream& out, const View& v) {
     procPid[p] = static_cast<int64_t>(p) + 1;
     const auto& pr = m.processes[p];
     std::string name = (pr.name != profile::kEmptyStr ? std::string(m.str(pr.name)) : std::string("process")) +
-                       " (pid " + std::to_string(pr.pid) + (m.meta.numRanks > 1 ? ", rank " + std::to_string(pr.rank) : "") + ")";
+                       " (pid " + std::to_string(pr.pid) +
+                       (m.meta.numRanks > 1 ? ", rank " + std::to_string(pr.rank) : "") + ")";
     tw.meta("process_name", procPid[p], -1, name, 0);
     tw.meta("process_sort_index", procPid[p], -1, "", static_cast<int64_t>(p));
   }
@@ -186,8 +205,8 @@ PerfettoStats writePerfetto(std::ostream& out, const View& v) {
     uint32_t laneCount = 0;
     auto lanes = assignLanes(slices, laneCount);
     std::vector<int64_t> tids(laneCount);
-    std::string base = (th.name != profile::kEmptyStr ? std::string(m.str(th.name)) + " " : std::string()) +
-                       "tid " + std::to_string(th.tid);
+    std::string base = (th.name != profile::kEmptyStr ? std::string(m.str(th.name)) + " " : std::string()) + "tid " +
+                       std::to_string(th.tid);
     for (uint32_t l = 0; l < laneCount; ++l) {
       tids[l] = nextTid++;
       tw.meta("thread_name", procPid[th.process], tids[l], l ? base + " (overlap " + std::to_string(l) + ")" : base, 0);
@@ -213,7 +232,8 @@ PerfettoStats writePerfetto(std::ostream& out, const View& v) {
     int64_t pid = nextPid++;
     std::string gname;
     for (const auto& g : m.gpus)
-      if (g.deviceId == dev.device && g.rank == dev.rank && g.name != profile::kEmptyStr) gname = std::string(m.str(g.name));
+      if (g.deviceId == dev.device && g.rank == dev.rank && g.name != profile::kEmptyStr)
+        gname = std::string(m.str(g.name));
     tw.meta("process_name", pid, -1,
             "GPU " + std::to_string(dev.device) + (m.meta.numRanks > 1 ? " rank " + std::to_string(dev.rank) : "") +
                 (gname.empty() ? "" : " (" + gname + ")"),

@@ -43,14 +43,22 @@ void writeRects(json::Writer& w, std::vector<Item>& items, int64_t origin, int64
                 std::unordered_map<StrId, uint32_t>& nameIndex, std::vector<StrId>& names) {
   std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.start < b.start; });
   for (int attempt = 0;; ++attempt) {
-    struct Rect { int64_t s, e; StrId name; int64_t longest; uint64_t n; };
+    struct Rect {
+      int64_t s, e;
+      StrId name;
+      int64_t longest;
+      uint64_t n;
+    };
     std::vector<Rect> rects;
     for (const auto& it : items) {
       if (!rects.empty() && it.start - rects.back().e < res) {
         auto& r = rects.back();
         r.e = std::max(r.e, it.end);
         ++r.n;
-        if (it.end - it.start > r.longest) { r.longest = it.end - it.start; r.name = it.name; }
+        if (it.end - it.start > r.longest) {
+          r.longest = it.end - it.start;
+          r.name = it.name;
+        }
       } else {
         rects.push_back({it.start, it.end, it.name, it.end - it.start, 1});
       }
@@ -90,7 +98,7 @@ void writeTimeline(json::Writer& w, const View& v, const ReportOptions& o) {
       perThread[r.thread].push_back(i);
   }
   for (uint32_t t = 0; t < perThread.size(); ++t) {
-    std::vector<int64_t> stack;  // open ends
+    std::vector<int64_t> stack;        // open ends
     for (uint32_t i : perThread[t]) {  // model order = (start, end desc)
       const auto& r = m.ranges[i];
       while (!stack.empty() && stack.back() <= r.start) stack.pop_back();
@@ -296,10 +304,14 @@ void writeReport(std::ostream& out, const View& v, const ReportOptions& o) {
   for (const auto& [heading, html] : o.extraSections) {
     out << "<section class=\"extra\"><h2>";
     for (char c : heading) {
-      if (c == '<') out << "&lt;";
-      else if (c == '>') out << "&gt;";
-      else if (c == '&') out << "&amp;";
-      else out << c;
+      if (c == '<')
+        out << "&lt;";
+      else if (c == '>')
+        out << "&gt;";
+      else if (c == '&')
+        out << "&amp;";
+      else
+        out << c;
     }
     out << "</h2>" << html << "</section>\n";
   }

@@ -18,7 +18,7 @@
 namespace kl::analysis {
 
 struct ReportOptions {
-  std::string title;         // shown at the top (e.g. the file name)
+  std::string title;  // shown at the top (e.g. the file name)
   size_t topKernels = 50;
   size_t maxRectsPerLane = 4000;
   /// Extra sections appended after the analyses: (heading, trusted self-contained HTML such as

@@ -1,10 +1,11 @@
 #include "core/analysis/search.h"
-#include "core/support/saturating.h"
 
 #include <algorithm>
 #include <cctype>
 #include <regex>
 #include <unordered_map>
+
+#include "core/support/saturating.h"
 
 namespace kl::analysis {
 namespace {
@@ -33,8 +34,7 @@ Result<SearchResult> computeSearch(const View& v, const SearchOptions& o) {
     auto it = memo.find(id);
     if (it != memo.end()) return it->second;
     std::string_view s = m.str(id);
-    bool ok = o.regex ? std::regex_search(s.begin(), s.end(), re)
-                      : lower(s).find(needle) != std::string::npos;
+    bool ok = o.regex ? std::regex_search(s.begin(), s.end(), re) : lower(s).find(needle) != std::string::npos;
     memo.emplace(id, ok);
     return ok;
   };

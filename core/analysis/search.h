@@ -23,15 +23,15 @@ struct SearchKernelRow {
   StrId name = 0;
   uint64_t count = 0;
   int64_t totalNs = 0;
-  int64_t firstStart = 0;               // absolute
-  std::vector<StrId> innermostRanges;   // distinct innermost range texts (up to 5; attribution)
+  int64_t firstStart = 0;              // absolute
+  std::vector<StrId> innermostRanges;  // distinct innermost range texts (up to 5; attribution)
 };
 
 struct SearchRangeRow {
   StrId text = 0;
   uint64_t invocations = 0;
-  int64_t cpuNs = 0;                    // sum of range durations
-  int64_t gpuNs = 0;                    // inclusive GPU time of ops launched inside (attribution)
+  int64_t cpuNs = 0;  // sum of range durations
+  int64_t gpuNs = 0;  // inclusive GPU time of ops launched inside (attribution)
   uint64_t ops = 0;
   int64_t firstStart = 0;
 };

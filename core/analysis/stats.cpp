@@ -1,8 +1,9 @@
 #include "core/analysis/stats.h"
-#include "core/support/saturating.h"
 
 #include <algorithm>
 #include <cmath>
+
+#include "core/support/saturating.h"
 
 namespace kl::analysis {
 

@@ -64,8 +64,10 @@ StreamsResult computeStreams(const View& v) {
       d.maxConcurrent = std::max(d.maxConcurrent, static_cast<uint32_t>(level));
       if (level == 1) {
         auto& so = solo[static_cast<uint32_t>(idSum)];
-        if (!so.empty() && so.back().end == t) so.back().end = evs[i].t;
-        else so.push_back({t, evs[i].t});
+        if (!so.empty() && so.back().end == t)
+          so.back().end = evs[i].t;
+        else
+          so.push_back({t, evs[i].t});
       }
     }
     if (d.levelNs.empty()) d.levelNs.push_back(0);
@@ -122,7 +124,12 @@ void writeJson(json::Writer& w, const StreamsResult& r, const ProfileModel& m, s
     w.endArray();
     w.key("streams").beginArray();
     for (const auto& s : d.streams)
-      w.beginObject().field("stream", static_cast<uint64_t>(s.stream)).field("ops", s.ops).field("busy_ns", s.busyNs).field("solo_ns", s.soloNs).endObject();
+      w.beginObject()
+          .field("stream", static_cast<uint64_t>(s.stream))
+          .field("ops", s.ops)
+          .field("busy_ns", s.busyNs)
+          .field("solo_ns", s.soloNs)
+          .endObject();
     w.endArray();
     w.field("queued_pairs", d.queuedPairs).field("serialised_ns", d.serialisedNs).endObject();
   }

@@ -26,19 +26,19 @@ namespace kl::analysis {
 struct StreamUse {
   uint32_t stream = 0;
   uint64_t ops = 0;
-  int64_t busyNs = 0;     // union of the stream's ops
-  int64_t soloNs = 0;     // busy while no other stream of the device is
+  int64_t busyNs = 0;  // union of the stream's ops
+  int64_t soloNs = 0;  // busy while no other stream of the device is
 };
 
 struct StreamsDevice {
   DeviceKey dev;
   int64_t activeSpanNs = 0;
-  int64_t idleNs = 0, oneNs = 0, multiNs = 0;   // 0, 1, 2+ busy streams
-  std::vector<int64_t> levelNs;                 // [k] = time with exactly k streams busy
+  int64_t idleNs = 0, oneNs = 0, multiNs = 0;  // 0, 1, 2+ busy streams
+  std::vector<int64_t> levelNs;                // [k] = time with exactly k streams busy
   uint32_t maxConcurrent = 0;
-  std::vector<StreamUse> streams;               // by stream id
+  std::vector<StreamUse> streams;  // by stream id
   uint64_t queuedPairs = 0;
-  int64_t serialisedNs = 0;                     // over queued pairs (see above)
+  int64_t serialisedNs = 0;  // over queued pairs (see above)
 };
 
 struct SerialisedPair {
@@ -50,9 +50,9 @@ struct SerialisedPair {
 };
 
 struct StreamsResult {
-  std::vector<StreamsDevice> devices;     // by (rank, device)
-  std::vector<SerialisedPair> pairs;      // by serialised time desc
-  bool launchLinks = false;               // attribution available
+  std::vector<StreamsDevice> devices;  // by (rank, device)
+  std::vector<SerialisedPair> pairs;   // by serialised time desc
+  bool launchLinks = false;            // attribution available
 };
 
 StreamsResult computeStreams(const View& v);

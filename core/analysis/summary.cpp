@@ -50,8 +50,18 @@ SummaryResult computeSummary(const View& v, bool shortNames) {
         row.maxNs = std::max(row.maxNs, d);
         break;
       }
-      case GpuOpKind::Memcpy: ++r.memcpys; addTo(r.memcpyNs, d); ++s.row.memcpys; addTo(s.row.memcpyNs, d); break;
-      case GpuOpKind::Memset: ++r.memsets; addTo(r.memsetNs, d); ++s.row.memsets; addTo(s.row.memsetNs, d); break;
+      case GpuOpKind::Memcpy:
+        ++r.memcpys;
+        addTo(r.memcpyNs, d);
+        ++s.row.memcpys;
+        addTo(s.row.memcpyNs, d);
+        break;
+      case GpuOpKind::Memset:
+        ++r.memsets;
+        addTo(r.memsetNs, d);
+        ++s.row.memsets;
+        addTo(s.row.memsetNs, d);
+        break;
     }
   }
   for (auto& [name, row] : byName) {
@@ -77,13 +87,15 @@ SummaryResult computeSummary(const View& v, bool shortNames) {
 }
 
 void writeJson(json::Writer& w, const SummaryResult& r, const ProfileModel& m, size_t top) {
-  w.beginObject()
-      .field("window_ns", r.windowNs)
-      .field("name_kind", r.shortNames ? "short" : "full");
-  w.key("totals").beginObject()
-      .field("kernels", r.kernels).field("kernel_ns", r.kernelNs)
-      .field("memcpys", r.memcpys).field("memcpy_ns", r.memcpyNs)
-      .field("memsets", r.memsets).field("memset_ns", r.memsetNs)
+  w.beginObject().field("window_ns", r.windowNs).field("name_kind", r.shortNames ? "short" : "full");
+  w.key("totals")
+      .beginObject()
+      .field("kernels", r.kernels)
+      .field("kernel_ns", r.kernelNs)
+      .field("memcpys", r.memcpys)
+      .field("memcpy_ns", r.memcpyNs)
+      .field("memsets", r.memsets)
+      .field("memset_ns", r.memsetNs)
       .field("distinct_kernel_names", r.kernelsByTime.size())
       .endObject();
   w.key("top_kernels").beginArray();

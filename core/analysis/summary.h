@@ -11,18 +11,18 @@
 namespace kl::analysis {
 
 struct KernelRow {
-  StrId name = 0;                  // display name (or short name with shortNames)
+  StrId name = 0;  // display name (or short name with shortNames)
   uint64_t count = 0;
   int64_t totalNs = 0, minNs = 0, maxNs = 0;
   double meanNs = 0;
-  double share = 0;                // of all kernel time in scope
+  double share = 0;  // of all kernel time in scope
 };
 
 struct StreamRow {
   StreamKey key;
   uint64_t kernels = 0, memcpys = 0, memsets = 0;
   int64_t kernelNs = 0, memcpyNs = 0, memsetNs = 0;
-  int64_t busyNs = 0;              // union of op intervals on the stream, clipped to the window
+  int64_t busyNs = 0;  // union of op intervals on the stream, clipped to the window
   StrId topKernel = 0;
   int64_t topKernelNs = 0;
 };

@@ -49,7 +49,8 @@ bool syncKindOf(std::string_view apiName, const profile::MemcpyDetail* copy, Syn
   auto is = [&](std::initializer_list<std::string_view> names) {
     return std::find(names.begin(), names.end(), b) != names.end();
   };
-  if (is({"cudaDeviceSynchronize", "hipDeviceSynchronize", "cudaThreadSynchronize"})) return out = SyncKind::Device, true;
+  if (is({"cudaDeviceSynchronize", "hipDeviceSynchronize", "cudaThreadSynchronize"}))
+    return out = SyncKind::Device, true;
   if (is({"cudaStreamSynchronize", "cuStreamSynchronize", "hipStreamSynchronize"})) return out = SyncKind::Stream, true;
   if (is({"cudaEventSynchronize", "cuEventSynchronize", "hipEventSynchronize"})) return out = SyncKind::Event, true;
   if (is({"cuCtxSynchronize", "hipCtxSynchronize"})) return out = SyncKind::Context, true;
@@ -107,7 +108,8 @@ SyncResult computeSync(const View& v) {
     for (uint32_t i = 0; i < m.apiCalls.size(); ++i) {
       if (!pageable.count(i) || !v.inWindow(m.apiCalls[i].start)) continue;
       std::string_view b = baseName(m.str(m.apiCalls[i].name));
-      if (b.find("Async") == std::string_view::npos || std::find(calls.begin(), calls.end(), i) != calls.end()) continue;
+      if (b.find("Async") == std::string_view::npos || std::find(calls.begin(), calls.end(), i) != calls.end())
+        continue;
       calls.push_back(i);
       kinds.push_back(SyncKind::MemcpyAsyncToPageable);
     }
@@ -208,8 +210,17 @@ void writeJson(json::Writer& w, const SyncResult& r, const View& v) {
   auto rows = [&](const char* name, const std::vector<SyncRow>& rs, bool site) {
     w.key(name).beginArray();
     for (const auto& x : rs) {
-      w.beginObject().field(site ? "site" : "name", x.key).field("calls", x.calls).field("total_ns", x.totalNs).field("max_ns", x.maxNs);
-      if (site) w.field("file", x.file).field("line", static_cast<int64_t>(x.line)).field("op", x.op).field("via", x.via).field("kinds", x.kinds);
+      w.beginObject()
+          .field(site ? "site" : "name", x.key)
+          .field("calls", x.calls)
+          .field("total_ns", x.totalNs)
+          .field("max_ns", x.maxNs);
+      if (site)
+        w.field("file", x.file)
+            .field("line", static_cast<int64_t>(x.line))
+            .field("op", x.op)
+            .field("via", x.via)
+            .field("kinds", x.kinds);
       w.endObject();
     }
     w.endArray();

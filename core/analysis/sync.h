@@ -33,15 +33,15 @@ bool isImplicit(SyncKind k);
 bool syncKindOf(std::string_view apiName, const profile::MemcpyDetail* copy, SyncKind& out);
 
 struct SyncRow {
-  std::string key;          // API name / kind / call site
+  std::string key;  // API name / kind / call site
   uint64_t calls = 0;
   int64_t totalNs = 0, maxNs = 0;
   // call-site rows only:
   std::string file;
   int32_t line = 0;
-  std::string op;           // ATen op around the calls, when one ("aten::item")
-  std::string via;          // "kl", "python", "range" or ""
-  std::string kinds;        // sync kinds seen at the site, comma-separated
+  std::string op;     // ATen op around the calls, when one ("aten::item")
+  std::string via;    // "kl", "python", "range" or ""
+  std::string kinds;  // sync kinds seen at the site, comma-separated
 };
 
 struct SyncThreadRow {
@@ -49,18 +49,18 @@ struct SyncThreadRow {
   uint32_t thread = kNone;  // index into threads
   uint64_t calls = 0;
   int64_t blockedNs = 0;
-  int64_t apiSpanNs = 0;    // first .. last API call of the thread (context for the share)
+  int64_t apiSpanNs = 0;  // first .. last API call of the thread (context for the share)
 };
 
 struct SyncResult {
   uint64_t calls = 0;
   int64_t blockedNs = 0, explicitNs = 0, implicitNs = 0;
-  uint64_t withSite = 0;            // calls with a known call site
-  std::vector<SyncRow> byKind;      // total desc
-  std::vector<SyncRow> byApi;       // total desc
-  std::vector<SyncRow> bySite;      // total desc ("" key = unknown site, listed last)
+  uint64_t withSite = 0;               // calls with a known call site
+  std::vector<SyncRow> byKind;         // total desc
+  std::vector<SyncRow> byApi;          // total desc
+  std::vector<SyncRow> bySite;         // total desc ("" key = unknown site, listed last)
   std::vector<SyncThreadRow> threads;  // blocked desc
-  bool hasStacksOrRanges = false;   // the profile records Python frames or ranges at all
+  bool hasStacksOrRanges = false;      // the profile records Python frames or ranges at all
 };
 
 SyncResult computeSync(const View& v);

@@ -1,9 +1,10 @@
 #include "core/analysis/threads.h"
-#include "core/support/saturating.h"
 
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
+
+#include "core/support/saturating.h"
 
 namespace kl::analysis {
 

@@ -12,18 +12,18 @@
 namespace kl::analysis {
 
 struct ThreadRow {
-  uint32_t thread = kNone;          // index into model.threads
-  uint64_t launches = 0;            // distinct launch calls of ops in scope
-  uint64_t ops = 0;                 // ops in scope launched from the thread
+  uint32_t thread = kNone;  // index into model.threads
+  uint64_t launches = 0;    // distinct launch calls of ops in scope
+  uint64_t ops = 0;         // ops in scope launched from the thread
   uint64_t distinctKernels = 0;
-  int64_t gpuNs = 0;                // sum of those ops' durations
+  int64_t gpuNs = 0;  // sum of those ops' durations
   uint64_t apiCalls = 0, syncCalls = 0;
   int64_t apiNs = 0, syncNs = 0;
 };
 
 struct ThreadsResult {
-  std::vector<ThreadRow> threads;   // by ops desc, then api calls desc
-  uint64_t unlinkedOps = 0;         // ops in scope with no launch call
+  std::vector<ThreadRow> threads;  // by ops desc, then api calls desc
+  uint64_t unlinkedOps = 0;        // ops in scope with no launch call
 };
 
 ThreadsResult computeThreads(const View& v);

@@ -1,8 +1,9 @@
 #include "core/analysis/tree.h"
-#include "core/support/saturating.h"
 
 #include <algorithm>
 #include <unordered_map>
+
+#include "core/support/saturating.h"
 
 namespace kl::analysis {
 
@@ -55,8 +56,10 @@ TreeResult computeTree(const View& v) {
           n.depth = static_cast<uint32_t>(depth);
           r.nodes.push_back(n);
           kernels.emplace_back();
-          if (parent == kNone) r.roots.push_back(it->second);
-          else r.nodes[parent].children.push_back(it->second);
+          if (parent == kNone)
+            r.roots.push_back(it->second);
+          else
+            r.nodes[parent].children.push_back(it->second);
         }
         node = it->second;
       }
@@ -157,7 +160,8 @@ TreeLines flattenTree(const TreeResult& r, const ProfileModel& m, uint32_t maxLe
     });
     if (line.kernels.size() > kernelsPerNode) line.kernels.resize(kernelsPerNode);
     const auto& children = r.nodes[line.last].children;
-    if (maxLevels && level + 1 >= maxLevels) line.childrenOmitted = !children.empty();
+    if (maxLevels && level + 1 >= maxLevels)
+      line.childrenOmitted = !children.empty();
     else
       for (size_t i = children.size(); i-- > 0;) todo.push_back({children[i], level + 1});
     out.lines.push_back(std::move(line));
@@ -165,11 +169,12 @@ TreeLines flattenTree(const TreeResult& r, const ProfileModel& m, uint32_t maxLe
   return out;
 }
 
-void writeJson(json::Writer& w, const TreeResult& r, const ProfileModel& m, uint32_t maxDepth,
-               size_t kernelsPerNode, size_t maxNodes) {
+void writeJson(json::Writer& w, const TreeResult& r, const ProfileModel& m, uint32_t maxDepth, size_t kernelsPerNode,
+               size_t maxNodes) {
   auto flat = flattenTree(r, m, maxDepth ? maxDepth : kMaxJsonLevels, maxNodes, kernelsPerNode);
   w.beginObject().field("total_ns", r.totalNs);
-  w.key("unattributed").beginObject()
+  w.key("unattributed")
+      .beginObject()
       .field("no_launch_call_ops", r.noLaunchOps)
       .field("no_launch_call_ns", r.noLaunchNs)
       .field("outside_ranges_ops", r.outsideOps)

@@ -23,20 +23,20 @@ struct NameCount {
 struct TreeNode {
   StrId text = 0;
   uint32_t parent = kNone;
-  uint32_t depth = 0;                 // 0 = outermost
-  std::vector<uint32_t> children;     // by inclusive time desc
-  uint64_t invocations = 0;           // distinct range instances at this path (with ops)
+  uint32_t depth = 0;              // 0 = outermost
+  std::vector<uint32_t> children;  // by inclusive time desc
+  uint64_t invocations = 0;        // distinct range instances at this path (with ops)
   uint64_t ops = 0, exclusiveOps = 0;
   int64_t inclusiveNs = 0, exclusiveNs = 0;
-  std::vector<NameCount> kernels;     // exclusive ops by name, by time desc
+  std::vector<NameCount> kernels;  // exclusive ops by name, by time desc
 };
 
 struct TreeResult {
   std::vector<TreeNode> nodes;
-  std::vector<uint32_t> roots;        // by inclusive time desc
+  std::vector<uint32_t> roots;  // by inclusive time desc
   uint64_t noLaunchOps = 0, outsideOps = 0;
   int64_t noLaunchNs = 0, outsideNs = 0;
-  int64_t totalNs = 0;                // all ops in scope
+  int64_t totalNs = 0;  // all ops in scope
 };
 
 /// Requires v.attr (empty result without it). O(ops + range-stack changes between consecutive
@@ -49,15 +49,15 @@ TreeResult computeTree(const View& v);
 struct TreeLine {
   uint32_t node = 0, last = 0;
   uint32_t repeat = 1;
-  uint32_t level = 0;                 // printed nesting level (0 = outermost)
+  uint32_t level = 0;  // printed nesting level (0 = outermost)
   uint64_t exclusiveOps = 0;
   int64_t exclusiveNs = 0;
-  std::vector<NameCount> kernels;     // by time desc, at most kernelsPerNode
-  bool childrenOmitted = false;       // it has children that --depth left out
+  std::vector<NameCount> kernels;  // by time desc, at most kernelsPerNode
+  bool childrenOmitted = false;    // it has children that --depth left out
 };
 struct TreeLines {
   std::vector<TreeLine> lines;
-  uint64_t omittedNodes = 0;          // nodes not printed because of maxNodes
+  uint64_t omittedNodes = 0;  // nodes not printed because of maxNodes
 };
 /// Pre-order lines with identical chains collapsed; levels >= maxLevels (0 = unlimited) are
 /// left out, and after maxNodes lines (0 = unlimited) the rest is only counted. Iterative.
@@ -69,7 +69,7 @@ constexpr uint32_t kMaxJsonLevels = 256;
 /// Nodes deeper than maxDepth (0 = kMaxJsonLevels) are left out ("children_omitted": true on
 /// their parent); at most maxNodes nodes (0 = unlimited; "omitted_nodes" counts the rest); at
 /// most `kernelsPerNode` names each; identical chains collapsed ("repeat": levels).
-void writeJson(json::Writer& w, const TreeResult& r, const ProfileModel& m, uint32_t maxDepth,
-               size_t kernelsPerNode, size_t maxNodes = 0);
+void writeJson(json::Writer& w, const TreeResult& r, const ProfileModel& m, uint32_t maxDepth, size_t kernelsPerNode,
+               size_t maxNodes = 0);
 
 }  // namespace kl::analysis

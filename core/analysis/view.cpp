@@ -9,7 +9,9 @@ View::View(const ProfileModel& model, const Scope& s, const attribution::Attribu
   winStart = origin + (s.trimStart ? *s.trimStart : 0);
   winEnd = s.trimEnd ? origin + *s.trimEnd : std::max(model.meta.spanEnd, origin) + 1;
   const size_t n = model.gpuOps.size();
-  auto in = [&](uint32_t i) { return deviceOk(model.gpuOps.get<&GpuOp::deviceId>(i)) && inWindow(model.gpuOps.get<&GpuOp::start>(i)); };
+  auto in = [&](uint32_t i) {
+    return deviceOk(model.gpuOps.get<&GpuOp::deviceId>(i)) && inWindow(model.gpuOps.get<&GpuOp::start>(i));
+  };
   size_t kept = 0;
   for (uint32_t i = 0; i < n; ++i) kept += in(i);
   if (kept == n) {

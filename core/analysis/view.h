@@ -50,8 +50,15 @@ class OpList {
     const_iterator() = default;
     const_iterator(const uint32_t* sel, size_t k) : sel_(sel), k_(k) {}
     uint32_t operator*() const { return sel_ ? sel_[k_] : static_cast<uint32_t>(k_); }
-    const_iterator& operator++() { ++k_; return *this; }
-    const_iterator operator++(int) { auto c = *this; ++k_; return c; }
+    const_iterator& operator++() {
+      ++k_;
+      return *this;
+    }
+    const_iterator operator++(int) {
+      auto c = *this;
+      ++k_;
+      return c;
+    }
     friend bool operator==(const const_iterator& a, const const_iterator& b) { return a.k_ == b.k_; }
 
    private:
@@ -59,9 +66,18 @@ class OpList {
     size_t k_ = 0;
   };
   /// Every op of a model with n ops.
-  static OpList all(size_t n) { OpList l; l.all_ = n; l.everything_ = true; return l; }
+  static OpList all(size_t n) {
+    OpList l;
+    l.all_ = n;
+    l.everything_ = true;
+    return l;
+  }
   /// The given indices (ascending).
-  static OpList of(std::vector<uint32_t> sel) { OpList l; l.sel_ = std::move(sel); return l; }
+  static OpList of(std::vector<uint32_t> sel) {
+    OpList l;
+    l.sel_ = std::move(sel);
+    return l;
+  }
   size_t size() const { return everything_ ? all_ : sel_.size(); }
   bool empty() const { return size() == 0; }
   uint32_t operator[](size_t k) const { return everything_ ? static_cast<uint32_t>(k) : sel_[k]; }
@@ -76,15 +92,14 @@ class OpList {
 
 class View {
  public:
-  View(const ProfileModel& model, const Scope& scope,
-       const attribution::Attribution* attr = nullptr);
+  View(const ProfileModel& model, const Scope& scope, const attribution::Attribution* attr = nullptr);
 
   const ProfileModel& m;
   const attribution::Attribution* attr;  // may be null: analyses that need it say so
   Scope scope;
-  int64_t origin = 0;                    // meta.spanStart
-  int64_t winStart = 0, winEnd = 0;      // absolute window [winStart, winEnd)
-  OpList ops;                            // gpuOps indices in scope, model (start) order
+  int64_t origin = 0;                // meta.spanStart
+  int64_t winStart = 0, winEnd = 0;  // absolute window [winStart, winEnd)
+  OpList ops;                        // gpuOps indices in scope, model (start) order
 
   bool trimmed() const { return scope.trimStart || scope.trimEnd; }
   bool inWindow(int64_t absStart) const { return absStart >= winStart && absStart < winEnd; }

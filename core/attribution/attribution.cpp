@@ -1,11 +1,12 @@
 // Sort-and-sweep attribution (see attribution.h for the rules).
 #include "core/attribution/attribution.h"
-#include "core/support/saturating.h"
 
 #include <algorithm>
 #include <atomic>
 #include <numeric>
 #include <unordered_map>
+
+#include "core/support/saturating.h"
 
 namespace kl::attribution {
 
@@ -30,7 +31,9 @@ int roleRank(ApiRole r) { return r == ApiRole::Other ? 1 : 0; }
 bool rangeCounted(const ProfileModel& m, uint32_t i, const Options& o) {
   const uint32_t thread = m.ranges.get<&Range::thread>(i);
   switch (m.ranges.get<&Range::kind>(i)) {
-    case RangeKind::NvtxPushPop: if (!o.nvtxPushPop) return false; break;
+    case RangeKind::NvtxPushPop:
+      if (!o.nvtxPushPop) return false;
+      break;
     case RangeKind::NvtxStartEnd:
       if (!o.nvtxStartEnd) return false;
       if (!o.crossThreadStartEnd) {
@@ -38,8 +41,12 @@ bool rangeCounted(const ProfileModel& m, uint32_t i, const Options& o) {
         if (endThread != kNone && endThread != thread) return false;  // Range::endsOnOtherThread
       }
       break;
-    case RangeKind::UserAnnotation: if (!o.userAnnotation) return false; break;
-    case RangeKind::CpuOp: if (!o.cpuOp) return false; break;
+    case RangeKind::UserAnnotation:
+      if (!o.userAnnotation) return false;
+      break;
+    case RangeKind::CpuOp:
+      if (!o.cpuOp) return false;
+      break;
     case RangeKind::NvtxMark:
     case RangeKind::GpuUserAnnotation: return false;  // instants / GPU-side: never contain launches
   }
@@ -195,7 +202,7 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
   // also the stack order, so a call's stack is a prefix of its thread's set, copied as is
   // (sorted only when ranges overlap without nesting) and shared with the thread's previous
   // call when the set has not changed since.
-  std::vector<uint32_t> rangeItems;  // counted ranges (statistics only)
+  std::vector<uint32_t> rangeItems;   // counted ranges (statistics only)
   std::vector<uint32_t> linkedOrder;  // used calls in lookup-start order (linked profiles only)
   if (!links.empty()) {
     for (uint32_t c = 0; c < nCalls; ++c)
@@ -419,7 +426,7 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
     ns.minKernelsPerInvocation = std::min(ns.minKernelsPerInvocation, a.ranges_[r].kernelSetSize);
     ns.maxKernelsPerInvocation = std::max(ns.maxKernelsPerInvocation, a.ranges_[r].kernelSetSize);
   }
-  std::vector<uint32_t> seen;  // name indices already counted for the current op / call
+  std::vector<uint32_t> seen;         // name indices already counted for the current op / call
   const uint32_t* seenFor = nullptr;  // the stack `seen` was computed for (ops share stacks)
   size_t seenForSize = 0;
   auto distinctNames = [&](std::span<const uint32_t> st) {
@@ -485,7 +492,8 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
       hashes.clear();
       for (uint32_t j = nOff[n]; j < nOff[n + 1]; ++j) hashes.push_back(fnv(a.kernelSet(byName[j])));
       std::sort(hashes.begin(), hashes.end());
-      a.names_[n].distinctKernelSets = static_cast<uint32_t>(std::unique(hashes.begin(), hashes.end()) - hashes.begin());
+      a.names_[n].distinctKernelSets =
+          static_cast<uint32_t>(std::unique(hashes.begin(), hashes.end()) - hashes.begin());
     }
   }
   for (auto& ns : a.names_)

@@ -54,8 +54,8 @@ struct Options {
   // Which range kinds count for containment.
   bool nvtxPushPop = true;
   bool nvtxStartEnd = true;
-  bool userAnnotation = true;   // Kineto record_function ranges
-  bool cpuOp = false;           // Kineto ATen ops (off: they would become the innermost range)
+  bool userAnnotation = true;  // Kineto record_function ranges
+  bool cpuOp = false;          // Kineto ATen ops (off: they would become the innermost range)
   /// Start/end ranges whose end was recorded on another thread (kept by default, see rule 2).
   bool crossThreadStartEnd = true;
   /// Only ranges whose text starts with this prefix count (e.g. "kl:"); empty = all.
@@ -77,45 +77,45 @@ struct Options {
 /// Attribution of one GPU op, as Attribution::op(i) assembles it (a value: everything but the
 /// launch index is a property of the launch call and is stored once per call).
 struct OpAttribution {
-  uint32_t launch = kNone;      // index into apiCalls
-  uint32_t stackBegin = 0;      // into Attribution's stack pool (stack(i) is the span)
-  uint32_t stackSize = 0;       // 0 when unattributed
-  uint32_t pyFrame = kNone;     // Kineto: innermost python_function frame around the launch
+  uint32_t launch = kNone;        // index into apiCalls
+  uint32_t stackBegin = 0;        // into Attribution's stack pool (stack(i) is the span)
+  uint32_t stackSize = 0;         // 0 when unattributed
+  uint32_t pyFrame = kNone;       // Kineto: innermost python_function frame around the launch
   uint32_t backwardNode = kNone;  // innermost backward-node range around the launch (autograd link)
-  uint32_t forwardOp = kNone;   // the forward op range whose ranges the op took (kNone: its own)
+  uint32_t forwardOp = kNone;     // the forward op range whose ranges the op took (kNone: its own)
   Unattributed reason = Unattributed::NoLaunchCall;
-  Pass pass = Pass::Forward;    // Backward / Recompute: launched inside a backward node; a step kind: inside its scope
+  Pass pass = Pass::Forward;  // Backward / Recompute: launched inside a backward node; a step kind: inside its scope
 };
 
 /// Statistics of one range invocation (index-aligned with ProfileModel::ranges; ranges of
 /// kinds not counted stay zero with counted == false).
 struct RangeStats {
-  uint32_t ops = 0;             // GPU ops whose stack contains the range (inclusive)
-  uint32_t exclusiveOps = 0;    // ... whose innermost range it is
-  uint32_t launches = 0;        // distinct launch calls contained (inclusive)
-  uint32_t distinctKernels = 0; // distinct kernel names (GpuOp::name) among inclusive kernels
-  int64_t inclusiveGpuNs = 0;   // sum of durations of inclusive ops (not a union of intervals)
-  int64_t exclusiveGpuNs = 0;   // sum of durations of ops whose innermost range it is
+  uint32_t ops = 0;                  // GPU ops whose stack contains the range (inclusive)
+  uint32_t exclusiveOps = 0;         // ... whose innermost range it is
+  uint32_t launches = 0;             // distinct launch calls contained (inclusive)
+  uint32_t distinctKernels = 0;      // distinct kernel names (GpuOp::name) among inclusive kernels
+  int64_t inclusiveGpuNs = 0;        // sum of durations of inclusive ops (not a union of intervals)
+  int64_t exclusiveGpuNs = 0;        // sum of durations of ops whose innermost range it is
   int64_t gpuStart = 0, gpuEnd = 0;  // envelope of inclusive ops (projection); 0,0 when none
-  uint32_t kernelSetBegin = 0;  // this invocation's distinct kernel names, sorted by StrId,
-  uint32_t kernelSetSize = 0;   //   in Attribution::kernelSetPool
-  uint32_t parent = kNone;      // tightest enclosing counted range on the same thread
-  uint32_t depth = 0;           // 0 = outermost
-  bool counted = false;         // range passed Options (kind, prefix, domain)
+  uint32_t kernelSetBegin = 0;       // this invocation's distinct kernel names, sorted by StrId,
+  uint32_t kernelSetSize = 0;        //   in Attribution::kernelSetPool
+  uint32_t parent = kNone;           // tightest enclosing counted range on the same thread
+  uint32_t depth = 0;                // 0 = outermost
+  bool counted = false;              // range passed Options (kind, prefix, domain)
 };
 
 /// Statistics aggregated per range text (all counted invocations with the same text).
 struct NameStats {
   StrId name = profile::kEmptyStr;
   uint32_t invocations = 0;
-  uint64_t ops = 0;             // ops with this name anywhere in their stack (counted once per op)
-  uint64_t launches = 0;        // distinct launch calls, counted once per call
-  uint32_t distinctKernels = 0; // across all invocations
-  int64_t inclusiveGpuNs = 0;   // each op counted once even if the name nests in itself
-  int64_t exclusiveGpuNs = 0;   // ops whose innermost range has this name
+  uint64_t ops = 0;                      // ops with this name anywhere in their stack (counted once per op)
+  uint64_t launches = 0;                 // distinct launch calls, counted once per call
+  uint32_t distinctKernels = 0;          // across all invocations
+  int64_t inclusiveGpuNs = 0;            // each op counted once even if the name nests in itself
+  int64_t exclusiveGpuNs = 0;            // ops whose innermost range has this name
   uint32_t minKernelsPerInvocation = 0;  // distinct kernels per invocation: min / max
   uint32_t maxKernelsPerInvocation = 0;
-  uint32_t distinctKernelSets = 0;       // number of different per-invocation kernel sets
+  uint32_t distinctKernelSets = 0;  // number of different per-invocation kernel sets
 };
 
 /// Memory: per GPU op only its launch call index (4 bytes); per API call the position of its
@@ -176,15 +176,15 @@ class Attribution {
     const uint32_t at = callStack_[c];
     return {stackPool_.data() + at + 1, stackPool_[at]};
   }
-  std::vector<uint32_t> launch_;      // per op: launch call, kNone = none
-  std::vector<uint32_t> callStack_;   // per API call: its stack's size slot in stackPool_ (0 = empty)
-  std::vector<uint32_t> stackPool_;   // [0] = 0 (the empty stack), then size-prefixed stacks
-  std::vector<uint32_t> callFrame_;   // per API call: innermost Python frame; empty without frames
+  std::vector<uint32_t> launch_;     // per op: launch call, kNone = none
+  std::vector<uint32_t> callStack_;  // per API call: its stack's size slot in stackPool_ (0 = empty)
+  std::vector<uint32_t> stackPool_;  // [0] = 0 (the empty stack), then size-prefixed stacks
+  std::vector<uint32_t> callFrame_;  // per API call: innermost Python frame; empty without frames
   struct CallLink {
     uint32_t node, forwardOp;  // LinkedCall::node / forwardOp
     Pass pass;
   };
-  std::vector<CallLink> links_;       // per API call: autograd link / step pass; empty without either
+  std::vector<CallLink> links_;  // per API call: autograd link / step pass; empty without either
   std::vector<RangeStats> ranges_;
   std::vector<StrId> kernelSetPool_;
   std::vector<NameStats> names_;

@@ -90,9 +90,8 @@ struct ThreadIndex {
   std::vector<Item> items;
   std::vector<int64_t> maxEnd;
   void finish() {
-    std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
-      return a.start != b.start ? a.start < b.start : a.end > b.end;
-    });
+    std::sort(items.begin(), items.end(),
+              [](const Item& a, const Item& b) { return a.start != b.start ? a.start < b.start : a.end > b.end; });
     maxEnd.resize(items.size());
     int64_t m = INT64_MIN;
     for (size_t i = 0; i < items.size(); ++i) maxEnd[i] = m = std::max(m, items[i].end);

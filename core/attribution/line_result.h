@@ -26,18 +26,18 @@ namespace kl::attribution {
 /// One GPU op name (kernel, memcpy, memset) launched exclusively from one line span, over all its
 /// launches, per pass: the published form of a KernelEntry (kernelStat()).
 struct KernelStat {
-  std::string name;       // short name for display ("vectorized_elementwise_kernel")
-  std::string fullName;   // demangled name when known, else == opName
-  std::string opName;     // the GpuOp name as the profile has it (the store's key), else == fullName
+  std::string name;      // short name for display ("vectorized_elementwise_kernel")
+  std::string fullName;  // demangled name when known, else == opName
+  std::string opName;    // the GpuOp name as the profile has it (the store's key), else == fullName
   profile::GpuOpKind kind = profile::GpuOpKind::Kernel;  // spelled by profile::gpuOpKindName
   uint64_t launches = 0;
   int64_t totalNs = 0;
-  int64_t minNs = 0;      // 0 = not known (results read back from the store)
+  int64_t minNs = 0;  // 0 = not known (results read back from the store)
   int64_t maxNs = 0;
-  std::array<int32_t, 3> grid{0, 0, 0};   // of the first launch; 0 = unknown
+  std::array<int32_t, 3> grid{0, 0, 0};  // of the first launch; 0 = unknown
   std::array<int32_t, 3> block{0, 0, 0};
-  bool shapeVaries = false;               // later launches had another grid/block
-  std::vector<uint32_t> streams;          // distinct stream ids, ascending
+  bool shapeVaries = false;       // later launches had another grid/block
+  std::vector<uint32_t> streams;  // distinct stream ids, ascending
   /// Forward, Backward / Recompute (launched by the backward pass for a forward op of this line),
   /// or a training-step kind (Optimizer, ZeroGrad, GradClip, AmpScaler), spelled by passName. A
   /// line's kernels of each pass are separate entries, even with the same name.
@@ -58,11 +58,11 @@ KernelStat kernelStat(const KernelEntry& k);
 /// A workspace line that ran inside a call line (a callee's statement or body), with the GPU
 /// time measured inside it during the call line's invocations.
 struct CalleeLine {
-  std::string path;         // workspace-relative
-  uint32_t line = 0;        // 0-based, in that file's snapshot
-  std::string label;        // the statement head / range label (may be empty)
-  std::string function;     // qualname of the function holding it ("" = module level)
-  int64_t gpuNs = 0;        // inclusive, during this call line
+  std::string path;      // workspace-relative
+  uint32_t line = 0;     // 0-based, in that file's snapshot
+  std::string label;     // the statement head / range label (may be empty)
+  std::string function;  // qualname of the function holding it ("" = module level)
+  int64_t gpuNs = 0;     // inclusive, during this call line
 };
 
 /// How a line span was measured when a managed (`kl:`) range wrapped it: the range and its
@@ -85,24 +85,24 @@ struct RangeInfo {
 
 /// GPU work attributed to one source location (a statement, a range of lines, a function body).
 struct LineResult {
-  std::string path;         // workspace-relative, '/'-separated
-  uint32_t line = 0;        // first line (0-based) of the statement / range
-  uint32_t lastLine = 0;    // last line (0-based, inclusive)
-  std::string function;     // qualified name of the enclosing function ("" = module level)
-  std::string label;        // the range label or statement head, for messages (may be empty)
+  std::string path;       // workspace-relative, '/'-separated
+  uint32_t line = 0;      // first line (0-based) of the statement / range
+  uint32_t lastLine = 0;  // last line (0-based, inclusive)
+  std::string function;   // qualified name of the enclosing function ("" = module level)
+  std::string label;      // the range label or statement head, for messages (may be empty)
 
   // Exclusive GPU work: ops whose innermost attributed location is this one.
-  int64_t gpuNs = 0;        // sum of op durations (not a union)
-  int64_t backwardNs = 0;   // part of gpuNs launched by the backward pass for this line's ops
-  uint64_t ops = 0;         // GPU ops (launches) attributed here
-  uint32_t invocations = 0; // range invocations (kl: ranges); 0 for Python-stack attribution
+  int64_t gpuNs = 0;                // sum of op durations (not a union)
+  int64_t backwardNs = 0;           // part of gpuNs launched by the backward pass for this line's ops
+  uint64_t ops = 0;                 // GPU ops (launches) attributed here
+  uint32_t invocations = 0;         // range invocations (kl: ranges); 0 for Python-stack attribution
   std::vector<KernelStat> kernels;  // most GPU time first, then name
   /// > 1 entries: dynamic dispatch (different exclusive kernel sets per invocation).
   std::vector<KernelSet> variants;
-  bool body = false;        // a whole function body (launches outside its statement ranges)
+  bool body = false;  // a whole function body (launches outside its statement ranges)
 
   // The loop's verdict (planner; stored with the round, store::RangeVerdict, and read back).
-  bool atomic = false;      // launches several kernels per invocation; nothing finer to wrap
+  bool atomic = false;  // launches several kernels per invocation; nothing finer to wrap
   /// Why a line is atomic: "library" (its launches come from code outside the workspace: a final
   /// answer), "unfollowed" (a workspace function ran beneath it that could not be wrapped; `note`
   /// says which and why), "budget" (a finer range was refused for the NVTX budget), "no_source"
@@ -112,7 +112,7 @@ struct LineResult {
   /// profile as the focus instead ("" otherwise).
   std::string suggestFocus;
   bool noMatchingKernel = false;  // --kernel: none of its kernels matches (shown, not counted)
-  std::string note;         // why atomic / out of focus / not converged
+  std::string note;               // why atomic / out of focus / not converged
   /// The note as text output and logs show it: with "; profile it as the focus: FILE::QUALNAME"
   /// when there is a function to focus on.
   std::string noteWithFocus() const {

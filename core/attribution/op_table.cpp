@@ -39,8 +39,10 @@ Result<OpTable> tabulateOps(const profile::ProfileModel& m, const CancellationTo
     addTo(t.totalGpuNs, d);
     auto [pass, unowned] = opPass(a, i);
     StrId owner = profile::kEmptyStr;
-    if (unowned && a.op(i).backwardNode != kNone) owner = m.ranges.get<&profile::Range::text>(a.op(i).backwardNode);
-    else if (auto st = a.stack(i); !st.empty()) owner = m.ranges.get<&profile::Range::text>(st.front());
+    if (unowned && a.op(i).backwardNode != kNone)
+      owner = m.ranges.get<&profile::Range::text>(a.op(i).backwardNode);
+    else if (auto st = a.stack(i); !st.empty())
+      owner = m.ranges.get<&profile::Range::text>(st.front());
     if (owner == profile::kEmptyStr) {
       t.unmappedOps += 1;
       addTo(t.unmappedGpuNs, d);
@@ -65,7 +67,8 @@ Result<OpTable> tabulateOps(const profile::ProfileModel& m, const CancellationTo
     t.ops.push_back(std::move(e.out));
   }
   std::sort(t.ops.begin(), t.ops.end(), [](const OpEntry& x, const OpEntry& y) {
-    return x.gpuNs != y.gpuNs ? x.gpuNs > y.gpuNs : std::tie(x.name, x.noForwardOwner) < std::tie(y.name, y.noForwardOwner);
+    return x.gpuNs != y.gpuNs ? x.gpuNs > y.gpuNs
+                              : std::tie(x.name, x.noForwardOwner) < std::tie(y.name, y.noForwardOwner);
   });
   return t;
 }

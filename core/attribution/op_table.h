@@ -21,15 +21,15 @@
 namespace kl::attribution {
 
 struct OpEntry {
-  std::string name;                // "aten::conv2d", or the backward node name when noForwardOwner
+  std::string name;  // "aten::conv2d", or the backward node name when noForwardOwner
   bool noForwardOwner = false;
   int64_t launches = 0, gpuNs = 0;
   int64_t backwardLaunches = 0, backwardGpuNs = 0;  // part launched by the backward pass
-  std::vector<KernelEntry> kernels;  // keyed by (name, pass); most GPU time first, then name
+  std::vector<KernelEntry> kernels;                 // keyed by (name, pass); most GPU time first, then name
 };
 
 struct OpTable {
-  std::vector<OpEntry> ops;        // most GPU time first, then name
+  std::vector<OpEntry> ops;  // most GPU time first, then name
   int64_t totalOps = 0, totalGpuNs = 0;
   int64_t unmappedOps = 0, unmappedGpuNs = 0;
   bool emulated = false;

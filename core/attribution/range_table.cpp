@@ -216,7 +216,8 @@ Result<RangeTable> tabulateRanges(const profile::ProfileModel& m, const Attribut
     ++a.inclusiveSets[std::move(set)];
     uint32_t par = s.parent;
     while (par != kNone && par < nr && classify(par) == kNotManaged) par = rstats[par].parent;
-    if (par != kNone && par < nr && a.out.parentRange.empty()) a.out.parentRange = std::string(m.str(m.ranges[par].text));
+    if (par != kNone && par < nr && a.out.parentRange.empty())
+      a.out.parentRange = std::string(m.str(m.ranges[par].text));
   }
 
   // Ops: the owner is the innermost managed range of the stack.

@@ -54,17 +54,17 @@ std::optional<UnmappedReason> unmappedReasonFromName(std::string_view name);
 /// One GPU op name launched EXCLUSIVELY inside one range entry, over all its launches, per pass
 /// (an entry's kernels are keyed by (name, pass, noForwardOwner)).
 struct KernelEntry {
-  std::string name;        // GpuOp name (demangled kernel name, "[CUDA memcpy HtoD]", ...)
-  std::string shortName;   // base name when the profile has one, else == name
-  std::string fullName;    // the demangled name when the profile has one, else == name
+  std::string name;       // GpuOp name (demangled kernel name, "[CUDA memcpy HtoD]", ...)
+  std::string shortName;  // base name when the profile has one, else == name
+  std::string fullName;   // the demangled name when the profile has one, else == name
   profile::GpuOpKind kind = profile::GpuOpKind::Kernel;
   int64_t launches = 0;
   int64_t gpuNs = 0;
   int64_t minNs = 0, maxNs = 0;
-  std::array<int32_t, 3> grid{0, 0, 0};   // of the first launch; 0 = unknown
+  std::array<int32_t, 3> grid{0, 0, 0};  // of the first launch; 0 = unknown
   std::array<int32_t, 3> block{0, 0, 0};
-  bool shapeVaries = false;               // a later launch had another grid/block
-  std::vector<uint32_t> streams;          // distinct stream ids, ascending
+  bool shapeVaries = false;       // a later launch had another grid/block
+  std::vector<uint32_t> streams;  // distinct stream ids, ascending
   /// Forward, or launched by the backward pass (Backward / Recompute) for a forward op of this
   /// range, or inside a training-step scope (Optimizer, ZeroGrad, GradClip, AmpScaler)
   /// (attribution's OpAttribution::pass): a backward kernel is a separate entry from a forward
@@ -94,13 +94,13 @@ struct KernelSet {
 
 /// One managed range text: statistics over all its invocations.
 struct RangeEntry {
-  std::string name;                   // "kl:pkg/model.py:12-14:label"
-  std::string path;                   // parsed from the name (workspace-relative)
+  std::string name;                      // "kl:pkg/model.py:12-14:label"
+  std::string path;                      // parsed from the name (workspace-relative)
   uint32_t firstLine = 0, lastLine = 0;  // 1-based, original text (as in the name)
   std::string label;
-  std::string parentRange;            // "" = outermost
-  int32_t depth = 0;                  // nesting depth among managed ranges
-  bool leaf = true;                   // no managed range nested inside it was seen
+  std::string parentRange;  // "" = outermost
+  int32_t depth = 0;        // nesting depth among managed ranges
+  bool leaf = true;         // no managed range nested inside it was seen
   uint32_t invocations = 0;
   // Inclusive.
   int64_t launches = 0;
@@ -132,11 +132,11 @@ struct RangeTable {
   std::vector<RangeEntry> ranges;       // sorted by name
   std::vector<UnmappedEntry> unmapped;  // most GPU time first, then (name, reason)
   int64_t totalOps = 0, totalGpuNs = 0;
-  int64_t mappedOps = 0;                // ops owned by an entry
-  int64_t invocations = 0;              // managed range invocations (NVTX pushes), bad names included
+  int64_t mappedOps = 0;                   // ops owned by an entry
+  int64_t invocations = 0;                 // managed range invocations (NVTX pushes), bad names included
   std::vector<std::string> badRangeNames;  // distinct, sorted
-  bool emulated = false;                // ProfileModel::meta.emulated
-  std::vector<std::string> warnings;    // ProfileModel::meta.warnings
+  bool emulated = false;                   // ProfileModel::meta.emulated
+  std::vector<std::string> warnings;       // ProfileModel::meta.warnings
 
   /// The entry of range `name`, or nullptr.
   const RangeEntry* find(std::string_view name) const;

@@ -33,9 +33,12 @@ std::optional<std::string> dictValue(std::string_view h, std::string_view key) {
     size_t e = p;
     for (; e < h.size(); ++e) {
       char c = h[e];
-      if (c == '(' || c == '[') ++depth;
-      else if (c == ')' || c == ']') --depth;
-      else if ((c == ',' || c == '}') && depth == 0) break;
+      if (c == '(' || c == '[')
+        ++depth;
+      else if (c == ')' || c == ']')
+        --depth;
+      else if ((c == ',' || c == '}') && depth == 0)
+        break;
     }
     std::string v(h.substr(p, e - p));
     while (!v.empty() && v.back() == ' ') v.pop_back();
@@ -84,7 +87,8 @@ Result<std::vector<int64_t>> parseNpy(std::string_view b, std::vector<int64_t>& 
   int64_t total = 1;
   std::string num;
   for (char c : s + ",") {
-    if (c >= '0' && c <= '9') num.push_back(c);
+    if (c >= '0' && c <= '9')
+      num.push_back(c);
     else if (c == ',' && !num.empty()) {
       shape.push_back(std::stoll(num));
       total *= shape.back();
@@ -169,8 +173,8 @@ Result<EventBuffer> readEventBuffer(const std::filesystem::path& path, std::opti
     words = std::move(*w);
     if (shape.size() == 2 && !capacity) {
       if (shape[1] < 1 || (shape[1] - 1) % 4 != 0)
-        return prefix(Error::invalid("malformed event buffer: rows of " + std::to_string(shape[1]) +
-                                     " words are not 1 + 4k"));
+        return prefix(
+            Error::invalid("malformed event buffer: rows of " + std::to_string(shape[1]) + " words are not 1 + 4k"));
       capacity = (shape[1] - 1) / 4;
     }
   } else {

@@ -23,7 +23,7 @@ struct RegionEvent {
 
 struct EventBuffer {
   int64_t units = 1;
-  int64_t capacity = 0;  // events per unit
+  int64_t capacity = 0;             // events per unit
   std::vector<RegionEvent> events;  // written events, in buffer order
   /// Per unit: events the kernel counted beyond the capacity (lost); 0 when none.
   std::vector<int64_t> overflow;

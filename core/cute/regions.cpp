@@ -62,8 +62,7 @@ std::vector<TagStats> summarize(const EventBuffer& buf, const TagTable& tags) {
   return out;
 }
 
-void writePerfettoJson(std::ostream& out, const EventBuffer& buf, const TagTable& tags,
-                       const PerfettoOptions& opt) {
+void writePerfettoJson(std::ostream& out, const EventBuffer& buf, const TagTable& tags, const PerfettoOptions& opt) {
   int64_t t0 = std::numeric_limits<int64_t>::max();
   for (const auto& e : buf.events) t0 = std::min(t0, e.startNs);
   if (buf.events.empty()) t0 = 0;
@@ -78,8 +77,14 @@ void writePerfettoJson(std::ostream& out, const EventBuffer& buf, const TagTable
     auto [unit, tid] = key;
     if (!namedUnit[unit]) {
       namedUnit[unit] = true;
-      w.beginObject().field("ph", "M").field("name", "process_name").field("pid", unit)
-          .key("args").beginObject().field("name", opt.processLabel + " " + std::to_string(unit)).endObject()
+      w.beginObject()
+          .field("ph", "M")
+          .field("name", "process_name")
+          .field("pid", unit)
+          .key("args")
+          .beginObject()
+          .field("name", opt.processLabel + " " + std::to_string(unit))
+          .endObject()
           .endObject();
     }
     std::stable_sort(evs.begin(), evs.end(), [](const RegionEvent* a, const RegionEvent* b) {
@@ -99,30 +104,59 @@ void writePerfettoJson(std::ostream& out, const EventBuffer& buf, const TagTable
       if (lane == lanes.size()) {
         lanes.emplace_back();
         laneTid.push_back(nextTid++);
-        std::string nm = opt.threadLabel + " " + std::to_string(tid) +
-                         (lane ? " (" + std::to_string(lane + 1) + ")" : "");
-        w.beginObject().field("ph", "M").field("name", "thread_name").field("pid", unit)
-            .field("tid", laneTid.back()).key("args").beginObject().field("name", nm).endObject().endObject();
-        w.beginObject().field("ph", "M").field("name", "thread_sort_index").field("pid", unit)
-            .field("tid", laneTid.back()).key("args").beginObject()
+        std::string nm =
+            opt.threadLabel + " " + std::to_string(tid) + (lane ? " (" + std::to_string(lane + 1) + ")" : "");
+        w.beginObject()
+            .field("ph", "M")
+            .field("name", "thread_name")
+            .field("pid", unit)
+            .field("tid", laneTid.back())
+            .key("args")
+            .beginObject()
+            .field("name", nm)
+            .endObject()
+            .endObject();
+        w.beginObject()
+            .field("ph", "M")
+            .field("name", "thread_sort_index")
+            .field("pid", unit)
+            .field("tid", laneTid.back())
+            .key("args")
+            .beginObject()
             .field("sort_index", static_cast<long long>(tid) * 16 + static_cast<long long>(lane))
-            .endObject().endObject();
+            .endObject()
+            .endObject();
       }
       lanes[lane].push_back(end);
-      w.beginObject().field("ph", "X").field("name", tags.name(e->tag)).field("cat", "region")
-          .field("pid", unit).field("tid", laneTid[lane]);
+      w.beginObject()
+          .field("ph", "X")
+          .field("name", tags.name(e->tag))
+          .field("cat", "region")
+          .field("pid", unit)
+          .field("tid", laneTid[lane]);
       w.key("ts").valueFixed(static_cast<double>(e->startNs - t0) / 1000.0, 3);
       w.key("dur").valueFixed(static_cast<double>(e->durNs) / 1000.0, 3);
-      w.key("args").beginObject().field("tag_id", e->tag).field("start_ns", e->startNs)
-          .field("dur_ns", e->durNs).field("tid", e->tid).field("unit", e->unit).endObject();
+      w.key("args")
+          .beginObject()
+          .field("tag_id", e->tag)
+          .field("start_ns", e->startNs)
+          .field("dur_ns", e->durNs)
+          .field("tid", e->tid)
+          .field("unit", e->unit)
+          .endObject();
       w.endObject();
     }
   }
   w.endArray();
-  w.key("otherData").beginObject().field("source", "kernlens cute export")
-      .field("units", buf.units).field("capacity_per_unit", buf.capacity)
-      .field("overflow_events", buf.totalOverflow()).field("events", static_cast<long long>(buf.events.size()))
-      .field("t0_ns", t0).endObject();
+  w.key("otherData")
+      .beginObject()
+      .field("source", "kernlens cute export")
+      .field("units", buf.units)
+      .field("capacity_per_unit", buf.capacity)
+      .field("overflow_events", buf.totalOverflow())
+      .field("events", static_cast<long long>(buf.events.size()))
+      .field("t0_ns", t0)
+      .endObject();
   w.endObject();
   out << "\n";
 }

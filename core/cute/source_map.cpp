@@ -93,8 +93,10 @@ CuteSourceMap mapCuteSource(const python::SourceFile& src) {
         continue;
       }
       TagConstant tc{text(s, c), value, ts_node_start_point(c).row};
-      if (values.count(tc.name)) map.warnings.push_back(tc.name + " is assigned more than once; the first value is used");
-      else values[tc.name] = value;
+      if (values.count(tc.name))
+        map.warnings.push_back(tc.name + " is assigned more than once; the first value is used");
+      else
+        values[tc.name] = value;
       for (const auto& o : map.constants)
         if (o.value == value && o.name != tc.name)
           map.warnings.push_back(tc.name + " and " + o.name + " share the value " + std::to_string(value));
@@ -110,8 +112,11 @@ CuteSourceMap mapCuteSource(const python::SourceFile& src) {
     site.api = lastComponent(r.fn);
     uint32_t start = ts_node_start_byte(r.call);
     site.callLine = ts_node_start_point(r.call).row;
-    if (auto it = values.find(r.tag); it != values.end()) site.tag = it->second;
-    else map.warnings.push_back("line " + std::to_string(site.callLine + 1) + ": " + r.tag + " has no `" + r.tag + " = <int>` constant");
+    if (auto it = values.find(r.tag); it != values.end())
+      site.tag = it->second;
+    else
+      map.warnings.push_back("line " + std::to_string(site.callLine + 1) + ": " + r.tag + " has no `" + r.tag +
+                             " = <int>` constant");
     int32_t stIdx = mod.statementAt(start);
     if (stIdx == python::kNone) continue;
     const python::Statement& st = mod.statements[static_cast<size_t>(stIdx)];
@@ -119,8 +124,10 @@ CuteSourceMap mapCuteSource(const python::SourceFile& src) {
     if (site.api == "profile_region") {
       site.anchorLine = st.lines.first;
       site.anchorBytes = st.bytes;
-      if (st.kind == python::StatementKind::With && !st.blocks.empty()) site.region = mod.blocks[static_cast<size_t>(st.blocks[0])].lines;
-      else site.region = {st.lines.first, st.lines.last};
+      if (st.kind == python::StatementKind::With && !st.blocks.empty())
+        site.region = mod.blocks[static_cast<size_t>(st.blocks[0])].lines;
+      else
+        site.region = {st.lines.first, st.lines.last};
     } else {
       // lane0_warp0_stop(buf, eid, ...): the latest `eid = lane0_warp0_start(...)` before it in
       // the same block.
@@ -175,8 +182,8 @@ Result<TimeRegionPlan> planTimeRegion(const python::SourceFile& src, uint32_t fi
   };
   while (depth(a) > depth(b)) a = mod.statements[static_cast<size_t>(a)].parent;
   while (depth(b) > depth(a)) b = mod.statements[static_cast<size_t>(b)].parent;
-  while (a != python::kNone && mod.statements[static_cast<size_t>(a)].parentBlock !=
-                                   mod.statements[static_cast<size_t>(b)].parentBlock) {
+  while (a != python::kNone &&
+         mod.statements[static_cast<size_t>(a)].parentBlock != mod.statements[static_cast<size_t>(b)].parentBlock) {
     a = mod.statements[static_cast<size_t>(a)].parent;
     b = mod.statements[static_cast<size_t>(b)].parent;
   }
@@ -254,13 +261,13 @@ Result<TimeRegionPlan> planTimeRegion(const python::SourceFile& src, uint32_t fi
   uint32_t startOfFirst = static_cast<uint32_t>(li.toOffset({sa.lines.first, 0}));
   // End of the last statement's line (after its newline when there is one).
   uint32_t endLine = sb.lines.last + 1;
-  uint32_t afterLast = endLine < li.lineCount() ? static_cast<uint32_t>(li.toOffset({endLine, 0}))
-                                                : static_cast<uint32_t>(s.size());
+  uint32_t afterLast =
+      endLine < li.lineCount() ? static_cast<uint32_t>(li.toOffset({endLine, 0})) : static_cast<uint32_t>(s.size());
   std::string tail = afterLast == s.size() && (s.empty() || s.back() != '\n') ? "\n" : "";
   plan.edits.push_back({startOfFirst, startOfFirst, ind + eid + " = lane0_warp0_start(" + buf + ", " + maxEv + ")\n"});
   plan.edits.push_back({afterLast, afterLast,
-                        tail + ind + "lane0_warp0_stop(" + buf + ", " + eid + ", Int32(" + plan.constant + "), " +
-                            tid + ", " + maxEv + ")\n"});
+                        tail + ind + "lane0_warp0_stop(" + buf + ", " + eid + ", Int32(" + plan.constant + "), " + tid +
+                            ", " + maxEv + ")\n"});
   std::string constLine = plan.constant + " = " + std::to_string(next) + "\n";
   uint32_t at;
   if (haveConst) {
@@ -269,7 +276,8 @@ Result<TimeRegionPlan> planTimeRegion(const python::SourceFile& src, uint32_t fi
   } else {
     // Before the top-level statement holding the kernel.
     int32_t top = a;
-    while (mod.statements[static_cast<size_t>(top)].parent != python::kNone) top = mod.statements[static_cast<size_t>(top)].parent;
+    while (mod.statements[static_cast<size_t>(top)].parent != python::kNone)
+      top = mod.statements[static_cast<size_t>(top)].parent;
     at = mod.statements[static_cast<size_t>(top)].bytes.start;
     at = static_cast<uint32_t>(li.toOffset({li.toLineCol(at).line, 0}));
     constLine += "\n";

@@ -33,7 +33,7 @@ struct TagSite {
   /// Where the region starts: the `with` line or the lane0_warp0_start line (hint anchor).
   uint32_t anchorLine = 0;
   python::ByteRange anchorBytes;  // that statement's bytes
-  std::string function;  // qualified name of the enclosing def ("" at module level)
+  std::string function;           // qualified name of the enclosing def ("" at module level)
 };
 
 struct CuteSourceMap {
@@ -58,7 +58,7 @@ struct TimeRegionPlan {
   std::string constant;
   int64_t value = 0;
 };
-Result<TimeRegionPlan> planTimeRegion(const python::SourceFile& src, uint32_t firstLine,
-                                      uint32_t lastLine, const std::string& label = "");
+Result<TimeRegionPlan> planTimeRegion(const python::SourceFile& src, uint32_t firstLine, uint32_t lastLine,
+                                      const std::string& label = "");
 
 }  // namespace kl::cute

@@ -1,7 +1,5 @@
 #include "core/ncu/catalog.h"
 
-#include "core/support/schema.h"
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -15,6 +13,7 @@
 #include "core/ncu/kernel_name.h"
 #include "core/ncu/metrics.h"
 #include "core/ncu/roofline.h"
+#include "core/support/schema.h"
 
 namespace kl::ncu {
 namespace {
@@ -103,19 +102,18 @@ std::optional<double> optReal(const sql::Statement& st, int c) {
   return st.real(c);
 }
 
-std::string launchKey(const NcuReport& rep, const NcuLaunch& l, const std::string& norm,
-                      const ImportOptions& opt, const std::string& hash, size_t index) {
+std::string launchKey(const NcuReport& rep, const NcuLaunch& l, const std::string& norm, const ImportOptions& opt,
+                      const std::string& hash, size_t index) {
   std::string g = l.grid ? formatDim3(*l.grid) : "", b = l.block ? formatDim3(*l.block) : "";
   std::string common = opt.runId + '\x1f' + opt.model + '\x1f';
   switch (rep.format) {
-    case NcuFormat::NsysKernSum:
-      return "nsys\x1f" + hash + '\x1f' + std::to_string(index);
+    case NcuFormat::NsysKernSum: return "nsys\x1f" + hash + '\x1f' + std::to_string(index);
     case NcuFormat::Summary:
-      return "summary\x1f" + common + std::to_string(l.processId) + '\x1f' + norm + '\x1f' + g +
-             '\x1f' + b + '\x1f' + l.device;
+      return "summary\x1f" + common + std::to_string(l.processId) + '\x1f' + norm + '\x1f' + g + '\x1f' + b + '\x1f' +
+             l.device;
     default:
-      return "launch\x1f" + common + std::to_string(l.processId) + '\x1f' + std::to_string(l.id) +
-             '\x1f' + norm + '\x1f' + g + '\x1f' + b + '\x1f' + l.device + '\x1f' + l.kernelTime;
+      return "launch\x1f" + common + std::to_string(l.processId) + '\x1f' + std::to_string(l.id) + '\x1f' + norm +
+             '\x1f' + g + '\x1f' + b + '\x1f' + l.device + '\x1f' + l.kernelTime;
   }
 }
 
@@ -157,8 +155,7 @@ Result<Catalog> Catalog::openMemory() {
   return Catalog(std::move(*db));
 }
 
-Result<ImportSummary> Catalog::importFiles(const std::vector<std::filesystem::path>& files,
-                                           const ImportOptions& opt) {
+Result<ImportSummary> Catalog::importFiles(const std::vector<std::filesystem::path>& files, const ImportOptions& opt) {
   ImportSummary sum;
   std::vector<int64_t> kernelIds;
   auto tx = sql::Transaction::begin(db_);
@@ -197,9 +194,8 @@ Result<ImportSummary> Catalog::importText(std::string_view text, const std::stri
   return sum;
 }
 
-Result<void> Catalog::importOne(std::string_view text, const std::string& sourceName,
-                                const ImportOptions& opt, ImportedFile& out,
-                                std::vector<int64_t>& kernelIds) {
+Result<void> Catalog::importOne(std::string_view text, const std::string& sourceName, const ImportOptions& opt,
+                                ImportedFile& out, std::vector<int64_t>& kernelIds) {
   const std::string hash = contentHash(text);
   {
     auto st = db_.prepare("SELECT format FROM ncu_imports WHERE content_hash = ?");
@@ -246,8 +242,7 @@ Result<void> Catalog::importOne(std::string_view text, const std::string& source
   const int64_t importId = db_.lastInsertRowId();
 
   auto findKernel = db_.prepare("SELECT id FROM ncu_kernels WHERE norm_key = ?");
-  auto addKernel = db_.prepare(
-      "INSERT INTO ncu_kernels(norm_key, name, base_name, family) VALUES(?,?,?,?)");
+  auto addKernel = db_.prepare("INSERT INTO ncu_kernels(norm_key, name, base_name, family) VALUES(?,?,?,?)");
   auto findLaunch = db_.prepare("SELECT id FROM ncu_launches WHERE launch_key = ?");
   auto addLaunch = db_.prepare(
       "INSERT INTO ncu_launches(launch_key, import_id, kernel_id, ncu_id, process_id, device, cc, "
@@ -258,14 +253,13 @@ Result<void> Catalog::importOne(std::string_view text, const std::string& source
   auto addRule = db_.prepare(
       "INSERT OR IGNORE INTO ncu_rules(launch_id, section, name, type, description, speedup_type, "
       "speedup) VALUES(?,?,?,?,?,?,?)");
-  auto loadMetrics = db_.prepare(
-      "SELECT section, body, name, unit, raw_unit, value, text FROM ncu_metrics WHERE launch_id = ?");
+  auto loadMetrics =
+      db_.prepare("SELECT section, body, name, unit, raw_unit, value, text FROM ncu_metrics WHERE launch_id = ?");
   auto update = db_.prepare(
       "UPDATE ncu_launches SET duration_ns=?, total_ns=?, sm_pct=?, mem_pct=?, dram_pct=?, l2_pct=?, "
       "l1_pct=?, bound=?, limiter=?, detail=?, flops_per_s=?, bytes_per_s=?, intensity=?, "
       "peak_flops_per_s=?, peak_bytes_per_s=?, roofline_missing=? WHERE id=?");
-  for (auto* st : {&findKernel, &addKernel, &findLaunch, &addLaunch, &addMetric, &addRule,
-                   &loadMetrics, &update})
+  for (auto* st : {&findKernel, &addKernel, &findLaunch, &addLaunch, &addMetric, &addRule, &loadMetrics, &update})
     if (!*st) return st->error();
 
   for (size_t idx = 0; idx < rep->launches.size(); ++idx) {
@@ -288,8 +282,7 @@ Result<void> Catalog::importOne(std::string_view text, const std::string& source
       KL_TRY(addKernel->run());
       kernelId = db_.lastInsertRowId();
     }
-    if (std::find(kernelIds.begin(), kernelIds.end(), kernelId) == kernelIds.end())
-      kernelIds.push_back(kernelId);
+    if (std::find(kernelIds.begin(), kernelIds.end(), kernelId) == kernelIds.end()) kernelIds.push_back(kernelId);
     // Launch: new, or merged into the same launch imported from another file.
     const std::string key = launchKey(*rep, l, norm, opt, hash, idx);
     int64_t launchId = 0;
@@ -363,8 +356,10 @@ Result<void> Catalog::importOne(std::string_view text, const std::string& source
     Classification c = classify(km);
     RooflinePoint rp = rooflinePoint(merged);
     std::optional<double> total;
-    if (auto t = metricValue(merged, {"Total Time"}, "nsys")) total = t;
-    else if (km.durationNs) total = *km.durationNs * static_cast<double>(l.invocations);
+    if (auto t = metricValue(merged, {"Total Time"}, "nsys"))
+      total = t;
+    else if (km.durationNs)
+      total = *km.durationNs * static_cast<double>(l.invocations);
     KL_TRY(update->reset());
     KL_TRY(bindOpt(*update, 1, km.durationNs));
     KL_TRY(bindOpt(*update, 2, total));
@@ -497,9 +492,12 @@ Result<std::vector<GroupRow>> Catalog::groups(GroupBy by) const {
   std::map<std::string, std::vector<std::pair<int64_t, std::string>>> tops;
   for (const KernelRow& k : *rows) {
     std::vector<std::string> keys;
-    if (by == GroupBy::Family) keys = {k.family};
-    else if (by == GroupBy::Bound) keys = {std::string(boundName(k.bound))};
-    else keys = k.models.empty() ? std::vector<std::string>{"(no model)"} : k.models;
+    if (by == GroupBy::Family)
+      keys = {k.family};
+    else if (by == GroupBy::Bound)
+      keys = {std::string(boundName(k.bound))};
+    else
+      keys = k.models.empty() ? std::vector<std::string>{"(no model)"} : k.models;
     for (const auto& key : keys) {
       GroupRow& g = groups[key];
       g.key = key;

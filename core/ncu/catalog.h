@@ -34,10 +34,10 @@ struct KernelRow {
   std::string name;      // first name seen (as printed by the tool that reported it)
   std::string baseName;  // informativeName(): Kernel2<X> -> X
   std::string family;
-  Bound bound = Bound::Unknown;  // most common class over profiled launches (weighted)
+  Bound bound = Bound::Unknown;         // most common class over profiled launches (weighted)
   std::optional<double> smPct, memPct;  // invocation-weighted means over profiled launches
-  int64_t launches = 0;   // sum of invocations (ncu launches, summary Invocations, nsys Instances)
-  int64_t profiled = 0;   // launches that carry ncu counters
+  int64_t launches = 0;                 // sum of invocations (ncu launches, summary Invocations, nsys Instances)
+  int64_t profiled = 0;                 // launches that carry ncu counters
   std::optional<double> totalNs, meanNs;
   std::vector<std::string> models, runs;
   std::string limiter, detail;  // from the most recent profiled launch of the class above
@@ -51,7 +51,7 @@ struct GroupRow {
   int64_t kernels = 0, launches = 0;
   std::optional<double> totalNs;
   int64_t byBound[5] = {0, 0, 0, 0, 0};  // kernels per Bound, indexed by the enum value
-  std::vector<std::string> top;  // up to 3 kernel base names, most launches first
+  std::vector<std::string> top;          // up to 3 kernel base names, most launches first
 };
 
 enum class GroupBy { Family, Model, Bound };
@@ -86,11 +86,9 @@ class Catalog {
   /// Imports files (any supported layout). A file whose content hash is already in the catalogue
   /// is skipped; launches already present (same process, ncu ID, kernel, grid, block, run, model)
   /// get the new file's metrics merged rather than counted again. All-or-nothing per call.
-  Result<ImportSummary> importFiles(const std::vector<std::filesystem::path>& files,
-                                    const ImportOptions& opt);
+  Result<ImportSummary> importFiles(const std::vector<std::filesystem::path>& files, const ImportOptions& opt);
   /// Imports parsed text (tests, drill).
-  Result<ImportSummary> importText(std::string_view text, const std::string& sourceName,
-                                   const ImportOptions& opt);
+  Result<ImportSummary> importText(std::string_view text, const std::string& sourceName, const ImportOptions& opt);
 
   /// Every kernel, most popular first (models desc, launches desc, total time desc).
   Result<std::vector<KernelRow>> kernels() const;
@@ -100,8 +98,8 @@ class Catalog {
 
  private:
   explicit Catalog(sql::Database db) : db_(std::move(db)) {}
-  Result<void> importOne(std::string_view text, const std::string& sourceName,
-                         const ImportOptions& opt, ImportedFile& out, std::vector<int64_t>& kernelIds);
+  Result<void> importOne(std::string_view text, const std::string& sourceName, const ImportOptions& opt,
+                         ImportedFile& out, std::vector<int64_t>& kernelIds);
   Result<std::vector<KernelRow>> aggregate(const std::vector<int64_t>* onlyKernels) const;
   sql::Database db_;
 };

@@ -64,8 +64,7 @@ Classification classify(const KernelMetrics& m, const Thresholds& t) {
   if (!m.smPct || !m.memPct) {
     std::string miss;
     if (!m.smPct) append(miss, "Compute (SM) Throughput (sm__throughput.avg.pct_of_peak_sustained_elapsed)");
-    if (!m.memPct)
-      append(miss, "Memory Throughput (gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed)");
+    if (!m.memPct) append(miss, "Memory Throughput (gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed)");
     c.missing = miss;
     return c;
   }
@@ -110,8 +109,7 @@ Classification classify(const KernelMetrics& m, const Thresholds& t) {
 }
 
 std::string Classification::summary() const {
-  if (bound == Bound::Unknown)
-    return "unknown (missing " + (missing.empty() ? std::string("metrics") : missing) + ")";
+  if (bound == Bound::Unknown) return "unknown (missing " + (missing.empty() ? std::string("metrics") : missing) + ")";
   std::string s(boundName(bound));
   s += "-bound";
   if (bound == Bound::Balanced) s = "balanced";
@@ -122,12 +120,10 @@ std::string Classification::summary() const {
   return s;
 }
 
-Classification boundForKernel(std::string_view kernelName, const NcuReport& report,
-                              const Thresholds& t) {
+Classification boundForKernel(std::string_view kernelName, const NcuReport& report, const Thresholds& t) {
   std::string key = normalizedKey(kernelName);
   for (const NcuLaunch& l : report.launches)
-    if (l.kernelName == kernelName || normalizedKey(l.kernelName) == key)
-      return classify(extractMetrics(l), t);
+    if (l.kernelName == kernelName || normalizedKey(l.kernelName) == key) return classify(extractMetrics(l), t);
   Classification c;
   c.missing = "Nsight Compute data for this kernel";
   return c;

@@ -41,7 +41,6 @@ Classification classify(const KernelMetrics& m, const Thresholds& t = {});
 
 /// The bound class of a kernel by name from an ncu report's launches (first match on the
 /// normalised name); what editor hovers call. Unknown when the kernel is not in `launches`.
-Classification boundForKernel(std::string_view kernelName, const NcuReport& report,
-                              const Thresholds& t = {});
+Classification boundForKernel(std::string_view kernelName, const NcuReport& report, const Thresholds& t = {});
 
 }  // namespace kl::ncu

@@ -1,15 +1,14 @@
 #include "core/ncu/drill.h"
 
-#include <iterator>
-
-#include "core/runner/command.h"
-#include "core/runner/process.h"
-
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <memory>
+
+#include "core/runner/command.h"
+#include "core/runner/process.h"
 
 namespace kl::ncu {
 namespace {
@@ -32,9 +31,9 @@ std::string joinQuoted(const std::vector<std::string>& argv) {
 }  // namespace
 
 const std::vector<std::string>& drillSections() {
-  static const std::vector<std::string> s = {"SpeedOfLight",      "MemoryWorkloadAnalysis",
-                                             "ComputeWorkloadAnalysis", "Occupancy",
-                                             "LaunchStats",       "SpeedOfLight_RooflineChart"};
+  static const std::vector<std::string> s = {
+      "SpeedOfLight", "MemoryWorkloadAnalysis",    "ComputeWorkloadAnalysis", "Occupancy",
+      "LaunchStats",  "SpeedOfLight_RooflineChart"};
   return s;
 }
 
@@ -64,25 +63,23 @@ std::vector<std::string> drillProfileArgs(const DrillRequest& r) {
 }
 
 std::vector<std::string> drillExportArgs(const DrillRequest& r) {
-  return {r.ncu, "--import", r.reportBase + ".ncu-rep", "--csv", "--page", "details",
-          "--print-units", "base"};
+  return {r.ncu, "--import", r.reportBase + ".ncu-rep", "--csv", "--page", "details", "--print-units", "base"};
 }
 
-std::string drillProfileCommand(const DrillRequest& r) {
-  return joinQuoted(drillProfileArgs(r)) + " " + r.entry;
-}
+std::string drillProfileCommand(const DrillRequest& r) { return joinQuoted(drillProfileArgs(r)) + " " + r.entry; }
 
 std::string drillExportCommand(const DrillRequest& r) { return joinQuoted(drillExportArgs(r)); }
 
-Result<DrillOutcome> runDrill(const DrillRequest& r, const std::filesystem::path& workdir,
-                              Catalog& catalog, const ImportOptions& opt, const CancellationToken& cancel) {
+Result<DrillOutcome> runDrill(const DrillRequest& r, const std::filesystem::path& workdir, Catalog& catalog,
+                              const ImportOptions& opt, const CancellationToken& cancel) {
   if (r.entry.empty()) return Error::invalid("drill: no entry command");
   if (r.range.empty()) return Error::invalid("drill: no NVTX range");
   DrillOutcome out;
   out.profileCommand = drillProfileCommand(r);
   out.exportCommand = drillExportCommand(r);
   if (!runner::findExecutable(r.ncu))
-    return Error::notFound(r.ncu + " not found on PATH; run the printed command on a machine with "
+    return Error::notFound(r.ncu +
+                           " not found on PATH; run the printed command on a machine with "
                            "Nsight Compute, then `kernlens ncu import` its CSV");
   std::filesystem::path base = workdir / r.reportBase;
   std::error_code ec;

@@ -21,11 +21,11 @@ namespace kl::ncu {
 const std::vector<std::string>& drillSections();
 
 struct DrillRequest {
-  std::string entry;           // the user's command line, e.g. "python train.py --steps 3"
-  std::string range;           // NVTX range name, e.g. "kl:model.py:10-20:forward"
-  std::string domain;          // NVTX domain; "" = the default domain
+  std::string entry;                               // the user's command line, e.g. "python train.py --steps 3"
+  std::string range;                               // NVTX range name, e.g. "kl:model.py:10-20:forward"
+  std::string domain;                              // NVTX domain; "" = the default domain
   std::string reportBase = ".kernlens/ncu/drill";  // -o <base> (ncu appends .ncu-rep)
-  std::string ncu = "ncu";     // the ncu executable
+  std::string ncu = "ncu";                         // the ncu executable
   /// false: `--kernel-id :::1` (the first launch of every kernel in the range);
   /// true: `-c <launchCount>` (the first N launches in the range, whatever the kernel).
   bool useLaunchCount = false;
@@ -59,7 +59,7 @@ struct DrillOutcome {
 /// <base>.log) and imports it into `catalog`. Errors: ncu not on PATH ("ncu not found on PATH;
 /// ..."), a failing or timed-out command (how it ended, the log path), Error::Cancelled, an
 /// export with no data.
-Result<DrillOutcome> runDrill(const DrillRequest& r, const std::filesystem::path& workdir,
-                              Catalog& catalog, const ImportOptions& opt, const CancellationToken& cancel = {});
+Result<DrillOutcome> runDrill(const DrillRequest& r, const std::filesystem::path& workdir, Catalog& catalog,
+                              const ImportOptions& opt, const CancellationToken& cancel = {});
 
 }  // namespace kl::ncu

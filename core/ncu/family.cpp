@@ -29,27 +29,28 @@ const std::vector<CompiledRule>& compiled() {
 
 const std::vector<FamilyRule>& familyRules() {
   static const std::vector<FamilyRule> rules = {
-      {"copy", {R"(^\[?(CUDA )?mem(cpy|set)\b)", R"(^\[CUDA mem)", R"(^(Memcpy|Memset)\b)",
-                R"(\b(direct|bfloat16|float16)_copy_kernel_cuda)", R"(\bCatArrayBatchedCopy)",
-                R"(\bcopy_kernel\b)"}},
+      {"copy",
+       {R"(^\[?(CUDA )?mem(cpy|set)\b)", R"(^\[CUDA mem)", R"(^(Memcpy|Memset)\b)",
+        R"(\b(direct|bfloat16|float16)_copy_kernel_cuda)", R"(\bCatArrayBatchedCopy)", R"(\bcopy_kernel\b)"}},
       {"NCCL", {R"(^nccl(Sym)?DevKernel_)", R"(\bnccl[A-Z]\w*Kernel)"}},
       {"Triton/Inductor", {R"(^triton_(poi|red|per|tem|for|spl|unk)_)"}},
       {"FlashAttention", {R"(\bflash_(fwd|bwd)_)", R"(\bflash::)", R"(\bFlash_(fwd|bwd)_)"}},
       {"mem-efficient attention", {R"(\bfmha_cutlass[FB])", R"(AttentionKernel<)"}},
       {"cuDNN", {R"(cudnn)", R"(implicit_gemm)", R"(\b\w*_(fprop|dgrad|wgrad)\w*)"}},
       {"cuBLASLt", {R"(^nvjet_)", R"(\bnvjet_)"}},
-      {"cuBLAS", {R"(^(ampere|volta|turing|maxwell|hopper|sm\d+)_[sdhcz]?gemm)",
-                  R"(_cublas\b)", R"(cublas)", R"(\bgemvx::)",
-                  R"(\bgemv\w*kernel)", R"(\bgemmk1_kernel)", R"(\bsplitKreduce_kernel)"}},
+      {"cuBLAS",
+       {R"(^(ampere|volta|turing|maxwell|hopper|sm\d+)_[sdhcz]?gemm)", R"(_cublas\b)", R"(cublas)", R"(\bgemvx::)",
+        R"(\bgemv\w*kernel)", R"(\bgemmk1_kernel)", R"(\bsplitKreduce_kernel)"}},
       {"CUTLASS", {R"(cutlass)", R"(^sm\d+_xmma_)", R"(\bKernel2<)"}},
       {"ATen reduce", {R"(\breduce_kernel<)", R"(\bat::native::.*reduce)", R"(^reduce_kernel$)"}},
       {"ATen elementwise",
        {R"(\b(vectorized_|unrolled_)?elementwise_kernel\b)", R"(\bCatArrayBatchedCopy)",
         R"(\bindex_elementwise_kernel)"}},
-      {"ATen", {R"(\bat::native::)", R"(\bat_cuda_detail::)", R"(\bsoftmax_warp_)",
-                R"(\blayer_norm_kernel)", R"(\bvectorized_layer_norm)"}},
-      {"CUB/Thrust", {R"(\bcub::)", R"(\bthrust::)", R"(\bDevice(Radix)?Sort)", R"(\bDeviceReduce)",
-                      R"(\bDeviceScan)"}},
+      {"ATen",
+       {R"(\bat::native::)", R"(\bat_cuda_detail::)", R"(\bsoftmax_warp_)", R"(\blayer_norm_kernel)",
+        R"(\bvectorized_layer_norm)"}},
+      {"CUB/Thrust",
+       {R"(\bcub::)", R"(\bthrust::)", R"(\bDevice(Radix)?Sort)", R"(\bDeviceReduce)", R"(\bDeviceScan)"}},
   };
   return rules;
 }

@@ -56,8 +56,7 @@ std::string demangle(std::string_view name) {
   if (name.size() < 3 || name.substr(0, 2) != "_Z") return std::string(name);
   std::string in(name);
   int status = 0;
-  std::unique_ptr<char, void (*)(void*)> out(abi::__cxa_demangle(in.c_str(), nullptr, nullptr, &status),
-                                             std::free);
+  std::unique_ptr<char, void (*)(void*)> out(abi::__cxa_demangle(in.c_str(), nullptr, nullptr, &status), std::free);
   if (status != 0 || !out) return in;
   return std::string(out.get());
 }
@@ -70,7 +69,8 @@ std::string displayName(std::string_view nameIn) {
   if (!s.empty() && s.back() == ')') {
     int depth = 0;
     for (size_t i = s.size(); i-- > 0;) {
-      if (s[i] == ')') ++depth;
+      if (s[i] == ')')
+        ++depth;
       else if (s[i] == '(' && --depth == 0) {
         if (i > 0 && !afterOperator(s, i)) s = trim(s.substr(0, i));
         break;
@@ -124,7 +124,8 @@ std::string informativeName(std::string_view name) {
       size_t i = lt + 1;
       for (; i < d.size(); ++i) {
         char c = d[i];
-        if (c == '<' || c == '(') ++depth;
+        if (c == '<' || c == '(')
+          ++depth;
         else if (c == '>' || c == ')') {
           if (depth == 0) break;
           --depth;
@@ -176,9 +177,12 @@ std::string normalizedKey(std::string_view name) {
         i = j;
         continue;
       }
-      if (word == "true") noQual += "1";
-      else if (word == "false") noQual += "0";
-      else noQual += word;
+      if (word == "true")
+        noQual += "1";
+      else if (word == "false")
+        noQual += "0";
+      else
+        noQual += word;
       i = j;
       continue;
     }

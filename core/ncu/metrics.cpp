@@ -49,35 +49,33 @@ KernelMetrics extractMetrics(const NcuLaunch& l) {
   k.durationNs = metricValue(l, {"gpu__time_duration.sum"});
   if (!k.durationNs) k.durationNs = metricValue(l, {"Duration"}, sol);
   if (!k.durationNs) k.durationNs = metricValue(l, {"Duration"});
-  k.smPct = metricValue(l, {"sm__throughput.avg.pct_of_peak_sustained_elapsed",
-                            "Compute (SM) Throughput", "SM [%]"}, sol);
+  k.smPct =
+      metricValue(l, {"sm__throughput.avg.pct_of_peak_sustained_elapsed", "Compute (SM) Throughput", "SM [%]"}, sol);
   // "Memory Throughput" is a % in SOL and byte/s in Memory Workload Analysis: require the %.
-  k.memPct = metricValue(l, {"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
-                             "Memory [%]"}, sol);
+  k.memPct = metricValue(l, {"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", "Memory [%]"}, sol);
   if (!k.memPct)
     for (const Metric& m : l.metrics)
       if (m.name == "Memory Throughput" && m.unit == "%" && m.value) {
         k.memPct = m.value;
         break;
       }
-  k.dramPct = metricValue(l, {"gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
-                              "dram__throughput.avg.pct_of_peak_sustained_elapsed",
-                              "DRAM Throughput", "SOL FB"}, sol);
-  k.l2Pct = metricValue(l, {"lts__throughput.avg.pct_of_peak_sustained_elapsed",
-                            "L2 Cache Throughput", "SOL L2"}, sol);
-  k.l1Pct = metricValue(l, {"l1tex__throughput.avg.pct_of_peak_sustained_active",
-                            "L1/TEX Cache Throughput", "SOL TEX"}, sol);
+  k.dramPct = metricValue(l,
+                          {"gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+                           "dram__throughput.avg.pct_of_peak_sustained_elapsed", "DRAM Throughput", "SOL FB"},
+                          sol);
+  k.l2Pct = metricValue(l, {"lts__throughput.avg.pct_of_peak_sustained_elapsed", "L2 Cache Throughput", "SOL L2"}, sol);
+  k.l1Pct =
+      metricValue(l, {"l1tex__throughput.avg.pct_of_peak_sustained_active", "L1/TEX Cache Throughput", "SOL TEX"}, sol);
   const std::string_view mwa = "Memory Workload Analysis";
   k.l1HitPct = metricValue(l, {"l1tex__t_sector_hit_rate.pct", "L1/TEX Hit Rate", "L1 Hit Rate"}, mwa);
   k.l2HitPct = metricValue(l, {"lts__t_sector_hit_rate.pct", "L2 Hit Rate"}, mwa);
-  k.achievedOccPct = metricValue(l, {"sm__warps_active.avg.pct_of_peak_sustained_active",
-                                     "Achieved Occupancy"}, "Occupancy");
-  k.theoreticalOccPct = metricValue(l, {"sm__maximum_warps_per_active_cycle_pct",
-                                        "Theoretical Occupancy"}, "Occupancy");
-  k.wavesPerSm = metricValue(l, {"launch__waves_per_multiprocessor", "Waves Per SM"},
-                             "Launch Statistics");
-  k.smFreqHz = metricValue(l, {"gpc__cycles_elapsed.avg.per_second",
-                               "sm__cycles_elapsed.avg.per_second", "SM Frequency"}, sol);
+  k.achievedOccPct =
+      metricValue(l, {"sm__warps_active.avg.pct_of_peak_sustained_active", "Achieved Occupancy"}, "Occupancy");
+  k.theoreticalOccPct =
+      metricValue(l, {"sm__maximum_warps_per_active_cycle_pct", "Theoretical Occupancy"}, "Occupancy");
+  k.wavesPerSm = metricValue(l, {"launch__waves_per_multiprocessor", "Waves Per SM"}, "Launch Statistics");
+  k.smFreqHz =
+      metricValue(l, {"gpc__cycles_elapsed.avg.per_second", "sm__cycles_elapsed.avg.per_second", "SM Frequency"}, sol);
   k.dramBytes = metricValue(l, {"dram__bytes.sum"});
   if (!k.dramBytes) {
     auto r = metricValue(l, {"dram__bytes_read.sum"});

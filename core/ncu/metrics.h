@@ -12,13 +12,13 @@ namespace kl::ncu {
 
 struct KernelMetrics {
   std::optional<double> durationNs;
-  std::optional<double> smPct;    // Compute (SM) Throughput
-  std::optional<double> memPct;   // Memory Throughput (SOL, %)
+  std::optional<double> smPct;   // Compute (SM) Throughput
+  std::optional<double> memPct;  // Memory Throughput (SOL, %)
   std::optional<double> dramPct, l2Pct, l1Pct;
   std::optional<double> l1HitPct, l2HitPct;
   std::optional<double> achievedOccPct, theoreticalOccPct;
   std::optional<double> wavesPerSm;
-  std::optional<double> smFreqHz;  // SOL section's SM frequency
+  std::optional<double> smFreqHz;   // SOL section's SM frequency
   std::optional<double> dramBytes;  // dram__bytes.sum, else read + write
   /// Dominant warp stall reason (argmax of the per-reason stall metrics, excluding `selected`
   /// and `not_selected`), e.g. "long_scoreboard"; empty when no stall metrics were collected.

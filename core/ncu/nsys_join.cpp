@@ -7,8 +7,7 @@
 #include "core/ncu/kernel_name.h"
 
 namespace kl::ncu {
-JoinResult joinToProfile(const NcuReport& report, const profile::ProfileModel& model,
-                         const JoinOptions& opt) {
+JoinResult joinToProfile(const NcuReport& report, const profile::ProfileModel& model, const JoinOptions& opt) {
   JoinResult res;
   // Profile kernels grouped by name key, in launch order (gpuOps are sorted by start).
   std::map<std::string, std::vector<uint32_t>> byMangled, byNorm;
@@ -24,9 +23,8 @@ JoinResult joinToProfile(const NcuReport& report, const profile::ProfileModel& m
                         report.format == NcuFormat::LegacyDetails;
   std::vector<size_t> order(report.launches.size());
   std::iota(order.begin(), order.end(), size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return report.launches[a].id < report.launches[b].id;
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return report.launches[a].id < report.launches[b].id; });
   // Per (candidate list, grid/block) how many ncu launches were consumed.
   std::map<std::pair<const std::vector<uint32_t>*, std::string>, int64_t> used;
   for (size_t idx : order) {

@@ -17,9 +17,9 @@ struct JoinOptions {
 };
 
 struct JoinMatch {
-  size_t launch = 0;          // index into NcuReport::launches
-  uint32_t gpuOp = 0;         // index into ProfileModel::gpuOps
-  std::string how;            // "mangled" (exact mangled name) or "name" (normalised name)
+  size_t launch = 0;   // index into NcuReport::launches
+  uint32_t gpuOp = 0;  // index into ProfileModel::gpuOps
+  std::string how;     // "mangled" (exact mangled name) or "name" (normalised name)
 };
 
 struct JoinResult {
@@ -31,7 +31,6 @@ struct JoinResult {
 /// else normalizedKey() of both sides) + grid + block (ignored where the profile does not know
 /// them); within one key, ncu launches in ID order meet profile kernels in launch (start) order,
 /// shifted by `launchSkip`. Summary and nsys-summary rows (no launch identity) are not joined.
-JoinResult joinToProfile(const NcuReport& report, const profile::ProfileModel& model,
-                         const JoinOptions& opt = {});
+JoinResult joinToProfile(const NcuReport& report, const profile::ProfileModel& model, const JoinOptions& opt = {});
 
 }  // namespace kl::ncu

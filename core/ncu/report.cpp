@@ -39,8 +39,7 @@ std::string field(const CsvRecord& r, int col) {
 }
 
 std::optional<NcuFormat> detect(const Header& h) {
-  if ((h.has("Time (%)") || h.has("Time(%)")) && h.has("Instances") && h.has("Name"))
-    return NcuFormat::NsysKernSum;
+  if ((h.has("Time (%)") || h.has("Time(%)")) && h.has("Instances") && h.has("Name")) return NcuFormat::NsysKernSum;
   if (h.has("Invocations") && h.has("Metric Name") && h.has("Average") && h.has("Kernel Name"))
     return NcuFormat::Summary;
   if (h.has("ID") && h.has("Kernel Name")) {
@@ -96,9 +95,9 @@ void gridFromMetrics(NcuLaunch& l) {
   if (!l.block) l.block = dim("Block Size", "launch__block_size");
 }
 
-const std::vector<std::string> kIdColumns = {"ID",        "Process ID", "Process Name", "Host Name",
-                                             "Kernel Name", "Kernel Time", "Context",   "Stream",
-                                             "Block Size", "Grid Size",  "Device",      "CC"};
+const std::vector<std::string> kIdColumns = {"ID",          "Process ID",  "Process Name", "Host Name",
+                                             "Kernel Name", "Kernel Time", "Context",      "Stream",
+                                             "Block Size",  "Grid Size",   "Device",       "CC"};
 
 }  // namespace
 
@@ -115,8 +114,7 @@ std::string_view formatName(NcuFormat f) {
 
 const Metric* NcuLaunch::find(std::string_view name, std::string_view sectionPrefix) const {
   for (const Metric& m : metrics)
-    if (m.name == name && m.section.compare(0, sectionPrefix.size(), sectionPrefix) == 0)
-      return &m;
+    if (m.name == name && m.section.compare(0, sectionPrefix.size(), sectionPrefix) == 0) return &m;
   return nullptr;
 }
 
@@ -173,8 +171,7 @@ Result<NcuReport> parseNcuCsv(std::string_view text, std::string_view sourceName
     ++line;
   }
   if (!fmt) {
-    if (!errors.empty())
-      return Error::invalid(src + ": no ncu data, ncu reported an error: " + errors.front());
+    if (!errors.empty()) return Error::invalid(src + ": no ncu data, ncu reported an error: " + errors.front());
     return Error::invalid(src + ": no Nsight Compute or nsys CSV table found");
   }
   rep.format = *fmt;
@@ -210,8 +207,8 @@ Result<NcuReport> parseNcuCsv(std::string_view text, std::string_view sourceName
       int cSec = h.col("Section Name"), cBody = h.col("Body Item Label"), cName = h.col("Metric Name"),
           cUnit = h.col("Metric Unit"), cVal = h.col("Metric Value"), cRule = h.col("Rule Name");
       for (const CsvRecord& r : rows) {
-        std::string key = field(r, h.col("ID")) + '\x1f' + field(r, h.col("Process ID")) + '\x1f' +
-                          field(r, h.col("Kernel Name"));
+        std::string key =
+            field(r, h.col("ID")) + '\x1f' + field(r, h.col("Process ID")) + '\x1f' + field(r, h.col("Kernel Name"));
         auto it = byKey.find(key);
         if (it == byKey.end()) {
           NcuLaunch l;
@@ -234,8 +231,8 @@ Result<NcuReport> parseNcuCsv(std::string_view text, std::string_view sourceName
         }
         std::string name = field(r, cName);
         if (name.empty()) continue;
-        l.metrics.push_back(makeMetric(field(r, cSec), field(r, cBody), std::move(name),
-                                       field(r, cUnit), field(r, cVal)));
+        l.metrics.push_back(
+            makeMetric(field(r, cSec), field(r, cBody), std::move(name), field(r, cUnit), field(r, cVal)));
       }
       for (auto& l : rep.launches) gridFromMetrics(l);
       break;
@@ -252,10 +249,9 @@ Result<NcuReport> parseNcuCsv(std::string_view text, std::string_view sourceName
         NcuLaunch l;
         fillIdentity(l, h, rows[i]);
         for (size_t c = 0; c < h.names.size(); ++c) {
-          if (std::find(kIdColumns.begin(), kIdColumns.end(), h.names[c]) != kIdColumns.end())
-            continue;
-          l.metrics.push_back(makeMetric("", "", h.names[c], c < units.size() ? units[c] : "",
-                                         field(rows[i], static_cast<int>(c))));
+          if (std::find(kIdColumns.begin(), kIdColumns.end(), h.names[c]) != kIdColumns.end()) continue;
+          l.metrics.push_back(
+              makeMetric("", "", h.names[c], c < units.size() ? units[c] : "", field(rows[i], static_cast<int>(c))));
         }
         gridFromMetrics(l);
         rep.launches.push_back(std::move(l));
@@ -266,9 +262,9 @@ Result<NcuReport> parseNcuCsv(std::string_view text, std::string_view sourceName
       std::map<std::string, size_t> byKey;
       int cSec = h.col("Section Name"), cName = h.col("Metric Name"), cUnit = h.col("Metric Unit");
       for (const CsvRecord& r : rows) {
-        std::string key = field(r, h.col("Process ID")) + '\x1f' + field(r, h.col("Kernel Name")) +
-                          '\x1f' + field(r, h.col("Block Size")) + '\x1f' +
-                          field(r, h.col("Grid Size")) + '\x1f' + field(r, h.col("Device"));
+        std::string key = field(r, h.col("Process ID")) + '\x1f' + field(r, h.col("Kernel Name")) + '\x1f' +
+                          field(r, h.col("Block Size")) + '\x1f' + field(r, h.col("Grid Size")) + '\x1f' +
+                          field(r, h.col("Device"));
         auto it = byKey.find(key);
         if (it == byKey.end()) {
           NcuLaunch l;
@@ -297,8 +293,8 @@ Result<NcuReport> parseNcuCsv(std::string_view text, std::string_view sourceName
       };
       int cPct = col({"Time (%)", "Time(%)"}), cTotal = col({"Total Time (ns)", "Total Time"}),
           cInst = col({"Instances"}), cAvg = col({"Avg (ns)", "Average (ns)", "Average"}),
-          cMin = col({"Min (ns)", "Minimum (ns)", "Minimum"}),
-          cMax = col({"Max (ns)", "Maximum (ns)", "Maximum"}), cName = col({"Name"});
+          cMin = col({"Min (ns)", "Minimum (ns)", "Minimum"}), cMax = col({"Max (ns)", "Maximum (ns)", "Maximum"}),
+          cName = col({"Name"});
       for (const CsvRecord& r : rows) {
         NcuLaunch l;
         l.kernelName = field(r, cName);
@@ -316,10 +312,8 @@ Result<NcuReport> parseNcuCsv(std::string_view text, std::string_view sourceName
     }
   }
   if (rep.launches.empty()) {
-    if (!errors.empty())
-      return Error::invalid(src + ": no ncu data, ncu reported an error: " + errors.front());
-    return Error::invalid(src + ": the " + std::string(formatName(*fmt)) +
-                          " table has a header but no kernel rows");
+    if (!errors.empty()) return Error::invalid(src + ": no ncu data, ncu reported an error: " + errors.front());
+    return Error::invalid(src + ": the " + std::string(formatName(*fmt)) + " table has a header but no kernel rows");
   }
   return rep;
 }

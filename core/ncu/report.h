@@ -28,11 +28,11 @@ using Dim3 = std::array<int64_t, 3>;
 
 /// One metric value. `value` is in base units (`unit`); `text` is the field as printed.
 struct Metric {
-  std::string section;    // display name ("GPU Speed Of Light Throughput") or "" (raw page)
-  std::string bodyLabel;  // roofline-chart body item ("Single Precision Roofline"), often ""
-  std::string name;       // label ("Duration") or metric name ("gpu__time_duration.sum")
-  std::string unit;       // base unit after normalisation ("ns", "byte", "Hz", "%", ...)
-  std::string rawUnit;    // the unit as printed ("usecond", "Mbyte", ...)
+  std::string section;          // display name ("GPU Speed Of Light Throughput") or "" (raw page)
+  std::string bodyLabel;        // roofline-chart body item ("Single Precision Roofline"), often ""
+  std::string name;             // label ("Duration") or metric name ("gpu__time_duration.sum")
+  std::string unit;             // base unit after normalisation ("ns", "byte", "Hz", "%", ...)
+  std::string rawUnit;          // the unit as printed ("usecond", "Mbyte", ...)
   std::optional<double> value;  // nullopt for n/a and string-valued metrics
   std::string text;
   // Summary format only: minimum and maximum over invocations (base units).
@@ -50,16 +50,16 @@ struct RuleResult {
 };
 
 struct NcuLaunch {
-  int64_t id = -1;            // ncu "ID" (launch index in the report); -1 when the format has none
-  std::string kernelName;     // as printed (demangled by default, mangled with --print-kernel-base)
+  int64_t id = -1;         // ncu "ID" (launch index in the report); -1 when the format has none
+  std::string kernelName;  // as printed (demangled by default, mangled with --print-kernel-base)
   int64_t processId = 0;
   std::string processName;
   std::string device;
-  std::string cc;             // compute capability "12.0"
+  std::string cc;  // compute capability "12.0"
   std::string context, stream;
   std::optional<Dim3> grid, block;
-  std::string kernelTime;     // legacy layout: wall-clock date of the launch
-  int64_t invocations = 1;    // >1 for summary rows (ncu Invocations / nsys Instances)
+  std::string kernelTime;   // legacy layout: wall-clock date of the launch
+  int64_t invocations = 1;  // >1 for summary rows (ncu Invocations / nsys Instances)
   std::vector<Metric> metrics;
   std::vector<RuleResult> rules;
 

@@ -27,8 +27,7 @@ std::optional<double> tensorOps(const NcuLaunch& l) {
   std::optional<double> sum;
   for (const Metric& m : l.metrics) {
     const std::string& n = m.name;
-    if (n.rfind("sm__ops_path_tensor_", 0) != 0 || n.size() < 4 || n.substr(n.size() - 4) != ".sum")
-      continue;
+    if (n.rfind("sm__ops_path_tensor_", 0) != 0 || n.size() < 4 || n.substr(n.size() - 4) != ".sum") continue;
     if (m.value) sum = sum.value_or(0) + *m.value;
   }
   return sum;
@@ -72,12 +71,16 @@ RooflinePoint rooflinePoint(const NcuLaunch& l) {
     p.bytesPerSec = *dramBw->value;
     const Metric* peakOps = chart(l, "Theoretical Predicated-On FFMA Operations", sp);
     const Metric* peakSmHz = chart(l, "SM Frequency", sp);
-    if (peakOps && peakSmHz) p.peakFlopsPerSec = *peakOps->value * *peakSmHz->value;
-    else p.missing.push_back("Theoretical Predicated-On FFMA Operations (peak FLOP/s)");
+    if (peakOps && peakSmHz)
+      p.peakFlopsPerSec = *peakOps->value * *peakSmHz->value;
+    else
+      p.missing.push_back("Theoretical Predicated-On FFMA Operations (peak FLOP/s)");
     const Metric* peakB = chart(l, "Theoretical DRAM Bytes Accessible", sp);
     const Metric* dramHz = chart(l, "DRAM Frequency", sp);
-    if (peakB && dramHz) p.peakBytesPerSec = *peakB->value * *dramHz->value;
-    else p.missing.push_back("Theoretical DRAM Bytes Accessible x DRAM Frequency (peak bytes/s)");
+    if (peakB && dramHz)
+      p.peakBytesPerSec = *peakB->value * *dramHz->value;
+    else
+      p.missing.push_back("Theoretical DRAM Bytes Accessible x DRAM Frequency (peak bytes/s)");
   } else {
     auto ffma = counter(l, "ffma"), faddC = counter(l, "fadd"), fmulC = counter(l, "fmul");
     bool haveFp32 = ffma && faddC && fmulC;
@@ -92,8 +95,7 @@ RooflinePoint rooflinePoint(const NcuLaunch& l) {
     }
     if (!bytes) p.missing.push_back("dram__bytes.sum (or dram__bytes_read.sum + dram__bytes_write.sum)");
     if (!p.missing.empty()) return p;
-    if (!haveFp32)
-      p.missing.push_back("fp32 FADD/FMUL/FFMA counters (FLOPs count tensor-pipe ops only)");
+    if (!haveFp32) p.missing.push_back("fp32 FADD/FMUL/FFMA counters (FLOPs count tensor-pipe ops only)");
     p.source = "counters";
     double seconds = *km.durationNs * 1e-9;
     double flops = haveFp32 ? *faddC + *fmulC + 2 * *ffma : 0;
@@ -104,12 +106,18 @@ RooflinePoint rooflinePoint(const NcuLaunch& l) {
     p.bytesPerSec = seconds > 0 ? *bytes / seconds : 0;
     auto peakFfma = metricValue(l, {"sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained"});
     auto smCps = metricValue(l, {"sm__cycles_elapsed.avg.per_second"});
-    if (peakFfma && smCps) p.peakFlopsPerSec = *peakFfma * 2 * *smCps;
-    else p.missing.push_back("sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained x sm__cycles_elapsed.avg.per_second (peak FLOP/s)");
+    if (peakFfma && smCps)
+      p.peakFlopsPerSec = *peakFfma * 2 * *smCps;
+    else
+      p.missing.push_back(
+          "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained x sm__cycles_elapsed.avg.per_second (peak "
+          "FLOP/s)");
     auto peakB = metricValue(l, {"dram__bytes.sum.peak_sustained"});
     auto dramCps = metricValue(l, {"dram__cycles_elapsed.avg.per_second"});
-    if (peakB && dramCps) p.peakBytesPerSec = *peakB * *dramCps;
-    else p.missing.push_back("dram__bytes.sum.peak_sustained x dram__cycles_elapsed.avg.per_second (peak bytes/s)");
+    if (peakB && dramCps)
+      p.peakBytesPerSec = *peakB * *dramCps;
+    else
+      p.missing.push_back("dram__bytes.sum.peak_sustained x dram__cycles_elapsed.avg.per_second (peak bytes/s)");
   }
   if (tensor && km.durationNs && *km.durationNs > 0) {
     p.tensorFlopsPerSec = *tensor / (*km.durationNs * 1e-9);

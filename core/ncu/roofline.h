@@ -12,10 +12,10 @@
 namespace kl::ncu {
 
 struct RooflinePoint {
-  bool ok = false;                 // flopsPerSec and bytesPerSec are known
-  double flopsPerSec = 0;          // achieved FLOP/s (CUDA cores + tensor where present)
-  double bytesPerSec = 0;          // achieved DRAM bytes/s
-  double intensity = 0;            // FLOP per DRAM byte
+  bool ok = false;                          // flopsPerSec and bytesPerSec are known
+  double flopsPerSec = 0;                   // achieved FLOP/s (CUDA cores + tensor where present)
+  double bytesPerSec = 0;                   // achieved DRAM bytes/s
+  double intensity = 0;                     // FLOP per DRAM byte
   std::optional<double> tensorFlopsPerSec;  // the tensor-pipe part, when a counter was collected
   std::optional<double> peakFlopsPerSec;    // fp32 FFMA peak (2 x FFMA/cycle x SM clock)
   std::optional<double> peakBytesPerSec;    // DRAM peak (bytes/cycle x DRAM clock)

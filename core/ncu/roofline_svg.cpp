@@ -57,8 +57,8 @@ std::string rooflineSvg(const std::vector<RooflineSvgPoint>& pts, const Roofline
   for (const auto& p : pts)
     if (p.intensity > 0 && p.flopsPerSec > 0 && std::isfinite(p.intensity) && std::isfinite(p.flopsPerSec))
       ok.push_back(&p);
-  std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"kl-roofline\" width=\"" + num(W) +
-                  "\" height=\"" + num(H) + "\" viewBox=\"0 0 " + num(W) + " " + num(H) + "\">";
+  std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"kl-roofline\" width=\"" + num(W) + "\" height=\"" +
+                  num(H) + "\" viewBox=\"0 0 " + num(W) + " " + num(H) + "\">";
   s += "<text x=\"" + num(W / 2) + "\" y=\"18\" text-anchor=\"middle\" font-size=\"14\">" + esc(opt.title) + "</text>";
   if (ok.empty()) {
     s += "<text x=\"" + num(W / 2) + "\" y=\"" + num(H / 2) +
@@ -79,14 +79,14 @@ std::string rooflineSvg(const std::vector<RooflineSvgPoint>& pts, const Roofline
     xmin = std::min(xmin, ridge);
     xmax = std::max(xmax, ridge);
   }
-  double lx0 = std::floor(std::log10(xmin)) , lx1 = std::ceil(std::log10(xmax));
+  double lx0 = std::floor(std::log10(xmin)), lx1 = std::ceil(std::log10(xmax));
   double ly0 = std::floor(std::log10(ymin)), ly1 = std::ceil(std::log10(ymax));
   if (lx1 <= lx0) lx1 = lx0 + 1;
   if (ly1 <= ly0) ly1 = ly0 + 1;
   auto X = [&](double v) { return L + (std::log10(v) - lx0) / (lx1 - lx0) * (W - L - R); };
   auto Y = [&](double v) { return H - B - (std::log10(v) - ly0) / (ly1 - ly0) * (H - T - B); };
-  s += "<rect x=\"" + num(L) + "\" y=\"" + num(T) + "\" width=\"" + num(W - L - R) + "\" height=\"" +
-       num(H - T - B) + "\" fill=\"none\" stroke=\"#999\"/>";
+  s += "<rect x=\"" + num(L) + "\" y=\"" + num(T) + "\" width=\"" + num(W - L - R) + "\" height=\"" + num(H - T - B) +
+       "\" fill=\"none\" stroke=\"#999\"/>";
   for (double e = lx0; e <= lx1; ++e)
     s += "<text x=\"" + num(X(std::pow(10, e))) + "\" y=\"" + num(H - B + 16) +
          "\" text-anchor=\"middle\" font-size=\"10\">" + si(std::pow(10, e)) + "</text>";
@@ -101,9 +101,9 @@ std::string rooflineSvg(const std::vector<RooflineSvgPoint>& pts, const Roofline
     double xa = std::pow(10, lx0), ridge = *opt.peakFlopsPerSec / *opt.peakBytesPerSec;
     double ya = std::max(xa * *opt.peakBytesPerSec, std::pow(10, ly0));
     double xaAdj = ya / *opt.peakBytesPerSec;
-    s += "<polyline class=\"kl-roof\" fill=\"none\" stroke=\"#333\" stroke-width=\"2\" points=\"" +
-         num(X(xaAdj)) + "," + num(Y(ya)) + " " + num(X(ridge)) + "," + num(Y(*opt.peakFlopsPerSec)) + " " +
-         num(X(std::pow(10, lx1))) + "," + num(Y(*opt.peakFlopsPerSec)) + "\"/>";
+    s += "<polyline class=\"kl-roof\" fill=\"none\" stroke=\"#333\" stroke-width=\"2\" points=\"" + num(X(xaAdj)) +
+         "," + num(Y(ya)) + " " + num(X(ridge)) + "," + num(Y(*opt.peakFlopsPerSec)) + " " + num(X(std::pow(10, lx1))) +
+         "," + num(Y(*opt.peakFlopsPerSec)) + "\"/>";
   } else if (opt.peakFlopsPerSec) {
     s += "<line class=\"kl-roof\" stroke=\"#333\" stroke-width=\"2\" x1=\"" + num(L) + "\" x2=\"" + num(W - R) +
          "\" y1=\"" + num(Y(*opt.peakFlopsPerSec)) + "\" y2=\"" + num(Y(*opt.peakFlopsPerSec)) + "\"/>";

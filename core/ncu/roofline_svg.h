@@ -10,9 +10,9 @@
 namespace kl::ncu {
 
 struct RooflineSvgPoint {
-  std::string label;        // shown in the point's <title> tooltip
-  double intensity = 0;     // FLOP per DRAM byte (> 0)
-  double flopsPerSec = 0;   // achieved (> 0)
+  std::string label;             // shown in the point's <title> tooltip
+  double intensity = 0;          // FLOP per DRAM byte (> 0)
+  double flopsPerSec = 0;        // achieved (> 0)
   Bound bound = Bound::Unknown;  // colours the point
 };
 

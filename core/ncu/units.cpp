@@ -44,7 +44,8 @@ std::optional<double> strictStrtod(const std::string& s) {
 // Prefix letter -> factor (decimal, as ncu prints byte prefixes).
 double siFactor(char p) {
   switch (p) {
-    case 'K': case 'k': return 1e3;
+    case 'K':
+    case 'k': return 1e3;
     case 'M': return 1e6;
     case 'G': return 1e9;
     case 'T': return 1e12;
@@ -112,8 +113,7 @@ std::optional<double> parseNumber(std::string_view text) {
       if (c != '.') cleaned.push_back(c);
   } else {
     for (char c : s)
-      if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == 'e' || c == 'E' ||
-            c == '-' || c == '+'))
+      if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == 'e' || c == 'E' || c == '-' || c == '+'))
         return std::nullopt;
     cleaned = std::string(s);
   }
@@ -146,8 +146,8 @@ UnitScale normaliseUnit(std::string_view unitIn) {
     if (n.known && !n.base.empty()) return {n.base + "/" + std::string(den), n.factor, true};
     return {std::string(u), 1, false};
   }
-  static const char* kCountable[] = {"byte", "cycle", "inst", "warp", "thread", "block",
-                                     "sector", "request", "register", "SM", "cluster"};
+  static const char* kCountable[] = {"byte",   "cycle",   "inst",     "warp", "thread", "block",
+                                     "sector", "request", "register", "SM",   "cluster"};
   for (const char* base : kCountable) {
     std::string_view b = base;
     if (u == b) return {std::string(b), 1, true};

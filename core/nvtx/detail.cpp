@@ -4,8 +4,7 @@
 
 namespace kl::nvtx::detail {
 
-Lines::Lines(const python::SourceFile& f)
-    : text_(f.text()), idx_(f.lines()), sourceStart_(f.sourceStart()) {}
+Lines::Lines(const python::SourceFile& f) : text_(f.text()), idx_(f.lines()), sourceStart_(f.sourceStart()) {}
 
 uint32_t Lines::start(uint32_t line) const {
   uint32_t s = idx_.lineStart(line);
@@ -17,8 +16,10 @@ uint32_t Lines::wsBegin(uint32_t line) const {
   uint32_t after = s;
   for (uint32_t i = s; i < e; ++i) {
     char c = text_[i];
-    if (c == '\f') after = i + 1;
-    else if (c != ' ' && c != '\t') break;
+    if (c == '\f')
+      after = i + 1;
+    else if (c != ' ' && c != '\t')
+      break;
   }
   return after;
 }
@@ -38,8 +39,7 @@ bool Lines::blank(uint32_t line) const {
 
 std::string_view Lines::eol(uint32_t line) const {
   uint32_t e = end(line);
-  if (e < text_.size() && text_[e] == '\r' && e + 1 < text_.size() && text_[e + 1] == '\n')
-    return "\r\n";
+  if (e < text_.size() && text_[e] == '\r' && e + 1 < text_.size() && text_[e + 1] == '\n') return "\r\n";
   if (e < text_.size() && text_[e] == '\n') return "\n";
   return "";
 }
@@ -54,8 +54,14 @@ bool realNewlineBetween(std::string_view text, uint32_t from, uint32_t to) {
       return false;
     }
     if (c == '\\') {
-      if (i + 1 < to && text[i + 1] == '\n') { ++i; continue; }
-      if (i + 2 < to && text[i + 1] == '\r' && text[i + 2] == '\n') { i += 2; continue; }
+      if (i + 1 < to && text[i + 1] == '\n') {
+        ++i;
+        continue;
+      }
+      if (i + 2 < to && text[i + 1] == '\r' && text[i + 2] == '\n') {
+        i += 2;
+        continue;
+      }
       continue;
     }
     if (c == '\n') return true;
@@ -104,9 +110,12 @@ std::string encodeGap(std::string_view gap) {
 bool decodeGap(std::string_view enc, std::string& out) {
   out.clear();
   for (char c : enc) {
-    if (c == 's') out += ' ';
-    else if (c == 't') out += '\t';
-    else return false;
+    if (c == 's')
+      out += ' ';
+    else if (c == 't')
+      out += '\t';
+    else
+      return false;
   }
   return true;
 }

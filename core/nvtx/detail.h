@@ -21,13 +21,13 @@ class Lines {
  public:
   explicit Lines(const python::SourceFile& f);
   uint32_t count() const { return idx_.lineCount(); }
-  uint32_t start(uint32_t line) const;      // first byte of the line (after a BOM on line 0)
+  uint32_t start(uint32_t line) const;  // first byte of the line (after a BOM on line 0)
   uint32_t rawStart(uint32_t line) const { return idx_.lineStart(line); }
   uint32_t end(uint32_t line) const { return idx_.lineEnd(line, text_); }  // before EOL
-  uint32_t wsBegin(uint32_t line) const;    // after the last leading form feed
-  uint32_t wsEnd(uint32_t line) const;      // first byte that is not ' ' or '\t' after wsBegin
+  uint32_t wsBegin(uint32_t line) const;                                   // after the last leading form feed
+  uint32_t wsEnd(uint32_t line) const;  // first byte that is not ' ' or '\t' after wsBegin
   std::string_view ws(uint32_t line) const { return text_.substr(wsBegin(line), wsEnd(line) - wsBegin(line)); }
-  bool blank(uint32_t line) const;          // only [ \t\f] before the EOL
+  bool blank(uint32_t line) const;            // only [ \t\f] before the EOL
   std::string_view eol(uint32_t line) const;  // "\r\n", "\n" or "" (last line)
   uint32_t lineOf(uint32_t offset) const { return idx_.toLineCol(offset).line; }
   std::string_view text() const { return text_; }

@@ -47,8 +47,7 @@ Result<FileEdit> reinstrument(const SourceFile& file, const SourceFile& original
 
 }  // namespace
 
-Result<FileEdit> annotate(const SourceFile& file, std::span<const RangeRequest> requests,
-                          const Options& opt) {
+Result<FileEdit> annotate(const SourceFile& file, std::span<const RangeRequest> requests, const Options& opt) {
   auto base = stripAndParse(file);
   if (!base) return base.error();
   std::vector<RangeRequest> all = existingRequests(base->stripped);
@@ -74,8 +73,7 @@ Result<FileEdit> stripEdit(const SourceFile& file) {
   return fe;
 }
 
-Result<std::vector<RangeRequest>> refinedChildren(const SourceFile& original,
-                                                  const PlacedRange& range) {
+Result<std::vector<RangeRequest>> refinedChildren(const SourceFile& original, const PlacedRange& range) {
   const Module& m = original.model();
   RangeRequest req = range.request();
   req.name.reset();
@@ -89,9 +87,8 @@ Result<std::vector<RangeRequest>> refinedChildren(const SourceFile& original,
     for (auto [a, b] : detail::logicalGroups(original, block, first, last)) {
       const auto& sa = m.statements[blk.statements[a]];
       const auto& sb = m.statements[blk.statements[b]];
-      uint32_t endLine = original.lines()
-                             .toLineCol(detail::lastCodeEnd(original, sb.bytes.start, sb.bytes.end) - 1)
-                             .line;
+      uint32_t endLine =
+          original.lines().toLineCol(detail::lastCodeEnd(original, sb.bytes.start, sb.bytes.end) - 1).line;
       out.push_back(RangeRequest::statements(sa.lines.first, endLine));
     }
     return out;
@@ -105,8 +102,7 @@ Result<std::vector<RangeRequest>> refinedChildren(const SourceFile& original,
   const auto& s = m.statements[blk.statements[r->first]];
   if (!s.compound || s.blocks.empty())
     return Error::invalid(where + " holds a single simple statement; nothing finer to wrap");
-  if (s.definesFunction != kNone)
-    return Error::invalid(where + " holds a function definition; wrap its body instead");
+  if (s.definesFunction != kNone) return Error::invalid(where + " holds a function definition; wrap its body instead");
   std::vector<RangeRequest> out;
   for (int32_t bi : s.blocks) {
     const auto& cb = m.blocks[bi];
@@ -116,8 +112,7 @@ Result<std::vector<RangeRequest>> refinedChildren(const SourceFile& original,
     while (first < cb.statements.size()) {
       const auto& c = m.statements[cb.statements[first]];
       if (!(c.docstring || c.globalLike())) break;
-      if (first + 1 < cb.statements.size() && !detail::startsLogicalLine(original, bi, first + 1))
-        break;
+      if (first + 1 < cb.statements.size() && !detail::startsLogicalLine(original, bi, first + 1)) break;
       ++first;
     }
     if (first >= cb.statements.size()) continue;
@@ -125,8 +120,9 @@ Result<std::vector<RangeRequest>> refinedChildren(const SourceFile& original,
     out.insert(out.end(), g.begin(), g.end());
   }
   if (out.empty())
-    return Error::invalid(where + " holds a compound statement whose bodies share its lines; "
-                                  "nothing finer to wrap");
+    return Error::invalid(where +
+                          " holds a compound statement whose bodies share its lines; "
+                          "nothing finer to wrap");
   return out;
 }
 
@@ -140,8 +136,7 @@ Result<FileEdit> refine(const SourceFile& file, uint32_t line, const Options& op
     if (target == kNone || ranges[i].lines.first >= ranges[target].lines.first)
       target = static_cast<int32_t>(i);  // later starts are inner (outer before inner)
   }
-  if (target == kNone)
-    return Error::notFound("no kernlens range at line " + std::to_string(line + 1));
+  if (target == kNone) return Error::notFound("no kernlens range at line " + std::to_string(line + 1));
   auto children = refinedChildren(*base->original, ranges[target].placed);
   if (!children) return children.error();
   std::vector<RangeRequest> all;
@@ -151,13 +146,14 @@ Result<FileEdit> refine(const SourceFile& file, uint32_t line, const Options& op
   return reinstrument(file, *base->original, all, opt);
 }
 
-Result<FileEdit> keep(const SourceFile& file, std::span<const RangeRequest> runRanges,
-                      const Options& opt, std::optional<std::string_view> runOriginal) {
+Result<FileEdit> keep(const SourceFile& file, std::span<const RangeRequest> runRanges, const Options& opt,
+                      std::optional<std::string_view> runOriginal) {
   auto base = stripAndParse(file);
   if (!base) return base.error();
   if (runOriginal && *runOriginal != base->stripped.text)
-    return Error::invalid("the file changed since the profiling run; re-run or re-plan before "
-                          "keeping its annotations");
+    return Error::invalid(
+        "the file changed since the profiling run; re-run or re-plan before "
+        "keeping its annotations");
   std::vector<RangeRequest> all = existingRequests(base->stripped);
   all.insert(all.end(), runRanges.begin(), runRanges.end());
   return reinstrument(file, *base->original, all, opt);

@@ -42,9 +42,9 @@ struct RangeRequest {
     FunctionBody,  // a function's body after its docstring and leading global/nonlocal
   };
   Kind kind = Kind::Statements;
-  uint32_t firstLine = 0;  // Statements
-  uint32_t lastLine = 0;   // Statements (inclusive)
-  std::string qualName;    // FunctionBody: Function::qualName ("Outer.method", "f.<locals>.g")
+  uint32_t firstLine = 0;           // Statements
+  uint32_t lastLine = 0;            // Statements (inclusive)
+  std::string qualName;             // FunctionBody: Function::qualName ("Outer.method", "f.<locals>.g")
   std::optional<uint32_t> defLine;  // FunctionBody: line of `def`, to pick among redefinitions
   /// The full range name to use instead of the generated one (ranges recovered by strip keep
   /// their names this way). Must be a valid managed name.
@@ -83,12 +83,12 @@ struct LineMap {
 /// A range as placed in an instrumented text.
 struct PlacedRange {
   RangeRequest::Kind kind = RangeRequest::Kind::Statements;
-  std::string name;            // the full kl: name
-  LineSpan original;           // original lines of the wrapped statements (0-based)
-  LineSpan instrumented;       // the `with` statement in the instrumented text: header..last line
-  std::string qualName;        // FunctionBody: the function
+  std::string name;                 // the full kl: name
+  LineSpan original;                // original lines of the wrapped statements (0-based)
+  LineSpan instrumented;            // the `with` statement in the instrumented text: header..last line
+  std::string qualName;             // FunctionBody: the function
   std::optional<uint32_t> defLine;  // FunctionBody: original line of `def`
-  bool inlineBody = false;     // a one-line body (`def f(): return g()`) moved to its own lines
+  bool inlineBody = false;          // a one-line body (`def f(): return g()`) moved to its own lines
   /// The request that reproduces this range on the original (kind, lines or function, name).
   RangeRequest request() const;
 };
@@ -110,13 +110,13 @@ struct Options {
 };
 
 struct Instrumented {
-  std::string text;              // the instrumented text
-  std::vector<TextEdit> edits;   // on the original: applyEditsToOriginal(original, edits) == text
-  LineMap lines;                 // instrumented line -> original line
+  std::string text;                 // the instrumented text
+  std::vector<TextEdit> edits;      // on the original: applyEditsToOriginal(original, edits) == text
+  LineMap lines;                    // instrumented line -> original line
   std::vector<PlacedRange> ranges;  // outer before inner, in source order
   std::vector<Skipped> skipped;
-  bool addedImport = false;      // `import torch  # kl:import` was added
-  std::string api;               // the callee used: "torch.cuda.nvtx.range", "th.cuda.nvtx.range"...
+  bool addedImport = false;  // `import torch  # kl:import` was added
+  std::string api;           // the callee used: "torch.cuda.nvtx.range", "th.cuda.nvtx.range"...
 };
 
 /// Places `requests` on `original` (which must hold no managed range: strip it first, or use
@@ -132,16 +132,16 @@ std::vector<RangeRequest> allFunctionBodies(const SourceFile& original);
 
 /// A managed range found in an annotated text.
 struct ManagedRange {
-  std::string name;             // decoded name string ("kl:...")
+  std::string name;                 // decoded name string ("kl:...")
   std::optional<RangeName> parsed;  // when the name parses strictly
-  LineSpan lines;               // the with-statement in the annotated text (header..last line)
-  PlacedRange placed;           // the same range described on the stripped original
+  LineSpan lines;                   // the with-statement in the annotated text (header..last line)
+  PlacedRange placed;               // the same range described on the stripped original
 };
 
 struct Stripped {
-  std::string text;             // the original: every managed range and the import marker gone
-  std::vector<TextEdit> edits;  // on the annotated text
-  LineMap lines;                // annotated line -> original line
+  std::string text;                  // the original: every managed range and the import marker gone
+  std::vector<TextEdit> edits;       // on the annotated text
+  LineMap lines;                     // annotated line -> original line
   std::vector<ManagedRange> ranges;  // outer before inner, source order
   bool removedImport = false;
 };
@@ -162,8 +162,7 @@ struct FileEdit {
 
 /// Adds ranges to a file that may already hold managed ranges (kept; their names unchanged).
 /// `requests` use the lines of `file` as it is; they are mapped to the original through strip.
-Result<FileEdit> annotate(const SourceFile& file, std::span<const RangeRequest> requests,
-                          const Options& options);
+Result<FileEdit> annotate(const SourceFile& file, std::span<const RangeRequest> requests, const Options& options);
 
 /// Removes every managed range of `file` (strip() as an edit).
 Result<FileEdit> stripEdit(const SourceFile& file);
@@ -176,15 +175,14 @@ Result<FileEdit> refine(const SourceFile& file, uint32_t line, const Options& op
 
 /// The children refine() would place for the managed range `index` of strip(file).ranges, as
 /// requests on the ORIGINAL. For the planner: "what would refining this range wrap?".
-Result<std::vector<RangeRequest>> refinedChildren(const SourceFile& original,
-                                                  const PlacedRange& range);
+Result<std::vector<RangeRequest>> refinedChildren(const SourceFile& original, const PlacedRange& range);
 
 /// Keeps the annotations of a profiling run: the ranges `runRanges` (requests on the original the
 /// run instrumented, e.g. OverlayFile::requests) are added to `file`, which may hold managed
 /// ranges already. When `runOriginal` is given and differs from strip(file).text the file changed
 /// since the run: Error::Invalid ("re-run or re-plan").
-Result<FileEdit> keep(const SourceFile& file, std::span<const RangeRequest> runRanges,
-                      const Options& options, std::optional<std::string_view> runOriginal = {});
+Result<FileEdit> keep(const SourceFile& file, std::span<const RangeRequest> runRanges, const Options& options,
+                      std::optional<std::string_view> runOriginal = {});
 
 /// One minimal replacement turning `from` into `to` (common prefix and suffix kept); empty when
 /// equal.

@@ -13,8 +13,7 @@ namespace kl::nvtx {
 
 Result<std::string> readWholeFile(const std::filesystem::path& path) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    return Error::io(path.string() + ": is a directory");
+  if (std::filesystem::is_directory(path, ec)) return Error::io(path.string() + ": is a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error::io(path.string() + ": cannot read (" + std::strerror(errno) + ")");
   std::ostringstream ss;
@@ -71,8 +70,7 @@ Result<void> writeFileAtomically(const std::filesystem::path& path, std::string_
     }
     done += static_cast<size_t>(n);
   }
-  if (::fsync(tmp.fd()) != 0)
-    return Error::io(path.string() + ": fsync failed (" + std::strerror(errno) + ")");
+  if (::fsync(tmp.fd()) != 0) return Error::io(path.string() + ": fsync failed (" + std::strerror(errno) + ")");
   if (!tmp.close()) return Error::io(path.string() + ": close failed");
   if (::rename(tmp.path().c_str(), path.c_str()) != 0)
     return Error::io(path.string() + ": cannot replace (" + std::strerror(errno) + ")");

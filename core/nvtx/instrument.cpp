@@ -109,8 +109,10 @@ uint32_t importOffset(const SourceFile& f, const Lines& lines) {
   int32_t lastPrefix = kNone;
   for (size_t k = 0; k < mod.statements.size(); ++k) {
     const auto& s = m.statements[mod.statements[k]];
-    if ((k == 0 && s.docstring) || s.futureImport) lastPrefix = mod.statements[k];
-    else break;
+    if ((k == 0 && s.docstring) || s.futureImport)
+      lastPrefix = mod.statements[k];
+    else
+      break;
   }
   if (lastPrefix == kNone) {
     if (mod.statements.empty()) return f.sourceStart();
@@ -124,8 +126,7 @@ uint32_t importOffset(const SourceFile& f, const Lines& lines) {
 
 }  // namespace
 
-Result<Instrumented> instrument(const SourceFile& f, std::span<const RangeRequest> requests,
-                                const Options& opt) {
+Result<Instrumented> instrument(const SourceFile& f, std::span<const RangeRequest> requests, const Options& opt) {
   const Module& m = f.model();
   const std::string& text = f.text();
   if (f.hasErrors()) {
@@ -174,11 +175,11 @@ Result<Instrumented> instrument(const SourceFile& f, std::span<const RangeReques
     for (auto& r : rs) {
       bool dup = false;
       for (size_t k : stack)
-        if (kept[k].startByte == r.startByte && kept[k].endByte == r.endByte &&
-            kept[k].kind == r.kind && kept[k].inlineBody == r.inlineBody)
+        if (kept[k].startByte == r.startByte && kept[k].endByte == r.endByte && kept[k].kind == r.kind &&
+            kept[k].inlineBody == r.inlineBody)
           dup = true;
-      if (!kept.empty() && kept.back().startByte == r.startByte &&
-          kept.back().endByte == r.endByte && kept.back().kind == r.kind)
+      if (!kept.empty() && kept.back().startByte == r.startByte && kept.back().endByte == r.endByte &&
+          kept.back().kind == r.kind)
         dup = true;
       if (dup) continue;
       while (!stack.empty() && kept[stack.back()].endByte <= r.startByte) stack.pop_back();
@@ -278,8 +279,7 @@ Result<Instrumented> instrument(const SourceFile& f, std::span<const RangeReques
           return Error::unsupported("line " + std::to_string(l + 1) +
                                     ": indentation does not extend its block's (mixed tabs and "
                                     "spaces); not wrapping");
-        if ((col8(ip + r.unit) - col8(ip)) % 8 != 0 &&
-            cur.find('\t', ip.size()) != std::string::npos)
+        if ((col8(ip + r.unit) - col8(ip)) % 8 != 0 && cur.find('\t', ip.size()) != std::string::npos)
           return Error::unsupported("line " + std::to_string(l + 1) +
                                     ": mixed tabs and spaces would change meaning; not wrapping");
       }
@@ -297,8 +297,8 @@ Result<Instrumented> instrument(const SourceFile& f, std::span<const RangeReques
     if (eol.empty()) eol = eolDefault;
     std::string p = finalWs[r.L1] + r.unit;
     std::string gap = text.substr(r.gapStart, r.gapEnd - r.gapStart);
-    std::string ins = eol + p + "with " + api.api + "(" + pythonLiteral(r.name) + "):" +
-                      std::string(detail::kInlineMarker) + detail::encodeGap(gap) + eol + p + r.unit;
+    std::string ins = eol + p + "with " + api.api + "(" + pythonLiteral(r.name) +
+                      "):" + std::string(detail::kInlineMarker) + detail::encodeGap(gap) + eol + p + r.unit;
     edits.push_back({r.gapStart, r.gapEnd, std::move(ins)});
   }
 
@@ -312,7 +312,7 @@ Result<Instrumented> instrument(const SourceFile& f, std::span<const RangeReques
   uint32_t importLine = out.addedImport ? lines.lineOf(importAt) : 0;
   bool importAtEnd = out.addedImport && importAt == text.size();
   std::vector<uint32_t> lastInstrOf(nLines + 1, 0);  // last instrumented line of an original line
-  std::map<uint32_t, uint32_t> inlineHeaderLine;  // original def line -> instrumented with line
+  std::map<uint32_t, uint32_t> inlineHeaderLine;     // original def line -> instrumented with line
   std::vector<std::vector<uint32_t>> headerLinesOf(nLines);
   for (uint32_t l = 0; l < nLines; ++l) {
     if (out.addedImport && !importAtEnd && l == importLine) {
@@ -361,14 +361,13 @@ Result<Instrumented> instrument(const SourceFile& f, std::span<const RangeReques
   if (opt.verify && !rs.empty()) {
     auto parsed = SourceFile::parse(out.text);
     if (!parsed) return parsed.error();
-    if ((*parsed)->hasErrors())
-      return Error::internal("kernlens bug: the instrumented text does not parse; refusing");
+    if ((*parsed)->hasErrors()) return Error::internal("kernlens bug: the instrumented text does not parse; refusing");
     auto back = strip(**parsed);
-    if (!back) return Error::internal("kernlens bug: cannot strip the instrumented text: " +
-                                      back.error().message);
+    if (!back) return Error::internal("kernlens bug: cannot strip the instrumented text: " + back.error().message);
     if (back->text != text || back->ranges.size() != rs.size())
-      return Error::internal("kernlens bug: wrapping would not strip back to the original; "
-                             "refusing");
+      return Error::internal(
+          "kernlens bug: wrapping would not strip back to the original; "
+          "refusing");
   }
   return out;
 }

@@ -1,10 +1,10 @@
 #include "core/nvtx/naming.h"
 
-#include "core/support/utf8.h"
-
 #include <charconv>
 #include <cstdio>
 #include <vector>
+
+#include "core/support/utf8.h"
 
 namespace kl::nvtx {
 namespace {
@@ -22,7 +22,6 @@ bool parseLine(std::string_view s, uint32_t& out) {
   out = static_cast<uint32_t>(v);
   return true;
 }
-
 
 /// Valid UTF-8 without control characters, '"' or '\\'.
 bool validLabel(std::string_view label) {
@@ -51,11 +50,9 @@ Result<void> checkRelativePath(std::string_view path) {
   size_t start = 0;
   while (start <= path.size()) {
     size_t slash = path.find('/', start);
-    std::string_view seg =
-        path.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
+    std::string_view seg = path.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
     if (seg.empty() || seg == "." || seg == "..")
-      return Error::invalid("range name: path '" + std::string(path) + "' has a '" +
-                            std::string(seg) + "' segment");
+      return Error::invalid("range name: path '" + std::string(path) + "' has a '" + std::string(seg) + "' segment");
     if (slash == std::string_view::npos) break;
     start = slash + 1;
   }
@@ -77,8 +74,7 @@ Result<std::string> formatName(const RangeName& n) {
 
 Result<RangeName> parseName(std::string_view name) {
   auto bad = [&](std::string why) {
-    return Error::invalid("not a kernlens range name '" + std::string(name.substr(0, 200)) +
-                          "': " + why);
+    return Error::invalid("not a kernlens range name '" + std::string(name.substr(0, 200)) + "': " + why);
   };
   if (!isManagedName(name)) return bad("missing 'kl:' prefix");
   std::string_view rest = name.substr(kNamePrefix.size());
@@ -92,8 +88,7 @@ Result<RangeName> parseName(std::string_view name) {
   std::string_view span = rest.substr(0, end);
   size_t dash = span.find('-');
   if (dash == std::string_view::npos) return bad("line span needs 'first-last'");
-  if (!parseLine(span.substr(0, dash), out.firstLine) ||
-      !parseLine(span.substr(dash + 1), out.lastLine))
+  if (!parseLine(span.substr(0, dash), out.firstLine) || !parseLine(span.substr(dash + 1), out.lastLine))
     return bad("bad line number");
   if (out.lastLine < out.firstLine) return bad("last line before first line");
   if (end != std::string_view::npos) {
@@ -104,8 +99,7 @@ Result<RangeName> parseName(std::string_view name) {
   return out;
 }
 
-Result<std::filesystem::path> resolveInWorkspace(const std::filesystem::path& root,
-                                                 std::string_view relPath) {
+Result<std::filesystem::path> resolveInWorkspace(const std::filesystem::path& root, std::string_view relPath) {
   if (auto ok = checkRelativePath(relPath); !ok) return ok.error();
   std::filesystem::path base = root.lexically_normal();
   std::filesystem::path full = (base / std::filesystem::path(std::string(relPath))).lexically_normal();
@@ -115,8 +109,7 @@ Result<std::filesystem::path> resolveInWorkspace(const std::filesystem::path& ro
   return full;
 }
 
-Result<std::string> relativeToWorkspace(const std::filesystem::path& root,
-                                        const std::filesystem::path& file) {
+Result<std::string> relativeToWorkspace(const std::filesystem::path& root, const std::filesystem::path& file) {
   if (!root.is_absolute()) return Error::invalid("the workspace root must be an absolute path, got " + root.string());
   auto absRoot = root.lexically_normal();
   auto absFile = (file.is_absolute() ? file : root / file).lexically_normal();
@@ -153,9 +146,7 @@ std::string makeLabel(std::string_view text, size_t maxLen) {
       continue;
     }
     // '{' and '}' too: torch.cuda.nvtx.range(msg) runs msg.format(), which a brace breaks.
-    out += (c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '{' || c == '}')
-               ? '?'
-               : static_cast<char>(c);
+    out += (c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '{' || c == '}') ? '?' : static_cast<char>(c);
     i += n == 0 ? 1 : n;
   }
   auto trimTail = [&] {
@@ -208,9 +199,7 @@ std::string pythonLiteral(std::string_view value) {
 }
 
 Result<std::string> decodeLiteral(std::string_view lit) {
-  auto bad = [&](std::string why) {
-    return Error::invalid("cannot read string literal: " + why);
-  };
+  auto bad = [&](std::string why) { return Error::invalid("cannot read string literal: " + why); };
   if (lit.size() < 2) return bad("too short");
   char q = lit[0];
   if (q != '"' && q != '\'') return bad("prefixed or unquoted literal");
@@ -234,8 +223,10 @@ Result<std::string> decodeLiteral(std::string_view lit) {
       for (size_t k = 1; k <= n; ++k) {
         if (i + k >= body.size()) return bad("short escape");
         char h = body[i + k];
-        int d = (h >= '0' && h <= '9') ? h - '0' : (h >= 'a' && h <= 'f') ? h - 'a' + 10
-                : (h >= 'A' && h <= 'F') ? h - 'A' + 10 : -1;
+        int d = (h >= '0' && h <= '9')   ? h - '0'
+                : (h >= 'a' && h <= 'f') ? h - 'a' + 10
+                : (h >= 'A' && h <= 'F') ? h - 'A' + 10
+                                         : -1;
         if (d < 0) return bad("bad hex escape");
         v = v * 16 + static_cast<uint32_t>(d);
       }
@@ -257,7 +248,9 @@ Result<std::string> decodeLiteral(std::string_view lit) {
       case 'r': out += '\r'; break;
       case 't': out += '\t'; break;
       case 'v': out += '\v'; break;
-      case 'x': case 'u': case 'U': {
+      case 'x':
+      case 'u':
+      case 'U': {
         auto v = hex(e == 'x' ? 2 : e == 'u' ? 4 : 8);
         if (!v) return v.error();
         if (*v > 0x10FFFF || (*v >= 0xD800 && *v <= 0xDFFF)) return bad("escape out of range");

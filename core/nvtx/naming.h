@@ -22,10 +22,10 @@ namespace kl::nvtx {
 inline constexpr std::string_view kNamePrefix = "kl:";
 
 struct RangeName {
-  std::string path;       // workspace-relative, '/'-separated
+  std::string path;        // workspace-relative, '/'-separated
   uint32_t firstLine = 1;  // 1-based, inclusive
   uint32_t lastLine = 1;   // 1-based, inclusive, >= firstLine
-  std::string label;      // may be empty (no label)
+  std::string label;       // may be empty (no label)
   friend bool operator==(const RangeName&, const RangeName&) = default;
 };
 
@@ -47,14 +47,12 @@ Result<RangeName> parseName(std::string_view name);
 
 /// Resolves a name's path against the workspace root (lexically; no file-system access).
 /// Error::Invalid when the result would leave the root.
-Result<std::filesystem::path> resolveInWorkspace(const std::filesystem::path& root,
-                                                 std::string_view relPath);
+Result<std::filesystem::path> resolveInWorkspace(const std::filesystem::path& root, std::string_view relPath);
 
 /// The workspace-relative '/'-separated path of `file` under `root` (absolute; a relative `file`
 /// is relative to `root`, never to the working directory; both lexically normalised, symlinks
 /// not resolved). Error::Invalid when `root` is relative or `file` is not under root.
-Result<std::string> relativeToWorkspace(const std::filesystem::path& root,
-                                        const std::filesystem::path& file);
+Result<std::string> relativeToWorkspace(const std::filesystem::path& root, const std::filesystem::path& file);
 
 /// A label from arbitrary source text: whitespace runs collapse to one space, control characters,
 /// invalid UTF-8 and '"' '\\' become '?', trailing ':' and spaces are dropped, and the result is

@@ -5,8 +5,7 @@
 
 namespace kl::nvtx {
 
-Result<OverlayFile> instrumentFile(std::string relPath, std::string diskText,
-                                   std::span<const RangeRequest> requests,
+Result<OverlayFile> instrumentFile(std::string relPath, std::string diskText, std::span<const RangeRequest> requests,
                                    const OverlayOptions& options) {
   auto disk = SourceFile::parse(std::move(diskText));
   if (!disk) return disk.error();

@@ -16,8 +16,8 @@ namespace kl::nvtx {
 
 /// "Wrap these statement sets / these function bodies in file F": one entry per file.
 struct FilePlan {
-  std::string relPath;                 // workspace-relative, '/'-separated
-  std::vector<RangeRequest> ranges;    // lines of the file as it is on disk
+  std::string relPath;               // workspace-relative, '/'-separated
+  std::vector<RangeRequest> ranges;  // lines of the file as it is on disk
 };
 
 struct OverlayFile {
@@ -30,7 +30,7 @@ struct OverlayFile {
   std::vector<Skipped> skipped;
   /// Original lines -> lines of the file on disk (differs only when the file on disk already
   /// holds kept kernlens ranges).
-  LineMap diskLines;                   // disk line -> original line
+  LineMap diskLines;  // disk line -> original line
 };
 
 struct Overlay {
@@ -48,8 +48,7 @@ struct OverlayOptions {
 
 /// Instruments one file given as text (as on disk; kept kernlens ranges are stripped first and
 /// re-applied with the new ones).
-Result<OverlayFile> instrumentFile(std::string relPath, std::string diskText,
-                                   std::span<const RangeRequest> requests,
+Result<OverlayFile> instrumentFile(std::string relPath, std::string diskText, std::span<const RangeRequest> requests,
                                    const OverlayOptions& options = {});
 
 /// Reads every planned file under `root` and instruments it. Errors name the file: unreadable,

@@ -22,8 +22,7 @@ using python::Module;
 using python::Statement;
 
 std::string lineRef(uint32_t a, uint32_t b) {
-  return a == b ? "line " + std::to_string(a + 1)
-                : "lines " + std::to_string(a + 1) + "-" + std::to_string(b + 1);
+  return a == b ? "line " + std::to_string(a + 1) : "lines " + std::to_string(a + 1) + "-" + std::to_string(b + 1);
 }
 
 uint32_t positionInBlock(const Module& m, int32_t block, int32_t stmt) {
@@ -44,18 +43,23 @@ bool startsLogicalLine(const python::SourceFile& f, int32_t block, uint32_t pos)
   const Block& b = m.blocks[block];
   const Statement& s = m.statements[b.statements[pos]];
   uint32_t from;
-  if (pos > 0) from = m.statements[b.statements[pos - 1]].bytes.end;
-  else if (block == 0) return true;
-  else from = b.header.end;
+  if (pos > 0)
+    from = m.statements[b.statements[pos - 1]].bytes.end;
+  else if (block == 0)
+    return true;
+  else
+    from = b.header.end;
   return realNewlineBetween(f.text(), from, s.bytes.start);
 }
 
-std::vector<std::pair<uint32_t, uint32_t>> logicalGroups(const python::SourceFile& f, int32_t block,
-                                                         uint32_t first, uint32_t last) {
+std::vector<std::pair<uint32_t, uint32_t>> logicalGroups(const python::SourceFile& f, int32_t block, uint32_t first,
+                                                         uint32_t last) {
   std::vector<std::pair<uint32_t, uint32_t>> out;
   for (uint32_t p = first; p <= last; ++p) {
-    if (out.empty() || startsLogicalLine(f, block, p)) out.push_back({p, p});
-    else out.back().second = p;
+    if (out.empty() || startsLogicalLine(f, block, p))
+      out.push_back({p, p});
+    else
+      out.back().second = p;
   }
   return out;
 }
@@ -111,8 +115,8 @@ Result<Run> selectLines(const python::SourceFile& f, uint32_t a, uint32_t b) {
             hit = bi;
           }
         }
-        if (!headerSelected && hits == 1 && !m.blocks[hit].sameLine &&
-            a2 > headerEndLine(f, m.blocks[hit]) && !m.blocks[hit].statements.empty()) {
+        if (!headerSelected && hits == 1 && !m.blocks[hit].sameLine && a2 > headerEndLine(f, m.blocks[hit]) &&
+            !m.blocks[hit].statements.empty()) {
           block = hit;
           continue;
         }
@@ -160,20 +164,18 @@ Result<void> fillGeometry(const python::SourceFile& f, Resolved& r) {
     return {};
   }
   if (lines.wsEnd(r.L1) != r.startByte)
-    return Error::internal("statement at line " + std::to_string(r.L1 + 1) +
-                           " does not start its line");
+    return Error::internal("statement at line " + std::to_string(r.L1 + 1) + " does not start its line");
   r.indent = std::string(lines.ws(r.L1));
   r.unit = fileUnit;
   if (r.block != 0) {
     std::string_view p = lines.ws(blk.headerLine);
-    if (r.indent.size() > p.size() && r.indent.compare(0, p.size(), p) == 0)
-      r.unit = r.indent.substr(p.size());
+    if (r.indent.size() > p.size() && r.indent.compare(0, p.size(), p) == 0) r.unit = r.indent.substr(p.size());
   }
   return {};
 }
 
-Result<std::string> makeName(const std::string& relPath, const Resolved& r,
-                             const RangeRequest& req, std::string label) {
+Result<std::string> makeName(const std::string& relPath, const Resolved& r, const RangeRequest& req,
+                             std::string label) {
   if (req.name) {
     auto parsed = parseName(*req.name);
     if (!parsed) return parsed.error();
@@ -185,15 +187,13 @@ Result<std::string> makeName(const std::string& relPath, const Resolved& r,
 
 }  // namespace
 
-Result<Resolved> resolveRequest(const python::SourceFile& f, const RangeRequest& req,
-                                const std::string& relPath) {
+Result<Resolved> resolveRequest(const python::SourceFile& f, const RangeRequest& req, const std::string& relPath) {
   const Module& m = f.model();
   Resolved r;
   r.kind = req.kind;
   std::string label;
   if (req.kind == RangeRequest::Kind::Statements) {
-    if (req.firstLine > req.lastLine)
-      return Error::invalid("bad selection: first line after last line");
+    if (req.firstLine > req.lastLine) return Error::invalid("bad selection: first line after last line");
     if (req.firstLine >= f.lines().lineCount())
       return Error::invalid(lineRef(req.firstLine, req.lastLine) + " past the end of the file");
     auto run = selectLines(f, req.firstLine, req.lastLine);
@@ -242,13 +242,11 @@ Result<Resolved> resolveRequest(const python::SourceFile& f, const RangeRequest&
     const Statement& s0 = m.statements[body.statements[0]];
     if (!startsLogicalLine(f, fn.body, 0)) {
       if (s0.docstring)
-        return Error::invalid("function '" + fn.qualName + "' (line " +
-                              std::to_string(fn.defLine + 1) +
+        return Error::invalid("function '" + fn.qualName + "' (line " + std::to_string(fn.defLine + 1) +
                               ") has a one-line body starting with its docstring; nothing to wrap");
       std::string_view gap = std::string_view(f.text()).substr(body.header.end, s0.bytes.start - body.header.end);
       if (gap.find_first_not_of(" \t") != std::string_view::npos)
-        return Error::unsupported("function '" + fn.qualName + "' (line " +
-                                  std::to_string(fn.defLine + 1) +
+        return Error::unsupported("function '" + fn.qualName + "' (line " + std::to_string(fn.defLine + 1) +
                                   "): one-line body continued with '\\' is not supported");
       r.inlineBody = true;
       r.gapStart = body.header.end;
@@ -267,8 +265,7 @@ Result<Resolved> resolveRequest(const python::SourceFile& f, const RangeRequest&
              (k + 1 == n || startsLogicalLine(f, fn.body, k + 1)))
         ++k;
       if (k == n)
-        return Error::invalid("function '" + fn.qualName + "' (line " +
-                              std::to_string(fn.defLine + 1) +
+        return Error::invalid("function '" + fn.qualName + "' (line " + std::to_string(fn.defLine + 1) +
                               ") has nothing to wrap besides its docstring and global/nonlocal lines");
       r.first = k;
       r.last = n - 1;

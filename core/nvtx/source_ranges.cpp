@@ -89,8 +89,10 @@ std::vector<SourceRange> sourceRanges(const python::SourceFile& f) {
       }
     } else if (st.decorated) {
       const std::vector<python::Decorator>* decorators = nullptr;
-      if (st.definesFunction != kNone) decorators = &m.functions[st.definesFunction].decorators;
-      else if (st.definesClass != kNone) decorators = &m.classes[st.definesClass].decorators;
+      if (st.definesFunction != kNone)
+        decorators = &m.functions[st.definesFunction].decorators;
+      else if (st.definesClass != kNone)
+        decorators = &m.classes[st.definesClass].decorators;
       if (!decorators) continue;
       for (const auto& d : *decorators) {
         if (d.expression == kNone) continue;

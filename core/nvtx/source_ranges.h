@@ -31,19 +31,19 @@ struct SourceRange {
   /// Canonical API after resolving imports: "torch.cuda.nvtx.range", "torch.cuda.nvtx.range_push",
   /// "nvtx.annotate", "nvtx.push_range", ...
   std::string api;
-  std::string nameText;             // source text of the name argument ("" when there is none)
-  std::optional<std::string> name;  // its value when it is a plain string literal
+  std::string nameText;                  // source text of the name argument ("" when there is none)
+  std::optional<std::string> name;       // its value when it is a plain string literal
   int32_t statement = python::kNone;     // With: the with-statement; Decorator: the def statement;
                                          // PushPop: the push statement
   int32_t popStatement = python::kNone;  // PushPop: the matching pop statement (kNone if unmatched)
   int32_t function = python::kNone;      // Decorator: the decorated function (kNone for a class)
-  python::ByteRange callBytes;      // the range(...)/annotate(...)/push call (empty for a bare
-                                    // decorator)
-  python::ByteRange itemBytes;      // With: the with_item; Decorator: the decorator (with '@');
-                                    // PushPop: the push call
-  python::ByteRange bytes;          // the region it covers: whole with-statement, decorated
-                                    // definition, or push statement start .. pop statement end
-  uint32_t withItemCount = 0;       // With: number of items in the with-statement
+  python::ByteRange callBytes;           // the range(...)/annotate(...)/push call (empty for a bare
+                                         // decorator)
+  python::ByteRange itemBytes;           // With: the with_item; Decorator: the decorator (with '@');
+                                         // PushPop: the push call
+  python::ByteRange bytes;               // the region it covers: whole with-statement, decorated
+                                         // definition, or push statement start .. pop statement end
+  uint32_t withItemCount = 0;            // With: number of items in the with-statement
 };
 
 /// The NVTX ranges of `f`, in source order (by region start, then item start). An unmatched push

@@ -21,13 +21,13 @@ using python::Module;
 namespace {
 
 struct Managed {
-  int32_t range = 0;      // sourceRanges() index
+  int32_t range = 0;  // sourceRanges() index
   int32_t stmt = 0;
   uint32_t headerLine = 0, firstBodyLine = 0, lastLine = 0;
   std::string h, unit;
   bool inlineBody = false;
   uint32_t delStart = 0, delEnd = 0;
-  std::string restore;   // inline: the gap
+  std::string restore;  // inline: the gap
   std::string name;
 };
 
@@ -42,8 +42,7 @@ Result<Stripped> strip(const SourceFile& f) {
   Stripped out;
   if (f.hasErrors()) {
     uint32_t line = m.errors.empty() ? 0 : lines.lineOf(m.errors.front().start);
-    return Error::invalid("the file has a syntax error (" + at(line) +
-                          "); fix it before removing kernlens ranges");
+    return Error::invalid("the file has a syntax error (" + at(line) + "); fix it before removing kernlens ranges");
   }
 
   std::vector<Managed> ms;
@@ -58,8 +57,7 @@ Result<Stripped> strip(const SourceFile& f) {
     g.headerLine = lines.lineOf(st.bytes.start);
     std::string where = at(g.headerLine);
     auto edited = [&](std::string why) {
-      return Error::invalid(where + ": the kernlens range was edited (" + why +
-                            "); remove it by hand");
+      return Error::invalid(where + ": the kernlens range was edited (" + why + "); remove it by hand");
     };
     if (r.withItemCount != 1) return edited("extra with-items");
     auto decoded = decodeLiteral(r.nameText);
@@ -82,8 +80,7 @@ Result<Stripped> strip(const SourceFile& f) {
     if (body.statements.empty() || body.sameLine) return edited("body on the header line");
     const auto& first = m.statements[body.statements[0]];
     g.firstBodyLine = g.headerLine + 1;
-    if (lines.lineOf(first.bytes.start) != g.firstBodyLine ||
-        lines.wsEnd(g.firstBodyLine) != first.bytes.start ||
+    if (lines.lineOf(first.bytes.start) != g.firstBodyLine || lines.wsEnd(g.firstBodyLine) != first.bytes.start ||
         lines.wsBegin(g.firstBodyLine) != lines.start(g.firstBodyLine))
       return edited("the body does not start on the next line");
     g.h = std::string(lines.ws(g.headerLine));
@@ -114,9 +111,7 @@ Result<Stripped> strip(const SourceFile& f) {
     if (s.kind != python::StatementKind::Import) continue;
     uint32_t l = lines.lineOf(s.bytes.start);
     if (lines.start(l) != s.bytes.start) continue;
-    if (std::string_view(text).substr(s.bytes.start, lines.end(l) - s.bytes.start) !=
-        detail::kImportLine)
-      continue;
+    if (std::string_view(text).substr(s.bytes.start, lines.end(l) - s.bytes.start) != detail::kImportLine) continue;
     uint32_t e = l + 1 < lines.count() ? lines.start(l + 1) : static_cast<uint32_t>(text.size());
     edits.push_back({s.bytes.start, e, ""});
     out.removedImport = true;
@@ -167,7 +162,8 @@ Result<Stripped> strip(const SourceFile& f) {
       inserted[lines.lineOf(e.start)] = 1;
   for (uint32_t l = 0; l < n; ++l) {
     uint32_t o = mapper.map(lines.rawStart(l));
-    out.lines.toOriginal.push_back(strippedIdx.toLineCol(std::min<uint32_t>(o, static_cast<uint32_t>(out.text.size()))).line);
+    out.lines.toOriginal.push_back(
+        strippedIdx.toLineCol(std::min<uint32_t>(o, static_cast<uint32_t>(out.text.size()))).line);
     out.lines.inserted.push_back(inserted[l]);
   }
 
@@ -192,8 +188,7 @@ Result<Stripped> strip(const SourceFile& f) {
         for (int32_t si : pb.statements) {
           if (si == g.stmt) break;
           const auto& s = m.statements[si];
-          if (!s.docstring && !s.globalLike())
-            fnBody = false;
+          if (!s.docstring && !s.globalLike()) fnBody = false;
         }
       }
     }

@@ -22,7 +22,8 @@ std::vector<WallRefusal> wallRefusals(const Overhead& o, std::vector<RangeCost> 
     double cost = perPushMs * r.invocations;
     saved += cost;
     char buf[200];
-    std::snprintf(buf, sizeof buf, "over the wall-time budget: the round took %+.0f%% vs the uninstrumented run "
+    std::snprintf(buf, sizeof buf,
+                  "over the wall-time budget: the round took %+.0f%% vs the uninstrumented run "
                   "(budget %+.0f%%); this range's %u pushes cost about %.0f ms",
                   over * 100.0, maxWallOverhead * 100.0, r.invocations, cost);
     out.push_back(WallRefusal{r.id, buf});

@@ -19,7 +19,9 @@ struct Overhead {
   int64_t wallMs = 0;           // the round
   int64_t pushes = 0;
   int64_t launches = 0;
-  double pushesPerLaunch() const { return launches ? static_cast<double>(pushes) / static_cast<double>(launches) : 0.0; }
+  double pushesPerLaunch() const {
+    return launches ? static_cast<double>(pushes) / static_cast<double>(launches) : 0.0;
+  }
   /// wall / baseline - 1; 0 when no baseline.
   double wallOverhead() const {
     return baselineWallMs > 0 ? static_cast<double>(wallMs) / static_cast<double>(baselineWallMs) - 1.0 : 0.0;

@@ -26,8 +26,9 @@ struct Guard {
 
 /// Methods of torch.nn.Module / Tensor that return the same object.
 bool passthroughMethod(std::string_view m) {
-  static const char* kNames[] = {"to", "cuda", "cpu", "float", "half", "double", "bfloat16", "train",
-                                 "eval", "requires_grad_", "type", "share_memory", "apply", "to_empty"};
+  static const char* kNames[] = {"to",     "cuda",         "cpu",   "float",   "half",
+                                 "double", "bfloat16",     "train", "eval",    "requires_grad_",
+                                 "type",   "share_memory", "apply", "to_empty"};
   return std::any_of(std::begin(kNames), std::end(kNames), [&](const char* n) { return m == n; });
 }
 
@@ -61,8 +62,8 @@ std::string_view terminalName(const Module& m, int32_t callee) {
 struct CallResolver::Value {
   enum class Kind { Unknown, Module, Classes, Instances, Functions, Passthrough, Super };
   Kind kind = Kind::Unknown;
-  std::string module;             // Module: file path
-  std::set<ClassRef> classes;     // Classes / Instances / Passthrough / Super (the current class)
+  std::string module;          // Module: file path
+  std::set<ClassRef> classes;  // Classes / Instances / Passthrough / Super (the current class)
   std::vector<FunctionRef> functions;
 
   static Value unknown() { return {}; }
@@ -89,8 +90,7 @@ int32_t CallResolver::functionIndex(const FunctionRef& fn) {
   if (!f) return kNone;
   const Module& m = (*f)->model();
   for (size_t i = 0; i < m.functions.size(); ++i)
-    if (m.functions[i].qualName == fn.qualName && m.functions[i].defLine == fn.defLine)
-      return static_cast<int32_t>(i);
+    if (m.functions[i].qualName == fn.qualName && m.functions[i].defLine == fn.defLine) return static_cast<int32_t>(i);
   return m.findFunction(fn.qualName);
 }
 
@@ -114,8 +114,7 @@ std::vector<ClassRef> CallResolver::mro(const ClassRef& c, int depth) {
   return out;
 }
 
-std::optional<FunctionRef> CallResolver::method(const ClassRef& c, std::string_view name, bool skipSelf,
-                                                int depth) {
+std::optional<FunctionRef> CallResolver::method(const ClassRef& c, std::string_view name, bool skipSelf, int depth) {
   auto chain = mro(c, depth);
   for (size_t k = skipSelf ? 1 : 0; k < chain.size(); ++k) {
     auto f = index_.file(chain[k].path);
@@ -123,8 +122,7 @@ std::optional<FunctionRef> CallResolver::method(const ClassRef& c, std::string_v
     const Module& m = (*f)->model();
     int32_t ci = m.findClass(chain[k].qualName);
     for (const auto& fn : m.functions)
-      if (fn.isMethod && fn.klass == ci && fn.name == name)
-        return FunctionRef{chain[k].path, fn.qualName, fn.defLine};
+      if (fn.isMethod && fn.klass == ci && fn.name == name) return FunctionRef{chain[k].path, fn.qualName, fn.defLine};
   }
   return std::nullopt;
 }
@@ -386,8 +384,7 @@ CallResolver::Value CallResolver::attribute(const Value& base, std::string_view 
       if (!v.functions.empty()) v.kind = Value::Kind::Functions;
       return v;
     }
-    default:
-      return Value::unknown();
+    default: return Value::unknown();
   }
 }
 
@@ -404,8 +401,7 @@ CallResolver::Value CallResolver::eval(const std::string& path, int32_t fn, int3
   const Module& m = (*f)->model();
   const auto& e = m.expressions[expr];
   switch (e.kind) {
-    case Kind::Name:
-      return lookupName(path, fn, e.name, UINT32_MAX, depth + 1);
+    case Kind::Name: return lookupName(path, fn, e.name, UINT32_MAX, depth + 1);
     case Kind::Attribute: {
       Value base = eval(path, fn, e.object, depth + 1);
       if (base.kind == Value::Kind::Unknown) return base;
@@ -427,29 +423,27 @@ CallResolver::Value CallResolver::eval(const std::string& path, int32_t fn, int3
       Value v = eval(path, fn, e.object, depth + 1);
       return v.kind == Value::Kind::Instances ? v : Value::unknown();
     }
-    default:
-      return Value::unknown();  // an operator, a literal, a comprehension: not a plain chain
+    default: return Value::unknown();  // an operator, a literal, a comprehension: not a plain chain
   }
 }
 
 std::vector<FunctionRef> CallResolver::targetsOf(const Value& v, int depth) {
   std::vector<FunctionRef> out;
   switch (v.kind) {
-    case Value::Kind::Functions:
-      out = v.functions;
-      break;
+    case Value::Kind::Functions: out = v.functions; break;
     case Value::Kind::Classes:
       for (const auto& c : v.classes)
         if (auto fn = method(c, "__init__", false, depth + 1)) out.push_back(*fn);
       break;
     case Value::Kind::Instances:
       for (const auto& c : v.classes) {
-        if (auto fn = method(c, "__call__", false, depth + 1)) out.push_back(*fn);
-        else if (auto fw = method(c, "forward", false, depth + 1)) out.push_back(*fw);
+        if (auto fn = method(c, "__call__", false, depth + 1))
+          out.push_back(*fn);
+        else if (auto fw = method(c, "forward", false, depth + 1))
+          out.push_back(*fw);
       }
       break;
-    default:
-      break;
+    default: break;
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
@@ -516,8 +510,7 @@ std::vector<FunctionRef> CallResolver::callers(const FunctionRef& fn) {
   return out;
 }
 
-std::vector<FunctionRef> CallResolver::referencedFunctions(const std::string& path, int32_t function,
-                                                           int32_t expr) {
+std::vector<FunctionRef> CallResolver::referencedFunctions(const std::string& path, int32_t function, int32_t expr) {
   Value v = eval(path, function, expr, 0);
   return v.kind == Value::Kind::Functions ? v.functions : std::vector<FunctionRef>{};
 }

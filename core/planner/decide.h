@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "core/planner/plan.h"
 #include "core/attribution/range_table.h"
+#include "core/planner/plan.h"
 
 namespace kl::planner {
 
@@ -44,8 +44,8 @@ const char* actionName(Action a);
 
 struct NodeFacts {
   int id = -1;
-  bool root = false;       // a focus/region root: never refused
-  bool expanded = false;   // already refined once
+  bool root = false;      // a focus/region root: never refused
+  bool expanded = false;  // already refined once
 };
 
 struct Decision {

@@ -26,8 +26,8 @@ namespace kl::planner {
 inline constexpr int kDiscoveryRound = -2;
 
 struct RoundRequest {
-  int index = 0;                        // -1: the uninstrumented baseline run; kDiscoveryRound
-  std::vector<nvtx::FilePlan> files;    // empty: no overlay
+  int index = 0;                      // -1: the uninstrumented baseline run; kDiscoveryRound
+  std::vector<nvtx::FilePlan> files;  // empty: no overlay
   /// Line strategy: the probe's line-range spec (core/planner/line_strategy.h) for this run.
   std::optional<std::filesystem::path> lineSpec;
   /// Call discovery (RoundOutcome::callsFile); only for runs whose timings are not reported.
@@ -42,12 +42,12 @@ struct RoundOutcome {
   nvtx::Overlay overlay;
   int64_t wallMs = 0;
   bool emulated = false;
-  std::string roundDir;                 // where its files are ("" when none)
-  std::vector<std::string> notes;       // the runner's (no GPU kernels captured, emulator guesses, ...)
-  std::filesystem::path callsFile;      // call discovery output ("" when none)
+  std::string roundDir;                         // where its files are ("" when none)
+  std::vector<std::string> notes;               // the runner's (no GPU kernels captured, emulator guesses, ...)
+  std::filesystem::path callsFile;              // call discovery output ("" when none)
   std::vector<std::filesystem::path> profiles;  // the profile files read (one per rank)
-  std::string profilerVersion;          // "nsys 2022.4.2...", the emulator's version
-  std::string gpu;                      // GPU names in the profile ("" when none was captured)
+  std::string profilerVersion;                  // "nsys 2022.4.2...", the emulator's version
+  std::string gpu;                              // GPU names in the profile ("" when none was captured)
 };
 
 class RoundExecutor {

@@ -39,8 +39,10 @@ std::vector<std::string> splitItems(std::string_view text) {
         if (text[i] == '\\') ++i;
       continue;
     }
-    if (c == '(' || c == '[' || c == '{') ++depth;
-    else if (c == ')' || c == ']' || c == '}') --depth;
+    if (c == '(' || c == '[' || c == '{')
+      ++depth;
+    else if (c == ')' || c == ']' || c == '}')
+      --depth;
     else if (c == ',' && depth == 0) {
       auto a = trim(text.substr(start, i - start));
       if (!a.empty()) out.emplace_back(a);
@@ -83,7 +85,8 @@ Result<std::vector<std::pair<std::string, std::string>>> parseShapesComment(std:
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& a : splitItems(text)) {
     size_t eq = a.find('=');
-    if (eq == std::string::npos) return Error::invalid("'# kernlens: shapes' expects name=(d0,d1,...), got '" + a + "'");
+    if (eq == std::string::npos)
+      return Error::invalid("'# kernlens: shapes' expects name=(d0,d1,...), got '" + a + "'");
     std::string name(trim(std::string_view(a).substr(0, eq)));
     std::string shape(trim(std::string_view(a).substr(eq + 1)));
     if (!isIdentifier(name)) return Error::invalid("'# kernlens: shapes': bad name '" + name + "'");
@@ -91,10 +94,14 @@ Result<std::vector<std::pair<std::string, std::string>>> parseShapesComment(std:
     bool digit = false;
     for (size_t i = 1; ok && i + 1 < shape.size(); ++i) {
       char c = shape[i];
-      if (std::isdigit(static_cast<unsigned char>(c))) digit = true;
-      else if (c != ',' && c != ' ') ok = false;
+      if (std::isdigit(static_cast<unsigned char>(c)))
+        digit = true;
+      else if (c != ',' && c != ' ')
+        ok = false;
     }
-    if (!ok || !digit) return Error::invalid("'# kernlens: shapes': " + name + " needs a tuple of integers like (8,128,512), got '" + shape + "'");
+    if (!ok || !digit)
+      return Error::invalid("'# kernlens: shapes': " + name + " needs a tuple of integers like (8,128,512), got '" +
+                            shape + "'");
     out.emplace_back(name, shape);
   }
   if (out.empty()) return Error::invalid("'# kernlens: shapes' names no input");
@@ -108,7 +115,8 @@ Result<Harness> generateHarness(WorkspaceIndex& index, const HarnessRequest& req
   int32_t fi = m.findFunction(req.qualName);
   if (fi == kNone) return Error::notFound(req.path + ": no function " + req.qualName);
   const auto& fn = m.functions[fi];
-  if (fn.parent != kNone) return Error::unsupported("cannot synthesise inputs: " + req.qualName + " is a nested function");
+  if (fn.parent != kNone)
+    return Error::unsupported("cannot synthesise inputs: " + req.qualName + " is a nested function");
   if (fn.klass != kNone && m.classes[fn.klass].klass != kNone)
     return Error::unsupported("cannot synthesise inputs: " + req.qualName + " is a method of a nested class");
 
@@ -164,9 +172,11 @@ Result<Harness> generateHarness(WorkspaceIndex& index, const HarnessRequest& req
   if (!missing.empty()) {
     std::string names;
     for (const auto& n : missing) names += (names.empty() ? "" : ", ") + n;
-    return Error::unsupported("cannot synthesise inputs for " + req.qualName + ": no shape, value or default for " + names +
-                              " (add `# kernlens: shapes " + missing[0] + "=(8,128,512)` above the def, or "
-                              "`# kernlens: args " + missing[0] + "=...`)");
+    return Error::unsupported("cannot synthesise inputs for " + req.qualName + ": no shape, value or default for " +
+                              names + " (add `# kernlens: shapes " + missing[0] +
+                              "=(8,128,512)` above the def, or "
+                              "`# kernlens: args " +
+                              missing[0] + "=...`)");
   }
 
   // The object for a method.
@@ -191,7 +201,8 @@ Result<Harness> generateHarness(WorkspaceIndex& index, const HarnessRequest& req
         auto ips = ifn.parameters;
         if (!ips.empty()) ips.erase(ips.begin());
         std::vector<std::pair<std::string, std::string>> iargs;
-        for (auto where : {std::make_pair(ifn.lines.first, ifn.defLine), std::make_pair(cls.lines.first, cls.classLine)}) {
+        for (auto where :
+             {std::make_pair(ifn.lines.first, ifn.defLine), std::make_pair(cls.lines.first, cls.classLine)}) {
           if (auto c = directive(**f, where.first, where.second, "args")) {
             auto a = parseArgsComment(*c);
             if (!a) return a.error();
@@ -214,8 +225,8 @@ Result<Harness> generateHarness(WorkspaceIndex& index, const HarnessRequest& req
           std::string names;
           for (const auto& n : imissing) names += (names.empty() ? "" : ", ") + n;
           return Error::unsupported("cannot build " + cls.qualName + ": __init__ needs " + names +
-                                    " (no default); add `# kernlens: args " + imissing[0] +
-                                    "=...` above `class " + cls.name + "` or set a harness factory (module:function)");
+                                    " (no default); add `# kernlens: args " + imissing[0] + "=...` above `class " +
+                                    cls.name + "` or set a harness factory (module:function)");
         }
       }
       build = "obj = mod." + cls.qualName + "(" + ctorArgs + ")";

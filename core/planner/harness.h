@@ -24,18 +24,18 @@ namespace kl::planner {
 
 struct HarnessRequest {
   std::filesystem::path workspace;
-  std::string path;       // workspace-relative file of the focus function
-  std::string qualName;   // "f", "Class.method" (nested functions are refused)
-  std::string factory;    // "module:function" or ""
+  std::string path;      // workspace-relative file of the focus function
+  std::string qualName;  // "f", "Class.method" (nested functions are refused)
+  std::string factory;   // "module:function" or ""
   int warmup = 1;
   int iterations = 3;
 };
 
 struct Harness {
-  std::string script;               // Python source
-  std::string module;               // dotted module imported
-  std::string sysPath;              // directory put first on sys.path
-  std::vector<std::string> notes;   // how each input was synthesised
+  std::string script;              // Python source
+  std::string module;              // dotted module imported
+  std::string sysPath;             // directory put first on sys.path
+  std::vector<std::string> notes;  // how each input was synthesised
 };
 
 Result<Harness> generateHarness(WorkspaceIndex& index, const HarnessRequest& req);

@@ -60,8 +60,12 @@ namespace {
 class Loop {
  public:
   Loop(const LoopConfig& cfg, const ExecutorFactory& make, const LoopCallbacks& cb, const CancellationToken& cancel)
-      : cfg_(cfg), make_(make), cb_(cb), cancel_(cancel),
-        index_(cfg.workspace, {cfg.cwd.empty() ? cfg.workspace : cfg.cwd}), plan_(index_) {}
+      : cfg_(cfg),
+        make_(make),
+        cb_(cb),
+        cancel_(cancel),
+        index_(cfg.workspace, {cfg.cwd.empty() ? cfg.workspace : cfg.cwd}),
+        plan_(index_) {}
 
   Result<LoopResult> run();
 
@@ -77,7 +81,8 @@ class Loop {
   /// loop's own Unplaced notes, worded per plan node).
   void addRunnerNotes(const RoundOutcome& out) {
     for (const auto& note : out.notes)
-      if (note.rfind("not wrapped:", 0) != 0 && std::find(res_.notes.begin(), res_.notes.end(), note) == res_.notes.end())
+      if (note.rfind("not wrapped:", 0) != 0 &&
+          std::find(res_.notes.begin(), res_.notes.end(), note) == res_.notes.end())
         res_.notes.push_back(note);
   }
   static RoundLog roundLog(int index, size_t ranges, const attribution::RangeTable& t, const RoundOutcome& out) {
@@ -139,8 +144,8 @@ class Loop {
   bool harnessTried_ = false;
   bool baselineMeasured_ = false;
   bool stopped_ = false;
-  std::set<int> eagerSkipped_;   // nodes not expanded eagerly because the push budget was spent
-  bool widenedAhead_ = false;    // the observed callers were wrapped in round 0
+  std::set<int> eagerSkipped_;  // nodes not expanded eagerly because the push budget was spent
+  bool widenedAhead_ = false;   // the observed callers were wrapped in round 0
   /// What buildLines() concluded per range (atomic reason, note), for RoundExecutor::annotate.
   std::vector<store::RangeVerdict> verdicts_;
 };
@@ -285,8 +290,7 @@ Loop::AtomicWhy Loop::atomicReason(int id) {
       if (k.state == NodeState::Unplaced)
         return {"unfollowed", focus + " ran beneath it but could not be wrapped (" + k.reason + ")", focus};
     }
-    if (!found)
-      return {"unfollowed", focus + " ran beneath it but was not wrapped", focus};
+    if (!found) return {"unfollowed", focus + " ran beneath it but was not wrapped", focus};
   }
   for (const auto& u : c.unfollowed) {
     std::string where = u.path + ":" + std::to_string(u.line) + " " + u.qualName;
@@ -308,7 +312,8 @@ Result<void> Loop::planRoundZero() {
     if (!file) return Error::invalid(f.path + ": " + file.error().message);
     if ((*file)->hasErrors()) return Error::invalid(f.path + ": has syntax errors; fix them before profiling");
     auto fn = plan_.resolver().findFunction(f.path, f.qualName);
-    if (!fn) return Error::notFound(f.path + ": no function '" + f.qualName + "' (use its qualified name, e.g. Class.method)");
+    if (!fn)
+      return Error::notFound(f.path + ": no function '" + f.qualName + "' (use its qualified name, e.g. Class.method)");
     auto id = plan_.addFunction(*fn, Origin::Focus, -1, 0);
     if (!id) return id.error();
     roots_.push_back(*id);
@@ -323,7 +328,8 @@ Result<void> Loop::planRoundZero() {
     auto file = index_.file(f.path);
     if (!file) return Error::invalid(f.path + ": " + file.error().message);
     if (f.lastLine > (*file)->lines().lineCount())
-      return Error::invalid("the region: " + f.path + " has only " + std::to_string((*file)->lines().lineCount()) + " lines");
+      return Error::invalid("the region: " + f.path + " has only " + std::to_string((*file)->lines().lineCount()) +
+                            " lines");
     // A `def` line in the region means its function: its body is wrapped (the def statement
     // itself only runs once, when the module or class is created, and launches nothing).
     const auto& m = (*file)->model();
@@ -344,9 +350,8 @@ Result<void> Loop::planRoundZero() {
     for (const auto& s : m.statements) {
       if (others) break;
       if (s.lines.first < region.first || s.lines.last > region.last || s.docstring) continue;
-      bool inDef = std::any_of(defSpans.begin(), defSpans.end(), [&](const LineSpan& d) {
-        return s.lines.first >= d.first && s.lines.last <= d.last;
-      });
+      bool inDef = std::any_of(defSpans.begin(), defSpans.end(),
+                               [&](const LineSpan& d) { return s.lines.first >= d.first && s.lines.last <= d.last; });
       others = !inDef;
     }
     if (others) {
@@ -360,7 +365,9 @@ Result<void> Loop::planRoundZero() {
     return {};
   }
   // --kernel alone: start from the entry script.
-  if (!entryPath_) return Error::invalid("a kernel pattern without a focus function needs an entry that runs a Python file of the workspace");
+  if (!entryPath_)
+    return Error::invalid(
+        "a kernel pattern without a focus function needs an entry that runs a Python file of the workspace");
   if (addEntryStage(0) == 0) return Error::invalid(*entryPath_ + ": no top-level statement to wrap");
   res_.focusPath = *entryPath_;
   return {};
@@ -386,8 +393,8 @@ int Loop::addEntryStage(int round) {
       size_t mark = plan_.nodes().size();
       plan_.expand(*id, round);
       for (size_t k = mark; k < plan_.nodes().size(); ++k)
-        if (plan_.node(static_cast<int>(k)).kind == NodeKind::Statements && plan_.node(static_cast<int>(k)).parent == *id &&
-            !plan_.node(static_cast<int>(k)).expanded)
+        if (plan_.node(static_cast<int>(k)).kind == NodeKind::Statements &&
+            plan_.node(static_cast<int>(k)).parent == *id && !plan_.node(static_cast<int>(k)).expanded)
           plan_.expand(static_cast<int>(k), round);
     }
   }
@@ -420,7 +427,8 @@ int Loop::addCallersStage(int round) {
         for (const auto& e : oc->edgesInto(code)) {
           if (!seen.insert(e.caller).second) continue;
           work.push_back(e.caller);
-          if (auto c = plan_.functionOfCode(e.caller); c && std::find(callers.begin(), callers.end(), *c) == callers.end())
+          if (auto c = plan_.functionOfCode(e.caller);
+              c && std::find(callers.begin(), callers.end(), *c) == callers.end())
             callers.push_back(*c);
         }
       }
@@ -520,8 +528,9 @@ void Loop::buildLines(const attribution::RangeTable& stats, bool widenedOut) {
       l.note = std::move(why.note);
       l.suggestFocus = std::move(why.focus);
     }
-    if (kernelRe_ && std::none_of(l.kernels.begin(), l.kernels.end(),
-                                  [&](const attribution::KernelStat& k) { return kernelMatches(kernelRe_, k.opName); })) {
+    if (kernelRe_ && std::none_of(l.kernels.begin(), l.kernels.end(), [&](const attribution::KernelStat& k) {
+          return kernelMatches(kernelRe_, k.opName);
+        })) {
       l.noMatchingKernel = true;
       l.note = "launches no kernel matching --kernel";
     }
@@ -535,8 +544,9 @@ void Loop::buildLines(const attribution::RangeTable& stats, bool widenedOut) {
   res_.unmapped.clear();
   res_.unmapped = stats.unmapped;
   if (widenedOut && !stats.unmapped.empty())
-    res_.notes.push_back("unmapped launches remain although the callers and the entry script were wrapped "
-                         "(import-time code, other processes or threads not started from workspace code)");
+    res_.notes.push_back(
+        "unmapped launches remain although the callers and the entry script were wrapped "
+        "(import-time code, other processes or threads not started from workspace code)");
 }
 
 Result<LoopResult> Loop::run() {
@@ -562,7 +572,8 @@ Result<LoopResult> Loop::run() {
   exec_ = std::move(*ex);
   res_.backend = exec_->backendName();
   if (cfg_.harness == HarnessMode::Always && cfg_.focus.kind == FocusKind::Function)
-    if (!switchToHarness("a harness was asked for")) return Error::invalid(res_.notes.empty() ? "harness failed" : res_.notes.back());
+    if (!switchToHarness("a harness was asked for"))
+      return Error::invalid(res_.notes.empty() ? "harness failed" : res_.notes.back());
 
   if (cfg_.strategy == Strategy::Lines) return runLines();
 
@@ -718,18 +729,21 @@ Result<LoopResult> Loop::run() {
     // Widening: kernels launched outside every managed range.
     int64_t outside = 0;
     for (const auto& u : stats->unmapped)
-      if (u.reason == attribution::UnmappedReason::OutsideRanges && kernelMatches(kernelRe_, u.name)) outside += u.launches;
+      if (u.reason == attribution::UnmappedReason::OutsideRanges && kernelMatches(kernelRe_, u.name))
+        outside += u.launches;
     if (outside > 0 && widenStage < 2) {
       int added = 0;
       if (widenStage == 0) {
         widenStage = 1;
         added = addCallersStage(round + 1);
-        if (added > 0) rl.notes.push_back(std::to_string(outside) + " launches outside every range: wrapped the callers");
+        if (added > 0)
+          rl.notes.push_back(std::to_string(outside) + " launches outside every range: wrapped the callers");
       }
       if (added == 0 && widenStage == 1) {
         widenStage = 2;
         added = addEntryStage(round + 1);
-        if (added > 0) rl.notes.push_back(std::to_string(outside) + " launches outside every range: wrapped the entry script");
+        if (added > 0)
+          rl.notes.push_back(std::to_string(outside) + " launches outside every range: wrapped the entry script");
       }
       if (added > 0) changed = true;
     }
@@ -779,12 +793,13 @@ Result<LoopResult> Loop::run() {
   }
   if (res_.stopReason == StopReason::Converged) {
     res_.why = "every attributed launch lies in a leaf range with at most one launch per invocation (" +
-               std::to_string(counted - atomicLines) + " lines) or in an atomic line (" +
-               std::to_string(atomicLines) + ")";
+               std::to_string(counted - atomicLines) + " lines) or in an atomic line (" + std::to_string(atomicLines) +
+               ")";
     if (unmatched > 0)
       res_.why += "; " + std::to_string(unmatched) + " lines launch no kernel matching --kernel (not counted)";
     if (outsideLaunches > 0)
-      res_.why += "; " + std::to_string(outsideLaunches) + " launches stayed outside every wrapped range (see unmapped)";
+      res_.why +=
+          "; " + std::to_string(outsideLaunches) + " launches stayed outside every wrapped range (see unmapped)";
   } else if (res_.stopReason == StopReason::RoundBudget) {
     size_t pending = 0;
     for (const auto& n : plan_.nodes()) pending += n.state == NodeState::Refining || n.state == NodeState::Pending;
@@ -799,12 +814,12 @@ Result<LoopResult> Loop::runLines() {
   std::vector<FunctionRef> fns;
   for (int id : roots_) {
     const auto& n = plan_.node(id);
-    if (n.kind == NodeKind::FunctionBody) fns.push_back(FunctionRef{n.path, n.qualName, n.defLine});
+    if (n.kind == NodeKind::FunctionBody)
+      fns.push_back(FunctionRef{n.path, n.qualName, n.defLine});
     else if (!n.function.empty())
       if (auto fn = plan_.resolver().findFunction(n.path, n.function)) fns.push_back(*fn);
   }
-  if (fns.empty())
-    return Error::invalid("the line strategy needs a focus function (or a region inside a function)");
+  if (fns.empty()) return Error::invalid("the line strategy needs a focus function (or a region inside a function)");
   auto traced = reachableFunctions(plan_.resolver(), fns, cfg_.lineDepth);
   fs::path dir = exec_->runDir();
   if (dir.empty()) dir = cfg_.workspace / ".kernlens";
@@ -812,7 +827,9 @@ Result<LoopResult> Loop::runLines() {
   fs::create_directories(dir, ec);
   fs::path spec = dir / "line_ranges.json";
   if (auto w = writeLineSpec(index_, traced, spec); !w) return w.error();
-  if (cb_.onRound) cb_.onRound(LoopProgress{0, 1, traced.size(), "line strategy: tracing " + std::to_string(traced.size()) + " functions"});
+  if (cb_.onRound)
+    cb_.onRound(
+        LoopProgress{0, 1, traced.size(), "line strategy: tracing " + std::to_string(traced.size()) + " functions"});
   RoundRequest req{0, {}, spec};
   req.autogradRanges = autogradRanges();
   auto out = exec_->run(req, cancel_);
@@ -830,11 +847,13 @@ Result<LoopResult> Loop::runLines() {
   if (!stats) return stats.error();
   res_.lines = lineResultsFromLineRanges(index_, *stats);
   res_.rangesInserted = stats->ranges.size();
-  res_.pushesPerLaunch = stats->totalOps ? static_cast<double>(stats->invocations) / static_cast<double>(stats->totalOps) : 0;
+  res_.pushesPerLaunch =
+      stats->totalOps ? static_cast<double>(stats->invocations) / static_cast<double>(stats->totalOps) : 0;
   addRunnerNotes(*out);
   res_.roundLog.push_back(roundLog(0, stats->ranges.size(), *stats, *out));
   res_.unmapped = stats->unmapped;
-  if (auto b = measureBaseline(1); !b) return b.error();
+  if (auto b = measureBaseline(1); !b)
+    return b.error();
   else if (!*b) {
     stop(StopReason::Cancelled, "cancelled during the baseline run");
     return res_;

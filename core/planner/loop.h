@@ -35,25 +35,25 @@ enum class HarnessMode { Off, Auto, Always };
 
 struct Focus {
   FocusKind kind = FocusKind::Function;
-  std::string path;          // workspace-relative (Function / Lines; Kernel: optional start function)
-  std::string qualName;      // Function (and optionally Kernel)
-  uint32_t firstLine = 0;    // Lines: 1-based inclusive
+  std::string path;        // workspace-relative (Function / Lines; Kernel: optional start function)
+  std::string qualName;    // Function (and optionally Kernel)
+  uint32_t firstLine = 0;  // Lines: 1-based inclusive
   uint32_t lastLine = 0;
-  std::string kernelPattern; // Kernel
+  std::string kernelPattern;  // Kernel
 };
 
 struct LoopConfig {
-  std::filesystem::path workspace;      // absolute root
-  std::filesystem::path cwd;            // where the entry runs (default: workspace)
-  std::string entry;                    // the user's command line
+  std::filesystem::path workspace;  // absolute root
+  std::filesystem::path cwd;        // where the entry runs (default: workspace)
+  std::string entry;                // the user's command line
   Focus focus;
   Strategy strategy = Strategy::Edits;
-  int maxRounds = 8;                    // edit strategy: instrumented rounds at most
+  int maxRounds = 8;  // edit strategy: instrumented rounds at most
   Policy policy;
-  bool measureBaseline = true;          // one uninstrumented run for the wall-time overhead
+  bool measureBaseline = true;  // one uninstrumented run for the wall-time overhead
   HarnessMode harness = HarnessMode::Off;
-  std::string harnessFactory;           // "module:function" building the object (settings)
-  int lineDepth = 8;                    // line strategy: call depth of reachable functions traced
+  std::string harnessFactory;  // "module:function" building the object (settings)
+  int lineDepth = 8;           // line strategy: call depth of reachable functions traced
   /// Edit strategy: one uninstrumented discovery pass first (its timings are not reported) that
   /// records which workspace functions ran from which line; the loop then follows the calls that
   /// actually ran and places ranges several levels deep at once (observed_calls.h).
@@ -72,13 +72,13 @@ const char* stopReasonName(StopReason r);
 
 struct RoundLog {
   int index = 0;
-  size_t ranges = 0;           // ranges wrapped in the round
-  int64_t pushes = 0;          // kl: range invocations
-  int64_t launches = 0;        // GPU ops
+  size_t ranges = 0;     // ranges wrapped in the round
+  int64_t pushes = 0;    // kl: range invocations
+  int64_t launches = 0;  // GPU ops
   int64_t wallMs = 0;
   int refined = 0, resolved = 0, atomic = 0, idle = 0, refused = 0;
-  std::vector<std::string> notes;  // the runner's notes on the round, then the loop's
-  std::string dir;                 // the round's folder ("" when none)
+  std::vector<std::string> notes;     // the runner's notes on the round, then the loop's
+  std::string dir;                    // the round's folder ("" when none)
   std::vector<std::string> profiles;  // the profile files read
   std::string profilerVersion, gpu;   // as the profile says ("" when unknown / none captured)
 };
@@ -86,40 +86,40 @@ struct RoundLog {
 struct LoopResult {
   bool converged = false;
   StopReason stopReason = StopReason::RoundBudget;
-  std::string why;             // one sentence: what made it stop
-  int rounds = 0;              // instrumented rounds run
+  std::string why;  // one sentence: what made it stop
+  int rounds = 0;   // instrumented rounds run
   std::string backend;
   bool emulated = false;
   Strategy strategy = Strategy::Edits;
-  std::vector<LineResult> lines;          // sorted by (path, line)
+  std::vector<LineResult> lines;                     // sorted by (path, line)
   std::vector<attribution::UnmappedEntry> unmapped;  // by GPU time, descending
   std::vector<RoundLog> roundLog;
-  std::vector<std::string> refusals;      // ranges refused for the budget, with the reason
-  std::vector<std::string> notes;         // widening, harness, unplaced ranges, ...
-  int64_t baselineWallMs = -1;            // -1: not measured
-  int64_t discoveryWallMs = -1;           // -1: no discovery pass
-  size_t observedFunctions = 0;           // workspace code objects the discovery pass saw run
+  std::vector<std::string> refusals;  // ranges refused for the budget, with the reason
+  std::vector<std::string> notes;     // widening, harness, unplaced ranges, ...
+  int64_t baselineWallMs = -1;        // -1: not measured
+  int64_t discoveryWallMs = -1;       // -1: no discovery pass
+  size_t observedFunctions = 0;       // workspace code objects the discovery pass saw run
   int64_t lastWallMs = 0;
-  size_t rangesInserted = 0;              // distinct ranges wrapped over all rounds
-  double pushesPerLaunch = 0;             // of the last round
-  std::string focusPath, focusFunction;   // what the text view shows
+  size_t rangesInserted = 0;                       // distinct ranges wrapped over all rounds
+  double pushesPerLaunch = 0;                      // of the last round
+  std::string focusPath, focusFunction;            // what the text view shows
   uint32_t focusFirstLine = 0, focusLastLine = 0;  // 1-based, 0 = whole file / function
-  std::string entry;                      // the entry actually run (the harness when generated)
+  std::string entry;                               // the entry actually run (the harness when generated)
 };
 
 struct LoopProgress {
-  int round = 0;               // 0-based; -1 for the baseline run
+  int round = 0;  // 0-based; -1 for the baseline run
   int maxRounds = 0;
   size_t ranges = 0;
-  std::string message;         // "round 2/8: 14 ranges"
+  std::string message;  // "round 2/8: 14 ranges"
 };
 
 struct LoopCallbacks {
-  std::function<void(const LoopProgress&)> onRound;     // before each run
+  std::function<void(const LoopProgress&)> onRound;  // before each run
   /// After a round's results are recorded (RoundExecutor::record): a front end may read them
   /// from the store and show them while the loop goes on. Called on the loop's thread.
   std::function<void(int round)> onRecorded;
-  std::function<void(std::string_view)> log;            // decisions, one line each
+  std::function<void(std::string_view)> log;  // decisions, one line each
 };
 
 /// Makes the executor for an entry command (the harness switches entries).

@@ -142,8 +142,8 @@ bool ObservedCalls::anyLineRan(int32_t id, uint32_t first, uint32_t last) const 
 
 uint64_t ObservedCalls::maxLineHits(int32_t id, uint32_t first, uint32_t last) const {
   uint64_t best = 0;
-  for (auto it = lines_.lower_bound({id, first}); it != lines_.end() && it->first.first == id && it->first.second <= last;
-       ++it)
+  for (auto it = lines_.lower_bound({id, first});
+       it != lines_.end() && it->first.first == id && it->first.second <= last; ++it)
     best = std::max(best, it->second);
   return best;
 }

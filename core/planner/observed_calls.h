@@ -21,10 +21,10 @@ namespace kl::planner {
 
 /// One workspace code object that ran: a function, a lambda, a class body or a module.
 struct ObservedCode {
-  std::string path;       // workspace-relative
-  uint32_t firstLine = 0; // co_firstlineno (the first decorator's line for a decorated def)
-  std::string qualName;   // co_qualname: "GPT.forward", "Block.__init__.<locals>.<lambda>", "<module>"
-  uint64_t calls = 0;     // frames entered (generators: every resumption)
+  std::string path;        // workspace-relative
+  uint32_t firstLine = 0;  // co_firstlineno (the first decorator's line for a decorated def)
+  std::string qualName;    // co_qualname: "GPT.forward", "Block.__init__.<locals>.<lambda>", "<module>"
+  uint64_t calls = 0;      // frames entered (generators: every resumption)
   bool isLambda() const { return qualName.size() >= 8 && qualName.compare(qualName.size() - 8, 8, "<lambda>") == 0; }
   bool isModule() const { return qualName == "<module>"; }
 };
@@ -72,7 +72,7 @@ class ObservedCalls {
  private:
   std::optional<uint64_t> backwardCalls_;
   std::vector<ObservedCode> codes_;
-  std::vector<ObservedEdge> edges_;                       // sorted by (caller, line, callee)
+  std::vector<ObservedEdge> edges_;  // sorted by (caller, line, callee)
   std::map<std::pair<int32_t, uint32_t>, uint64_t> lines_;
   std::map<std::pair<std::string, std::string>, std::vector<int32_t>> byName_;
 };

@@ -146,8 +146,9 @@ Result<int> Plan::addRegion(const std::string& path, LineSpan lines, Origin orig
   o.relPath = path;
   std::vector<nvtx::RangeRequest> req{nvtx::RangeRequest::statements(lines.first, lines.last)};
   auto inst = nvtx::instrument(**f, req, o);
-  if (!inst) return Error::invalid(path + ":" + std::to_string(lines.first + 1) + "-" +
-                                   std::to_string(lines.last + 1) + ": " + inst.error().message);
+  if (!inst)
+    return Error::invalid(path + ":" + std::to_string(lines.first + 1) + "-" + std::to_string(lines.last + 1) + ": " +
+                          inst.error().message);
   LineSpan snapped = inst->ranges.at(0).original;
   auto id = addStatements(path, snapped, origin, -1, round);
   if (!id) return id;
@@ -164,8 +165,8 @@ Children Plan::children(int id) {
   if (!f) return out;
   const Module& m = (*f)->model();
   nvtx::PlacedRange pr;
-  pr.kind = n.kind == NodeKind::FunctionBody ? nvtx::RangeRequest::Kind::FunctionBody
-                                             : nvtx::RangeRequest::Kind::Statements;
+  pr.kind =
+      n.kind == NodeKind::FunctionBody ? nvtx::RangeRequest::Kind::FunctionBody : nvtx::RangeRequest::Kind::Statements;
   pr.original = n.lines;
   pr.qualName = n.qualName;
   pr.defLine = n.defLine;
@@ -232,9 +233,8 @@ void Plan::observedCallees(const PlanNode& n, const std::vector<LineSpan>& exclu
   std::vector<int32_t> work;
   for (int32_t code : observedCodes(n))
     for (const auto& e : observed_->edgesFrom(code, n.lines.first + 1, n.lines.last + 1)) {
-      bool inChild = std::any_of(excluded.begin(), excluded.end(), [&](const LineSpan& s) {
-        return e.line >= s.first + 1 && e.line <= s.last + 1;
-      });
+      bool inChild = std::any_of(excluded.begin(), excluded.end(),
+                                 [&](const LineSpan& s) { return e.line >= s.first + 1 && e.line <= s.last + 1; });
       if (!inChild) work.push_back(e.callee);
     }
   std::vector<bool> seen(observed_->codes().size(), false);

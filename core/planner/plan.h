@@ -39,19 +39,19 @@ const char* originName(Origin o);
 
 struct PlanNode {
   int id = 0;
-  std::string path;           // workspace-relative
+  std::string path;  // workspace-relative
   NodeKind kind = NodeKind::Statements;
-  python::LineSpan lines;     // 0-based original lines: the statements, or the whole def for a body
-  std::string qualName;       // FunctionBody: the function
-  uint32_t defLine = 0;       // FunctionBody: line of `def`
-  std::string function;       // enclosing function qualname ("" = module level)
-  int parent = -1;            // the node whose refinement added it
-  int round = 0;              // round it was added for
+  python::LineSpan lines;  // 0-based original lines: the statements, or the whole def for a body
+  std::string qualName;    // FunctionBody: the function
+  uint32_t defLine = 0;    // FunctionBody: line of `def`
+  std::string function;    // enclosing function qualname ("" = module level)
+  int parent = -1;         // the node whose refinement added it
+  int round = 0;           // round it was added for
   Origin origin = Origin::Child;
   NodeState state = NodeState::Pending;
-  std::string reason;         // for Atomic / Idle / Refused / Unplaced / OutOfFocus
-  bool expanded = false;      // children were added (or found to be none)
-  std::string rangeName;      // kl: name as placed in the latest round ("" when not placed)
+  std::string reason;     // for Atomic / Idle / Refused / Unplaced / OutOfFocus
+  bool expanded = false;  // children were added (or found to be none)
+  std::string rangeName;  // kl: name as placed in the latest round ("" when not placed)
   /// Label for the range name: the statement's first line with '{' '}' made '?' (torch's
   /// nvtx.range() calls str.format on the name) — set by the plan, never empty for statements.
   std::string label;
@@ -65,11 +65,11 @@ struct PlanNode {
 
 /// A workspace function that ran beneath a line (call discovery) but cannot be wrapped.
 struct UnfollowedCall {
-  std::string path;        // workspace-relative
-  uint32_t line = 0;       // 1-based first line of the code object
-  std::string qualName;    // "Block.__init__.<locals>.<lambda>"
-  std::string why;         // "a lambda: source edits cannot wrap it", ...
-  bool noSource = false;   // its source is not readable (compiled, generated, deleted)
+  std::string path;       // workspace-relative
+  uint32_t line = 0;      // 1-based first line of the code object
+  std::string qualName;   // "Block.__init__.<locals>.<lambda>"
+  std::string why;        // "a lambda: source edits cannot wrap it", ...
+  bool noSource = false;  // its source is not readable (compiled, generated, deleted)
 };
 
 /// What refining a node would wrap.
@@ -95,8 +95,7 @@ class Plan {
   /// does not exist.
   Result<int> addFunction(const FunctionRef& fn, Origin origin, int parent, int round);
   /// A run of statements (0-based lines, resolved as the annotation engine does). Deduplicated.
-  Result<int> addStatements(const std::string& path, python::LineSpan lines, Origin origin, int parent,
-                            int round);
+  Result<int> addStatements(const std::string& path, python::LineSpan lines, Origin origin, int parent, int round);
   /// The region [first, last] (0-based) and each logical line in it.
   Result<int> addRegion(const std::string& path, python::LineSpan lines, Origin origin, int round);
 

@@ -47,8 +47,7 @@ CheckedRequest checkRequest(const ProfileRequest& req) {
   if (req.run.entry.empty()) return refuse(RequestField::Entry, "the command that runs the program is missing");
   c.entry = req.run.entry;
 
-  if (!req.function.empty() && req.lines)
-    return refuse(RequestField::Lines, "give a function or lines, not both");
+  if (!req.function.empty() && req.lines) return refuse(RequestField::Lines, "give a function or lines, not both");
   if (req.lines && !req.kernelPattern.empty())
     return refuse(RequestField::KernelPattern, "combines with a function, not with lines");
   if ((!req.function.empty() || req.lines) && req.file.empty())
@@ -61,7 +60,8 @@ CheckedRequest checkRequest(const ProfileRequest& req) {
     fs::path abs = req.file.is_absolute() ? req.file : c.workspace / req.file;
     if (!fs::is_regular_file(abs, ec)) return refuse(RequestField::File, req.file.string() + ": no such file");
     auto rel = nvtx::relativeToWorkspace(c.workspace, abs);
-    if (!rel) return refuse(RequestField::File, req.file.string() + ": not inside the workspace " + c.workspace.string());
+    if (!rel)
+      return refuse(RequestField::File, req.file.string() + ": not inside the workspace " + c.workspace.string());
     c.focus.path = *rel;
   }
   if (req.lines) {
@@ -127,7 +127,9 @@ Result<LoopResult> runProfile(const ProfileRequest& req, const ProfileHooks& hoo
   };
   auto res = runLoop(cfg, make, hooks.loop, cancel);
   for (auto& e : executors)
-    e->finish(res && res->stopReason == StopReason::Cancelled ? store::cancelledStatus(cancel) : res ? "ok" : "failed",
+    e->finish(res && res->stopReason == StopReason::Cancelled ? store::cancelledStatus(cancel)
+              : res                                           ? "ok"
+                                                              : "failed",
               res ? "" : res.error().message);
   return res;
 }

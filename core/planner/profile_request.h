@@ -34,7 +34,7 @@ struct ProfileRequest {
   /// The focus: a function of `file`, or `lines` of `file`, and/or a kernel pattern.
   std::filesystem::path file;       // absolute, or relative to run.workspace; empty = none
   std::string function;             // qualified name in `file` ("Net.forward"); empty = none
-  std::optional<FocusLines> lines;    // instead of `function`: these lines of `file`
+  std::optional<FocusLines> lines;  // instead of `function`: these lines of `file`
   std::string kernelPattern;        // ECMAScript regex; only ranges launching a match are refined
   Strategy strategy = Strategy::Edits;
   HarnessMode harness = HarnessMode::Off;
@@ -50,8 +50,18 @@ struct ProfileRequest {
 /// The request field a refusal is about; front ends name it in their own terms (a flag, a setting,
 /// the editor's selection).
 enum class RequestField {
-  Workspace, Entry, Cwd, File, Function, Lines, KernelPattern, Harness, HarnessFactory, Rounds,
-  MaxPushesPerLaunch, MaxWallOverhead
+  Workspace,
+  Entry,
+  Cwd,
+  File,
+  Function,
+  Lines,
+  KernelPattern,
+  Harness,
+  HarnessFactory,
+  Rounds,
+  MaxPushesPerLaunch,
+  MaxWallOverhead
 };
 /// "workspace", "entry", "cwd", "file", "function", "lines", "kernel_pattern", "harness",
 /// "harness_factory", "rounds", "max_pushes_per_launch", "max_wall_overhead".
@@ -76,9 +86,9 @@ CheckedRequest checkRequest(const ProfileRequest& req);
 
 /// What a front end hears while the loop runs (all optional; called on the running thread).
 struct ProfileHooks {
-  LoopCallbacks loop;               // per round (progress) and per decision (log)
-  runner::ProgressFn progress;      // within a round (phases of the run)
-  runner::OutputFn output;          // the profiled program's stdout/stderr lines
+  LoopCallbacks loop;           // per round (progress) and per decision (log)
+  runner::ProgressFn progress;  // within a round (phases of the run)
+  runner::OutputFn output;      // the profiled program's stdout/stderr lines
 };
 
 /// Runs the loop for `req`, recording rounds in the store when req.store; the executors' store

@@ -55,7 +55,8 @@ std::map<std::string, KernelOrigin> parseInductorOutputCode(std::string_view tex
   bool havePending = false;
   for (auto line : splitLines(text)) {
     auto t = trim(line);
-    for (std::string_view tag : {std::string_view("# Topologically Sorted Source Nodes:"), std::string_view("# Source Nodes:")}) {
+    for (std::string_view tag :
+         {std::string_view("# Topologically Sorted Source Nodes:"), std::string_view("# Source Nodes:")}) {
       if (t.substr(0, tag.size()) == tag) {
         pending = KernelOrigin{};
         pending.sourceNodes = bracketList(t, tag.size());
@@ -98,8 +99,10 @@ std::map<std::string, NodeLocation> parseFxGraphLocations(std::string_view text)
       uint32_t ln = 0;
       bool ok = colon + 1 < loc.size();
       for (char c : loc.substr(colon + 1)) {
-        if (c < '0' || c > '9') ok = false;
-        else ln = ln * 10 + static_cast<uint32_t>(c - '0');
+        if (c < '0' || c > '9')
+          ok = false;
+        else
+          ln = ln * 10 + static_cast<uint32_t>(c - '0');
       }
       if (!ok || ln == 0) continue;
       cur = NodeLocation{};

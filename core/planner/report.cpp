@@ -14,9 +14,12 @@ namespace kl::planner {
 
 std::string formatNs(int64_t ns) {
   char buf[48];
-  if (ns >= 1000000) std::snprintf(buf, sizeof buf, "%.2f ms", static_cast<double>(ns) / 1e6);
-  else if (ns >= 1000) std::snprintf(buf, sizeof buf, "%.1f us", static_cast<double>(ns) / 1e3);
-  else std::snprintf(buf, sizeof buf, "%lld ns", static_cast<long long>(ns));
+  if (ns >= 1000000)
+    std::snprintf(buf, sizeof buf, "%.2f ms", static_cast<double>(ns) / 1e6);
+  else if (ns >= 1000)
+    std::snprintf(buf, sizeof buf, "%.1f us", static_cast<double>(ns) / 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%lld ns", static_cast<long long>(ns));
   return buf;
 }
 
@@ -53,19 +56,27 @@ std::string renderJson(const LoopResult& r) {
     w.field("function", l.function);
     w.key("gpu_ns").value(static_cast<long long>(l.gpuNs));
     w.key("backward_gpu_ns").value(static_cast<long long>(l.backwardNs));
-    if (std::string kinds = stepKinds(l); kinds.empty()) w.key("step_kind").null();
-    else w.field("step_kind", kinds);
+    if (std::string kinds = stepKinds(l); kinds.empty())
+      w.key("step_kind").null();
+    else
+      w.field("step_kind", kinds);
     w.key("launches").value(static_cast<long long>(l.ops));
     w.field("invocations", l.invocations);
     w.field("atomic", l.atomic);
-    if (l.atomicReason.empty()) w.key("atomic_reason").null();
-    else w.field("atomic_reason", l.atomicReason);
+    if (l.atomicReason.empty())
+      w.key("atomic_reason").null();
+    else
+      w.field("atomic_reason", l.atomicReason);
     // --kernel: the line launched none of the matching kernels (shown, left out of the counts).
     w.field("no_matching_kernel", l.noMatchingKernel);
-    if (l.note.empty()) w.key("note").null();
-    else w.field("note", l.note);
-    if (l.suggestFocus.empty()) w.key("suggest_focus").null();
-    else w.field("suggest_focus", l.suggestFocus);
+    if (l.note.empty())
+      w.key("note").null();
+    else
+      w.field("note", l.note);
+    if (l.suggestFocus.empty())
+      w.key("suggest_focus").null();
+    else
+      w.field("suggest_focus", l.suggestFocus);
     w.key("kernels").beginArray();
     for (const auto& k : l.kernels) {
       w.beginObject();
@@ -152,8 +163,8 @@ std::string shortKernel(const std::string& name, size_t max = 60) {
 
 /// "variant x3 (2 kernels): cunn_SoftMaxForward" — the kernels not shared by every variant.
 std::string variantText(const LineResult& l, const attribution::KernelSet& v) {
-  std::string out = "variant x" + std::to_string(v.invocations) + " (" + std::to_string(v.kernels.size()) +
-                    " kernel" + (v.kernels.size() == 1 ? "" : "s") + "):";
+  std::string out = "variant x" + std::to_string(v.invocations) + " (" + std::to_string(v.kernels.size()) + " kernel" +
+                    (v.kernels.size() == 1 ? "" : "s") + "):";
   size_t shown = 0;
   for (const auto& k : v.kernels) {
     bool common = std::all_of(l.variants.begin(), l.variants.end(), [&](const attribution::KernelSet& o) {
@@ -194,7 +205,10 @@ std::string annotation(const LineResult& l, int maxKernels) {
       a += ", +" + std::to_string(l.kernels.size() - shown) + " more";
       break;
     }
-    a += (shown ? ", " : "") + std::string(k.pass == attribution::Pass::Backward ? "bwd:" : k.pass == attribution::Pass::Recompute ? "recompute:" : "") +
+    a += (shown ? ", " : "") +
+         std::string(k.pass == attribution::Pass::Backward    ? "bwd:"
+                     : k.pass == attribution::Pass::Recompute ? "recompute:"
+                                                              : "") +
          shortKernel(k.opName) + (k.launches > 1 ? " x" + std::to_string(k.launches) : "");
     ++shown;
   }
@@ -206,8 +220,8 @@ std::string annotation(const LineResult& l, int maxKernels) {
 std::string renderText(const LoopResult& r, WorkspaceIndex& index, const TextOptions& opts) {
   std::ostringstream os;
   const char* label = r.emulated ? "  [EMULATED: kernels and times modelled on CPU, not measured]" : "";
-  os << "kernlens profile: " << (r.converged ? "converged" : "NOT converged") << " (" << stopReasonName(r.stopReason) << ") after "
-     << r.rounds << " round" << (r.rounds == 1 ? "" : "s") << ", backend " << r.backend << label << "\n";
+  os << "kernlens profile: " << (r.converged ? "converged" : "NOT converged") << " (" << stopReasonName(r.stopReason)
+     << ") after " << r.rounds << " round" << (r.rounds == 1 ? "" : "s") << ", backend " << r.backend << label << "\n";
   if (!r.why.empty()) os << "  why: " << r.why << "\n";
   int64_t total = 0;
   for (const auto& l : r.lines) addTo(total, l.gpuNs);
@@ -228,7 +242,8 @@ std::string renderText(const LoopResult& r, WorkspaceIndex& index, const TextOpt
         at[r.lines[i].line + 1].push_back(i);
     os << "== " << path << (title.empty() ? "" : "  (" + title + ")") << (r.emulated ? "  [EMULATED]" : "") << "\n";
     for (uint32_t line = from; line <= to; ++line) {
-      std::string src(std::string_view(text).substr(li.lineStart(line - 1), li.lineEnd(line - 1, text) - li.lineStart(line - 1)));
+      std::string src(
+          std::string_view(text).substr(li.lineStart(line - 1), li.lineEnd(line - 1, text) - li.lineStart(line - 1)));
       os << (line < 10 ? "   " : line < 100 ? "  " : line < 1000 ? " " : "") << line << " | " << src;
       auto it = at.find(line);
       if (it != at.end()) {
@@ -262,13 +277,15 @@ std::string renderText(const LoopResult& r, WorkspaceIndex& index, const TextOpt
         if (auto f = index.file(file); f && l.line < (*f)->lines().lineCount()) {
           const auto& t = (*f)->text();
           const auto& li = (*f)->lines();
-          src = std::string(std::string_view(t).substr(li.lineStart(l.line), li.lineEnd(l.line, t) - li.lineStart(l.line)));
+          src = std::string(
+              std::string_view(t).substr(li.lineStart(l.line), li.lineEnd(l.line, t) - li.lineStart(l.line)));
           size_t s = src.find_first_not_of(" \t");
           src = s == std::string::npos ? "" : src.substr(s);
           if (src.size() > 60) src = src.substr(0, 57) + "...";
         }
-        os << "  " << l.line + 1 << (l.lastLine > l.line ? "-" + std::to_string(l.lastLine + 1) : "") << "  " << src << "    # "
-           << annotation(l, opts.maxKernelsPerLine) << (l.function.empty() ? "" : "  [" + l.function + "]") << "\n";
+        os << "  " << l.line + 1 << (l.lastLine > l.line ? "-" + std::to_string(l.lastLine + 1) : "") << "  " << src
+           << "    # " << annotation(l, opts.maxKernelsPerLine) << (l.function.empty() ? "" : "  [" + l.function + "]")
+           << "\n";
         for (const auto& v : l.variants) os << "        " << variantText(l, v) << "\n";
       }
       os << "\n";
@@ -277,7 +294,8 @@ std::string renderText(const LoopResult& r, WorkspaceIndex& index, const TextOpt
   if (!r.unmapped.empty()) {
     os << "unmapped (not launched inside any wrapped range):\n";
     for (const auto& u : r.unmapped)
-      os << "  " << shortKernel(u.name) << "  x" << u.launches << "  " << formatNs(u.gpuNs) << "  (" << attribution::unmappedReasonName(u.reason) << ")\n";
+      os << "  " << shortKernel(u.name) << "  x" << u.launches << "  " << formatNs(u.gpuNs) << "  ("
+         << attribution::unmappedReasonName(u.reason) << ")\n";
     os << "\n";
   }
   os << "overhead: " << r.rangesInserted << " ranges inserted, " << [&] {
@@ -287,8 +305,8 @@ std::string renderText(const LoopResult& r, WorkspaceIndex& index, const TextOpt
   }() << " NVTX pushes per launch";
   if (r.baselineWallMs > 0) {
     char b[64];
-    std::snprintf(b, sizeof b, ", wall %lld ms vs %lld ms uninstrumented (%+.0f%%)", static_cast<long long>(r.lastWallMs),
-                  static_cast<long long>(r.baselineWallMs),
+    std::snprintf(b, sizeof b, ", wall %lld ms vs %lld ms uninstrumented (%+.0f%%)",
+                  static_cast<long long>(r.lastWallMs), static_cast<long long>(r.baselineWallMs),
                   (static_cast<double>(r.lastWallMs) / static_cast<double>(r.baselineWallMs) - 1.0) * 100.0);
     os << b;
   }

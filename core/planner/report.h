@@ -23,7 +23,7 @@ std::string renderJson(const LoopResult& r);
 
 struct TextOptions {
   int maxKernelsPerLine = 4;
-  bool allFiles = true;   // after the focus source, the other files' lines (callees, callers)
+  bool allFiles = true;  // after the focus source, the other files' lines (callees, callers)
 };
 
 /// The focus source annotated with per-line GPU time and kernels, then the other mapped lines,

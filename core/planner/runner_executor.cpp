@@ -65,8 +65,7 @@ Result<RoundOutcome> RunnerExecutor::run(const RoundRequest& req, const Cancella
 
 Result<void> RunnerExecutor::record(const RoundRequest& req, const attribution::RangeTable& table,
                                     const CancellationToken& cancel) {
-  if (!pending_ || pending_->index != req.index)
-    return Error::internal("record() without a matching run()");
+  if (!pending_ || pending_->index != req.index) return Error::internal("record() without a matching run()");
   if (auto a = pending_->attach(table, cancel); !a) return a.error();
   if (store_) {
     auto rid = store_->writeRound(run_->id, pending_->record());

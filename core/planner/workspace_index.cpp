@@ -98,7 +98,7 @@ std::optional<std::string> WorkspaceIndex::moduleFile(std::string_view dotted, c
 }
 
 std::optional<std::pair<std::string, std::string>> WorkspaceIndex::splitImport(std::string_view target,
-                                                                                const std::string& fromPath) {
+                                                                               const std::string& fromPath) {
   // Try the longest module prefix first: "a.b.C" -> module "a.b", attribute "C".
   std::string t(target);
   std::string rest;

@@ -59,8 +59,7 @@ class WorkspaceIndex {
 
   /// Splits an import target ("tinyformer.TinyFormer", ".block.Block") into the longest prefix
   /// that is a workspace module and the remaining attribute chain ("TinyFormer").
-  std::optional<std::pair<std::string, std::string>> splitImport(std::string_view target,
-                                                                 const std::string& fromPath);
+  std::optional<std::pair<std::string, std::string>> splitImport(std::string_view target, const std::string& fromPath);
 
   /// Workspace-relative path of an absolute or root-relative path; Error when outside the root.
   Result<std::string> relative(const std::filesystem::path& p) const;

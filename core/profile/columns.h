@@ -64,8 +64,10 @@ struct SpecOf<Sparse<M>> {
 
 template <auto A, auto B>
 constexpr bool sameMember() {
-  if constexpr (std::is_same_v<decltype(A), decltype(B)>) return A == B;
-  else return false;
+  if constexpr (std::is_same_v<decltype(A), decltype(B)>)
+    return A == B;
+  else
+    return false;
 }
 
 /// Number of fields of an aggregate (brace-initialisable with that many values).
@@ -81,8 +83,10 @@ struct Bracable<T, std::index_sequence<I...>> {
 };
 template <typename T, size_t N = 0>
 constexpr size_t fieldCount() {
-  if constexpr (Bracable<T, std::make_index_sequence<N + 1>>::value) return fieldCount<T, N + 1>();
-  else return N;
+  if constexpr (Bracable<T, std::make_index_sequence<N + 1>>::value)
+    return fieldCount<T, N + 1>();
+  else
+    return N;
 }
 
 /// Storage of one column.
@@ -92,14 +96,16 @@ struct Store {
   static constexpr bool sparse = SpecOf<Spec>::sparse;
   using T = typename MemberOf<member>::Type;
   using S = std::conditional_t<std::is_same_v<T, bool>, uint8_t, T>;  // no std::vector<bool>
-  std::vector<S> v;  // sparse: empty while every row is default (on == false)
+  std::vector<S> v;   // sparse: empty while every row is default (on == false)
   bool on = !sparse;  // values stored (a sparse column: since some row held a non-default value)
 
   static T dflt() { return Row{}.*member; }
   bool stored() const { return on; }
   T get(size_t i) const {
-    if constexpr (sparse) return on ? static_cast<T>(v[i]) : dflt();
-    else return static_cast<T>(v[i]);
+    if constexpr (sparse)
+      return on ? static_cast<T>(v[i]) : dflt();
+    else
+      return static_cast<T>(v[i]);
   }
   void push(const T& x, size_t rows, size_t reserveHint) {
     if constexpr (sparse) {
@@ -143,9 +149,11 @@ class Columns {
   template <auto M, size_t I = 0>
   static constexpr size_t indexOf() {
     static_assert(I < sizeof...(Specs), "no column for this member");
-    if constexpr (columns_detail::sameMember<columns_detail::SpecOf<std::tuple_element_t<I, std::tuple<Specs...>>>::member, M>())
+    if constexpr (columns_detail::sameMember<
+                      columns_detail::SpecOf<std::tuple_element_t<I, std::tuple<Specs...>>>::member, M>())
       return I;
-    else return indexOf<M, I + 1>();
+    else
+      return indexOf<M, I + 1>();
   }
   template <auto M>
   using StoreOf = std::tuple_element_t<indexOf<M>(), std::tuple<columns_detail::Store<Row, Specs>...>>;
@@ -170,12 +178,32 @@ class Columns {
     };
     Arrow operator->() const { return {(*t_)[i_]}; }
     Row operator[](difference_type n) const { return (*t_)[i_ + static_cast<size_t>(n)]; }
-    const_iterator& operator++() { ++i_; return *this; }
-    const_iterator operator++(int) { auto c = *this; ++i_; return c; }
-    const_iterator& operator--() { --i_; return *this; }
-    const_iterator operator--(int) { auto c = *this; --i_; return c; }
-    const_iterator& operator+=(difference_type n) { i_ += static_cast<size_t>(n); return *this; }
-    const_iterator& operator-=(difference_type n) { i_ -= static_cast<size_t>(n); return *this; }
+    const_iterator& operator++() {
+      ++i_;
+      return *this;
+    }
+    const_iterator operator++(int) {
+      auto c = *this;
+      ++i_;
+      return c;
+    }
+    const_iterator& operator--() {
+      --i_;
+      return *this;
+    }
+    const_iterator operator--(int) {
+      auto c = *this;
+      --i_;
+      return c;
+    }
+    const_iterator& operator+=(difference_type n) {
+      i_ += static_cast<size_t>(n);
+      return *this;
+    }
+    const_iterator& operator-=(difference_type n) {
+      i_ -= static_cast<size_t>(n);
+      return *this;
+    }
     friend const_iterator operator+(const_iterator a, difference_type n) { return a += n; }
     friend const_iterator operator+(difference_type n, const_iterator a) { return a += n; }
     friend const_iterator operator-(const_iterator a, difference_type n) { return a -= n; }
@@ -236,7 +264,9 @@ class Columns {
 
   /// One field of row i.
   template <auto M>
-  auto get(size_t i) const { return std::get<indexOf<M>()>(stores_).get(i); }
+  auto get(size_t i) const {
+    return std::get<indexOf<M>()>(stores_).get(i);
+  }
   /// Sets one field of row i.
   template <auto M>
   void put(size_t i, const typename columns_detail::MemberOf<M>::Type& x) {
@@ -259,7 +289,9 @@ class Columns {
   }
   /// Whether column M holds values (always for Dense; for Sparse: some row is not default).
   template <auto M>
-  bool stored() const { return std::get<indexOf<M>()>(stores_).stored(); }
+  bool stored() const {
+    return std::get<indexOf<M>()>(stores_).stored();
+  }
 
   /// Capacity for n rows in every stored column (and for sparse columns once they are stored).
   void reserve(size_t n) {

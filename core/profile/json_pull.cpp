@@ -1,10 +1,10 @@
 #include "core/profile/json_pull.h"
 
-#include "core/support/utf8.h"
-
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+
+#include "core/support/utf8.h"
 
 namespace kl::profile {
 
@@ -186,8 +186,10 @@ JsonPull::Tok JsonPull::lexNumber() {
   while (true) {
     while (i < end_) {
       char c = buf_[i];
-      if ((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E') ++i;
-      else break;
+      if ((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E')
+        ++i;
+      else
+        break;
     }
     if (i < end_ || eof_) break;
     if (i - pos_ > 4096) return fail("number too long");
@@ -288,12 +290,18 @@ JsonPull::Tok JsonPull::next() {
           text_ = {};
           return last_ = obj ? Tok::ObjBegin : Tok::ArrBegin;
         }
-        if (c == '"') t = lexString(false);
-        else if (c == '-' || (c >= '0' && c <= '9')) t = lexNumber();
-        else if (c == 't') t = lexLiteral("true", Tok::True);
-        else if (c == 'f') t = lexLiteral("false", Tok::False);
-        else if (c == 'n') t = lexLiteral("null", Tok::Null);
-        else return fail("unexpected character");
+        if (c == '"')
+          t = lexString(false);
+        else if (c == '-' || (c >= '0' && c <= '9'))
+          t = lexNumber();
+        else if (c == 't')
+          t = lexLiteral("true", Tok::True);
+        else if (c == 'f')
+          t = lexLiteral("false", Tok::False);
+        else if (c == 'n')
+          t = lexLiteral("null", Tok::Null);
+        else
+          return fail("unexpected character");
         if (t == Tok::Error) return t;
         afterValue();
         return last_ = t;

@@ -33,8 +33,8 @@ class JsonPull {
   bool skip(Tok first);
   /// Convenience: true if the current token begins a value (not a closing/key/end/error).
   static bool isValueStart(Tok t) {
-    return t == Tok::ObjBegin || t == Tok::ArrBegin || t == Tok::String || t == Tok::Number ||
-           t == Tok::True || t == Tok::False || t == Tok::Null;
+    return t == Tok::ObjBegin || t == Tok::ArrBegin || t == Tok::String || t == Tok::Number || t == Tok::True ||
+           t == Tok::False || t == Tok::Null;
   }
   /// Current nesting depth (0 at top level).
   size_t depth() const { return stack_.size(); }

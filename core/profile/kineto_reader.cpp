@@ -196,12 +196,18 @@ class KinetoReader {
         std::string key(p_.text());
         Tok v = p_.next();
         auto num = intOf(v, p_.text());
-        if (key == "id" && num) g.deviceId = static_cast<int32_t>(*num);
-        else if (key == "name" && v == Tok::String) g.name = m_.strings.intern(p_.text());
-        else if (key == "totalGlobalMem" && num) g.memoryBytes = *num;
-        else if (key == "computeMajor" && num) g.computeMajor = static_cast<int32_t>(*num);
-        else if (key == "computeMinor" && num) g.computeMinor = static_cast<int32_t>(*num);
-        else if (key == "numSms" && num) g.smCount = static_cast<int32_t>(*num);
+        if (key == "id" && num)
+          g.deviceId = static_cast<int32_t>(*num);
+        else if (key == "name" && v == Tok::String)
+          g.name = m_.strings.intern(p_.text());
+        else if (key == "totalGlobalMem" && num)
+          g.memoryBytes = *num;
+        else if (key == "computeMajor" && num)
+          g.computeMajor = static_cast<int32_t>(*num);
+        else if (key == "computeMinor" && num)
+          g.computeMinor = static_cast<int32_t>(*num);
+        else if (key == "numSms" && num)
+          g.smCount = static_cast<int32_t>(*num);
         if (!p_.skip(v)) return fail(p_.error());
       }
       if (g.deviceId >= 0) m_.gpus.push_back(g);
@@ -215,31 +221,81 @@ class KinetoReader {
       if (t != Tok::Key) return fail(p_.error());
       std::string_view k = p_.text();
       // Keys are compared before next() invalidates the view.
-      enum { None, Corr, Dev, Stream, Ctx, PyId, PyParent, Bytes, Regs, Smem, Grid, Block, Name, Stack, Dims, Types, Concrete, InN, OutN, Group, Coll, DType, Pg, Seq, FwdTid } which = None;
-      if (k == "correlation") which = Corr;
-      else if (k == "device") which = Dev;
-      else if (k == "stream") which = Stream;
-      else if (k == "context") which = Ctx;
-      else if (k == "Python id") which = PyId;
-      else if (k == "Python parent id") which = PyParent;
-      else if (k == "bytes") which = Bytes;
-      else if (k == "registers per thread") which = Regs;
-      else if (k == "shared memory") which = Smem;
-      else if (k == "grid") which = Grid;
-      else if (k == "block") which = Block;
-      else if (k == "name" || k == "labels") which = Name;
-      else if (k == "Call stack") which = Stack;
-      else if (k == "Input Dims") which = Dims;
-      else if (k == "Input type") which = Types;
-      else if (k == "Concrete Inputs") which = Concrete;
-      else if (k == "In msg nelems") which = InN;
-      else if (k == "Out msg nelems") which = OutN;
-      else if (k == "Group size") which = Group;
-      else if (k == "Collective name") which = Coll;
-      else if (k == "dtype") which = DType;
-      else if (k == "Process Group Name") which = Pg;
-      else if (k == "Sequence number") which = Seq;
-      else if (k == "Fwd thread id") which = FwdTid;
+      enum {
+        None,
+        Corr,
+        Dev,
+        Stream,
+        Ctx,
+        PyId,
+        PyParent,
+        Bytes,
+        Regs,
+        Smem,
+        Grid,
+        Block,
+        Name,
+        Stack,
+        Dims,
+        Types,
+        Concrete,
+        InN,
+        OutN,
+        Group,
+        Coll,
+        DType,
+        Pg,
+        Seq,
+        FwdTid
+      } which = None;
+      if (k == "correlation")
+        which = Corr;
+      else if (k == "device")
+        which = Dev;
+      else if (k == "stream")
+        which = Stream;
+      else if (k == "context")
+        which = Ctx;
+      else if (k == "Python id")
+        which = PyId;
+      else if (k == "Python parent id")
+        which = PyParent;
+      else if (k == "bytes")
+        which = Bytes;
+      else if (k == "registers per thread")
+        which = Regs;
+      else if (k == "shared memory")
+        which = Smem;
+      else if (k == "grid")
+        which = Grid;
+      else if (k == "block")
+        which = Block;
+      else if (k == "name" || k == "labels")
+        which = Name;
+      else if (k == "Call stack")
+        which = Stack;
+      else if (k == "Input Dims")
+        which = Dims;
+      else if (k == "Input type")
+        which = Types;
+      else if (k == "Concrete Inputs")
+        which = Concrete;
+      else if (k == "In msg nelems")
+        which = InN;
+      else if (k == "Out msg nelems")
+        which = OutN;
+      else if (k == "Group size")
+        which = Group;
+      else if (k == "Collective name")
+        which = Coll;
+      else if (k == "dtype")
+        which = DType;
+      else if (k == "Process Group Name")
+        which = Pg;
+      else if (k == "Sequence number")
+        which = Seq;
+      else if (k == "Fwd thread id")
+        which = FwdTid;
       Tok v = p_.next();
       if (v == Tok::Error) return fail(p_.error());
       switch (which) {
@@ -279,7 +335,13 @@ class KinetoReader {
         case Concrete: {
           std::string& dst = which == Dims ? e.inputDims : which == Types ? e.inputTypes : e.concreteInputs;
           if (v != Tok::ArrBegin) break;
-          if (!compactArray(dst)) return fail(p_.error().empty() ? "bad '" + std::string(which == Dims ? "Input Dims" : which == Types ? "Input type" : "Concrete Inputs") + "'" : p_.error());
+          if (!compactArray(dst))
+            return fail(p_.error().empty() ? "bad '" +
+                                                 std::string(which == Dims    ? "Input Dims"
+                                                             : which == Types ? "Input type"
+                                                                              : "Concrete Inputs") +
+                                                 "'"
+                                           : p_.error());
           continue;
         }
         case InN: e.inNelems = intOf(v, p_.text()); break;
@@ -363,26 +425,39 @@ class KinetoReader {
         if (k != Tok::Key) return fail(p_.error());
         std::string_view key = p_.text();
         enum { None, Ph, Cat, Name, Pid, Tid, Ts, Dur, Args, Id } which = None;
-        if (key == "ph") which = Ph;
-        else if (key == "cat") which = Cat;
-        else if (key == "name") which = Name;
-        else if (key == "pid") which = Pid;
-        else if (key == "tid") which = Tid;
-        else if (key == "ts") which = Ts;
-        else if (key == "dur") which = Dur;
-        else if (key == "args") which = Args;
-        else if (key == "id") which = Id;
+        if (key == "ph")
+          which = Ph;
+        else if (key == "cat")
+          which = Cat;
+        else if (key == "name")
+          which = Name;
+        else if (key == "pid")
+          which = Pid;
+        else if (key == "tid")
+          which = Tid;
+        else if (key == "ts")
+          which = Ts;
+        else if (key == "dur")
+          which = Dur;
+        else if (key == "args")
+          which = Args;
+        else if (key == "id")
+          which = Id;
         Tok v = p_.next();
         if (v == Tok::Error) return fail(p_.error());
         switch (which) {
-          case Ph: if (v == Tok::String) e.ph = std::string(p_.text()); break;
+          case Ph:
+            if (v == Tok::String) e.ph = std::string(p_.text());
+            break;
           case Cat:
             if (v == Tok::String) {
               e.cat = lower(p_.text());
               catRaw_ = p_.text() == "Operator";  // the 2021 capitalised category
             }
             break;
-          case Name: if (v == Tok::String) e.name = std::string(p_.text()); break;
+          case Name:
+            if (v == Tok::String) e.name = std::string(p_.text());
+            break;
           case Pid:
             e.pid = intOf(v, p_.text());
             if (!e.pid && v == Tok::String) e.pidText = std::string(p_.text());
@@ -456,8 +531,10 @@ class KinetoReader {
   void handle(const Event& e, bool operator2021) {
     if (e.ph == "M") {
       if (!e.pid || e.argName.empty()) return;
-      if (e.name == "process_name") procNames_[*e.pid] = m_.strings.intern(e.argName);
-      else if (e.name == "thread_name" && e.tid) threadNames_[{*e.pid, *e.tid}] = m_.strings.intern(e.argName);
+      if (e.name == "process_name")
+        procNames_[*e.pid] = m_.strings.intern(e.argName);
+      else if (e.name == "thread_name" && e.tid)
+        threadNames_[{*e.pid, *e.tid}] = m_.strings.intern(e.argName);
       return;
     }
     if ((e.ph == "s" || e.ph == "f") && e.cat == "fwdbwd") {
@@ -473,7 +550,8 @@ class KinetoReader {
     if (!why && !e.hasTs) why = "no ts";
     int64_t start = e.ts, end = 0;
     if (!why && __builtin_add_overflow(e.ts, e.dur, &end)) why = "a time beyond 2^61 ns";
-    if (!why) why = badInterval(start, end, gpu || c.find("runtime") != std::string::npos ? kMaxIntervalNs : kMaxTimestampNs);
+    if (!why)
+      why = badInterval(start, end, gpu || c.find("runtime") != std::string::npos ? kMaxIntervalNs : kMaxTimestampNs);
     if (why) {
       m_.meta.skippedRows.add("trace event '" + e.name.substr(0, 60) + "'", why);
       return;
@@ -529,8 +607,8 @@ class KinetoReader {
     }
     // CPU-side events need a numeric pid and tid ("Spans"/"Traces" pseudo tracks are skipped).
     if (!e.pid || (!e.tid && c != "gpu_user_annotation")) return;
-    if (c == "cuda_runtime" || c == "cuda_driver" || c == "runtime" || c == "driver" ||
-        c == "hip_runtime" || c == "hip_driver") {
+    if (c == "cuda_runtime" || c == "cuda_driver" || c == "runtime" || c == "driver" || c == "hip_runtime" ||
+        c == "hip_driver") {
       ApiCall a;
       a.start = start;
       a.end = end;
@@ -654,7 +732,8 @@ class KinetoReader {
     meta.rankClockMethod.push_back("none: single file");
     bindFlows();
     for (auto [idx, parentId] : pendingParent_)
-      if (auto it = pyIdx_.find(parentId); it != pyIdx_.end() && it->second != idx) m_.pyFrames.put<&PyFrame::parent>(idx, it->second);
+      if (auto it = pyIdx_.find(parentId); it != pyIdx_.end() && it->second != idx)
+        m_.pyFrames.put<&PyFrame::parent>(idx, it->second);
     // Names that arrived after the first use.
     for (auto& [pid, idx] : procIdx_)
       if (auto n = procNames_.find(pid); n != procNames_.end()) m_.processes[idx].name = n->second;
@@ -676,7 +755,8 @@ class KinetoReader {
     for (size_t i = 0; i < m_.gpuOps.size(); ++i) {
       int64_t corr = m_.gpuOps.get<&GpuOp::correlationId>(i);
       auto it = corr >= 0 ? corrProc.find(corr) : corrProc.end();
-      if (it != corrProc.end()) m_.gpuOps.put<&GpuOp::process>(i, it->second);
+      if (it != corrProc.end())
+        m_.gpuOps.put<&GpuOp::process>(i, it->second);
       else {
         if (mainProc == kNone) mainProc = process(0);
         m_.gpuOps.put<&GpuOp::process>(i, mainProc);

@@ -37,7 +37,7 @@ bool StringTable::find(std::string_view s, StrId& out) const {
 }
 
 std::string_view copyKindName(uint8_t k) {
-  static const char* names[] = {"unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD",
+  static const char* names[] = {"unknown", "HtoD", "DtoH", "HtoA", "AtoH",     "AtoA",     "AtoD",
                                 "DtoA",    "DtoD", "HtoH", "PtoP", "UVM HtoD", "UVM DtoH", "UVM DtoD"};
   return k < sizeof names / sizeof names[0] ? names[k] : "unknown";
 }
@@ -55,10 +55,14 @@ ApiRole classifyApi(std::string_view name) {
     if (digits) name = name.substr(0, u);
   }
   std::string_view base = name;
-  if (startsWith(base, "cuda")) base.remove_prefix(4);
-  else if (startsWith(base, "hip")) base.remove_prefix(3);
-  else if (startsWith(base, "cu")) base.remove_prefix(2);
-  else return ApiRole::Other;
+  if (startsWith(base, "cuda"))
+    base.remove_prefix(4);
+  else if (startsWith(base, "hip"))
+    base.remove_prefix(3);
+  else if (startsWith(base, "cu"))
+    base.remove_prefix(2);
+  else
+    return ApiRole::Other;
   if (startsWith(base, "GraphLaunch")) return ApiRole::GraphLaunch;
   if (startsWith(base, "Launch") || startsWith(base, "ExtLaunch") || startsWith(base, "ModuleLaunch") ||
       startsWith(base, "ExtModuleLaunch") || startsWith(base, "HccModuleLaunch"))

@@ -85,9 +85,7 @@ struct GlobalId {
   static uint32_t vmId(int64_t g) { return static_cast<uint32_t>((static_cast<uint64_t>(g) >> 48) & 0xFFu); }
   static uint32_t hwId(int64_t g) { return static_cast<uint32_t>((static_cast<uint64_t>(g) >> 56) & 0xFFu); }
   /// The globalPid of a globalTid: TID bits cleared.
-  static int64_t processOf(int64_t g) {
-    return static_cast<int64_t>(static_cast<uint64_t>(g) & ~uint64_t{0xFFFFFF});
-  }
+  static int64_t processOf(int64_t g) { return static_cast<int64_t>(static_cast<uint64_t>(g) & ~uint64_t{0xFFFFFF}); }
   static int64_t make(uint32_t hw, uint32_t vm, uint32_t pid, uint32_t tid) {
     return static_cast<int64_t>((uint64_t{hw & 0xFFu} << 56) | (uint64_t{vm & 0xFFu} << 48) |
                                 (uint64_t{pid & 0xFFFFFFu} << 24) | uint64_t{tid & 0xFFFFFFu});
@@ -104,20 +102,20 @@ struct Process {
 };
 
 struct Thread {
-  int64_t globalTid = 0;       // nsys packed id; Kineto: GlobalId::make(0,0,pid,tid)
-  uint32_t tid = 0;            // OS thread id (Kineto: the trace's tid, truncated to 24 bits)
-  uint32_t process = kNone;    // index into processes (always valid)
+  int64_t globalTid = 0;     // nsys packed id; Kineto: GlobalId::make(0,0,pid,tid)
+  uint32_t tid = 0;          // OS thread id (Kineto: the trace's tid, truncated to 24 bits)
+  uint32_t process = kNone;  // index into processes (always valid)
   StrId name = kEmptyStr;
 };
 
 struct Gpu {
-  int32_t deviceId = -1;        // nsys TARGET_INFO_GPU.id / Kineto device index; GpuOp::deviceId
+  int32_t deviceId = -1;  // nsys TARGET_INFO_GPU.id / Kineto device index; GpuOp::deviceId
   int32_t rank = 0;
-  StrId name = kEmptyStr;       // "NVIDIA H100 80GB HBM3"
-  int32_t smCount = 0;          // 0 = unknown
-  int64_t memoryBytes = 0;      // total global memory; 0 = unknown
+  StrId name = kEmptyStr;                      // "NVIDIA H100 80GB HBM3"
+  int32_t smCount = 0;                         // 0 = unknown
+  int64_t memoryBytes = 0;                     // total global memory; 0 = unknown
   int32_t computeMajor = 0, computeMinor = 0;  // 0 = unknown
-  int64_t clockRateHz = 0;      // SM clock; 0 = unknown
+  int64_t clockRateHz = 0;                     // SM clock; 0 = unknown
   StrId busLocation = kEmptyStr;
   StrId uuid = kEmptyStr;
 };
@@ -133,13 +131,13 @@ std::optional<GpuOpKind> gpuOpKindFromName(std::string_view name);
 
 /// One kernel / memcpy / memset execution on a GPU.
 struct GpuOp {
-  int64_t start = 0, end = 0;      // GPU execution interval, ns
-  int64_t correlationId = -1;      // -1 = none; unique only per (process, id)
-  StrId name = kEmptyStr;          // kernels: demangled (else short) name; memcpy "[CUDA memcpy HtoD]";
-                                   // memset "[CUDA memset]"; graph "[CUDA graph <graphId>]"
-  uint32_t process = kNone;        // launching process (nsys: the GPU row's globalPid)
-  uint32_t detail = kNone;         // index into kernels / memcpys / memsets by kind (kNone for Graph)
-  int64_t graphId = -1;            // CUDA graph id for graph nodes and Graph rows, else -1
+  int64_t start = 0, end = 0;  // GPU execution interval, ns
+  int64_t correlationId = -1;  // -1 = none; unique only per (process, id)
+  StrId name = kEmptyStr;      // kernels: demangled (else short) name; memcpy "[CUDA memcpy HtoD]";
+                               // memset "[CUDA memset]"; graph "[CUDA graph <graphId>]"
+  uint32_t process = kNone;    // launching process (nsys: the GPU row's globalPid)
+  uint32_t detail = kNone;     // index into kernels / memcpys / memsets by kind (kNone for Graph)
+  int64_t graphId = -1;        // CUDA graph id for graph nodes and Graph rows, else -1
   int32_t deviceId = -1;
   int32_t rank = 0;
   uint32_t contextId = 0;
@@ -165,17 +163,17 @@ struct KernelDetail {
 /// What the trace records about one NCCL kernel's collective (Kineto kernel args "Collective
 /// name", "In msg nelems", "Out msg nelems", "Group size", "dtype", "Process Group Name").
 struct CollectiveDetail {
-  StrId name = kEmptyStr;          // "allreduce", "_allgather_base", ...
+  StrId name = kEmptyStr;                 // "allreduce", "_allgather_base", ...
   int64_t inNelems = -1, outNelems = -1;  // -1 = not recorded
-  int32_t groupSize = 0;           // 0 = not recorded
-  StrId dtype = kEmptyStr;         // "Float", "BFloat16", ...
-  StrId processGroup = kEmptyStr;  // process group name
+  int32_t groupSize = 0;                  // 0 = not recorded
+  StrId dtype = kEmptyStr;                // "Float", "BFloat16", ...
+  StrId processGroup = kEmptyStr;         // process group name
 };
 
 /// Memory kinds follow ENUM_CUDA_MEM_KIND (0 pageable, 1 pinned, 2 device, 3 array, 4 managed ...).
 struct MemcpyDetail {
   int64_t bytes = 0;
-  uint8_t copyKind = 0;  // ENUM_CUDA_MEMCPY_OPER: 1 HtoD, 2 DtoH, 8 DtoD, 10 PtoP, ... (0 unknown)
+  uint8_t copyKind = 0;                  // ENUM_CUDA_MEMCPY_OPER: 1 HtoD, 2 DtoH, 8 DtoD, 10 PtoP, ... (0 unknown)
   uint8_t srcKind = 255, dstKind = 255;  // 255 = unknown
 };
 
@@ -204,9 +202,9 @@ enum class ApiRole : uint8_t {
 /// A CUDA/HIP runtime or driver API call on a CPU thread.
 struct ApiCall {
   int64_t start = 0, end = 0;
-  int64_t correlationId = -1;   // -1 = none
-  StrId name = kEmptyStr;       // as recorded ("cudaLaunchKernel_v7000")
-  uint32_t thread = kNone;      // index into threads (always valid)
+  int64_t correlationId = -1;  // -1 = none
+  StrId name = kEmptyStr;      // as recorded ("cudaLaunchKernel_v7000")
+  uint32_t thread = kNone;     // index into threads (always valid)
   int32_t rank = 0;
   ApiLevel level = ApiLevel::Runtime;
   ApiRole role = ApiRole::Other;
@@ -228,17 +226,17 @@ const char* rangeKindName(RangeKind k);
 
 /// An annotation interval (NVTX range/mark, Kineto annotation or cpu_op).
 struct Range {
-  int64_t start = 0, end = 0;   // end == start for marks; open ranges end at Metadata::spanEnd
-  StrId text = kEmptyStr;       // nsys: COALESCE(StringIds.value for textId, text)
-  StrId domain = kEmptyStr;     // nsys: domain name from eventType 75 (empty = default domain)
-  StrId category = kEmptyStr;   // nsys: category name from eventType 33 ("" if unnamed/none)
-  uint32_t thread = kNone;      // starting thread (kNone only for GpuUserAnnotation)
-  uint32_t endThread = kNone;   // nsys endGlobalTid when it differs from the start thread
+  int64_t start = 0, end = 0;  // end == start for marks; open ranges end at Metadata::spanEnd
+  StrId text = kEmptyStr;      // nsys: COALESCE(StringIds.value for textId, text)
+  StrId domain = kEmptyStr;    // nsys: domain name from eventType 75 (empty = default domain)
+  StrId category = kEmptyStr;  // nsys: category name from eventType 33 ("" if unnamed/none)
+  uint32_t thread = kNone;     // starting thread (kNone only for GpuUserAnnotation)
+  uint32_t endThread = kNone;  // nsys endGlobalTid when it differs from the start thread
   int32_t rank = 0;
-  int32_t categoryId = 0;       // raw NVTX category number (0 = none)
-  int32_t domainId = 0;         // raw NVTX domain id (0 = default; named or not)
-  int32_t deviceId = -1;        // GpuUserAnnotation only
-  uint32_t streamId = 0;        // GpuUserAnnotation only
+  int32_t categoryId = 0;  // raw NVTX category number (0 = none)
+  int32_t domainId = 0;    // raw NVTX domain id (0 = default; named or not)
+  int32_t deviceId = -1;   // GpuUserAnnotation only
+  uint32_t streamId = 0;   // GpuUserAnnotation only
   /// Kineto cpu_op recorded with shapes: "<Input Dims>|<Input type>|<Concrete Inputs>", each a
   /// list with ';' between the op's inputs and ',' inside one input ("141,512;512,512|c10::BFloat16;
   /// c10::BFloat16|;"); kEmptyStr when not recorded. Parsed by analysis/flops.h.
@@ -250,7 +248,7 @@ struct Range {
   /// an autograd node and ends at that node's backward range; -1 = none.
   int64_t fwdbwdFlow = -1;
   RangeKind kind = RangeKind::NvtxPushPop;
-  bool open = false;            // never closed in the capture (nsys end NULL); end = spanEnd
+  bool open = false;  // never closed in the capture (nsys end NULL); end = spanEnd
   /// Recorded as an autograd backward node (Kineto: "Fwd thread id" > 0, or the end of a
   /// `fwdbwd` flow); nsys texts are classified by name instead.
   bool backwardNode = false;
@@ -261,13 +259,13 @@ struct Range {
 /// A Kineto python_function event: one Python frame active over [start, end] on a thread.
 struct PyFrame {
   int64_t start = 0, end = 0;
-  StrId file = kEmptyStr;       // "torch/nn/modules/module.py" (as recorded; may be empty)
-  StrId function = kEmptyStr;   // "forward", "<module>", or a C function name
-  StrId name = kEmptyStr;       // raw event name, e.g. "model.py(42): forward"
+  StrId file = kEmptyStr;      // "torch/nn/modules/module.py" (as recorded; may be empty)
+  StrId function = kEmptyStr;  // "forward", "<module>", or a C function name
+  StrId name = kEmptyStr;      // raw event name, e.g. "model.py(42): forward"
   uint32_t thread = kNone;
-  uint32_t parent = kNone;      // index of the parent frame (via "Python parent id"), kNone = root
-  int64_t pythonId = -1;        // args["Python id"]
-  int32_t line = 0;             // 0 = unknown
+  uint32_t parent = kNone;  // index of the parent frame (via "Python parent id"), kNone = root
+  int64_t pythonId = -1;    // args["Python id"]
+  int32_t line = 0;         // 0 = unknown
   int32_t rank = 0;
 };
 
@@ -278,8 +276,8 @@ const char* sourceFormatName(SourceFormat f);
 
 struct Metadata {
   SourceFormat format = SourceFormat::Nsys;
-  std::string toolVersion;      // nsys EXPORT_PRODUCT_VERSION ("2026.2.1.210") / Kineto schemaVersion
-  std::string schemaVersion;    // nsys EXPORT_SCHEMA_VERSION ("3.25.0"); Kineto: "" or traceName
+  std::string toolVersion;    // nsys EXPORT_PRODUCT_VERSION ("2026.2.1.210") / Kineto schemaVersion
+  std::string schemaVersion;  // nsys EXPORT_SCHEMA_VERSION ("3.25.0"); Kineto: "" or traceName
   /// Produced by kernlens' emulate backend: the product version (or a Kineto "kernlens_emulated"
   /// marker) contains "emulated". Every consumer that shows numbers must say so.
   bool emulated = false;
@@ -305,16 +303,15 @@ using GpuOpTable =
     Columns<GpuOp, Dense<&GpuOp::start>, Dense<&GpuOp::end>, Dense<&GpuOp::correlationId>, Dense<&GpuOp::name>,
             Dense<&GpuOp::process>, Sparse<&GpuOp::detail>, Sparse<&GpuOp::graphId>, Sparse<&GpuOp::deviceId>,
             Sparse<&GpuOp::rank>, Sparse<&GpuOp::contextId>, Sparse<&GpuOp::streamId>, Sparse<&GpuOp::kind>>;
-using ApiCallTable =
-    Columns<ApiCall, Dense<&ApiCall::start>, Dense<&ApiCall::end>, Dense<&ApiCall::correlationId>,
-            Sparse<&ApiCall::name>, Dense<&ApiCall::thread>, Sparse<&ApiCall::rank>, Sparse<&ApiCall::level>,
-            Sparse<&ApiCall::role>>;
+using ApiCallTable = Columns<ApiCall, Dense<&ApiCall::start>, Dense<&ApiCall::end>, Dense<&ApiCall::correlationId>,
+                             Sparse<&ApiCall::name>, Dense<&ApiCall::thread>, Sparse<&ApiCall::rank>,
+                             Sparse<&ApiCall::level>, Sparse<&ApiCall::role>>;
 using RangeTable =
     Columns<Range, Dense<&Range::start>, Dense<&Range::end>, Dense<&Range::text>, Sparse<&Range::domain>,
             Sparse<&Range::category>, Dense<&Range::thread>, Sparse<&Range::endThread>, Sparse<&Range::rank>,
-            Sparse<&Range::categoryId>, Sparse<&Range::domainId>, Sparse<&Range::deviceId>,
-            Sparse<&Range::streamId>, Sparse<&Range::kind>, Sparse<&Range::open>, Sparse<&Range::shapes>,
-            Sparse<&Range::seq>, Sparse<&Range::fwdbwdFlow>, Sparse<&Range::backwardNode>>;
+            Sparse<&Range::categoryId>, Sparse<&Range::domainId>, Sparse<&Range::deviceId>, Sparse<&Range::streamId>,
+            Sparse<&Range::kind>, Sparse<&Range::open>, Sparse<&Range::shapes>, Sparse<&Range::seq>,
+            Sparse<&Range::fwdbwdFlow>, Sparse<&Range::backwardNode>>;
 using PyFrameTable =
     Columns<PyFrame, Dense<&PyFrame::start>, Dense<&PyFrame::end>, Dense<&PyFrame::file>, Dense<&PyFrame::function>,
             Dense<&PyFrame::name>, Dense<&PyFrame::thread>, Sparse<&PyFrame::parent>, Sparse<&PyFrame::pythonId>,
@@ -334,12 +331,12 @@ struct ProfileModel {
   /// GpuOp::detail for Kind::Kernel. Empty when the reader was asked not to load kernel
   /// details (ReadOptions::kernelDetails = false): then every kernel's detail is kNone.
   std::vector<KernelDetail> kernels;
-  std::vector<MemcpyDetail> memcpys;   // GpuOp::detail for Kind::Memcpy
-  std::vector<MemsetDetail> memsets;   // GpuOp::detail for Kind::Memset
+  std::vector<MemcpyDetail> memcpys;          // GpuOp::detail for Kind::Memcpy
+  std::vector<MemsetDetail> memsets;          // GpuOp::detail for Kind::Memset
   std::vector<CollectiveDetail> collectives;  // KernelDetail::collective
 
   ApiCallTable apiCalls;
-  RangeTable ranges;                   // NVTX ranges + marks, Kineto annotations and cpu_ops
+  RangeTable ranges;  // NVTX ranges + marks, Kineto annotations and cpu_ops
   PyFrameTable pyFrames;
 
   std::string_view str(StrId id) const { return strings.str(id); }

@@ -93,20 +93,26 @@ class NsysReader {
   /// the order it meets them; the parent's adopt() turns both into the parent's ids exactly as
   /// a sequential read would have given them.
   NsysReader(Database& db, const NsysReader& parent, const std::atomic<bool>& stop)
-      : db_(db), name_(parent.name_), opts_(parent.opts_), b_(m_), denseIds_(&parent.dense_),
-        sparseIds_(&parent.sparse_), stop_(&stop), part_(true) {
+      : db_(db),
+        name_(parent.name_),
+        opts_(parent.opts_),
+        b_(m_),
+        denseIds_(&parent.dense_),
+        sparseIds_(&parent.sparse_),
+        stop_(&stop),
+        part_(true) {
     b_.threadNames = parent.b_.threadNames;
   }
 
   Result<ProfileModel> run() {
-    if (!db_.tableExists("StringIds"))
-      return fail("SQLite database but not an nsys export (no StringIds table)");
+    if (!db_.tableExists("StringIds")) return fail("SQLite database but not an nsys export (no StringIds table)");
     bool meta = db_.tableExists("META_DATA_EXPORT") || db_.tableExists("EXPORT_META_DATA");
-    bool activity = db_.tableExists("CUPTI_ACTIVITY_KIND_KERNEL") ||
-                    db_.tableExists("CUPTI_ACTIVITY_KIND_RUNTIME") || db_.tableExists("NVTX_EVENTS");
+    bool activity = db_.tableExists("CUPTI_ACTIVITY_KIND_KERNEL") || db_.tableExists("CUPTI_ACTIVITY_KIND_RUNTIME") ||
+                    db_.tableExists("NVTX_EVENTS");
     if (!meta && !activity)
-      return fail("SQLite database but not an nsys export (no META_DATA_EXPORT/EXPORT_META_DATA "
-                  "and no activity tables)");
+      return fail(
+          "SQLite database but not an nsys export (no META_DATA_EXPORT/EXPORT_META_DATA "
+          "and no activity tables)");
     m_.meta.format = SourceFormat::Nsys;
     m_.meta.files.push_back(name_);
     m_.meta.fileRanks.push_back(0);
@@ -155,8 +161,10 @@ class NsysReader {
         return r.error();
       }
     }
-    if (worker.joinable()) joinPart();
-    else readPart();
+    if (worker.joinable())
+      joinPart();
+    else
+      readPart();
     if (!partResult) return partResult.error();
     if (opts_.cancel.isCancelled()) return Error::cancelled();
     adopt(std::move(part));
@@ -247,8 +255,9 @@ class NsysReader {
   }
 
   Result<void> readMeta() {
-    const char* table = db_.tableExists("META_DATA_EXPORT") ? "META_DATA_EXPORT"
-                        : db_.tableExists("EXPORT_META_DATA") ? "EXPORT_META_DATA" : nullptr;
+    const char* table = db_.tableExists("META_DATA_EXPORT")   ? "META_DATA_EXPORT"
+                        : db_.tableExists("EXPORT_META_DATA") ? "EXPORT_META_DATA"
+                                                              : nullptr;
     if (!table) {
       m_.meta.warnings.push_back("no META_DATA_EXPORT / EXPORT_META_DATA table: version unknown");
       return {};
@@ -257,9 +266,12 @@ class NsysReader {
     std::string productName;
     auto r = each(table, st, [&](Statement& s) {
       auto k = s.text(0);
-      if (k == "EXPORT_PRODUCT_VERSION") m_.meta.toolVersion = std::string(s.text(1));
-      else if (k == "EXPORT_SCHEMA_VERSION") m_.meta.schemaVersion = std::string(s.text(1));
-      else if (k == "EXPORT_PRODUCT_NAME") productName = std::string(s.text(1));
+      if (k == "EXPORT_PRODUCT_VERSION")
+        m_.meta.toolVersion = std::string(s.text(1));
+      else if (k == "EXPORT_SCHEMA_VERSION")
+        m_.meta.schemaVersion = std::string(s.text(1));
+      else if (k == "EXPORT_PRODUCT_NAME")
+        productName = std::string(s.text(1));
     });
     if (!r) return r;
     m_.meta.emulated = icontains(m_.meta.toolVersion, "emulated") || icontains(productName, "emulated");
@@ -306,9 +318,8 @@ class NsysReader {
 
   Result<void> readGpus() {
     if (!db_.tableExists("TARGET_INFO_GPU")) return {};
-    auto st = select("TARGET_INFO_GPU",
-                            {"id", "name", "smCount", "totalMemory", "computeMajor", "computeMinor",
-                             "clockRate", "busLocation", "uuid"});
+    auto st = select("TARGET_INFO_GPU", {"id", "name", "smCount", "totalMemory", "computeMajor", "computeMinor",
+                                         "clockRate", "busLocation", "uuid"});
     return each("TARGET_INFO_GPU", st, [&](Statement& s) {
       Gpu g;
       g.deviceId = static_cast<int32_t>(i64(s, 0, -1));
@@ -381,16 +392,29 @@ class NsysReader {
     bool hasDemangled = hasColumn(db_, t, "demangledName");
     const bool detail = opts_.kernelDetails;
     // Without details only the columns naming the op are read (and graphId, a GpuOp field).
-    auto st = detail ? select(t,
-                                     {"start", "end", "deviceId", "contextId", "streamId", "correlationId",
-                                      "globalPid", hasDemangled ? "demangledName" : "name", "shortName",
-                                      "graphId", "mangledName", "gridX", "gridY", "gridZ", "blockX", "blockY",
-                                      "blockZ", "registersPerThread", "staticSharedMemory",
-                                      "dynamicSharedMemory", "graphNodeId"})
-                     : select(t,
-                                     {"start", "end", "deviceId", "contextId", "streamId", "correlationId",
-                                      "globalPid", hasDemangled ? "demangledName" : "name", "shortName",
-                                      "graphId"});
+    auto st = detail ? select(t, {"start",
+                                  "end",
+                                  "deviceId",
+                                  "contextId",
+                                  "streamId",
+                                  "correlationId",
+                                  "globalPid",
+                                  hasDemangled ? "demangledName" : "name",
+                                  "shortName",
+                                  "graphId",
+                                  "mangledName",
+                                  "gridX",
+                                  "gridY",
+                                  "gridZ",
+                                  "blockX",
+                                  "blockY",
+                                  "blockZ",
+                                  "registersPerThread",
+                                  "staticSharedMemory",
+                                  "dynamicSharedMemory",
+                                  "graphNodeId"})
+                     : select(t, {"start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid",
+                                  hasDemangled ? "demangledName" : "name", "shortName", "graphId"});
     size_t hint = rowsHint(t);
     m_.gpuOps.reserve(m_.gpuOps.size() + hint);
     if (detail) m_.kernels.reserve(m_.kernels.size() + hint);
@@ -404,7 +428,8 @@ class NsysReader {
       if (op.name == kEmptyStr) {
         // The name ids resolve to nothing (StringIds row missing): say so, never an empty name.
         int nameCol = !s.isNull(7) ? 7 : !s.isNull(8) ? 8 : -1;
-        std::string shown = nameCol >= 0 ? "<unknown name #" + std::to_string(s.int64(nameCol)) + ">" : "<unknown name>";
+        std::string shown =
+            nameCol >= 0 ? "<unknown name #" + std::to_string(s.int64(nameCol)) + ">" : "<unknown name>";
         op.name = shortName = demangled = m_.strings.intern(shown);
         ++unknownKernelNames_;
       }
@@ -431,12 +456,10 @@ class NsysReader {
   Result<void> readMemcpy() {
     const char* t = "CUPTI_ACTIVITY_KIND_MEMCPY";
     if (!db_.tableExists(t)) return {};
-    auto st = select(t,
-                            {"start", "end", "deviceId", "contextId", "streamId", "correlationId",
-                             "globalPid", "bytes", "copyKind", "srcKind", "dstKind"});
+    auto st = select(t, {"start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid", "bytes",
+                         "copyKind", "srcKind", "dstKind"});
     StrId names[14];
-    for (uint8_t k = 0; k < 14; ++k)
-      names[k] = m_.strings.intern("[CUDA memcpy " + std::string(copyKindName(k)) + "]");
+    for (uint8_t k = 0; k < 14; ++k) names[k] = m_.strings.intern("[CUDA memcpy " + std::string(copyKindName(k)) + "]");
     return each(t, st, [&](Statement& s) {
       GpuOp op;
       if (!fillCommon(op, s, t)) return;
@@ -457,9 +480,8 @@ class NsysReader {
   Result<void> readMemset() {
     const char* t = "CUPTI_ACTIVITY_KIND_MEMSET";
     if (!db_.tableExists(t)) return {};
-    auto st = select(t,
-                            {"start", "end", "deviceId", "contextId", "streamId", "correlationId",
-                             "globalPid", "bytes", "value", "memKind"});
+    auto st = select(t, {"start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid", "bytes",
+                         "value", "memKind"});
     StrId name = m_.strings.intern("[CUDA memset]");
     return each(t, st, [&](Statement& s) {
       GpuOp op;
@@ -479,9 +501,7 @@ class NsysReader {
   Result<void> readGraphTrace() {
     const char* t = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE";
     if (!db_.tableExists(t)) return {};
-    auto st = select(t,
-                            {"start", "end", "deviceId", "contextId", "streamId", "correlationId",
-                             "globalPid", "graphId"});
+    auto st = select(t, {"start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid", "graphId"});
     return each(t, st, [&](Statement& s) {
       GpuOp op;
       if (!fillCommon(op, s, t)) return;
@@ -507,8 +527,8 @@ class NsysReader {
       if (opts_.placement) c.name = name;
       auto nm = m_.str(name);
       int64_t cls = i64(s, 2, -1);
-      c.level = (cls == 1 || (cls != 0 && nm.substr(0, 2) == "cu" && nm.substr(0, 4) != "cuda"))
-                    ? ApiLevel::Driver : ApiLevel::Runtime;
+      c.level = (cls == 1 || (cls != 0 && nm.substr(0, 2) == "cu" && nm.substr(0, 4) != "cuda")) ? ApiLevel::Driver
+                                                                                                 : ApiLevel::Runtime;
       auto [it, fresh] = roles.try_emplace(name, ApiRole::Other);
       if (fresh) it->second = classifyApi(nm);
       c.role = it->second;
@@ -523,13 +543,12 @@ class NsysReader {
     // category ids; domain names (75), category names (33) and thread names (39) are collected
     // on the way and applied afterwards. Keys are per process (PID bits only, as NVIDIA's
     // reports mask with 0x0000FFFFFF000000).
-    std::map<std::pair<uint32_t, int64_t>, std::pair<int64_t, StrId>> domains;   // -> (start, name)
+    std::map<std::pair<uint32_t, int64_t>, std::pair<int64_t, StrId>> domains;  // -> (start, name)
     std::map<std::tuple<uint32_t, int64_t, int64_t>, StrId> categories;
     const size_t rangesBefore = m_.ranges.size();
-    auto st = select(t,
-                     {"start", "end", "eventType", "globalTid", "endGlobalTid", "text", "textId", "domainId",
-                      "category"},
-                     "eventType IN (33, 34, 39, 59, 60, 70, 71, 75)");
+    auto st =
+        select(t, {"start", "end", "eventType", "globalTid", "endGlobalTid", "text", "textId", "domainId", "category"},
+               "eventType IN (33, 34, 39, 59, 60, 70, 71, 75)");
     m_.ranges.reserve(m_.ranges.size() + rowsHint(t));
     auto r = each(t, st, [&](Statement& s) {
       int64_t type = i64(s, 2);
@@ -549,8 +568,9 @@ class NsysReader {
         return;
       }
       Range g;
-      g.kind = type == 34 ? RangeKind::NvtxMark
-               : (type == 60 || type == 71) ? RangeKind::NvtxStartEnd : RangeKind::NvtxPushPop;
+      g.kind = type == 34                   ? RangeKind::NvtxMark
+               : (type == 60 || type == 71) ? RangeKind::NvtxStartEnd
+                                            : RangeKind::NvtxPushPop;
       bool endNull = false;
       if (!interval(s, 0, t, g.start, g.end, kMaxTimestampNs, &endNull)) return;
       if (g.kind == RangeKind::NvtxMark) {
@@ -576,8 +596,10 @@ class NsysReader {
         uint32_t pid = m_.processes[m_.threads[m_.ranges.get<&Range::thread>(i)].process].pid;
         if (dom != 0) {
           auto it = domains.find({pid, dom});
-          if (it != domains.end()) m_.ranges.put<&Range::domain>(i, it->second.second);
-          else unnamed[{pid, dom}] = true;
+          if (it != domains.end())
+            m_.ranges.put<&Range::domain>(i, it->second.second);
+          else
+            unnamed[{pid, dom}] = true;
         }
         if (cat != 0) {
           auto it = categories.find({pid, dom, cat});
@@ -586,8 +608,8 @@ class NsysReader {
       }
     }
     for (const auto& [key, _] : unnamed)
-      m_.meta.warnings.push_back("NVTX domain " + std::to_string(key.second) + " of pid " +
-                                 std::to_string(key.first) + " has no name row (eventType 75); left unnamed");
+      m_.meta.warnings.push_back("NVTX domain " + std::to_string(key.second) + " of pid " + std::to_string(key.first) +
+                                 " has no name row (eventType 75); left unnamed");
     return {};
   }
 
@@ -659,8 +681,7 @@ class NsysReader {
 
 }  // namespace
 
-Result<ProfileModel> readNsysSqliteImage(std::string_view bytes, std::string_view name,
-                                         const ReadOptions& opts) {
+Result<ProfileModel> readNsysSqliteImage(std::string_view bytes, std::string_view name, const ReadOptions& opts) {
   std::string plain;
   if (isGzipMagic(bytes)) {
     auto g = gunzip(bytes);

@@ -100,7 +100,8 @@ Result<ProfileModel> readProfiles(const std::vector<std::filesystem::path>& path
     auto fmt = detectFormat(f);
     if (!fmt) return fmt.error();
     if (*fmt != InputFormat::Unknown) {
-      if (!firstFmt) firstFmt.emplace(*fmt, f);
+      if (!firstFmt)
+        firstFmt.emplace(*fmt, f);
       else if (firstFmt->first != *fmt) {
         const auto& nsysFile = firstFmt->first == InputFormat::NsysSqlite ? firstFmt->second : f;
         const auto& kinetoFile = firstFmt->first == InputFormat::NsysSqlite ? f : firstFmt->second;
@@ -117,9 +118,12 @@ Result<ProfileModel> readProfiles(const std::vector<std::filesystem::path>& path
     auto fmt = detectFormat(f);
     if (!fmt) return fmt.error();
     Result<ProfileModel> m = Error::invalid("");
-    if (*fmt == InputFormat::NsysSqlite) m = readNsysSqlite(f, partOpts);
-    else if (*fmt == InputFormat::KinetoJson) m = readKinetoJson(f, partOpts);
-    else return Error::invalid(f.string() + ": not an nsys SQLite export or a Kineto JSON trace");
+    if (*fmt == InputFormat::NsysSqlite)
+      m = readNsysSqlite(f, partOpts);
+    else if (*fmt == InputFormat::KinetoJson)
+      m = readKinetoJson(f, partOpts);
+    else
+      return Error::invalid(f.string() + ": not an nsys SQLite export or a Kineto JSON trace");
     if (!m) return m.error();
     parts.push_back(std::move(*m));
   }

@@ -42,8 +42,7 @@ Result<ProfileModel> readProfile(const std::filesystem::path& path, const ReadOp
 /// Reads several files as the ranks of one run and merges them into one model. A directory
 /// argument expands to its *.sqlite[.gz] / *.json[.gz] files in name order. The rank of a
 /// file is the trace's distributedInfo.rank when present (and unique), else its position.
-Result<ProfileModel> readProfiles(const std::vector<std::filesystem::path>& paths,
-                                  const ReadOptions& opts = {});
+Result<ProfileModel> readProfiles(const std::vector<std::filesystem::path>& paths, const ReadOptions& opts = {});
 
 /// nsys SQLite export on disk (plain or gzip). A plain file is opened read-only + immutable
 /// (no side files); a gzip file is decompressed into memory (sqlite3_deserialize).

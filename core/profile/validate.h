@@ -24,7 +24,8 @@ inline const char* badInterval(int64_t start, int64_t end, int64_t maxLen = kMax
   if (start < -kMaxTimestampNs || start > kMaxTimestampNs || end < -kMaxTimestampNs || end > kMaxTimestampNs)
     return "a time beyond 2^61 ns";
   if (end < start) return "an end before its start";
-  if (end - start > maxLen) return maxLen == kMaxIntervalNs ? "a duration longer than a day" : "a duration beyond 2^61 ns";
+  if (end - start > maxLen)
+    return maxLen == kMaxIntervalNs ? "a duration longer than a day" : "a duration beyond 2^61 ns";
   return nullptr;
 }
 
@@ -43,8 +44,8 @@ struct SkippedRows {
   /// "3 rows with corrupt numbers skipped (first: ...)"; "" when none.
   std::string warning() const {
     if (!count) return "";
-    return std::to_string(count) + (count == 1 ? " row" : " rows") +
-           " with corrupt numbers skipped (first: " + first + ")";
+    return std::to_string(count) + (count == 1 ? " row" : " rows") + " with corrupt numbers skipped (first: " + first +
+           ")";
   }
 };
 

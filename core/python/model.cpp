@@ -6,24 +6,35 @@ namespace kl::python {
 
 StatementKind statementKind(std::string_view t) {
   static const std::pair<std::string_view, StatementKind> kKinds[] = {
-      {"expression_statement", StatementKind::Expression}, {"return_statement", StatementKind::Return},
-      {"pass_statement", StatementKind::Pass}, {"break_statement", StatementKind::Break},
-      {"continue_statement", StatementKind::Continue}, {"raise_statement", StatementKind::Raise},
-      {"assert_statement", StatementKind::Assert}, {"delete_statement", StatementKind::Delete},
-      {"global_statement", StatementKind::Global}, {"nonlocal_statement", StatementKind::Nonlocal},
-      {"import_statement", StatementKind::Import}, {"import_from_statement", StatementKind::ImportFrom},
-      {"future_import_statement", StatementKind::FutureImport}, {"print_statement", StatementKind::Print},
-      {"exec_statement", StatementKind::Exec}, {"type_alias_statement", StatementKind::TypeAlias},
-      {"if_statement", StatementKind::If}, {"for_statement", StatementKind::For},
-      {"while_statement", StatementKind::While}, {"try_statement", StatementKind::Try},
-      {"with_statement", StatementKind::With}, {"match_statement", StatementKind::Match},
-      {"function_definition", StatementKind::FunctionDef}, {"class_definition", StatementKind::ClassDef},
+      {"expression_statement", StatementKind::Expression},
+      {"return_statement", StatementKind::Return},
+      {"pass_statement", StatementKind::Pass},
+      {"break_statement", StatementKind::Break},
+      {"continue_statement", StatementKind::Continue},
+      {"raise_statement", StatementKind::Raise},
+      {"assert_statement", StatementKind::Assert},
+      {"delete_statement", StatementKind::Delete},
+      {"global_statement", StatementKind::Global},
+      {"nonlocal_statement", StatementKind::Nonlocal},
+      {"import_statement", StatementKind::Import},
+      {"import_from_statement", StatementKind::ImportFrom},
+      {"future_import_statement", StatementKind::FutureImport},
+      {"print_statement", StatementKind::Print},
+      {"exec_statement", StatementKind::Exec},
+      {"type_alias_statement", StatementKind::TypeAlias},
+      {"if_statement", StatementKind::If},
+      {"for_statement", StatementKind::For},
+      {"while_statement", StatementKind::While},
+      {"try_statement", StatementKind::Try},
+      {"with_statement", StatementKind::With},
+      {"match_statement", StatementKind::Match},
+      {"function_definition", StatementKind::FunctionDef},
+      {"class_definition", StatementKind::ClassDef},
   };
   for (const auto& [name, kind] : kKinds)
     if (name == t) return kind;
   return StatementKind::Other;
 }
-
 
 int32_t Module::statementAt(uint32_t offset) const {
   // Statements are in pre-order and nest or are disjoint: the last one starting at or before
@@ -54,8 +65,7 @@ int32_t Module::functionAt(uint32_t offset) const {
   int32_t s = statementAt(offset);
   if (s == kNone) return kNone;
   const Statement& st = statements[s];
-  if (st.definesFunction != kNone && functions[st.definesFunction].bytes.contains(offset))
-    return st.definesFunction;
+  if (st.definesFunction != kNone && functions[st.definesFunction].bytes.contains(offset)) return st.definesFunction;
   return st.function;
 }
 

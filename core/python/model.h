@@ -42,16 +42,16 @@ struct Block {
   /// "for_statement", "while_statement", "try_statement" (the `try` body), "except_clause",
   /// "except_group_clause", "finally_clause", "with_statement", "case_clause".
   std::string_view clause;
-  int32_t owner = kNone;               // the compound statement; kNone for the module block
-  std::vector<int32_t> statements;     // direct children, in order
+  int32_t owner = kNone;            // the compound statement; kNone for the module block
+  std::vector<int32_t> statements;  // direct children, in order
   /// From the first statement's start to the last statement's end. An empty block (broken
   /// code: `def f():` and nothing) is the empty range just after the header's ':'.
   ByteRange bytes;
-  LineSpan lines;                      // lines of `bytes`
+  LineSpan lines;  // lines of `bytes`
   /// Clause header, from its keyword (`elif`, `else`, `def`/`async`, `case`, ...) through ':'
   /// (empty for the module). For a decorated def/class the header starts at `def`/`class`.
   ByteRange header;
-  uint32_t headerLine = 0;             // line of the clause keyword (0 for the module)
+  uint32_t headerLine = 0;  // line of the clause keyword (0 for the module)
   /// The body starts on the header's line (`if x: y()`, `def f(): return g()`).
   bool sameLine = false;
   /// Leading whitespace a statement of this block has on its own line: the text before the
@@ -67,13 +67,13 @@ struct Expression {
   enum class Kind { Name, Attribute, Call, Subscript, String, Other };
   /// One argument of a call, in source order.
   struct Argument {
-    std::string keyword;             // `name=value`: name; "" for a positional argument
-    int32_t value = kNone;           // Expression (for `*a` / `**k`: the `a` / `k`)
+    std::string keyword;    // `name=value`: name; "" for a positional argument
+    int32_t value = kNone;  // Expression (for `*a` / `**k`: the `a` / `k`)
     enum class Splat : uint8_t { None, List, Dict } splat = Splat::None;  // *a / **k
     bool positional() const { return keyword.empty() && splat == Splat::None; }
   };
   Kind kind = Kind::Other;
-  std::string_view nodeType;         // the tree-sitter node type ("identifier", "call", "list", ...)
+  std::string_view nodeType;  // the tree-sitter node type ("identifier", "call", "list", ...)
   ByteRange bytes;
   /// Name: the identifier; Attribute: the attribute's name (`b` of `a.b`).
   std::string name;
@@ -87,8 +87,8 @@ struct Expression {
 };
 
 struct Decorator {
-  std::string text;    // source text after '@' (e.g. "functools.cache", "torch.no_grad()")
-  ByteRange bytes;     // from '@' to the end of the expression
+  std::string text;  // source text after '@' (e.g. "functools.cache", "torch.no_grad()")
+  ByteRange bytes;   // from '@' to the end of the expression
   uint32_t line = 0;
   int32_t expression = kNone;  // the Expression after '@'
 };
@@ -96,7 +96,7 @@ struct Decorator {
 /// One parameter of a def, in order (the bare `*` and `/` separators are not parameters).
 struct Parameter {
   std::string name;
-  int32_t annotation = kNone;      // Expression of `name: T`; kNone when none
+  int32_t annotation = kNone;  // Expression of `name: T`; kNone when none
   bool hasDefault = false;
   enum class Splat : uint8_t { None, List, Dict } splat = Splat::None;  // *args / **kwargs
 };
@@ -105,9 +105,31 @@ struct Parameter {
 /// Expression, "function_definition" -> FunctionDef, ...). Other: a node type not listed (a
 /// grammar newer than this list, an ERROR node).
 enum class StatementKind {
-  Expression, Return, Pass, Break, Continue, Raise, Assert, Delete, Global, Nonlocal, Import,
-  ImportFrom, FutureImport, Print, Exec, TypeAlias, If, For, While, Try, With, Match, FunctionDef,
-  ClassDef, Other
+  Expression,
+  Return,
+  Pass,
+  Break,
+  Continue,
+  Raise,
+  Assert,
+  Delete,
+  Global,
+  Nonlocal,
+  Import,
+  ImportFrom,
+  FutureImport,
+  Print,
+  Exec,
+  TypeAlias,
+  If,
+  For,
+  While,
+  Try,
+  With,
+  Match,
+  FunctionDef,
+  ClassDef,
+  Other
 };
 /// The kind of a tree-sitter statement node type.
 StatementKind statementKind(std::string_view nodeType);
@@ -116,11 +138,11 @@ struct Statement {
   /// A decorated definition is ONE statement of kind FunctionDef / ClassDef whose range includes
   /// its decorators (decorated == true).
   StatementKind kind = StatementKind::Other;
-  std::string_view nodeType;        // the tree-sitter node type ("expression_statement", ...)
+  std::string_view nodeType;  // the tree-sitter node type ("expression_statement", ...)
   /// `global` / `nonlocal`: must stay first in a body an edit wraps.
   bool globalLike() const { return kind == StatementKind::Global || kind == StatementKind::Nonlocal; }
   bool isImport() const { return kind == StatementKind::Import || kind == StatementKind::ImportFrom; }
-  ByteRange bytes;                  // exact: first token through last token (no newline)
+  ByteRange bytes;  // exact: first token through last token (no newline)
   LineSpan lines;
   int32_t parent = kNone;           // enclosing statement (compound); kNone at module level
   int32_t parentBlock = 0;          // the block it is a direct child of (0 = module block)
@@ -133,14 +155,14 @@ struct Statement {
   int32_t definesClass = kNone;     // for a class: its Class index
   bool compound = false;
   bool decorated = false;
-  bool joinedBySemicolon = false;   // shares its line with a sibling via ';'
-  bool oneLineBody = false;         // in the body of a one-line compound (`if x: y()`)
-  bool futureImport = false;        // `from __future__ import ...`
-  bool docstring = false;           // first statement of module/def/class body, a string alone
+  bool joinedBySemicolon = false;        // shares its line with a sibling via ';'
+  bool oneLineBody = false;              // in the body of a one-line compound (`if x: y()`)
+  bool futureImport = false;             // `from __future__ import ...`
+  bool docstring = false;                // first statement of module/def/class body, a string alone
   bool containsMultilineString = false;  // see Module::multilineStringsIn(bytes)
   /// An expression statement that is one call (`f(x)`, not `y = f(x)`): that CallSite.
   int32_t call = kNone;
-  bool hasError = false;            // contains an ERROR or MISSING node
+  bool hasError = false;  // contains an ERROR or MISSING node
 };
 
 struct Function {
@@ -149,29 +171,29 @@ struct Function {
   /// function "f.<locals>.C.m". Unnamed broken defs have name "".
   std::string qualName;
   bool isAsync = false;
-  bool isMethod = false;          // defined directly in a class body
-  int32_t klass = kNone;          // the class it is directly defined in
-  int32_t parent = kNone;         // enclosing function
-  int32_t statement = kNone;      // its Statement
+  bool isMethod = false;      // defined directly in a class body
+  int32_t klass = kNone;      // the class it is directly defined in
+  int32_t parent = kNone;     // enclosing function
+  int32_t statement = kNone;  // its Statement
   std::vector<Decorator> decorators;
-  ByteRange bytes;                // whole definition INCLUDING decorators
+  ByteRange bytes;  // whole definition INCLUDING decorators
   LineSpan lines;
   ByteRange nameBytes;
-  uint32_t defLine = 0;           // line of `def` (or `async def`)
-  int32_t body = kNone;           // Block index (kNone only if the parser produced no body)
-  int32_t docstring = kNone;      // Statement index of the docstring
-  bool oneLine = false;           // body on the `def` line: `def f(): return g()`
+  uint32_t defLine = 0;       // line of `def` (or `async def`)
+  int32_t body = kNone;       // Block index (kNone only if the parser produced no body)
+  int32_t docstring = kNone;  // Statement index of the docstring
+  bool oneLine = false;       // body on the `def` line: `def f(): return g()`
   std::vector<Parameter> parameters;
 };
 
 struct Class {
   std::string name;
-  std::string qualName;           // same convention as Function::qualName
-  int32_t klass = kNone;          // enclosing class
-  int32_t parent = kNone;         // enclosing function
+  std::string qualName;    // same convention as Function::qualName
+  int32_t klass = kNone;   // enclosing class
+  int32_t parent = kNone;  // enclosing function
   int32_t statement = kNone;
   std::vector<Decorator> decorators;
-  ByteRange bytes;                // including decorators
+  ByteRange bytes;  // including decorators
   LineSpan lines;
   ByteRange nameBytes;
   uint32_t classLine = 0;
@@ -183,16 +205,16 @@ struct Class {
 };
 
 struct CallSite {
-  std::string callee;             // source text of the called expression: "self.attn",
-                                  // "torch.matmul", "F.gelu", "f(x)" for f(x)(y)
-  ByteRange bytes;                // the whole call, callee through ')'
+  std::string callee;  // source text of the called expression: "self.attn",
+                       // "torch.matmul", "F.gelu", "f(x)" for f(x)(y)
+  ByteRange bytes;     // the whole call, callee through ')'
   ByteRange calleeBytes;
-  uint32_t line = 0;              // line where the call starts
+  uint32_t line = 0;  // line where the call starts
   uint32_t lastLine = 0;
-  int32_t statement = kNone;      // innermost statement containing the call
-  int32_t function = kNone;       // that statement's function (decorators and default
-                                  // arguments are evaluated in the enclosing scope)
-  int32_t expression = kNone;     // the Call Expression (callee: its `object`; its arguments)
+  int32_t statement = kNone;   // innermost statement containing the call
+  int32_t function = kNone;    // that statement's function (decorators and default
+                               // arguments are evaluated in the enclosing scope)
+  int32_t expression = kNone;  // the Call Expression (callee: its `object`; its arguments)
 };
 
 /// `TARGET = VALUE` / `TARGET: T = VALUE` as an expression statement; a chained `a = b = v` gives
@@ -200,8 +222,8 @@ struct CallSite {
 /// assignments here.
 struct Assignment {
   int32_t statement = kNone;
-  int32_t target = kNone;         // Expression (Name, Attribute, Subscript, or Other for `a, b`)
-  int32_t value = kNone;          // Expression
+  int32_t target = kNone;  // Expression (Name, Attribute, Subscript, or Other for `a, b`)
+  int32_t value = kNone;   // Expression
   bool annotated = false;
 };
 
@@ -210,42 +232,42 @@ struct ForLoop {
   int32_t statement = kNone;
   /// The target; `a, b` and `(a, b)` are split into their elements (one level).
   std::vector<int32_t> targets;
-  int32_t iterable = kNone;       // Expression
+  int32_t iterable = kNone;  // Expression
 };
 
 /// One item of a with-statement header (`with a() as x, b():` has two).
 struct WithItem {
   int32_t statement = kNone;
-  ByteRange bytes;                // the with_item (`a() as x`)
+  ByteRange bytes;  // the with_item (`a() as x`)
   /// The context manager expression (`a()` of `a() as x`).
   int32_t value = kNone;
 };
 
 /// One name bound by an import statement (anywhere in the file; scopes are not tracked).
 struct ImportBinding {
-  std::string local;              // the bound name: "torch", "th", "F", "gelu"
-  std::string target;             // dotted path it refers to: "torch", "torch.nn.functional",
-                                  // "torch.nn.functional.gelu"; relative imports keep their dots
+  std::string local;   // the bound name: "torch", "th", "F", "gelu"
+  std::string target;  // dotted path it refers to: "torch", "torch.nn.functional",
+                       // "torch.nn.functional.gelu"; relative imports keep their dots
   int32_t statement = kNone;
-  ByteRange bytes;                // the imported item (`torch.nn.functional as F`)
+  ByteRange bytes;  // the imported item (`torch.nn.functional as F`)
 };
 
 /// Inferred indentation unit: the most common indentation step between nested blocks.
 struct Indentation {
   bool tabs = false;
-  uint32_t width = 4;             // spaces per level (1 for tabs)
+  uint32_t width = 4;  // spaces per level (1 for tabs)
   std::string unit() const { return tabs ? std::string("\t") : std::string(width, ' '); }
-  bool inferred = false;          // false: no nested block, defaulted to 4 spaces
+  bool inferred = false;  // false: no nested block, defaulted to 4 spaces
 };
 
 enum class LineEnding { LF, CRLF };
 
 struct Module {
   std::vector<Statement> statements;
-  std::vector<Block> blocks;      // blocks[0] is the module block
+  std::vector<Block> blocks;  // blocks[0] is the module block
   std::vector<Function> functions;
   std::vector<Class> classes;
-  std::vector<CallSite> calls;    // source order of call start
+  std::vector<CallSite> calls;  // source order of call start
   std::vector<ImportBinding> imports;
   /// Expressions the facts refer to (callees and arguments of calls, assignment targets and
   /// values, for-loop targets and iterables, with items, decorators, parameter annotations,

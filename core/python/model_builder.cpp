@@ -2,8 +2,8 @@
 // assignment / for / with / parameter / base-class facts with their expressions), one pre-order
 // walk for calls and strings, then grammars/queries/imports.scm on the import statements.
 #include <algorithm>
-#include <cstring>
 #include <cctype>
+#include <cstring>
 #include <iterator>
 #include <limits>
 #include <map>
@@ -18,8 +18,18 @@ namespace kl::python {
 namespace {
 
 enum class Cat : uint8_t {
-  Other, Simple, Compound, Decorated, FunctionDef, ClassDef, Block, Clause, Error, Comment,
-  Call, String
+  Other,
+  Simple,
+  Compound,
+  Decorated,
+  FunctionDef,
+  ClassDef,
+  Block,
+  Clause,
+  Error,
+  Comment,
+  Call,
+  String
 };
 
 /// Category of every grammar symbol, by node type name (aliases included), built once.
@@ -28,24 +38,41 @@ Cat categoryOf(TSNode n) {
     std::vector<Cat> t;
     auto lang = pythonLanguage();
     if (!lang) return t;
-    static const std::map<std::string, Cat, std::less<>> byName = {
-        {"expression_statement", Cat::Simple}, {"return_statement", Cat::Simple},
-        {"pass_statement", Cat::Simple}, {"import_statement", Cat::Simple},
-        {"import_from_statement", Cat::Simple}, {"future_import_statement", Cat::Simple},
-        {"assert_statement", Cat::Simple}, {"delete_statement", Cat::Simple},
-        {"raise_statement", Cat::Simple}, {"break_statement", Cat::Simple},
-        {"continue_statement", Cat::Simple}, {"global_statement", Cat::Simple},
-        {"nonlocal_statement", Cat::Simple}, {"exec_statement", Cat::Simple},
-        {"print_statement", Cat::Simple}, {"type_alias_statement", Cat::Simple},
-        {"if_statement", Cat::Compound}, {"for_statement", Cat::Compound},
-        {"while_statement", Cat::Compound}, {"try_statement", Cat::Compound},
-        {"with_statement", Cat::Compound}, {"match_statement", Cat::Compound},
-        {"decorated_definition", Cat::Decorated}, {"function_definition", Cat::FunctionDef},
-        {"class_definition", Cat::ClassDef}, {"block", Cat::Block},
-        {"elif_clause", Cat::Clause}, {"else_clause", Cat::Clause},
-        {"except_clause", Cat::Clause}, {"except_group_clause", Cat::Clause},
-        {"finally_clause", Cat::Clause}, {"case_clause", Cat::Clause},
-        {"comment", Cat::Comment}, {"call", Cat::Call}, {"string", Cat::String}};
+    static const std::map<std::string, Cat, std::less<>> byName = {{"expression_statement", Cat::Simple},
+                                                                   {"return_statement", Cat::Simple},
+                                                                   {"pass_statement", Cat::Simple},
+                                                                   {"import_statement", Cat::Simple},
+                                                                   {"import_from_statement", Cat::Simple},
+                                                                   {"future_import_statement", Cat::Simple},
+                                                                   {"assert_statement", Cat::Simple},
+                                                                   {"delete_statement", Cat::Simple},
+                                                                   {"raise_statement", Cat::Simple},
+                                                                   {"break_statement", Cat::Simple},
+                                                                   {"continue_statement", Cat::Simple},
+                                                                   {"global_statement", Cat::Simple},
+                                                                   {"nonlocal_statement", Cat::Simple},
+                                                                   {"exec_statement", Cat::Simple},
+                                                                   {"print_statement", Cat::Simple},
+                                                                   {"type_alias_statement", Cat::Simple},
+                                                                   {"if_statement", Cat::Compound},
+                                                                   {"for_statement", Cat::Compound},
+                                                                   {"while_statement", Cat::Compound},
+                                                                   {"try_statement", Cat::Compound},
+                                                                   {"with_statement", Cat::Compound},
+                                                                   {"match_statement", Cat::Compound},
+                                                                   {"decorated_definition", Cat::Decorated},
+                                                                   {"function_definition", Cat::FunctionDef},
+                                                                   {"class_definition", Cat::ClassDef},
+                                                                   {"block", Cat::Block},
+                                                                   {"elif_clause", Cat::Clause},
+                                                                   {"else_clause", Cat::Clause},
+                                                                   {"except_clause", Cat::Clause},
+                                                                   {"except_group_clause", Cat::Clause},
+                                                                   {"finally_clause", Cat::Clause},
+                                                                   {"case_clause", Cat::Clause},
+                                                                   {"comment", Cat::Comment},
+                                                                   {"call", Cat::Call},
+                                                                   {"string", Cat::String}};
     uint32_t count = ts_language_symbol_count(*lang);
     t.assign(count, Cat::Other);
     for (uint32_t s = 0; s < count; ++s) {
@@ -61,8 +88,7 @@ Cat categoryOf(TSNode n) {
 }
 
 bool isStatementCat(Cat c) {
-  return c == Cat::Simple || c == Cat::Compound || c == Cat::Decorated || c == Cat::FunctionDef ||
-         c == Cat::ClassDef;
+  return c == Cat::Simple || c == Cat::Compound || c == Cat::Decorated || c == Cat::FunctionDef || c == Cat::ClassDef;
 }
 
 bool typeIs(TSNode n, const char* type) { return std::strcmp(ts_node_type(n), type) == 0; }
@@ -91,11 +117,14 @@ void forEachClauseBlock(TSNode node, F&& f) {
     Cat cat = categoryOf(c);
     if (cat == Cat::Block) {
       if (isMatch) {
-        forEachChild(c, [&](TSNode cc) {
-          if (!typeIs(cc, "case_clause")) return;
-          TSNode cb = ts_node_child_by_field_name(cc, "consequence", 11);
-          if (!ts_node_is_null(cb)) f(cc, cb);
-        }, true);
+        forEachChild(
+            c,
+            [&](TSNode cc) {
+              if (!typeIs(cc, "case_clause")) return;
+              TSNode cb = ts_node_child_by_field_name(cc, "consequence", 11);
+              if (!ts_node_is_null(cb)) f(cc, cb);
+            },
+            true);
       } else {
         f(node, c);
       }
@@ -134,7 +163,15 @@ TSNode field(TSNode n, const char* name) {
 TSNode firstNamedChild(TSNode n) {
   TSNode out{};
   bool found = false;
-  forEachChild(n, [&](TSNode c) { if (!found) { out = c; found = true; } }, true);
+  forEachChild(
+      n,
+      [&](TSNode c) {
+        if (!found) {
+          out = c;
+          found = true;
+        }
+      },
+      true);
   return out;
 }
 
@@ -178,8 +215,7 @@ class Builder {
     inferIndentation();
     detectLineEnding();
     for (TSNode r : roots) walkExpressions(r);
-    for (Statement& st : m_.statements)
-      st.containsMultilineString = !m_.multilineStringsIn(st.bytes).empty();
+    for (Statement& st : m_.statements) st.containsMultilineString = !m_.multilineStringsIn(st.bytes).empty();
     confirmDocstrings();
     collectImports();
     return std::move(m_);
@@ -187,9 +223,7 @@ class Builder {
 
  private:
   uint32_t line(uint32_t off) const { return lines_.toLineCol(off).line; }
-  LineSpan span(ByteRange r) const {
-    return {line(r.start), line(r.end > r.start ? r.end - 1 : r.start)};
-  }
+  LineSpan span(ByteRange r) const { return {line(r.start), line(r.end > r.start ? r.end - 1 : r.start)}; }
   std::string_view textOf(ByteRange r) const { return text_.substr(r.start, r.end - r.start); }
   std::string_view lineIndent(uint32_t ln) const {
     uint32_t s = lines_.lineStart(ln);
@@ -278,16 +312,19 @@ class Builder {
   std::vector<Decorator> decoratorsOf(TSNode outer) {
     std::vector<Decorator> out;
     if (!typeIs(outer, "decorated_definition")) return out;
-    forEachChild(outer, [&](TSNode c) {
-      if (!typeIs(c, "decorator")) return;
-      Decorator d;
-      d.bytes = rangeOf(c);
-      d.line = line(d.bytes.start);
-      TSNode e = firstNamedChild(c);
-      d.text = ts_node_is_null(e) ? std::string() : std::string(textOf(rangeOf(e)));
-      d.expression = addExpression(e);
-      out.push_back(std::move(d));
-    }, true);
+    forEachChild(
+        outer,
+        [&](TSNode c) {
+          if (!typeIs(c, "decorator")) return;
+          Decorator d;
+          d.bytes = rangeOf(c);
+          d.line = line(d.bytes.start);
+          TSNode e = firstNamedChild(c);
+          d.text = ts_node_is_null(e) ? std::string() : std::string(textOf(rangeOf(e)));
+          d.expression = addExpression(e);
+          out.push_back(std::move(d));
+        },
+        true);
     return out;
   }
 
@@ -342,22 +379,25 @@ class Builder {
       out.push_back({std::string(), addExpression(args), Expression::Argument::Splat::None});
       return out;
     }
-    forEachChild(args, [&](TSNode a) {
-      if (typeIs(a, "comment")) return;
-      Expression::Argument arg;
-      if (typeIs(a, "keyword_argument")) {
-        TSNode k = field(a, "name");
-        arg.keyword = ts_node_is_null(k) ? std::string() : std::string(textOf(rangeOf(k)));
-        arg.value = addExpression(field(a, "value"));
-        if (arg.keyword.empty()) return;
-      } else if (typeIs(a, "list_splat") || typeIs(a, "dictionary_splat")) {
-        arg.splat = typeIs(a, "list_splat") ? Expression::Argument::Splat::List : Expression::Argument::Splat::Dict;
-        arg.value = addExpression(firstNamedChild(a));
-      } else {
-        arg.value = addExpression(a);
-      }
-      out.push_back(std::move(arg));
-    }, true);
+    forEachChild(
+        args,
+        [&](TSNode a) {
+          if (typeIs(a, "comment")) return;
+          Expression::Argument arg;
+          if (typeIs(a, "keyword_argument")) {
+            TSNode k = field(a, "name");
+            arg.keyword = ts_node_is_null(k) ? std::string() : std::string(textOf(rangeOf(k)));
+            arg.value = addExpression(field(a, "value"));
+            if (arg.keyword.empty()) return;
+          } else if (typeIs(a, "list_splat") || typeIs(a, "dictionary_splat")) {
+            arg.splat = typeIs(a, "list_splat") ? Expression::Argument::Splat::List : Expression::Argument::Splat::Dict;
+            arg.value = addExpression(firstNamedChild(a));
+          } else {
+            arg.value = addExpression(a);
+          }
+          out.push_back(std::move(arg));
+        },
+        true);
     return out;
   }
 
@@ -371,26 +411,29 @@ class Builder {
   std::vector<Parameter> parametersOf(TSNode params) {
     std::vector<Parameter> out;
     if (ts_node_is_null(params)) return out;
-    forEachChild(params, [&](TSNode p) {
-      Parameter par;
-      TSNode name = p;
-      if (typeIs(p, "typed_parameter")) {
-        par.annotation = annotation(p);
-        name = firstNamedChild(p);  // identifier, or *args / **kwargs
-      } else if (typeIs(p, "default_parameter") || typeIs(p, "typed_default_parameter")) {
-        par.annotation = annotation(p);
-        par.hasDefault = true;
-        name = field(p, "name");
-      }
-      if (ts_node_is_null(name)) return;
-      if (typeIs(name, "list_splat_pattern") || typeIs(name, "dictionary_splat_pattern")) {
-        par.splat = typeIs(name, "list_splat_pattern") ? Parameter::Splat::List : Parameter::Splat::Dict;
-        name = firstNamedChild(name);
-      }
-      if (ts_node_is_null(name) || !typeIs(name, "identifier")) return;  // `*`, `/`, comments
-      par.name = std::string(textOf(rangeOf(name)));
-      out.push_back(std::move(par));
-    }, true);
+    forEachChild(
+        params,
+        [&](TSNode p) {
+          Parameter par;
+          TSNode name = p;
+          if (typeIs(p, "typed_parameter")) {
+            par.annotation = annotation(p);
+            name = firstNamedChild(p);  // identifier, or *args / **kwargs
+          } else if (typeIs(p, "default_parameter") || typeIs(p, "typed_default_parameter")) {
+            par.annotation = annotation(p);
+            par.hasDefault = true;
+            name = field(p, "name");
+          }
+          if (ts_node_is_null(name)) return;
+          if (typeIs(name, "list_splat_pattern") || typeIs(name, "dictionary_splat_pattern")) {
+            par.splat = typeIs(name, "list_splat_pattern") ? Parameter::Splat::List : Parameter::Splat::Dict;
+            name = firstNamedChild(name);
+          }
+          if (ts_node_is_null(name) || !typeIs(name, "identifier")) return;  // `*`, `/`, comments
+          par.name = std::string(textOf(rangeOf(name)));
+          out.push_back(std::move(par));
+        },
+        true);
     return out;
   }
 
@@ -418,9 +461,12 @@ class Builder {
     ForLoop loop;
     loop.statement = stmt;
     if (typeIs(left, "pattern_list") || typeIs(left, "tuple_pattern")) {
-      forEachChild(left, [&](TSNode t) {
-        if (!typeIs(t, "comment")) loop.targets.push_back(addExpression(t));
-      }, true);
+      forEachChild(
+          left,
+          [&](TSNode t) {
+            if (!typeIs(t, "comment")) loop.targets.push_back(addExpression(t));
+          },
+          true);
     } else {
       loop.targets.push_back(addExpression(left));
     }
@@ -429,15 +475,21 @@ class Builder {
   }
 
   void addWithItems(int32_t stmt, TSNode node) {
-    forEachChild(node, [&](TSNode clause) {
-      if (!typeIs(clause, "with_clause")) return;
-      forEachChild(clause, [&](TSNode item) {
-        if (!typeIs(item, "with_item")) return;
-        TSNode value = field(item, "value");
-        if (!ts_node_is_null(value) && typeIs(value, "as_pattern")) value = firstNamedChild(value);
-        m_.withItems.push_back({stmt, rangeOf(item), addExpression(value)});
-      }, true);
-    }, true);
+    forEachChild(
+        node,
+        [&](TSNode clause) {
+          if (!typeIs(clause, "with_clause")) return;
+          forEachChild(
+              clause,
+              [&](TSNode item) {
+                if (!typeIs(item, "with_item")) return;
+                TSNode value = field(item, "value");
+                if (!ts_node_is_null(value) && typeIs(value, "as_pattern")) value = firstNamedChild(value);
+                m_.withItems.push_back({stmt, rangeOf(item), addExpression(value)});
+              },
+              true);
+        },
+        true);
   }
 
   void addFunction(int32_t stmt, TSNode outer, TSNode def, const Ctx& ctx) {
@@ -495,12 +547,15 @@ class Builder {
       c.decorators = decoratorsOf(outer);
       c.classLine = line(ts_node_start_byte(def));
       if (TSNode sup = field(def, "superclasses"); !ts_node_is_null(sup)) {
-        forEachChild(sup, [&](TSNode a) {
-          if (typeIs(a, "comment") || typeIs(a, "keyword_argument") || typeIs(a, "list_splat") ||
-              typeIs(a, "dictionary_splat"))
-            return;
-          c.bases.push_back(addExpression(a));
-        }, true);
+        forEachChild(
+            sup,
+            [&](TSNode a) {
+              if (typeIs(a, "comment") || typeIs(a, "keyword_argument") || typeIs(a, "list_splat") ||
+                  typeIs(a, "dictionary_splat"))
+                return;
+              c.bases.push_back(addExpression(a));
+            },
+            true);
       }
       m_.classes.push_back(std::move(c));
     }
@@ -523,11 +578,9 @@ class Builder {
     forEachClauseBlock(node, [&](TSNode clause, TSNode block) { addBlock(stmt, clause, clause, block, ctx); });
   }
 
-
   /// Adds the body `blockNode` of clause `clause` (header from `headerStart`'s start to the ':'
   /// before the block) as a block of statement `owner`, and fills it.
-  int32_t addBlock(int32_t owner, TSNode clause, TSNode headerStart, TSNode blockNode,
-                   const Ctx& ctx) {
+  int32_t addBlock(int32_t owner, TSNode clause, TSNode headerStart, TSNode blockNode, const Ctx& ctx) {
     int32_t b = static_cast<int32_t>(m_.blocks.size());
     {
       Block blk;
@@ -552,8 +605,7 @@ class Builder {
     if (blk.statements.empty()) {
       blk.bytes = {emptyAt, emptyAt};
     } else {
-      blk.bytes = {m_.statements[blk.statements.front()].bytes.start,
-                   m_.statements[blk.statements.back()].bytes.end};
+      blk.bytes = {m_.statements[blk.statements.front()].bytes.start, m_.statements[blk.statements.back()].bytes.end};
     }
     blk.lines = span(blk.bytes);
     if (b == 0) return;
@@ -598,14 +650,18 @@ class Builder {
       std::string_view inner = blk.indent;
       if (inner.size() <= outer.size() || inner.substr(0, outer.size()) != outer) continue;
       std::string_view delta = inner.substr(outer.size());
-      if (delta.find_first_not_of('\t') == std::string_view::npos) ++tabVotes;
+      if (delta.find_first_not_of('\t') == std::string_view::npos)
+        ++tabVotes;
       else if (delta.find_first_not_of(' ') == std::string_view::npos)
         ++spaceVotes[static_cast<uint32_t>(delta.size())];
     }
     uint32_t bestWidth = 4, bestCount = 0, spaceTotal = 0;
     for (auto [w, c] : spaceVotes) {
       spaceTotal += c;
-      if (c > bestCount) { bestWidth = w; bestCount = c; }
+      if (c > bestCount) {
+        bestWidth = w;
+        bestCount = c;
+      }
     }
     if (tabVotes > spaceTotal) {
       m_.indentation = {true, 1, true};
@@ -615,16 +671,17 @@ class Builder {
     std::string unit = m_.indentation.unit();
     for (size_t b = 1; b < m_.blocks.size(); ++b) {
       Block& blk = m_.blocks[b];
-      if (blk.sameLine || blk.statements.empty())
-        blk.indent = std::string(lineIndent(blk.headerLine)) + unit;
+      if (blk.sameLine || blk.statements.empty()) blk.indent = std::string(lineIndent(blk.headerLine)) + unit;
     }
   }
 
   void detectLineEnding() {
     size_t crlf = 0, lf = 0;
     for (size_t i = text_.find('\n'); i != std::string_view::npos; i = text_.find('\n', i + 1)) {
-      if (i > 0 && text_[i - 1] == '\r') ++crlf;
-      else ++lf;
+      if (i > 0 && text_[i - 1] == '\r')
+        ++crlf;
+      else
+        ++lf;
     }
     m_.lineEnding = crlf > lf ? LineEnding::CRLF : LineEnding::LF;
   }
@@ -694,8 +751,7 @@ class Builder {
         TSRange r{{b.line, b.col}, {std::numeric_limits<uint32_t>::max(), 0}, begin, end};
         if (i < splits.size()) r.end_point = {line(end), 0};
         ts_parser_set_included_ranges(parser->get(), &r, 1);
-        Tree t(ts_parser_parse_string(parser->get(), nullptr, text_.data(),
-                                      static_cast<uint32_t>(text_.size())));
+        Tree t(ts_parser_parse_string(parser->get(), nullptr, text_.data(), static_cast<uint32_t>(text_.size())));
         if (!t) {
           ts_parser_reset(parser->get());
           return {};
@@ -746,9 +802,9 @@ class Builder {
     cs.callee = std::string(textOf(cs.calleeBytes));
     // Error recovery can shape `def f(` into a "call" of a keyword: not a call site.
     static constexpr std::string_view kKeywords[] = {
-        "def", "class", "if", "elif", "else", "while", "for", "with", "return", "import", "from",
-        "lambda", "not", "and", "or", "in", "is", "yield", "await", "async", "try", "except",
-        "finally", "raise", "del", "pass", "global", "nonlocal", "assert", "as", "break", "continue"};
+        "def",     "class", "if",  "elif", "else",   "while",    "for",    "with",  "return", "import",  "from",
+        "lambda",  "not",   "and", "or",   "in",     "is",       "yield",  "await", "async",  "try",     "except",
+        "finally", "raise", "del", "pass", "global", "nonlocal", "assert", "as",    "break",  "continue"};
     for (std::string_view k : kKeywords)
       if (cs.callee == k) return;
     cs.line = line(cs.bytes.start);
@@ -758,8 +814,7 @@ class Builder {
     cs.expression = addExpression(call);
     if (cs.statement != kNone) {
       Statement& st = m_.statements[cs.statement];
-      if (st.kind == StatementKind::Expression && st.bytes == cs.bytes)
-        st.call = static_cast<int32_t>(m_.calls.size());
+      if (st.kind == StatementKind::Expression && st.bytes == cs.bytes) st.call = static_cast<int32_t>(m_.calls.size());
     }
     m_.calls.push_back(std::move(cs));
   }
@@ -771,16 +826,18 @@ class Builder {
   /// Docstring candidates (a plain-string statement first in a body) confirmed by the tree.
   void confirmDocstrings() {
     for (int32_t d : docstringCandidates_) {
-      if (startsWithString(m_.statements[d].bytes.start)) m_.statements[d].docstring = true;
-      else unmarkDocstring(d);
+      if (startsWithString(m_.statements[d].bytes.start))
+        m_.statements[d].docstring = true;
+      else
+        unmarkDocstring(d);
     }
     if (m_.blocks[0].statements.empty()) return;
     Statement& s = m_.statements[m_.blocks[0].statements.front()];
     if (s.kind != StatementKind::Expression || s.joinedBySemicolon) return;
     std::string_view t = textOf(s.bytes);
     size_t q0 = t.find_first_of("'\"");
-    bool plain = q0 != std::string_view::npos && q0 <= 2 &&
-                 t.substr(0, q0).find_first_of("fFbB") == std::string_view::npos;
+    bool plain =
+        q0 != std::string_view::npos && q0 <= 2 && t.substr(0, q0).find_first_of("fFbB") == std::string_view::npos;
     if (plain && startsWithString(s.bytes.start)) s.docstring = true;
   }
 
@@ -807,8 +864,8 @@ class Builder {
     }
     for (const Match& mt : matches) {
       auto get = [&](int32_t idx) { return idx < 0 ? TSNode{} : mt.get(static_cast<uint32_t>(idx)); };
-      TSNode stmt = get(cStmt), module = get(cModule), from = get(cFrom), name = get(cName),
-             alias = get(cAlias), item = get(cItem);
+      TSNode stmt = get(cStmt), module = get(cModule), from = get(cFrom), name = get(cName), alias = get(cAlias),
+             item = get(cItem);
       ImportBinding ib;
       if (!ts_node_is_null(module)) {
         std::string path = compactDotted(rangeOf(module));
@@ -847,12 +904,17 @@ class Builder {
     if (typeIs(n, "concatenated_string")) {
       std::string out;
       bool ok = true;
-      forEachChild(n, [&](TSNode part) {
-        if (!ok || typeIs(part, "comment")) return;
-        auto v = literalValue(part);
-        if (v) out += *v;
-        else ok = false;
-      }, true);
+      forEachChild(
+          n,
+          [&](TSNode part) {
+            if (!ok || typeIs(part, "comment")) return;
+            auto v = literalValue(part);
+            if (v)
+              out += *v;
+            else
+              ok = false;
+          },
+          true);
       if (!ok) return std::nullopt;
       return out;
     }
@@ -869,8 +931,10 @@ class Builder {
         ok = false;
       } else if (typeIs(c, "string_content")) {
         std::string_view t = textOf(rangeOf(c));
-        if (raw) out += t;
-        else appendUnescaped(out, t);
+        if (raw)
+          out += t;
+        else
+          appendUnescaped(out, t);
       }
     });
     if (!ok) return std::nullopt;
@@ -879,7 +943,10 @@ class Builder {
 
   static void appendUnescaped(std::string& out, std::string_view t) {
     for (size_t i = 0; i < t.size(); ++i) {
-      if (t[i] != '\\' || i + 1 >= t.size()) { out += t[i]; continue; }
+      if (t[i] != '\\' || i + 1 >= t.size()) {
+        out += t[i];
+        continue;
+      }
       char e = t[++i];
       switch (e) {
         case 'n': out += '\n'; break;
@@ -889,7 +956,10 @@ class Builder {
         case '\'': out += '\''; break;
         case '"': out += '"'; break;
         case '\n': break;  // line continuation inside the string
-        default: out += '\\'; out += e; break;  // kept verbatim
+        default:
+          out += '\\';
+          out += e;
+          break;  // kept verbatim
       }
     }
   }
@@ -986,14 +1056,13 @@ Module buildModule(TSNode root, std::string_view text, const LineIndex& lines) {
   // whichever model recovered more definitions (ties keep the direct one).
   bool recovered = false;
   Module segmented = Builder(text, lines).build(root, true, &recovered);
-  if (recovered && segmented.functions.size() + segmented.classes.size() >
-                       direct.functions.size() + direct.classes.size())
+  if (recovered &&
+      segmented.functions.size() + segmented.classes.size() > direct.functions.size() + direct.classes.size())
     return segmented;
   return direct;
 }
 
-std::vector<FunctionExtent> functionExtents(TSNode root, std::string_view text,
-                                            const LineIndex& lines) {
+std::vector<FunctionExtent> functionExtents(TSNode root, std::string_view text, const LineIndex& lines) {
   return ExtentWalker(text, lines).walk(root);
 }
 

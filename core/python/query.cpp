@@ -40,8 +40,8 @@ Result<Query> Query::compile(std::string_view name, std::string_view source) {
   TSQueryError errorType = TSQueryErrorNone;
   Query q;
   q.name_ = std::string(name);
-  q.q_ = QueryHandle(ts_query_new(*lang, source.data(), static_cast<uint32_t>(source.size()),
-                                  &errorOffset, &errorType));
+  q.q_ =
+      QueryHandle(ts_query_new(*lang, source.data(), static_cast<uint32_t>(source.size()), &errorOffset, &errorType));
   if (!q.q_)
     return Error::invalid("query " + q.name_ + ": " + queryErrorKind(errorType) + " at offset " +
                           std::to_string(errorOffset));
@@ -73,11 +73,16 @@ Result<Query> Query::compile(std::string_view name, std::string_view source) {
         return Error::invalid(where + "malformed predicate");
       std::string op = str(i);
       Predicate pred{};
-      if (op == "eq?") pred.op = Predicate::Op::Eq;
-      else if (op == "not-eq?") pred.op = Predicate::Op::NotEq;
-      else if (op == "match?") pred.op = Predicate::Op::Match;
-      else if (op == "not-match?") pred.op = Predicate::Op::NotMatch;
-      else return Error::unsupported(where + "unsupported predicate #" + op);
+      if (op == "eq?")
+        pred.op = Predicate::Op::Eq;
+      else if (op == "not-eq?")
+        pred.op = Predicate::Op::NotEq;
+      else if (op == "match?")
+        pred.op = Predicate::Op::Match;
+      else if (op == "not-match?")
+        pred.op = Predicate::Op::NotMatch;
+      else
+        return Error::unsupported(where + "unsupported predicate #" + op);
       if (j - i != 3 || steps[i + 1].type != TSQueryPredicateStepTypeCapture)
         return Error::invalid(where + "#" + op + " takes a capture and one argument");
       pred.capture = steps[i + 1].value_id;
@@ -109,8 +114,7 @@ Result<std::shared_ptr<const Query>> Query::embedded(std::string_view name) {
   if (auto it = cache.find(name); it != cache.end()) return it->second;
   Result<std::shared_ptr<const Query>> r = [&]() -> Result<std::shared_ptr<const Query>> {
     std::string_view src = embeddedQuery(name);
-    if (src.empty())
-      return Error::notFound("no embedded query grammars/queries/" + std::string(name) + ".scm");
+    if (src.empty()) return Error::notFound("no embedded query grammars/queries/" + std::string(name) + ".scm");
     auto q = compile(name, src);
     if (!q) return q.error();
     return std::shared_ptr<const Query>(std::make_shared<Query>(std::move(*q)));
@@ -176,8 +180,8 @@ std::vector<Match> Query::matches(TSNode node, std::string_view text, QueryCurso
   return matches(node, text, cursor, 0, UINT32_MAX);
 }
 
-std::vector<Match> Query::matches(TSNode node, std::string_view text, QueryCursor& cursor,
-                                  uint32_t start, uint32_t end) const {
+std::vector<Match> Query::matches(TSNode node, std::string_view text, QueryCursor& cursor, uint32_t start,
+                                  uint32_t end) const {
   std::vector<Match> out;
   TSQueryCursor* c = cursor.get();
   ts_query_cursor_set_byte_range(c, start, end);
@@ -188,8 +192,7 @@ std::vector<Match> Query::matches(TSNode node, std::string_view text, QueryCurso
     Match mm;
     mm.pattern = m.pattern_index;
     mm.captures.reserve(m.capture_count);
-    for (uint16_t k = 0; k < m.capture_count; ++k)
-      mm.captures.push_back({m.captures[k].index, m.captures[k].node});
+    for (uint16_t k = 0; k < m.capture_count; ++k) mm.captures.push_back({m.captures[k].index, m.captures[k].node});
     out.push_back(std::move(mm));
   }
   return out;

@@ -59,8 +59,8 @@ class Query {
   /// tree was parsed from (node byte offsets index into it). Reuse one cursor per thread.
   std::vector<Match> matches(TSNode node, std::string_view text, QueryCursor& cursor) const;
   /// Same, restricted to nodes intersecting the byte range [start, end).
-  std::vector<Match> matches(TSNode node, std::string_view text, QueryCursor& cursor,
-                             uint32_t start, uint32_t end) const;
+  std::vector<Match> matches(TSNode node, std::string_view text, QueryCursor& cursor, uint32_t start,
+                             uint32_t end) const;
 
   /// Whether the predicates of match `m` hold (matches() already applies this).
   bool predicatesHold(const TSQueryMatch& m, std::string_view text) const;

@@ -9,8 +9,8 @@ namespace kl::python {
 namespace {
 
 bool startsWithBom(std::string_view t) {
-  return t.size() >= 3 && static_cast<unsigned char>(t[0]) == 0xEF &&
-         static_cast<unsigned char>(t[1]) == 0xBB && static_cast<unsigned char>(t[2]) == 0xBF;
+  return t.size() >= 3 && static_cast<unsigned char>(t[0]) == 0xEF && static_cast<unsigned char>(t[1]) == 0xBB &&
+         static_cast<unsigned char>(t[2]) == 0xBF;
 }
 
 /// Row/column (bytes) of `offset` in `text`, as tree-sitter counts them (rows end at '\n').
@@ -32,7 +32,10 @@ TSPoint advancePoint(TSPoint p, std::string_view inserted) {
 void appendEscaped(std::string& out, const char* s) {
   for (; *s; ++s) {
     if (*s == '"' || *s == '\\') out += '\\';
-    if (*s == '\n') { out += "\\n"; continue; }
+    if (*s == '\n') {
+      out += "\\n";
+      continue;
+    }
     out += *s;
   }
 }
@@ -50,8 +53,7 @@ Result<SourceFilePtr> SourceFile::parse(std::string text, const CancellationToke
   return parseImpl(std::move(text), nullptr, cancel);
 }
 
-Result<SourceFilePtr> SourceFile::parseImpl(std::string text, const Tree* old,
-                                            const CancellationToken& cancel) {
+Result<SourceFilePtr> SourceFile::parseImpl(std::string text, const Tree* old, const CancellationToken& cancel) {
   if (text.size() >= std::numeric_limits<uint32_t>::max())
     return Error::invalid("Python file too large (" + std::to_string(text.size()) + " bytes)");
   // One parser per thread, reused: a TSParser must not be shared between threads.
@@ -61,16 +63,17 @@ Result<SourceFilePtr> SourceFile::parseImpl(std::string text, const Tree* old,
 
   // A BOM is not Python: tree-sitter sees only the bytes after it, offsets stay absolute.
   if (startsWithBom(text)) {
-    TSRange r{{0, 3}, {std::numeric_limits<uint32_t>::max(), std::numeric_limits<uint32_t>::max()},
-              3, std::numeric_limits<uint32_t>::max()};
+    TSRange r{{0, 3},
+              {std::numeric_limits<uint32_t>::max(), std::numeric_limits<uint32_t>::max()},
+              3,
+              std::numeric_limits<uint32_t>::max()};
     ts_parser_set_included_ranges(p, &r, 1);
   } else {
     ts_parser_set_included_ranges(p, nullptr, 0);
   }
   const size_t* flag = reinterpret_cast<const size_t*>(cancel.rawFlag());
   ts_parser_set_cancellation_flag(p, flag);
-  TSTree* t = ts_parser_parse_string(p, old ? old->get() : nullptr, text.data(),
-                                     static_cast<uint32_t>(text.size()));
+  TSTree* t = ts_parser_parse_string(p, old ? old->get() : nullptr, text.data(), static_cast<uint32_t>(text.size()));
   ts_parser_set_cancellation_flag(p, nullptr);
   if (!t) {
     ts_parser_reset(p);  // drop the half-done parse: the next call is a different document
@@ -84,8 +87,7 @@ Result<SourceFilePtr> SourceFile::edit(const TextEdit& e, const CancellationToke
   return edit(std::vector<TextEdit>{e}, cancel);
 }
 
-Result<SourceFilePtr> SourceFile::edit(const std::vector<TextEdit>& edits,
-                                       const CancellationToken& cancel) const {
+Result<SourceFilePtr> SourceFile::edit(const std::vector<TextEdit>& edits, const CancellationToken& cancel) const {
   std::string text = text_;
   // Reuse only an error-free tree (see the header); a BOM change also parses from scratch.
   bool fresh = hasErrors();
@@ -93,9 +95,8 @@ Result<SourceFilePtr> SourceFile::edit(const std::vector<TextEdit>& edits,
   for (size_t i = 0; i < edits.size(); ++i) {
     const TextEdit& e = edits[i];
     if (e.start > e.end || e.end > text.size())
-      return Error::invalid("edit " + std::to_string(i) + ": range [" + std::to_string(e.start) +
-                            ", " + std::to_string(e.end) + ") outside the text (" +
-                            std::to_string(text.size()) + " bytes)");
+      return Error::invalid("edit " + std::to_string(i) + ": range [" + std::to_string(e.start) + ", " +
+                            std::to_string(e.end) + ") outside the text (" + std::to_string(text.size()) + " bytes)");
     if (e.newText.size() >= std::numeric_limits<uint32_t>::max() - text.size())
       return Error::invalid("edit " + std::to_string(i) + ": text too large");
     bool bomBefore = startsWithBom(text);
@@ -125,9 +126,7 @@ Result<SourceFilePtr> SourceFile::edit(const std::vector<TextEdit>& edits,
 }
 
 const Module& SourceFile::model() const {
-  std::call_once(modelOnce_, [this] {
-    model_ = std::make_unique<Module>(buildModule(root(), text_, lines_));
-  });
+  std::call_once(modelOnce_, [this] { model_ = std::make_unique<Module>(buildModule(root(), text_, lines_)); });
   return *model_;
 }
 
@@ -152,9 +151,9 @@ std::string SourceFile::sexp() const {
     }
     if (ts_node_is_missing(n)) out += " MISSING";
     TSPoint sp = ts_node_start_point(n), ep = ts_node_end_point(n);
-    out += ' ' + std::to_string(ts_node_start_byte(n)) + '-' + std::to_string(ts_node_end_byte(n)) +
-           ' ' + std::to_string(sp.row) + ':' + std::to_string(sp.column) + '-' +
-           std::to_string(ep.row) + ':' + std::to_string(ep.column);
+    out += ' ' + std::to_string(ts_node_start_byte(n)) + '-' + std::to_string(ts_node_end_byte(n)) + ' ' +
+           std::to_string(sp.row) + ':' + std::to_string(sp.column) + '-' + std::to_string(ep.row) + ':' +
+           std::to_string(ep.column);
     if (ts_tree_cursor_goto_first_child(&c)) {
       out += ' ';
       continue;

@@ -48,8 +48,7 @@ class SourceFile {
   Result<SourceFilePtr> edit(const TextEdit& edit, const CancellationToken& cancel = {}) const;
   /// Applies `edits` in order; each range refers to the text produced by the previous edits
   /// (LSP didChange semantics). One reparse at the end. An empty list returns a copy.
-  Result<SourceFilePtr> edit(const std::vector<TextEdit>& edits,
-                             const CancellationToken& cancel = {}) const;
+  Result<SourceFilePtr> edit(const std::vector<TextEdit>& edits, const CancellationToken& cancel = {}) const;
 
   const std::string& text() const { return text_; }
   const LineIndex& lines() const { return lines_; }
@@ -82,8 +81,7 @@ class SourceFile {
   SourceFile(Private, std::string text, Tree tree, bool incremental);
 
  private:
-  static Result<SourceFilePtr> parseImpl(std::string text, const Tree* old,
-                                         const CancellationToken& cancel);
+  static Result<SourceFilePtr> parseImpl(std::string text, const Tree* old, const CancellationToken& cancel);
 
   std::string text_;
   LineIndex lines_;

@@ -17,8 +17,7 @@ Result<const TSLanguage*> pythonLanguage() {
     // The runtime's own check, once: the version range above mirrors it, but trust the library.
     Parser probe(ts_parser_new());
     if (!ts_parser_set_language(probe.get(), lang))
-      return Error::internal("tree-sitter rejected the tree-sitter-python grammar (ABI " +
-                             std::to_string(v) + ")");
+      return Error::internal("tree-sitter rejected the tree-sitter-python grammar (ABI " + std::to_string(v) + ")");
     return lang;
   }();
   return checked;

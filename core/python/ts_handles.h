@@ -14,10 +14,18 @@ extern "C" const TSLanguage* tree_sitter_python();
 namespace kl::python {
 
 namespace detail {
-struct ParserDeleter { void operator()(TSParser* p) const { ts_parser_delete(p); } };
-struct TreeDeleter { void operator()(TSTree* t) const { ts_tree_delete(t); } };
-struct QueryDeleter { void operator()(TSQuery* q) const { ts_query_delete(q); } };
-struct QueryCursorDeleter { void operator()(TSQueryCursor* c) const { ts_query_cursor_delete(c); } };
+struct ParserDeleter {
+  void operator()(TSParser* p) const { ts_parser_delete(p); }
+};
+struct TreeDeleter {
+  void operator()(TSTree* t) const { ts_tree_delete(t); }
+};
+struct QueryDeleter {
+  void operator()(TSQuery* q) const { ts_query_delete(q); }
+};
+struct QueryCursorDeleter {
+  void operator()(TSQueryCursor* c) const { ts_query_cursor_delete(c); }
+};
 }  // namespace detail
 
 /// Owns a TSTree. copy() is cheap (tree-sitter shares structure) and is how a tree is handed to

@@ -17,9 +17,12 @@ namespace {
 std::string sig3(double v) {
   char buf[32];
   double a = std::fabs(v);
-  if (a >= 100 || a == 0) std::snprintf(buf, sizeof buf, "%.0f", v);
-  else if (a >= 10) std::snprintf(buf, sizeof buf, "%.1f", v);
-  else std::snprintf(buf, sizeof buf, "%.2f", v);
+  if (a >= 100 || a == 0)
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  else if (a >= 10)
+    std::snprintf(buf, sizeof buf, "%.1f", v);
+  else
+    std::snprintf(buf, sizeof buf, "%.2f", v);
   return buf;
 }
 }  // namespace
@@ -41,9 +44,12 @@ std::string formatDuration(int64_t ns, Units units) {
 std::string formatShare(double share) {
   double pct = share * 100.0;
   char buf[32];
-  if (pct >= 1 || pct == 0) std::snprintf(buf, sizeof buf, "%.0f %%", pct);
-  else if (pct >= 0.1) std::snprintf(buf, sizeof buf, "%.1f %%", pct);
-  else return "<0.1 %";
+  if (pct >= 1 || pct == 0)
+    std::snprintf(buf, sizeof buf, "%.0f %%", pct);
+  else if (pct >= 0.1)
+    std::snprintf(buf, sizeof buf, "%.1f %%", pct);
+  else
+    return "<0.1 %";
   return buf;
 }
 
@@ -64,7 +70,8 @@ std::string formatDims(const std::array<int32_t, 3>& d) {
 }
 
 std::string hintLabel(const LineResult& line, Units units, std::string_view prefix) {
-  std::string sync = line.syncCalls ? std::string(kSyncGlyph) + " sync " + formatDuration(line.syncNs, units) : std::string();
+  std::string sync =
+      line.syncCalls ? std::string(kSyncGlyph) + " sync " + formatDuration(line.syncNs, units) : std::string();
   if (line.ops == 0 && line.syncCalls && !line.isCallLine()) return sync;
   std::string t = prefix.empty() ? std::string() : std::string(prefix) + " ";
   if (!line.isCallLine()) {
@@ -79,8 +86,7 @@ std::string hintLabel(const LineResult& line, Units units, std::string_view pref
 
 std::string lensTitle(const FunctionResult& f, int64_t totalGpuNs, Units units) {
   std::string t = "GPU " + formatPassTime(f.gpuNs, f.backwardNs, units) + " · " + kernelCount(f.distinctKernels);
-  if (totalGpuNs > 0)
-    t += " · " + formatShare(static_cast<double>(f.gpuNs) / static_cast<double>(totalGpuNs));
+  if (totalGpuNs > 0) t += " · " + formatShare(static_cast<double>(f.gpuNs) / static_cast<double>(totalGpuNs));
   return t;
 }
 

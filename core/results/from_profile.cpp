@@ -148,9 +148,8 @@ Result<ResultSet> buildFromProfile(const profile::ProfileModel& m, const BuildOp
         const auto& fr = m.pyFrames[f];
         auto it = fileCache.find(fr.file);
         if (it == fileCache.end())
-          it = fileCache.emplace(fr.file, fr.file == profile::kEmptyStr
-                                              ? std::nullopt
-                                              : matchPath(m.str(fr.file))).first;
+          it = fileCache.emplace(fr.file, fr.file == profile::kEmptyStr ? std::nullopt : matchPath(m.str(fr.file)))
+                   .first;
         if (it->second && fr.line > 0) {
           LineAcc& la = acc[*it->second][static_cast<uint32_t>(fr.line - 1)];
           la.lastLine = static_cast<uint32_t>(fr.line - 1);
@@ -204,9 +203,8 @@ Result<ResultSet> buildFromProfile(const profile::ProfileModel& m, const BuildOp
   rs.unmapped.distinctKernels = static_cast<uint32_t>(unmappedByName.size());
   std::vector<std::pair<int64_t, std::string>> top;
   for (const auto& [name, v] : unmappedByName) top.emplace_back(v.first, name);
-  std::sort(top.begin(), top.end(), [](const auto& x, const auto& y) {
-    return x.first != y.first ? x.first > y.first : x.second < y.second;
-  });
+  std::sort(top.begin(), top.end(),
+            [](const auto& x, const auto& y) { return x.first != y.first ? x.first > y.first : x.second < y.second; });
   for (size_t k = 0; k < top.size() && k < 5; ++k) rs.unmapped.topKernels.push_back(top[k].second);
 
   for (auto& [path, lines] : acc) {
@@ -262,17 +260,15 @@ Result<ResultSet> buildFromProfile(const profile::ProfileModel& m, const BuildOp
   p.runId = "profile:" + fileName;
   p.source = hasKl ? "kl-ranges" : "python-stacks";
   p.emulated = m.meta.emulated;
-  p.backend = m.meta.emulated ? "emulate"
-              : m.meta.format == profile::SourceFormat::Nsys ? "nsys"
-                                                              : "torch";
+  p.backend = m.meta.emulated ? "emulate" : m.meta.format == profile::SourceFormat::Nsys ? "nsys" : "torch";
   p.profilePath = opts.profilePath;
   p.gpu = gpuNames(m);
   std::error_code ec;
   auto mtime = std::filesystem::last_write_time(opts.profilePath, ec);
   if (!ec)
-    p.createdUnix = std::chrono::duration_cast<std::chrono::seconds>(
-                        std::chrono::file_clock::to_sys(mtime).time_since_epoch())
-                        .count();
+    p.createdUnix =
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::file_clock::to_sys(mtime).time_since_epoch())
+            .count();
   return rs;
 }
 

@@ -17,8 +17,8 @@ namespace {
 /// "2026-11-21T12:34:56Z" -> seconds since the epoch (0 when unparsable).
 int64_t parseIso(const std::string& s) {
   std::tm tm{};
-  if (std::sscanf(s.c_str(), "%d-%d-%dT%d:%d:%d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
-                  &tm.tm_min, &tm.tm_sec) != 6)
+  if (std::sscanf(s.c_str(), "%d-%d-%dT%d:%d:%d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
+                  &tm.tm_sec) != 6)
     return 0;
   tm.tm_year -= 1900;
   tm.tm_mon -= 1;
@@ -112,8 +112,8 @@ Result<std::optional<ResultSet>> loadFromStore(const std::filesystem::path& work
         }
         // Several spans may start on one line (a function range and its first statement's):
         // merge them into the line's one result.
-        auto it = std::find_if(file.lines.begin(), file.lines.end(),
-                               [&](const LineResult& x) { return x.line == l.line; });
+        auto it =
+            std::find_if(file.lines.begin(), file.lines.end(), [&](const LineResult& x) { return x.line == l.line; });
         if (it == file.lines.end()) {
           file.lines.push_back(std::move(l));
           continue;
@@ -201,8 +201,7 @@ Result<std::optional<ResultSet>> loadFromStore(const std::filesystem::path& work
           rs.unmapped.topKernels.end())
         rs.unmapped.topKernels.push_back(top[i].second);
   }
-  std::sort(rs.files.begin(), rs.files.end(),
-            [](const FileResult& a, const FileResult& b) { return a.path < b.path; });
+  std::sort(rs.files.begin(), rs.files.end(), [](const FileResult& a, const FileResult& b) { return a.path < b.path; });
   return std::optional<ResultSet>(std::move(rs));
 }
 

@@ -25,8 +25,10 @@ std::vector<std::string_view> splitTop(std::string_view s, std::string_view sep)
   size_t start = 0;
   for (size_t i = 0; i < s.size(); ++i) {
     char c = s[i];
-    if (opens(c)) ++depth;
-    else if (closes(c) && depth > 0) --depth;
+    if (opens(c))
+      ++depth;
+    else if (closes(c) && depth > 0)
+      --depth;
     else if (depth == 0 && s.compare(i, sep.size(), sep) == 0) {
       out.push_back(trim(s.substr(start, i - start)));
       i += sep.size() - 1;
@@ -52,17 +54,19 @@ std::string_view bracketed(std::string_view comp, size_t from, char open) {
   if (from >= comp.size() || comp[from] != open) return {};
   int depth = 0;
   for (size_t i = from; i < comp.size(); ++i) {
-    if (opens(comp[i])) ++depth;
-    else if (closes(comp[i]) && --depth == 0) return comp.substr(from + 1, i - from - 1);
+    if (opens(comp[i]))
+      ++depth;
+    else if (closes(comp[i]) && --depth == 0)
+      return comp.substr(from + 1, i - from - 1);
   }
   return {};
 }
 
 bool isPlainType(std::string_view name) {
   static constexpr std::array<std::string_view, 22> kPlain = {
-      "float", "double", "int", "long", "short", "char", "bool", "unsigned", "signed", "void",
-      "Half", "BFloat16", "half", "__half", "__nv_bfloat16", "complex", "true", "false",
-      "size_t", "int64_t", "uint32_t", "Float8_e4m3fn"};
+      "float",  "double", "int",    "long",     "short",    "char",         "bool",          "unsigned",
+      "signed", "void",   "Half",   "BFloat16", "half",     "__half",       "__nv_bfloat16", "complex",
+      "true",   "false",  "size_t", "int64_t",  "uint32_t", "Float8_e4m3fn"};
   return std::find(kPlain.begin(), kPlain.end(), name) != kPlain.end();
 }
 
@@ -71,22 +75,43 @@ bool isPlainType(std::string_view name) {
 /// the op (`multi_tensor_apply_kernel<TensorListMetadata<1>, BinaryOpScalarFunctor<float, 1, 1, 0>,
 /// std::multiplies<float>, float>` -> tag `multiplies`).
 bool isWrapper(std::string_view name) {
-  static constexpr std::array<std::string_view, 25> kWrappers = {
-      "ReduceOp", "func_wrapper_t", "Array", "OffsetCalculator", "TrivialOffsetCalculator",
-      "LoadWithCast", "StoreWithCast", "LoadWithoutCast", "StoreWithoutCast", "tuple", "pair",
-      "function", "TensorListMetadata", "TensorListScalarListMetadata", "FusedOptimizerTensorListMetadata",
-      "UnaryOpFunctor", "BinaryOpScalarFunctor", "BinaryOpScalarListFunctor", "BinaryOpListAlphaFunctor",
-      "BinaryOpScalarTensor", "PointwiseOpScalarFunctor", "PointwiseOpScalarListFunctor",
-      "PointwiseOpListFunctor", "TernaryOpListFunctor", "TernaryOpScalarFunctor"};
+  static constexpr std::array<std::string_view, 25> kWrappers = {"ReduceOp",
+                                                                 "func_wrapper_t",
+                                                                 "Array",
+                                                                 "OffsetCalculator",
+                                                                 "TrivialOffsetCalculator",
+                                                                 "LoadWithCast",
+                                                                 "StoreWithCast",
+                                                                 "LoadWithoutCast",
+                                                                 "StoreWithoutCast",
+                                                                 "tuple",
+                                                                 "pair",
+                                                                 "function",
+                                                                 "TensorListMetadata",
+                                                                 "TensorListScalarListMetadata",
+                                                                 "FusedOptimizerTensorListMetadata",
+                                                                 "UnaryOpFunctor",
+                                                                 "BinaryOpScalarFunctor",
+                                                                 "BinaryOpScalarListFunctor",
+                                                                 "BinaryOpListAlphaFunctor",
+                                                                 "BinaryOpScalarTensor",
+                                                                 "PointwiseOpScalarFunctor",
+                                                                 "PointwiseOpScalarListFunctor",
+                                                                 "PointwiseOpListFunctor",
+                                                                 "TernaryOpListFunctor",
+                                                                 "TernaryOpScalarFunctor"};
   return std::find(kWrappers.begin(), kWrappers.end(), name) != kWrappers.end();
 }
 
 /// Wrappers that describe where the data is (pointer arrays, offsets, tensor lists), not what
 /// the kernel computes.
 bool isLayout(std::string_view name) {
-  static constexpr std::array<std::string_view, 6> kLayout = {
-      "Array", "OffsetCalculator", "TrivialOffsetCalculator", "TensorListMetadata",
-      "TensorListScalarListMetadata", "FusedOptimizerTensorListMetadata"};
+  static constexpr std::array<std::string_view, 6> kLayout = {"Array",
+                                                              "OffsetCalculator",
+                                                              "TrivialOffsetCalculator",
+                                                              "TensorListMetadata",
+                                                              "TensorListScalarListMetadata",
+                                                              "FusedOptimizerTensorListMetadata"};
   return std::find(kLayout.begin(), kLayout.end(), name) != kLayout.end();
 }
 
@@ -185,7 +210,8 @@ size_t displayWidth(std::string_view s) {
 std::vector<std::string> templateArguments(std::string_view demangled, std::string_view base) {
   if (base.empty()) return {};
   for (size_t at = demangled.find(base); at != std::string_view::npos; at = demangled.find(base, at + 1)) {
-    bool startsName = at == 0 || !(std::isalnum(static_cast<unsigned char>(demangled[at - 1])) || demangled[at - 1] == '_');
+    bool startsName =
+        at == 0 || !(std::isalnum(static_cast<unsigned char>(demangled[at - 1])) || demangled[at - 1] == '_');
     size_t after = at + base.size();
     if (!startsName || after >= demangled.size() || demangled[after] != '<') continue;
     std::string_view inside = bracketed(demangled, after, '<');

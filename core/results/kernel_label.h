@@ -5,9 +5,9 @@
 // function whose lambda the kernel runs. kernelLabels() keeps the short name and adds the
 // telling argument: `vectorized_elementwise_kernel<MulFunctor>`, `reduce_kernel<sum_functor>`,
 // `vectorized_elementwise_kernel<launch_clamp_scalar>` (a lambda: the function or class it is
-// defined in), `multi_tensor_apply_kernel<multiplies>` (the op of a foreach kernel); when two labels are still equal, the
-// first template argument in which they differ is added too. Labels longer than `maxWidth`
-// code points are cut around the place where they differ from the others ("…").
+// defined in), `multi_tensor_apply_kernel<multiplies>` (the op of a foreach kernel); when two labels are still equal,
+// the first template argument in which they differ is added too. Labels longer than `maxWidth` code points are cut
+// around the place where they differ from the others ("…").
 #pragma once
 
 #include <cstddef>

@@ -61,7 +61,7 @@ std::optional<std::string> PathMatcher::match(std::string_view recorded) const {
     while (n < c.size() && n < rec.size() && c[n] == rec[n]) ++n;
     if (n == 0) continue;
     if (n == c.size() && n == rec.size()) return candidates_[i];  // exact
-    size_t score = 2 * n + (n == c.size() ? 1 : 0);  // a fully consumed candidate wins a tie
+    size_t score = 2 * n + (n == c.size() ? 1 : 0);               // a fully consumed candidate wins a tie
     if (score > best) {
       best = score;
       bestCount = 1;

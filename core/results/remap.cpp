@@ -27,14 +27,11 @@ struct Hunk {
 };
 
 int onHunk(const git_diff_delta*, const git_diff_hunk* h, void* payload) {
-  static_cast<std::vector<Hunk>*>(payload)->push_back(
-      {h->old_start, h->old_lines, h->new_start, h->new_lines});
+  static_cast<std::vector<Hunk>*>(payload)->push_back({h->old_start, h->old_lines, h->new_start, h->new_lines});
   return 0;
 }
 
-size_t lineCount(std::string_view text) {
-  return static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
-}
+size_t lineCount(std::string_view text) { return static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1; }
 
 }  // namespace
 
@@ -53,8 +50,8 @@ Result<LineMap> diffLines(std::string_view oldText, std::string_view newText) {
   opts.interhunk_lines = 0;
   opts.flags = GIT_DIFF_FORCE_TEXT;
   std::vector<Hunk> hunks;
-  int rc = git_diff_buffers(oldText.data(), oldText.size(), "a.py", newText.data(), newText.size(),
-                            "b.py", &opts, nullptr, nullptr, onHunk, nullptr, &hunks);
+  int rc = git_diff_buffers(oldText.data(), oldText.size(), "a.py", newText.data(), newText.size(), "b.py", &opts,
+                            nullptr, nullptr, onHunk, nullptr, &hunks);
   if (rc != 0) {
     const git_error* e = git_error_last();
     return Error::internal(std::string("line diff failed: ") + (e && e->message ? e->message : "libgit2"));
@@ -84,8 +81,7 @@ RemappedFile remapFile(const FileResult& file, std::string_view liveText) {
   return remapFile(file, liveText, functionSpans(std::string(liveText)));
 }
 
-RemappedFile remapFile(const FileResult& file, std::string_view liveText,
-                       const std::vector<FunctionSpan>& liveSpans) {
+RemappedFile remapFile(const FileResult& file, std::string_view liveText, const std::vector<FunctionSpan>& liveSpans) {
   RemappedFile out;
   auto identity = [&] {
     out.sourceIndex.resize(file.lines.size());
@@ -146,8 +142,8 @@ LineDelta lineDelta(std::string_view oldText, std::string_view newText) {
   return d;
 }
 
-uint32_t applyLineDelta(RemappedFile& file, const LineDelta& delta,
-                        const std::vector<FunctionSpan>& liveSpans, bool stale) {
+uint32_t applyLineDelta(RemappedFile& file, const LineDelta& delta, const std::vector<FunctionSpan>& liveSpans,
+                        bool stale) {
   auto& lines = file.file.lines;
   bool hasIndex = file.sourceIndex.size() == lines.size();
   size_t out = 0;

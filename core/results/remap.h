@@ -21,18 +21,16 @@ namespace kl::results {
 struct LineMap {
   std::vector<int32_t> oldToNew;
   bool identical = true;
-  int32_t map(uint32_t oldLine) const {
-    return oldLine < oldToNew.size() ? oldToNew[oldLine] : -1;
-  }
+  int32_t map(uint32_t oldLine) const { return oldLine < oldToNew.size() ? oldToNew[oldLine] : -1; }
 };
 
 /// Error::Internal only when libgit2 itself fails.
 Result<LineMap> diffLines(std::string_view oldText, std::string_view newText);
 
 struct RemappedFile {
-  FileResult file;        // lines/functions positioned in the live text; snapshot unchanged
-  bool stale = false;     // live text != snapshot
-  uint32_t dropped = 0;   // LineResults removed because their lines changed
+  FileResult file;       // lines/functions positioned in the live text; snapshot unchanged
+  bool stale = false;    // live text != snapshot
+  uint32_t dropped = 0;  // LineResults removed because their lines changed
   /// Per file.lines[i]: its index in the FileResult it was remapped from (so that per-line
   /// data derived once from that FileResult, e.g. labels, follows the line).
   std::vector<uint32_t> sourceIndex;
@@ -43,8 +41,7 @@ struct RemappedFile {
 /// Function totals use the live text's spans: `liveSpans` when given (e.g. from the editor's
 /// own parsed tree), else functionSpans(liveText).
 RemappedFile remapFile(const FileResult& file, std::string_view liveText);
-RemappedFile remapFile(const FileResult& file, std::string_view liveText,
-                       const std::vector<FunctionSpan>& liveSpans);
+RemappedFile remapFile(const FileResult& file, std::string_view liveText, const std::vector<FunctionSpan>& liveSpans);
 
 /// Where the lines of `oldText` are in `newText` when the two differ in one contiguous region
 /// (their common prefix and suffix are kept): the effect of one edit, or of a batch of edits
@@ -71,7 +68,7 @@ LineDelta lineDelta(std::string_view oldText, std::string_view newText);
 /// text's) and `stale` is set to `stale`. Returns the number of LineResults dropped.
 /// Unlike remapFile against the snapshot, a line edited back to its profiled text stays
 /// dropped: a caller that wants exact positions remaps from the snapshot when edits settle.
-uint32_t applyLineDelta(RemappedFile& file, const LineDelta& delta,
-                        const std::vector<FunctionSpan>& liveSpans, bool stale);
+uint32_t applyLineDelta(RemappedFile& file, const LineDelta& delta, const std::vector<FunctionSpan>& liveSpans,
+                        bool stale);
 
 }  // namespace kl::results

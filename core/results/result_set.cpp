@@ -11,8 +11,8 @@
 namespace kl::results {
 
 const LineResult* FileResult::lineAt(uint32_t line) const {
-  auto it = std::lower_bound(lines.begin(), lines.end(), line,
-                             [](const LineResult& r, uint32_t l) { return r.line < l; });
+  auto it =
+      std::lower_bound(lines.begin(), lines.end(), line, [](const LineResult& r, uint32_t l) { return r.line < l; });
   return it != lines.end() && it->line == line ? &*it : nullptr;
 }
 
@@ -97,10 +97,9 @@ void computeFunctions(FileResult& file, const std::vector<FunctionSpan>& spans) 
       }
     file.functions.push_back(std::move(f));
   }
-  std::sort(file.functions.begin(), file.functions.end(),
-            [](const FunctionResult& a, const FunctionResult& b) {
-              return a.defLine != b.defLine ? a.defLine < b.defLine : a.qualName < b.qualName;
-            });
+  std::sort(file.functions.begin(), file.functions.end(), [](const FunctionResult& a, const FunctionResult& b) {
+    return a.defLine != b.defLine ? a.defLine < b.defLine : a.qualName < b.qualName;
+  });
 }
 
 std::vector<FunctionSpan> functionSpans(const std::vector<python::FunctionExtent>& extents) {

@@ -26,7 +26,7 @@
 namespace kl::python {
 class SourceFile;
 struct FunctionExtent;
-}
+}  // namespace kl::python
 
 namespace kl::results {
 
@@ -39,16 +39,16 @@ using attribution::LineResult;
 /// Totals of one function (sum over the LineResults inside its line span).
 struct FunctionResult {
   std::string qualName;
-  uint32_t defLine = 0;     // line of `def` (0-based, snapshot)
+  uint32_t defLine = 0;  // line of `def` (0-based, snapshot)
   uint32_t lastLine = 0;
   int64_t gpuNs = 0;
   uint64_t ops = 0;
   uint32_t distinctKernels = 0;
-  int64_t backwardNs = 0;   // part of gpuNs launched by the backward pass
+  int64_t backwardNs = 0;  // part of gpuNs launched by the backward pass
 };
 
 struct FileResult {
-  std::string path;           // workspace-relative, '/'-separated
+  std::string path;  // workspace-relative, '/'-separated
   /// The file's text when it was profiled; results are positioned in it. Empty with
   /// hasSnapshot == false when the producer had no text (results then apply as they are).
   std::string snapshot;
@@ -61,21 +61,21 @@ struct FileResult {
 
 /// Where the numbers come from (shown in hovers).
 struct Provenance {
-  std::string runId;          // store run id, or "profile:<file name>" for loaded profiles
-  std::string backend;        // "nsys", "torch", "emulate", or "loaded"
-  std::string source;         // "kl-ranges" or "python-stacks"
-  std::string profilePath;    // the profile file(s) read
-  std::string gpu;            // GPU name(s), "" when unknown
-  std::string gitCommit;      // "" when unknown
+  std::string runId;        // store run id, or "profile:<file name>" for loaded profiles
+  std::string backend;      // "nsys", "torch", "emulate", or "loaded"
+  std::string source;       // "kl-ranges" or "python-stacks"
+  std::string profilePath;  // the profile file(s) read
+  std::string gpu;          // GPU name(s), "" when unknown
+  std::string gitCommit;    // "" when unknown
   bool gitDirty = false;
-  std::string command;        // the entry command, "" for loaded profiles
-  int64_t createdUnix = 0;    // seconds since the epoch; 0 = unknown
-  bool emulated = false;      // emulate backend: every number is modelled, say so
+  std::string command;      // the entry command, "" for loaded profiles
+  int64_t createdUnix = 0;  // seconds since the epoch; 0 = unknown
+  bool emulated = false;    // emulate backend: every number is modelled, say so
 };
 
 /// Attribution bookkeeping for the "K kernels unmapped" diagnostic.
 struct Unmapped {
-  uint64_t ops = 0;           // GPU ops that map to no workspace line
+  uint64_t ops = 0;  // GPU ops that map to no workspace line
   int64_t gpuNs = 0;
   uint32_t distinctKernels = 0;
   std::vector<std::string> topKernels;  // up to 5 names, by time

@@ -3,8 +3,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 
@@ -28,19 +28,18 @@ Result<BackendKind> parseBackend(std::string_view s) {
   return Error::invalid("unknown backend '" + std::string(s) + "' (use nsys, torch or emulate)");
 }
 
-std::vector<std::string> Backend::probeCommand(const ProbeOptions& p, std::string_view backend,
-                                               const RoundPaths& paths, const std::optional<std::string>& out,
+std::vector<std::string> Backend::probeCommand(const ProbeOptions& p, std::string_view backend, const RoundPaths& paths,
+                                               const std::optional<std::string>& out,
                                                const std::vector<std::string>& entry) {
   std::string pythonPath = p.probeDir.string();
   if (const char* cur = std::getenv("PYTHONPATH"); cur && *cur) pythonPath += std::string(":") + cur;
-  std::vector<std::string> a = {"env", "PYTHONPATH=" + pythonPath, p.python, "-m", "kernlens_probe",
+  std::vector<std::string> a = {"env",       "PYTHONPATH=" + pythonPath, p.python, "-m", "kernlens_probe",
                                 "--backend", std::string(backend)};
   if (!paths.overlayDir.empty()) a.insert(a.end(), {"--overlay", paths.overlayDir.string()});
   if (!paths.lineRanges.empty()) a.insert(a.end(), {"--line-ranges", paths.lineRanges.string()});
   if (!paths.callsFile.empty()) a.insert(a.end(), {"--discover-calls", paths.callsFile.string()});
   if (!paths.autogradRanges) a.insert(a.end(), {"--autograd-nvtx", "off"});
-  a.insert(a.end(), {"--workspace", p.workspace.string(), "--status",
-                     (paths.outDir / "status{rank}.json").string()});
+  a.insert(a.end(), {"--workspace", p.workspace.string(), "--status", (paths.outDir / "status{rank}.json").string()});
   if (out) a.insert(a.end(), {"--out", *out});
   if (backend == "emulate") a.insert(a.end(), {"--gpu", p.gpu});
   a.push_back("--");
@@ -76,7 +75,7 @@ Result<std::vector<std::filesystem::path>> checkOutputs(std::vector<std::filesys
                                                         const RoundPaths& paths, std::string_view what) {
   if (files.empty()) {
     ProbeStatus st = readProbeStatus(paths.outDir / "status.json");
-    std::string why = !st.exportError.empty() ? " (probe: " + st.exportError + ")"
+    std::string why = !st.exportError.empty()  ? " (probe: " + st.exportError + ")"
                       : !st.probeError.empty() ? " (probe: " + st.probeError + ")"
                                                : "";
     return Error::io("no " + std::string(what) + " was written in " + paths.outDir.string() + why + logHint(paths));
@@ -111,9 +110,11 @@ class NsysBackend : public Backend {
     auto reports = listOutputs(paths.outDir, "round", caps_.reportExtension);
     if (reports.empty()) {
       std::string extra;
-      if (!listOutputs(paths.outDir, "round", ".qdstrm").empty() || !listOutputs("/tmp", "nsys-report-", ".qdstrm").empty())
-        extra = " (nsys left a .qdstrm: its QdstrmImporter was not found — Debian 2022.4 needs "
-                "scripts/install-deps.sh nsys for the host-linux-x64 link)";
+      if (!listOutputs(paths.outDir, "round", ".qdstrm").empty() ||
+          !listOutputs("/tmp", "nsys-report-", ".qdstrm").empty())
+        extra =
+            " (nsys left a .qdstrm: its QdstrmImporter was not found — Debian 2022.4 needs "
+            "scripts/install-deps.sh nsys for the host-linux-x64 link)";
       return Error::io("nsys wrote no report (" + caps_.reportExtension + ") in " + paths.outDir.string() + extra +
                        logHint(paths));
     }
@@ -184,10 +185,12 @@ class ProbeBackend : public Backend {
 
 Result<std::unique_ptr<Backend>> makeBackend(BackendKind kind, const BackendOptions& opts) {
   if (opts.probe.probeDir.empty() || !std::filesystem::is_directory(opts.probe.probeDir / "kernlens_probe"))
-    return Error::notFound("the kernlens probe was not found (looked for " +
-                           (opts.probe.probeDir.empty() ? std::string("<binary dir>/share/kernlens/probe or <binary dir>/../share/kernlens/probe")
-                                                        : opts.probe.probeDir.string()) +
-                           "/kernlens_probe); set KERNLENS_PROBE_DIR");
+    return Error::notFound(
+        "the kernlens probe was not found (looked for " +
+        (opts.probe.probeDir.empty()
+             ? std::string("<binary dir>/share/kernlens/probe or <binary dir>/../share/kernlens/probe")
+             : opts.probe.probeDir.string()) +
+        "/kernlens_probe); set KERNLENS_PROBE_DIR");
   if (!findExecutable(opts.probe.python))
     return Error::notFound("python interpreter '" + opts.probe.python + "' not found (setting python)");
   if (kind == BackendKind::Nsys) {
@@ -210,7 +213,8 @@ std::optional<std::filesystem::path> findProbeDir() {
   buf[n] = 0;
   const auto exeDir = std::filesystem::path(buf).parent_path();
   // The build tree keeps the probe beside the binary; an install keeps it under <prefix>/share.
-  for (const auto& dir : {exeDir / "share" / "kernlens" / "probe", exeDir.parent_path() / "share" / "kernlens" / "probe"}) {
+  for (const auto& dir :
+       {exeDir / "share" / "kernlens" / "probe", exeDir.parent_path() / "share" / "kernlens" / "probe"}) {
     std::error_code ec;
     if (std::filesystem::is_directory(dir / "kernlens_probe", ec)) return dir.lexically_normal();
   }
@@ -258,7 +262,8 @@ ProbeStatus readProbeStatus(const std::filesystem::path& path) {
           std::string op(p.text());
           Tok n = p.next();
           int64_t count = 0;
-          if (n == Tok::Number && profile::parseInt64(p.text(), count)) st.unmodelledOps.emplace_back(op, count);
+          if (n == Tok::Number && profile::parseInt64(p.text(), count))
+            st.unmodelledOps.emplace_back(op, count);
           else if (n == Tok::ObjBegin || n == Tok::ArrBegin) {
             if (!p.skip(n)) return st;
           }
@@ -269,11 +274,16 @@ ProbeStatus readProbeStatus(const std::filesystem::path& path) {
       if (parent == "summary" && depth == 2 && key == "kernels" && v == Tok::Number) {
         profile::parseInt64(val, st.kernels);
       } else if (depth == 1) {
-        if (key == "exit_code" && v == Tok::Number) profile::parseInt64(val, st.exitCode);
-        else if (key == "probe_error") st.probeError = val;
-        else if (key == "entry_error") st.entryError = val;
-        else if (key == "export_error") st.exportError = val;
-        else if (key == "nvtx_provider") st.nvtxProvider = val;
+        if (key == "exit_code" && v == Tok::Number)
+          profile::parseInt64(val, st.exitCode);
+        else if (key == "probe_error")
+          st.probeError = val;
+        else if (key == "entry_error")
+          st.entryError = val;
+        else if (key == "export_error")
+          st.exportError = val;
+        else if (key == "nvtx_provider")
+          st.nvtxProvider = val;
       }
       if (v == Tok::ObjBegin || v == Tok::ArrBegin) {
         if (!p.skip(v)) return st;

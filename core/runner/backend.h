@@ -71,8 +71,8 @@ class Backend {
 
  protected:
   /// `env PYTHONPATH=... python -m kernlens_probe --backend <b> ... -- entry`.
-  static std::vector<std::string> probeCommand(const ProbeOptions& p, std::string_view backend,
-                                               const RoundPaths& paths, const std::optional<std::string>& out,
+  static std::vector<std::string> probeCommand(const ProbeOptions& p, std::string_view backend, const RoundPaths& paths,
+                                               const std::optional<std::string>& out,
                                                const std::vector<std::string>& entry);
 };
 

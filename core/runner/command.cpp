@@ -53,8 +53,10 @@ std::string shellQuote(std::string_view w) {
   if (allSafe) return std::string(w);
   std::string out = "'";
   for (char c : w) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out += c;
   }
   out += '\'';
   return out;
@@ -114,8 +116,10 @@ Result<std::string> expandTemplate(std::string_view t, const std::map<std::strin
         out += t[++i];
         continue;
       }
-      if (c == '\'') q = Q::Single;
-      else if (c == '"') q = Q::Double;
+      if (c == '\'')
+        q = Q::Single;
+      else if (c == '"')
+        q = Q::Double;
     } else if (q == Q::Single) {
       if (c == '\'') q = Q::None;
     } else {

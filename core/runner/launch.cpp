@@ -54,8 +54,13 @@ std::string slurmShellLine(const std::vector<std::string>& command) {
 }
 
 std::vector<std::string> srunArgs(const SlurmOptions& s, const std::filesystem::path& cwd) {
-  std::vector<std::string> a = {"srun", "--ntasks=" + std::to_string(s.ntasks), "--nodes=" + std::to_string(s.nodes),
-                                "--kill-on-bad-exit=1", "--label", "--job-name=kernlens", "--chdir=" + cwd.string()};
+  std::vector<std::string> a = {"srun",
+                                "--ntasks=" + std::to_string(s.ntasks),
+                                "--nodes=" + std::to_string(s.nodes),
+                                "--kill-on-bad-exit=1",
+                                "--label",
+                                "--job-name=kernlens",
+                                "--chdir=" + cwd.string()};
   if (!s.partition.empty()) a.push_back("--partition=" + s.partition);
   return a;
 }
@@ -68,9 +73,7 @@ Result<ProcessSpec> wrapCommand(const LaunchOptions& o, const std::vector<std::s
   ProcessSpec spec;
   spec.cwd = cwd;
   switch (o.kind) {
-    case LaunchKind::Local:
-      spec.argv = substituteRank(command, "");
-      return spec;
+    case LaunchKind::Local: spec.argv = substituteRank(command, ""); return spec;
     case LaunchKind::Template: {
       if (o.templ.empty()) return Error::invalid("the template launch needs a command template ('ssh host ... {cmd}')");
       auto line = expandTemplate(o.templ, {{"cmd", shellJoin(substituteRank(command, ""))},
@@ -100,8 +103,13 @@ Result<ProcessSpec> wrapCommand(const LaunchOptions& o, const std::vector<std::s
       f.close();
       if (!f) return Error::io(script.string() + ": cannot write the job script");
       ::chmod(script.c_str(), 0755);
-      spec.argv = {"sbatch", "--wait", "--parsable", "--job-name=kernlens", "--ntasks=" + std::to_string(s.ntasks),
-                   "--nodes=" + std::to_string(s.nodes), "--chdir=" + cwd.string(),
+      spec.argv = {"sbatch",
+                   "--wait",
+                   "--parsable",
+                   "--job-name=kernlens",
+                   "--ntasks=" + std::to_string(s.ntasks),
+                   "--nodes=" + std::to_string(s.nodes),
+                   "--chdir=" + cwd.string(),
                    "--output=" + (roundDir / "slurm-%j.out").string()};
       if (!s.partition.empty()) spec.argv.push_back("--partition=" + s.partition);
       spec.argv.insert(spec.argv.end(), s.extraArgs.begin(), s.extraArgs.end());

@@ -34,8 +34,8 @@ struct SlurmOptions {
   std::string mode = "srun";  // "srun" | "sbatch"
   int ntasks = 1;
   int nodes = 1;
-  std::string partition;                // "" = the cluster default
-  std::vector<std::string> extraArgs;   // passed to srun/sbatch before the command
+  std::string partition;               // "" = the cluster default
+  std::vector<std::string> extraArgs;  // passed to srun/sbatch before the command
 };
 
 struct LaunchOptions {

@@ -19,8 +19,10 @@ Result<NsysVersion> parseNsysVersion(std::string_view out) {
       if (ec != std::errc()) break;
       j = static_cast<size_t>(p - out.data());
       ++np;
-      if (j < out.size() && out[j] == '.' && j + 1 < out.size() && out[j + 1] >= '0' && out[j + 1] <= '9') ++j;
-      else break;
+      if (j < out.size() && out[j] == '.' && j + 1 < out.size() && out[j + 1] >= '0' && out[j + 1] <= '9')
+        ++j;
+      else
+        break;
     }
     if (np >= 2 && parts[0] >= 2018 && parts[0] < 2100) {
       NsysVersion v{parts[0], parts[1], parts[2], parts[3], {}};
@@ -77,11 +79,10 @@ Result<std::string> captureOutput(const std::filesystem::path& exe, std::vector<
 Result<NsysCaps> detectNsys(const std::optional<std::string>& configured) {
   auto exe = findNsys(configured);
   if (!exe)
-    return Error::notFound(
-        configured && !configured->empty()
-            ? "nsys not found at '" + *configured + "' (setting nsysPath)"
-            : std::string("nsys (Nsight Systems) not found on PATH; install it (Debian: "
-                          "scripts/install-deps.sh nsys) or use the emulate backend"));
+    return Error::notFound(configured && !configured->empty()
+                               ? "nsys not found at '" + *configured + "' (setting nsysPath)"
+                               : std::string("nsys (Nsight Systems) not found on PATH; install it (Debian: "
+                                             "scripts/install-deps.sh nsys) or use the emulate backend"));
   auto ver = captureOutput(*exe, {"--version"});
   if (!ver) return ver.error();
   auto v = parseNsysVersion(*ver);

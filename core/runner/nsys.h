@@ -24,7 +24,7 @@ namespace kl::runner {
 
 struct NsysVersion {
   int year = 0, minor = 0, patch = 0, build = 0;  // 2022.4.2.1
-  std::string text;                              // "2022.4.2.1-df9881f"
+  std::string text;                               // "2022.4.2.1-df9881f"
   friend auto operator<=>(const NsysVersion& a, const NsysVersion& b) {
     if (auto c = a.year <=> b.year; c != 0) return c;
     if (auto c = a.minor <=> b.minor; c != 0) return c;
@@ -48,7 +48,7 @@ struct NsysCaps {
   /// `--pytorch=autograd-nvtx` listed by `nsys profile --help`: nsys itself writes emit_nvtx's
   /// sequence ranges (else the probe enters torch.autograd.profiler.emit_nvtx()).
   bool pytorchAutogradNvtx = false;
-  bool exportSqlite = true;     // `nsys export --help` lists the sqlite type
+  bool exportSqlite = true;  // `nsys export --help` lists the sqlite type
 };
 
 /// Capabilities from the version and the two help texts (pure; unit-tested on real help texts).

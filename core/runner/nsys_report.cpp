@@ -7,10 +7,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/support/safe_file.h"
-
 #include "core/runner/nsys.h"
 #include "core/runner/process.h"
+#include "core/support/safe_file.h"
 
 namespace kl::runner {
 
@@ -28,9 +27,7 @@ bool hasReportExtension(const fs::path& p) {
 struct Stamp {
   uint64_t size = 0;
   int64_t mtimeNs = 0;
-  std::string text() const {
-    return "size=" + std::to_string(size) + " mtime_ns=" + std::to_string(mtimeNs) + "\n";
-  }
+  std::string text() const { return "size=" + std::to_string(size) + " mtime_ns=" + std::to_string(mtimeNs) + "\n"; }
 };
 
 Result<Stamp> stampOf(const fs::path& p) {
@@ -120,8 +117,7 @@ Result<ReportExport> exportNsysReport(const fs::path& report, const ReportExport
   for (const auto& dir : dirs) {
     fs::path sqlite = dir / (keyFor(dir) + ".sqlite");
     fs::path stampFile = dir / (keyFor(dir) + ".sqlite.stamp");
-    if (fs::is_regular_file(sqlite, ec) && fs::is_regular_file(stampFile, ec) &&
-        readSmall(stampFile) == stamp->text())
+    if (fs::is_regular_file(sqlite, ec) && fs::is_regular_file(stampFile, ec) && readSmall(stampFile) == stamp->text())
       return ReportExport{sqlite, true, {}};
   }
 
@@ -132,8 +128,8 @@ Result<ReportExport> exportNsysReport(const fs::path& report, const ReportExport
       break;
     }
   if (dir.empty())
-    return Error::io(report.string() + ": no writable directory for its SQLite export (tried " +
-                     dirs.front().string() + (dirs.size() > 1 ? " and others" : "") + ")");
+    return Error::io(report.string() + ": no writable directory for its SQLite export (tried " + dirs.front().string() +
+                     (dirs.size() > 1 ? " and others" : "") + ")");
 
   auto exe = findNsys(opts.nsys);
   if (!exe)

@@ -1,12 +1,12 @@
 #include "core/runner/process.h"
 
 #include <dirent.h>
-#include <poll.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -136,8 +136,8 @@ bool gMark[kMaxProcs];
 
 /// Messages from the supervisor to kernlens on the report pipe.
 struct Report {
-  char kind;       // 'S' started (value = program pid), 'E' exec failed (value = errno),
-                   // 'X' finished (value = wait status, leftovers = descendants were stopped)
+  char kind;  // 'S' started (value = program pid), 'E' exec failed (value = errno),
+              // 'X' finished (value = wait status, leftovers = descendants were stopped)
   int value;
   int leftovers;
 };
@@ -225,9 +225,10 @@ int descendants(pid_t root) {
 }
 
 void sleepMs(long ms) {
-  struct timespec ts {ms / 1000, (ms % 1000) * 1000000L};
-  while (::nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-  }
+  struct timespec ts {
+    ms / 1000, (ms % 1000) * 1000000L
+  };
+  while (::nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
 }
 
 long nowMs() {
@@ -408,7 +409,8 @@ struct Relay {
   Report started{'S', pid, 0};
   writeAll(c.reportWrite, &started, sizeof started);
 
-  Relay relays[2] = {{outPipe[0], c.stdoutFd, 0, c.maxLogBytes, false}, {errPipe[0], c.stderrFd, 0, c.maxLogBytes, false}};
+  Relay relays[2] = {{outPipe[0], c.stdoutFd, 0, c.maxLogBytes, false},
+                     {errPipe[0], c.stderrFd, 0, c.maxLogBytes, false}};
   for (auto& r : relays) ::fcntl(r.pipeRead, F_SETFL, ::fcntl(r.pipeRead, F_GETFL) | O_NONBLOCK);
   auto pumpAll = [&] {
     for (auto& r : relays)
@@ -518,9 +520,12 @@ Result<ProcessResult> runProcess(const ProcessSpec& spec, const CancellationToke
   Fd ctlRead(ctlFds[0]), ctlWrite(ctlFds[1]);
   if (::pipe2(repFds, O_CLOEXEC) != 0) return Error::io(std::string("pipe: ") + std::strerror(errno));
   Fd repRead(repFds[0]), repWrite(repFds[1]);
-  ChildSetup setup{exePath.c_str(), argv.data(), envp.data(), cwd.empty() ? nullptr : cwd.c_str(),
-                   devnull.get(), out->get(), err->get(), ctlRead.get(), repWrite.get(),
-                   static_cast<long>(spec.killGrace.count()), spec.maxLogBytes};
+  ChildSetup setup{exePath.c_str(), argv.data(),
+                   envp.data(),     cwd.empty() ? nullptr : cwd.c_str(),
+                   devnull.get(),   out->get(),
+                   err->get(),      ctlRead.get(),
+                   repWrite.get(),  static_cast<long>(spec.killGrace.count()),
+                   spec.maxLogBytes};
 
   LogTail tailOut(spec.stdoutPath, "stdout"), tailErr(spec.stderrPath, "stderr");
   auto t0 = Clock::now();
@@ -556,7 +561,9 @@ Result<ProcessResult> runProcess(const ProcessSpec& spec, const CancellationToke
     stopSent = true;
   };
   while (!finished) {
-    struct pollfd pfd {repRead.get(), POLLIN, 0};
+    struct pollfd pfd {
+      repRead.get(), POLLIN, 0
+    };
     int pr = ::poll(&pfd, 1, 20);
     if (pr > 0) {
       finished = true;

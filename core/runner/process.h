@@ -55,8 +55,8 @@ struct ProcessSpec {
 
 struct ProcessResult {
   int pid = 0;
-  int exitCode = -1;   // the leader's exit status; -1 when killed by a signal
-  int signal = 0;      // the signal that ended the leader, 0 if it exited
+  int exitCode = -1;  // the leader's exit status; -1 when killed by a signal
+  int signal = 0;     // the signal that ended the leader, 0 if it exited
   bool timedOut = false;
   bool cancelled = false;
   /// Processes of the group that were still alive after the leader ended and were stopped.

@@ -73,7 +73,8 @@ store::RoundRecord RoundResult::record() const {
 Result<RoundRunner> RoundRunner::create(RunConfig cfg) {
   std::error_code ec;
   if (cfg.workspace.empty()) return Error::invalid("no workspace");
-  if (!cfg.workspace.is_absolute()) return Error::invalid("the workspace must be an absolute path, got " + cfg.workspace.string());
+  if (!cfg.workspace.is_absolute())
+    return Error::invalid("the workspace must be an absolute path, got " + cfg.workspace.string());
   cfg.workspace = cfg.workspace.lexically_normal();
   if (!cfg.workspace.empty() && cfg.workspace.filename().empty()) cfg.workspace = cfg.workspace.parent_path();
   if (!std::filesystem::is_directory(cfg.workspace, ec))
@@ -101,7 +102,8 @@ Result<RoundRunner> RoundRunner::create(RunConfig cfg) {
   if (cfg.runKey.find('/') != std::string::npos || cfg.runKey == "." || cfg.runKey == "..")
     return Error::invalid("bad run key '" + cfg.runKey + "'");
   rr.runDir_ = cfg.workspace / ".kernlens" / "runs" / cfg.runKey;
-  if (cfg.keepRuns > 0) pruneRunDirs(rr.runDir_.parent_path(), cfg.keepRuns - 1, cfg.timeout + std::chrono::seconds(60));
+  if (cfg.keepRuns > 0)
+    pruneRunDirs(rr.runDir_.parent_path(), cfg.keepRuns - 1, cfg.timeout + std::chrono::seconds(60));
   std::filesystem::create_directories(rr.runDir_, ec);
   if (ec) return Error::io(rr.runDir_.string() + ": cannot create: " + ec.message());
   auto gi = cfg.workspace / ".kernlens" / ".gitignore";
@@ -132,8 +134,8 @@ store::RunInfo RoundRunner::runInfo() const {
   return info;
 }
 
-Result<RoundResult> RoundRunner::run(const RoundPlan& plan, const CancellationToken& cancel,
-                                     const ProgressFn& progress, const OutputFn& output) {
+Result<RoundResult> RoundRunner::run(const RoundPlan& plan, const CancellationToken& cancel, const ProgressFn& progress,
+                                     const OutputFn& output) {
   auto t0 = std::chrono::steady_clock::now();
   auto report = [&](RoundProgress::Stage s, double f, std::string msg) {
     if (progress) progress(RoundProgress{s, f, std::move(msg)});
@@ -240,8 +242,8 @@ Result<RoundResult> RoundRunner::run(const RoundPlan& plan, const CancellationTo
   report(RoundProgress::Stage::Reading, 0.88, "reading " + std::to_string(res.profiles.size()) + " profile(s)");
   profile::ReadOptions ro;
   ro.cancel = cancel;
-  auto model = res.profiles.size() == 1 ? profile::readProfile(res.profiles[0], ro)
-                                        : profile::readProfiles(res.profiles, ro);
+  auto model =
+      res.profiles.size() == 1 ? profile::readProfile(res.profiles[0], ro) : profile::readProfiles(res.profiles, ro);
   if (!model) return model.error();
   auto shared = std::make_shared<const profile::ProfileModel>(std::move(*model));
   res.model = shared;
@@ -252,9 +254,12 @@ Result<RoundResult> RoundRunner::run(const RoundPlan& plan, const CancellationTo
     if (!shared->str(g.name).empty()) gpus.insert(std::string(shared->str(g.name)));
   for (const auto& g : gpus) res.gpu += (res.gpu.empty() ? "" : ", ") + g;
   const std::string& tv = shared->meta.toolVersion;
-  if (backend_->kind() == BackendKind::Nsys) res.profilerVersion = "nsys " + (tv.empty() ? backend_->profilerVersion() : tv);
-  else if (backend_->kind() == BackendKind::Emulate && !tv.empty()) res.profilerVersion = tv;
-  else res.profilerVersion = backend_->profilerVersion();
+  if (backend_->kind() == BackendKind::Nsys)
+    res.profilerVersion = "nsys " + (tv.empty() ? backend_->profilerVersion() : tv);
+  else if (backend_->kind() == BackendKind::Emulate && !tv.empty())
+    res.profilerVersion = tv;
+  else
+    res.profilerVersion = backend_->profilerVersion();
   if (shared->gpuOps.empty())
     res.notes.push_back(backend_->kind() == BackendKind::Emulate
                             ? "the emulator recorded no GPU work (the program never ran a torch op?)"
@@ -268,18 +273,24 @@ Result<RoundResult> RoundRunner::run(const RoundPlan& plan, const CancellationTo
       total += n;
       list += (list.empty() ? "" : ", ") + op + " x" + std::to_string(n);
     }
-    res.notes.push_back("emulator: " + std::to_string(total) + " launches of ops it does not model, emitted as a "
-                        "generic elementwise kernel (their kernels and times are guesses): " + list);
+    res.notes.push_back("emulator: " + std::to_string(total) +
+                        " launches of ops it does not model, emitted as a "
+                        "generic elementwise kernel (their kernels and times are guesses): " +
+                        list);
   }
   if (!res.overlay.files.empty() &&
       std::none_of(shared->ranges.begin(), shared->ranges.end(),
                    [&](const profile::Range& r) { return nvtx::isManagedName(shared->str(r.text)); }))
-    res.notes.push_back("no kl: range was recorded: the instrumented code did not run (is the focus function called by the entry?)");
+    res.notes.push_back(
+        "no kl: range was recorded: the instrumented code did not run (is the focus function called by the entry?)");
   if (st.found && st.nvtxProvider == "noop")
-    res.notes.push_back("NVTX was a no-op in the program (no torch NVTX and no libnvToolsExt.so.1): the profiler saw no ranges");
+    res.notes.push_back(
+        "NVTX was a no-op in the program (no torch NVTX and no libnvToolsExt.so.1): the profiler saw no ranges");
   if (!p.callsFile.empty()) {
-    if (std::filesystem::is_regular_file(p.callsFile, ec)) res.callsFile = p.callsFile;
-    else res.notes.push_back("call discovery wrote nothing (" + p.callsFile.string() + ")");
+    if (std::filesystem::is_regular_file(p.callsFile, ec))
+      res.callsFile = p.callsFile;
+    else
+      res.notes.push_back("call discovery wrote nothing (" + p.callsFile.string() + ")");
   }
   res.wallMs = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
   report(RoundProgress::Stage::Done, 1.0, "done");

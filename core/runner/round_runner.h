@@ -37,18 +37,18 @@
 namespace kl::runner {
 
 struct RunConfig {
-  std::filesystem::path workspace;    // root: an absolute path (relative is refused)
-  std::string entry;                  // "python train.py --steps 2" (shell-like words, no expansion)
-  std::filesystem::path cwd;          // where the entry runs; default: workspace; relative: to it
+  std::filesystem::path workspace;  // root: an absolute path (relative is refused)
+  std::string entry;                // "python train.py --steps 2" (shell-like words, no expansion)
+  std::filesystem::path cwd;        // where the entry runs; default: workspace; relative: to it
   BackendKind backend = BackendKind::Emulate;
   LaunchOptions launch;
   std::string python = "/usr/bin/python3";
-  std::filesystem::path probeDir;     // default: findProbeDir()
+  std::filesystem::path probeDir;  // default: findProbeDir()
   std::optional<std::string> nsysPath;
-  std::string gpu = "h100";           // emulate GPU model
-  std::chrono::seconds timeout{900};  // per round
+  std::string gpu = "h100";              // emulate GPU model
+  std::chrono::seconds timeout{900};     // per round
   std::string focusPath, focusFunction;  // provenance (and the store's "same function" queries)
-  std::string runKey;                 // default: generated "<UTC time>-<pid>-<n>"
+  std::string runKey;                    // default: generated "<UTC time>-<pid>-<n>"
   /// Run folders kept under .kernlens/runs: when a run starts, the oldest beyond this many are
   /// deleted (never one touched within timeout + 60 s: it may belong to a live run); 0 = all.
   int keepRuns = 20;
@@ -76,8 +76,8 @@ struct RoundPlan {
 struct RoundProgress {
   enum class Stage { Instrumenting, Running, Collecting, Reading, Attributing, Done };
   Stage stage = Stage::Instrumenting;
-  double fraction = 0;     // 0..1 over the whole round (running is estimated from elapsed time)
-  std::string message;     // "running (12 s)"
+  double fraction = 0;  // 0..1 over the whole round (running is estimated from elapsed time)
+  std::string message;  // "running (12 s)"
 };
 const char* stageName(RoundProgress::Stage s);
 using ProgressFn = std::function<void(const RoundProgress&)>;
@@ -93,16 +93,16 @@ struct RoundResult {
   /// The store's per-line results: empty until attach() gives the round's RangeTable.
   store::RoundResults lines;
   ProcessResult process;
-  std::string profilerVersion;   // from the profile when it says (nsys export), else the backend's
-  std::string gpu;               // GPU names in the profile ("" when none was captured)
+  std::string profilerVersion;  // from the profile when it says (nsys export), else the backend's
+  std::string gpu;              // GPU names in the profile ("" when none was captured)
   bool emulated = false;
   int64_t wallMs = 0;
   std::vector<store::FileSnapshot> files;  // disk texts of the instrumented files
   /// e.g. "no GPU kernels were captured ...", "no kl: range was recorded ..." (instrumented code
   /// that never ran), the emulator's unmodelled ops.
   std::vector<std::string> notes;
-  std::filesystem::path callsFile;         // call discovery output ("" when not asked for or not written)
-  std::filesystem::path workspace;         // the run's workspace root (files a range names)
+  std::filesystem::path callsFile;  // call discovery output ("" when not asked for or not written)
+  std::filesystem::path workspace;  // the run's workspace root (files a range names)
   /// Converts the round's RangeTable (tabulated ONCE per round, by whoever decides on it) into
   /// `lines`, with the overlay's disk lines and functions. Fails only when cancelled.
   Result<void> attach(const attribution::RangeTable& table, const CancellationToken& cancel = {});
@@ -125,8 +125,8 @@ class RoundRunner {
 
   /// Runs one round: instrument, run, read the profile(s). Attribution is the caller's (once,
   /// then RoundResult::attach). Thread-compatible: one round at a time per runner.
-  Result<RoundResult> run(const RoundPlan& plan, const CancellationToken& cancel = {},
-                          const ProgressFn& progress = {}, const OutputFn& output = {});
+  Result<RoundResult> run(const RoundPlan& plan, const CancellationToken& cancel = {}, const ProgressFn& progress = {},
+                          const OutputFn& output = {});
 
  private:
   RoundRunner() = default;

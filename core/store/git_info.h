@@ -13,10 +13,10 @@ namespace kl::store {
 
 struct GitInfo {
   bool isRepo = false;
-  std::string commit;   // 40 hex digits; "" when the repository has no commit yet
-  std::string branch;   // "main"; "" when detached or unborn
-  bool dirty = false;   // tracked files modified/staged/deleted
-  std::string error;    // a non-fatal reason when libgit2 failed (provenance is best effort)
+  std::string commit;  // 40 hex digits; "" when the repository has no commit yet
+  std::string branch;  // "main"; "" when detached or unborn
+  bool dirty = false;  // tracked files modified/staged/deleted
+  std::string error;   // a non-fatal reason when libgit2 failed (provenance is best effort)
 };
 
 /// Provenance for `workspace` (searches parent directories for the repository).

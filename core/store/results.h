@@ -31,14 +31,14 @@ struct RangeVerdict {
 };
 
 struct RoundResults {
-  std::vector<attribution::LineResult> spans;  // sorted by (path, range.firstLine, range.lastLine desc)
+  std::vector<attribution::LineResult> spans;        // sorted by (path, range.firstLine, range.lastLine desc)
   std::vector<attribution::UnmappedEntry> unmapped;  // GPU ops no span owns, most GPU time first
-  int64_t totalOps = 0;                // GPU ops in the profile
+  int64_t totalOps = 0;                              // GPU ops in the profile
   int64_t totalGpuNs = 0;
-  int64_t mappedOps = 0;               // ops owned by some span
-  int64_t klRanges = 0;                // kl: range invocations seen
+  int64_t mappedOps = 0;                   // ops owned by some span
+  int64_t klRanges = 0;                    // kl: range invocations seen
   std::vector<std::string> badRangeNames;  // kl: names that failed the strict parser (distinct)
-  bool emulated = false;               // from ProfileModel::meta.emulated
+  bool emulated = false;                   // from ProfileModel::meta.emulated
   std::vector<std::string> warnings;
 };
 

@@ -1,6 +1,6 @@
 #include "core/store/store.h"
 
-#include "core/support/schema.h"
+#include <unistd.h>
 
 #include <algorithm>
 #include <ctime>
@@ -8,11 +8,10 @@
 #include <map>
 #include <sstream>
 
-#include <unistd.h>
-
 #include "core/store/git_info.h"
 #include "core/support/log.h"
 #include "core/support/saturating.h"
+#include "core/support/schema.h"
 
 namespace kl::store {
 namespace {
@@ -430,9 +429,7 @@ Result<void> Store::finishRun(const RunInfo& info) {
 }
 
 Result<int64_t> Store::writeRound(int64_t runId, const RoundRecord& rec) {
-  auto fail = [&](std::string_view stage) -> Result<void> {
-    return failpoint_ ? failpoint_(stage) : Result<void>();
-  };
+  auto fail = [&](std::string_view stage) -> Result<void> { return failpoint_ ? failpoint_(stage) : Result<void>(); };
   auto tx = sql::Transaction::begin(db_, /*immediate=*/true);
   if (!tx) return tx.error();
   {
@@ -460,8 +457,8 @@ Result<int64_t> Store::writeRound(int64_t runId, const RoundRecord& rec) {
   KL_TRY(st->bind(13, int64_t{lr.emulated}));
   KL_TRY(st->bind(14, std::string_view(joinLines(lr.warnings))));
   if (auto r = st->run(); !r)
-    return Error::invalid("store: cannot add round " + std::to_string(rec.index) + " of run " +
-                          std::to_string(runId) + ": " + r.error().message);
+    return Error::invalid("store: cannot add round " + std::to_string(rec.index) + " of run " + std::to_string(runId) +
+                          ": " + r.error().message);
   int64_t roundId = db_.lastInsertRowId();
   KL_TRY(fail("round"));
 
@@ -474,7 +471,8 @@ Result<int64_t> Store::writeRound(int64_t runId, const RoundRecord& rec) {
   auto ks = db_.prepare(
       "INSERT INTO range_kernels(range_id, name, short_name, kind, launches, gpu_ns, pass) VALUES(?,?,?,?,?,?,?)");
   if (!ks) return ks.error();
-  auto ls = db_.prepare("INSERT INTO line_stats(round_id, path, line, range_id, launches, gpu_ns, kernels) VALUES(?,?,?,?,?,?,?)");
+  auto ls = db_.prepare(
+      "INSERT INTO line_stats(round_id, path, line, range_id, launches, gpu_ns, kernels) VALUES(?,?,?,?,?,?,?)");
   if (!ls) return ls.error();
   for (const auto& s : lr.spans) {
     const attribution::RangeInfo& r = s.range;
@@ -584,7 +582,8 @@ Result<void> Store::annotateRanges(int64_t roundId, const std::vector<RangeVerdi
     if (!has) return has.error();
     if (!*has) return Error::invalid("store: no round with id " + std::to_string(roundId));
   }
-  auto up = db_.prepare("UPDATE ranges SET atomic_reason = ?, note = ?, suggest_focus = ? WHERE round_id = ? AND name = ?");
+  auto up =
+      db_.prepare("UPDATE ranges SET atomic_reason = ?, note = ?, suggest_focus = ? WHERE round_id = ? AND name = ?");
   if (!up) return up.error();
   for (const auto& v : verdicts) {
     KL_TRY(up->reset());
@@ -638,7 +637,8 @@ Result<std::vector<RoundInfo>> Store::rounds(int64_t runId) const {
 }
 
 namespace {
-Result<std::vector<attribution::LineResult>> readSpans(const sql::Database& db, int64_t roundId, std::string_view path) {
+Result<std::vector<attribution::LineResult>> readSpans(const sql::Database& db, int64_t roundId,
+                                                       std::string_view path) {
   std::string q =
       "SELECT id, name, path, first_line, last_line, disk_first, disk_last, label, function, function_body, "
       "parent_name, depth, leaf, invocations, launches, gpu_ns, distinct_kernels, excl_launches, excl_gpu_ns, "

@@ -92,7 +92,7 @@ struct RoundInfo {
 struct FileResults {
   RunInfo run;
   RoundInfo round;
-  std::string snapshotId;  // blob id of the file's text at profile time ("" when not stored)
+  std::string snapshotId;                      // blob id of the file's text at profile time ("" when not stored)
   std::vector<attribution::LineResult> spans;  // of this file, sorted by (range.firstLine, range.lastLine desc)
 };
 

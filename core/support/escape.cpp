@@ -31,8 +31,18 @@ std::string markdownSafe(std::string_view s) {
     switch (c) {
       case '\n': out += "\\n"; break;
       case '\t': out += "\\t"; break;
-      case '\\': case '`': case '*': case '_': case '{': case '}': case '[': case ']': case '<':
-      case '>': case '|': case '~':
+      case '\\':
+      case '`':
+      case '*':
+      case '_':
+      case '{':
+      case '}':
+      case '[':
+      case ']':
+      case '<':
+      case '>':
+      case '|':
+      case '~':
         out += '\\';
         out += c;
         break;

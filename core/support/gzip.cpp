@@ -1,9 +1,6 @@
 #include "core/support/gzip.h"
 
 #include <unistd.h>
-
-#include "core/support/safe_file.h"
-
 #include <zlib.h>
 
 #include <algorithm>
@@ -11,11 +8,12 @@
 #include <cstring>
 #include <vector>
 
+#include "core/support/safe_file.h"
+
 namespace kl {
 
 bool isGzipMagic(std::string_view head) {
-  return head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
-         static_cast<unsigned char>(head[1]) == 0x8b;
+  return head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f && static_cast<unsigned char>(head[1]) == 0x8b;
 }
 
 namespace {

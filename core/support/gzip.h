@@ -20,8 +20,7 @@ bool isGzipMagic(std::string_view head);
 /// Reads a whole file, decompressing it if it is gzip (concatenated members are supported).
 /// Fails with a one-line reason on I/O errors, truncated or corrupt gzip data, or when the
 /// result would exceed `maxBytes`.
-Result<std::string> readMaybeGzipFile(const std::filesystem::path& path,
-                                      size_t maxBytes = size_t{64} << 30);
+Result<std::string> readMaybeGzipFile(const std::filesystem::path& path, size_t maxBytes = size_t{64} << 30);
 /// Decompresses an in-memory gzip buffer (or returns it unchanged if not gzip).
 Result<std::string> gunzip(std::string_view data, size_t maxBytes = size_t{64} << 30);
 

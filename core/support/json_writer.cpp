@@ -15,10 +15,17 @@ size_t utf8SeqLen(std::string_view s, size_t i) {
   size_t n = 0;
   uint32_t cp = 0;
   if (c < 0x80) return 1;
-  if ((c & 0xE0) == 0xC0) { n = 2; cp = c & 0x1F; }
-  else if ((c & 0xF0) == 0xE0) { n = 3; cp = c & 0x0F; }
-  else if ((c & 0xF8) == 0xF0) { n = 4; cp = c & 0x07; }
-  else return 0;
+  if ((c & 0xE0) == 0xC0) {
+    n = 2;
+    cp = c & 0x1F;
+  } else if ((c & 0xF0) == 0xE0) {
+    n = 3;
+    cp = c & 0x0F;
+  } else if ((c & 0xF8) == 0xF0) {
+    n = 4;
+    cp = c & 0x07;
+  } else
+    return 0;
   if (i + n > s.size()) return 0;
   for (size_t k = 1; k < n; ++k) {
     if ((b(i + k) & 0xC0) != 0x80) return 0;
@@ -47,8 +54,7 @@ void appendQuoted(std::string& out, std::string_view s, bool htmlSafe) {
       }
       // U+2028/2029 are valid JSON but break JavaScript string literals: escape them.
       if (n == 3 && c == 0xE2 && static_cast<unsigned char>(s[i + 1]) == 0x80 &&
-          (static_cast<unsigned char>(s[i + 2]) == 0xA8 ||
-           static_cast<unsigned char>(s[i + 2]) == 0xA9)) {
+          (static_cast<unsigned char>(s[i + 2]) == 0xA8 || static_cast<unsigned char>(s[i + 2]) == 0xA9)) {
         out += static_cast<unsigned char>(s[i + 2]) == 0xA8 ? "\\u2028" : "\\u2029";
       } else {
         out.append(s.data() + i, n);
@@ -85,8 +91,7 @@ std::string quoted(std::string_view s, bool htmlSafe) {
   return out;
 }
 
-Writer::Writer(std::ostream& out, int indent, bool htmlSafe)
-    : out_(out), indent_(indent), htmlSafe_(htmlSafe) {}
+Writer::Writer(std::ostream& out, int indent, bool htmlSafe) : out_(out), indent_(indent), htmlSafe_(htmlSafe) {}
 
 void Writer::newline() {
   if (indent_ <= 0) return;
@@ -201,8 +206,7 @@ Writer& Writer::valueFixed(double v, int decimals) {
   if (!std::isfinite(v)) return null();
   beforeValue();
   char buf[400];
-  auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed,
-                         decimals < 0 ? 0 : decimals);
+  auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, decimals < 0 ? 0 : decimals);
   if (r.ec != std::errc()) {
     r = std::to_chars(buf, buf + sizeof buf, v);
   }

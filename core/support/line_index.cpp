@@ -10,9 +10,7 @@ LineIndex::LineIndex(std::string_view text) : size_(static_cast<uint32_t>(text.s
     if (text[i] == '\n') starts_.push_back(i + 1);
 }
 
-uint32_t LineIndex::lineStart(uint32_t line) const {
-  return line < starts_.size() ? starts_[line] : size_;
-}
+uint32_t LineIndex::lineStart(uint32_t line) const { return line < starts_.size() ? starts_[line] : size_; }
 
 uint32_t LineIndex::lineEnd(uint32_t line, std::string_view text) const {
   if (line >= starts_.size()) return size_;

@@ -20,15 +20,23 @@ const char* levelName(Level level) {
   return "?";
 }
 
-void setSink(Sink s) { std::lock_guard<std::mutex> l(mu); sink = std::move(s); }
-void setMinLevel(Level level) { std::lock_guard<std::mutex> l(mu); minLevel = level; }
+void setSink(Sink s) {
+  std::lock_guard<std::mutex> l(mu);
+  sink = std::move(s);
+}
+void setMinLevel(Level level) {
+  std::lock_guard<std::mutex> l(mu);
+  minLevel = level;
+}
 
 void write(Level level, std::string_view message) {
   std::lock_guard<std::mutex> l(mu);
   if (level < minLevel) return;
-  if (sink) { sink(level, message); return; }
-  std::fprintf(stderr, "kernlens: %s: %.*s\n", levelName(level), static_cast<int>(message.size()),
-               message.data());
+  if (sink) {
+    sink(level, message);
+    return;
+  }
+  std::fprintf(stderr, "kernlens: %s: %.*s\n", levelName(level), static_cast<int>(message.size()), message.data());
 }
 
 }  // namespace kl::log

@@ -24,8 +24,7 @@ Result<std::filesystem::path> realPath(const std::filesystem::path& p) {
 
 }  // namespace
 
-Result<std::filesystem::path> resolveInsideRoot(const std::filesystem::path& root,
-                                                const std::filesystem::path& path) {
+Result<std::filesystem::path> resolveInsideRoot(const std::filesystem::path& root, const std::filesystem::path& path) {
   if (path.string().find('\0') != std::string::npos) return Error::invalid("a path with a NUL byte");
   auto realRoot = realPath(root);
   if (!realRoot) return realRoot.error();

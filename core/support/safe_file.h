@@ -16,8 +16,7 @@ namespace kl {
 /// `path` (absolute, or relative to `root`) with every symlink resolved; Error::Invalid when the
 /// result is not under realpath(root) ("... resolves outside the workspace"), Error::NotFound
 /// when it does not exist.
-Result<std::filesystem::path> resolveInsideRoot(const std::filesystem::path& root,
-                                                const std::filesystem::path& path);
+Result<std::filesystem::path> resolveInsideRoot(const std::filesystem::path& root, const std::filesystem::path& path);
 
 /// Opens `path` for reading with O_NONBLOCK and returns the descriptor (blocking mode restored)
 /// when it is a regular file; Error::Invalid for anything else ("not a regular file").

@@ -30,8 +30,8 @@ Result<void> migrateComponent(Database& db, const ComponentSchema& schema, int t
     }
     if (layout > kDatabaseLayoutVersion)
       return Error::unsupported("kernlens.db layout v" + std::to_string(layout) +
-                                " is newer than this kernlens understands (v" +
-                                std::to_string(kDatabaseLayoutVersion) + "); upgrade kernlens");
+                                " is newer than this kernlens understands (v" + std::to_string(kDatabaseLayoutVersion) +
+                                "); upgrade kernlens");
     KL_TRY(db.exec("CREATE TABLE IF NOT EXISTS kl_schema(component TEXT PRIMARY KEY, version INTEGER NOT NULL)"));
     if (layout < kDatabaseLayoutVersion)
       KL_TRY(db.exec("PRAGMA user_version = " + std::to_string(kDatabaseLayoutVersion)));
@@ -39,8 +39,8 @@ Result<void> migrateComponent(Database& db, const ComponentSchema& schema, int t
     if (!v) return v.error();
     if (*v > schema.latest)
       return Error::unsupported(std::string(schema.description) + " v" + std::to_string(*v) +
-                                " is newer than this kernlens understands (v" +
-                                std::to_string(schema.latest) + "); upgrade kernlens");
+                                " is newer than this kernlens understands (v" + std::to_string(schema.latest) +
+                                "); upgrade kernlens");
     if (*v >= target) return tx->commit();
     KL_TRY(db.exec(schema.migrations[*v]));
     {
@@ -62,7 +62,8 @@ Result<Database> openShared(const std::filesystem::path& path, const ComponentSc
   if (ec) return Error::io(path.parent_path().string() + ": cannot create directory: " + ec.message());
   if (std::filesystem::is_regular_file(path, ec) && std::filesystem::file_size(path, ec) == 0 && !ec) {
     std::string kept = (path.parent_path() / "runs").string();
-    kl::log::warn(path.string() + " was empty (0 bytes; truncated?): a new database is created there; "
+    kl::log::warn(path.string() +
+                  " was empty (0 bytes; truncated?): a new database is created there; "
                   "earlier results are lost" +
                   (std::filesystem::is_directory(kept, ec) ? " (the run folders in " + kept + " are kept)" : ""));
   }

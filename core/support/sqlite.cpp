@@ -1,12 +1,11 @@
 #include "core/support/sqlite.h"
 
-#include <chrono>
-#include <thread>
-
 #include <sqlite3.h>
 
+#include <chrono>
 #include <cstring>
 #include <initializer_list>
+#include <thread>
 
 namespace kl::sql {
 
@@ -115,8 +114,7 @@ Result<Database> Database::openWith(const std::string& name, int flags, bool isU
 
 Result<Database> Database::openReadOnlyImmutable(const std::filesystem::path& path) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    return Error::notFound(path.string() + ": no such file");
+  if (!std::filesystem::is_regular_file(path, ec)) return Error::notFound(path.string() + ": no such file");
   auto db = openWith(uriPath(path) + "?immutable=1", SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, true);
   if (!db) return Error::io(path.string() + ": " + db.error().message);
   // Opening is lazy: force SQLite to read the header so a non-database fails here.
@@ -253,18 +251,17 @@ Statement& Statement::operator=(Statement&& o) noexcept {
   return *this;
 }
 
-#define KL_SQL_BIND(call)                                   \
-  do {                                                      \
-    int rc_ = (call);                                       \
+#define KL_SQL_BIND(call)                                               \
+  do {                                                                  \
+    int rc_ = (call);                                                   \
     if (rc_ != SQLITE_OK) return fail(Error::invalid(errOf(db_, rc_))); \
-    return {};                                              \
+    return {};                                                          \
   } while (0)
 
 Result<void> Statement::bind(int index, int64_t v) { KL_SQL_BIND(sqlite3_bind_int64(st_, index, v)); }
 Result<void> Statement::bind(int index, double v) { KL_SQL_BIND(sqlite3_bind_double(st_, index, v)); }
 Result<void> Statement::bind(int index, std::string_view v) {
-  KL_SQL_BIND(sqlite3_bind_text64(st_, index, v.data() ? v.data() : "", v.size(), SQLITE_TRANSIENT,
-                                  SQLITE_UTF8));
+  KL_SQL_BIND(sqlite3_bind_text64(st_, index, v.data() ? v.data() : "", v.size(), SQLITE_TRANSIENT, SQLITE_UTF8));
 }
 Result<void> Statement::bindBlob(int index, std::string_view v) {
   KL_SQL_BIND(sqlite3_bind_blob64(st_, index, v.data() ? v.data() : "", v.size(), SQLITE_TRANSIENT));

@@ -53,16 +53,14 @@ struct NvtxActionData {
 bool fromJson(const json& j, NvtxActionData& d, JPath path) {
   ObjectReader o(j, path);
   std::string action;
-  if (!(o && o.req("uri", d.uri) && o.req("version", d.version) && o.req("action", action)))
-    return false;
+  if (!(o && o.req("uri", d.uri) && o.req("version", d.version) && o.req("action", action))) return false;
   bool known = false;
   for (const auto& [a, name] : kNvtxActions)
     if (action == name) {
       d.action = a;
       known = true;
     }
-  if (!known)
-    return path.field("action").report("expected \"wrap\", \"wrapFunction\", \"refine\" or \"remove\"");
+  if (!known) return path.field("action").report("expected \"wrap\", \"wrapFunction\", \"refine\" or \"remove\"");
   switch (d.action) {
     case NvtxAction::Wrap: return o.req("firstLine", d.firstLine) && o.req("lastLine", d.lastLine);
     case NvtxAction::WrapFunction: return o.req("function", d.function) && o.opt("defLine", d.defLine);
@@ -154,8 +152,7 @@ void registerCodeActions(Server& server) {
         {{"codeActionKinds", {kWrap, kRefine, kRemove, kCuteRegionActionKind}}, {"resolveProvider", true}}}});
 
   server.method<CodeActionParams, std::vector<CodeAction>>(
-      "textDocument/codeAction",
-      [&server](const CodeActionParams& params, Reply<std::vector<CodeAction>> reply) {
+      "textDocument/codeAction", [&server](const CodeActionParams& params, Reply<std::vector<CodeAction>> reply) {
         std::vector<CodeAction> out;
         const std::string& uri = params.textDocument.uri;
         auto doc = server.documents().get(uri);
@@ -217,33 +214,29 @@ void registerCodeActions(Server& server) {
         reply(out);
       });
 
-  server.method<CodeAction, CodeAction>(
-      "codeAction/resolve", [&server](const CodeAction& ca, Reply<CodeAction> reply) {
-        if (!ca.data) return reply.error(ErrorCode::InvalidParams, "params.data: required field is missing");
-        ActionTarget data;
-        std::string error;
-        if (!parseJson(*ca.data, data, error, "params.data"))
-          return reply.error(ErrorCode::InvalidParams, error);
-        auto doc = server.documents().get(data.uri);
-        if (!doc || !doc->source())
-          return reply.error(ErrorCode::InvalidParams,
-                             "code action for a document that is not open: " + data.uri);
-        if (data.version != doc->version())
-          return reply.error(ErrorCode::ContentModified,
-                             "the document changed since this code action was offered (version " +
-                                 (data.version ? std::to_string(*data.version) : std::string("?")) +
-                                 ", now " + std::to_string(doc->version()) + "); ask for actions again");
-        std::string relPath = namePath(server, data.uri);
-        server.backgroundReply<CodeAction>(
-            reply, [doc, ca, relPath](const CancellationToken& token) -> Result<CodeAction> {
-              if (token.isCancelled()) return Error::cancelled();
-              auto edit = computeEdit(doc, *ca.data, relPath);
-              if (!edit) return edit.error();
-              CodeAction out = ca;
-              out.edit = std::move(*edit);
-              return out;
-            });
-      });
+  server.method<CodeAction, CodeAction>("codeAction/resolve", [&server](const CodeAction& ca, Reply<CodeAction> reply) {
+    if (!ca.data) return reply.error(ErrorCode::InvalidParams, "params.data: required field is missing");
+    ActionTarget data;
+    std::string error;
+    if (!parseJson(*ca.data, data, error, "params.data")) return reply.error(ErrorCode::InvalidParams, error);
+    auto doc = server.documents().get(data.uri);
+    if (!doc || !doc->source())
+      return reply.error(ErrorCode::InvalidParams, "code action for a document that is not open: " + data.uri);
+    if (data.version != doc->version())
+      return reply.error(ErrorCode::ContentModified,
+                         "the document changed since this code action was offered (version " +
+                             (data.version ? std::to_string(*data.version) : std::string("?")) + ", now " +
+                             std::to_string(doc->version()) + "); ask for actions again");
+    std::string relPath = namePath(server, data.uri);
+    server.backgroundReply<CodeAction>(reply, [doc, ca, relPath](const CancellationToken& token) -> Result<CodeAction> {
+      if (token.isCancelled()) return Error::cancelled();
+      auto edit = computeEdit(doc, *ca.data, relPath);
+      if (!edit) return edit.error();
+      CodeAction out = ca;
+      out.edit = std::move(*edit);
+      return out;
+    });
+  });
 }
 
 }  // namespace kl::lsp

@@ -12,9 +12,8 @@
 
 #include "core/results/format.h"
 #include "lsp/features/feature_context.h"
-#include "lsp/server/server.h"
-
 #include "lsp/protocol/commands.h"
+#include "lsp/server/server.h"
 
 namespace kl::lsp {
 
@@ -35,8 +34,7 @@ struct LensData {
 bool fromJson(const json& j, LensData& d, JPath path) {
   ObjectReader o(j, path);
   std::string kind;
-  if (!(o && o.req("uri", d.uri) && o.req("function", d.function) && o.req("kind", kind) &&
-        o.opt("gen", d.gen)))
+  if (!(o && o.req("uri", d.uri) && o.req("function", d.function) && o.req("kind", kind) && o.opt("gen", d.gen)))
     return false;
   for (const auto& [k, name] : kLensKinds)
     if (kind == name) {
@@ -106,40 +104,37 @@ void registerCodeLens(Server& server, std::shared_ptr<FeatureContext> ctx) {
         reply(std::move(out));
       });
 
-  server.method<CodeLens, CodeLens>(
-      "codeLens/resolve", [&server, ctx](const CodeLens& lens, Reply<CodeLens> reply) {
-        if (!lens.data) return reply(lens);  // not one of ours
-        LensData data;
-        std::string error;
-        if (!parseJson(*lens.data, data, error, "params.data"))
-          return reply.error(ErrorCode::InvalidParams, error);
-        CodeLens out = lens;
-        if (data.kind == LensKind::Profile) {
-          out.command = Command{"▶ Profile", "kernlens.profileFunction",
-                                json::array({toJson(ProfileFunctionArgs{data.uri, std::nullopt, data.function})})};
-          return reply(out);
-        }
-        auto doc = server.documents().get(data.uri);
-        const auto* dr = ctx->results->forDocument(doc);
-        const results::FunctionResult* fr =
-            dr && dr->hasResults ? dr->file.file.function(data.function) : nullptr;
-        if (data.kind == LensKind::Refine) {
-          Range range = lens.range;
-          if (doc && fr) range = doc->lineRange(fr->defLine, fr->lastLine);
-          out.command = Command{"⟳ Refine", "kernlens.refineHere",
-                                json::array({toJson(RefineHereArgs{data.uri, range, data.function})})};
-          return reply(out);
-        }
-        // The GPU lens: the numbers (results may have changed since codeLens: say so, keep a title).
-        std::string title = "GPU: results changed — refresh";
-        if (fr && ctx->results->results()) {
-          title = results::lensTitle(*fr, ctx->results->results()->totalGpuNs, ctx->settings.units);
-          if (ctx->results->results()->provenance.emulated) title += " · emulated";
-          if (dr->file.stale) title += " · stale";
-        }
-        out.command = Command{title, "", std::nullopt};
-        reply(out);
-      });
+  server.method<CodeLens, CodeLens>("codeLens/resolve", [&server, ctx](const CodeLens& lens, Reply<CodeLens> reply) {
+    if (!lens.data) return reply(lens);  // not one of ours
+    LensData data;
+    std::string error;
+    if (!parseJson(*lens.data, data, error, "params.data")) return reply.error(ErrorCode::InvalidParams, error);
+    CodeLens out = lens;
+    if (data.kind == LensKind::Profile) {
+      out.command = Command{"▶ Profile", "kernlens.profileFunction",
+                            json::array({toJson(ProfileFunctionArgs{data.uri, std::nullopt, data.function})})};
+      return reply(out);
+    }
+    auto doc = server.documents().get(data.uri);
+    const auto* dr = ctx->results->forDocument(doc);
+    const results::FunctionResult* fr = dr && dr->hasResults ? dr->file.file.function(data.function) : nullptr;
+    if (data.kind == LensKind::Refine) {
+      Range range = lens.range;
+      if (doc && fr) range = doc->lineRange(fr->defLine, fr->lastLine);
+      out.command = Command{"⟳ Refine", "kernlens.refineHere",
+                            json::array({toJson(RefineHereArgs{data.uri, range, data.function})})};
+      return reply(out);
+    }
+    // The GPU lens: the numbers (results may have changed since codeLens: say so, keep a title).
+    std::string title = "GPU: results changed — refresh";
+    if (fr && ctx->results->results()) {
+      title = results::lensTitle(*fr, ctx->results->results()->totalGpuNs, ctx->settings.units);
+      if (ctx->results->results()->provenance.emulated) title += " · emulated";
+      if (dr->file.stale) title += " · stale";
+    }
+    out.command = Command{title, "", std::nullopt};
+    reply(out);
+  });
 }
 
 }  // namespace kl::lsp

@@ -38,8 +38,7 @@ struct TimeRegionData {
 };
 bool fromJson(const json& j, TimeRegionData& d, JPath path) {
   ObjectReader o(j, path);
-  return o && o.req("firstLine", d.firstLine) && o.req("lastLine", d.lastLine) &&
-         o.opt("label", d.label);
+  return o && o.req("firstLine", d.firstLine) && o.req("lastLine", d.lastLine) && o.opt("label", d.label);
 }
 
 std::string upperNoPrefix(const std::string& s) {
@@ -52,14 +51,13 @@ std::string upperNoPrefix(const std::string& s) {
 /// Where the names of the buffer's tags come from (decided on the main loop).
 struct NameSource {
   std::optional<fs::path> tagFile;
-  std::optional<fs::path> kernelFile;       // not open: mapped from disk on the pool
+  std::optional<fs::path> kernelFile;         // not open: mapped from disk on the pool
   std::optional<cute::TagTable> fromOpenDoc;  // open: its current constants
   std::vector<std::string> mapWarnings;
 };
 
-Result<LoadedRegions> loadRegions(const fs::path& bufferPath, const NameSource& names,
-                                  std::optional<int64_t> capacity, bool allowOverflow,
-                                  const CancellationToken& token) {
+Result<LoadedRegions> loadRegions(const fs::path& bufferPath, const NameSource& names, std::optional<int64_t> capacity,
+                                  bool allowOverflow, const CancellationToken& token) {
   const std::string where = bufferPath.string();
   if (capacity && *capacity <= 0)
     return Error::invalid(where + ": capacity must be a positive number of events per unit");
@@ -99,7 +97,8 @@ Result<LoadedRegions> loadRegions(const fs::path& bufferPath, const NameSource& 
   out.capacity = buf->capacity;
   out.overflow = lost;
   if (lost > 0)
-    out.warnings.push_back("buffer overflow: " + std::to_string(lost) + " events lost; statistics cover the recorded events only");
+    out.warnings.push_back("buffer overflow: " + std::to_string(lost) +
+                           " events lost; statistics cover the recorded events only");
   for (const auto& w : buf->warnings) out.warnings.push_back(w);
   return out;
 }
@@ -115,16 +114,15 @@ json summaryJson(const LoadedRegions& r, const std::vector<std::string>& documen
                     {"maxNs", s.maxNs},
                     {"totalNs", s.totalNs},
                     {"share", s.share}});
-  return {{"path", r.path},         {"events", r.events},     {"units", r.units},
-          {"capacity", r.capacity}, {"overflow", r.overflow}, {"tags", std::move(tags)},
-          {"warnings", r.warnings}, {"documents", documents}};
+  return {{"path", r.path},         {"events", r.events},      {"units", r.units},       {"capacity", r.capacity},
+          {"overflow", r.overflow}, {"tags", std::move(tags)}, {"warnings", r.warnings}, {"documents", documents}};
 }
 
 std::string tooltipFor(const std::string& constant, const cute::TagStats& s, const LoadedRegions& r,
                        results::Units units) {
   auto d = [&](double ns) { return results::formatDuration(std::llround(ns), units); };
-  std::string t = "**" + constant + "** (tag " + std::to_string(s.tag) + "): " +
-                  std::to_string(s.count) + " events\n\n";
+  std::string t =
+      "**" + constant + "** (tag " + std::to_string(s.tag) + "): " + std::to_string(s.count) + " events\n\n";
   t += "mean " + d(s.meanNs) + " · min " + d(static_cast<double>(s.minNs)) + " · max " +
        d(static_cast<double>(s.maxNs)) + " · total " + d(static_cast<double>(s.totalNs)) + "\n\n";
   t += results::formatShare(s.share) + " of all recorded region time (nested regions count in both)\n\n";
@@ -137,8 +135,7 @@ std::string tooltipFor(const std::string& constant, const cute::TagStats& s, con
 bool isCuteKernel(const python::Function& f) {
   for (const auto& d : f.decorators) {
     std::string name = d.text.substr(0, d.text.find('('));
-    name.erase(std::remove_if(name.begin(), name.end(), [](unsigned char c) { return std::isspace(c); }),
-               name.end());
+    name.erase(std::remove_if(name.begin(), name.end(), [](unsigned char c) { return std::isspace(c); }), name.end());
     if (name == "cute.kernel" || name == "cutlass.cute.kernel") return true;
   }
   return false;
@@ -156,8 +153,8 @@ bool inCuteKernel(const python::Module& m, int32_t st) {
 }  // namespace
 
 const cute::TagStats* LoadedRegions::find(int64_t tag) const {
-  auto it = std::lower_bound(stats.begin(), stats.end(), tag,
-                             [](const cute::TagStats& s, int64_t t) { return s.tag < t; });
+  auto it =
+      std::lower_bound(stats.begin(), stats.end(), tag, [](const cute::TagStats& s, int64_t t) { return s.tag < t; });
   return it != stats.end() && it->tag == tag ? &*it : nullptr;
 }
 
@@ -198,12 +195,12 @@ bool documentMatches(const LoadedRegions& loaded, const cute::CuteSourceMap& map
 std::string regionHintLabel(const std::string& constant, const cute::TagStats& s, results::Units units,
                             std::string_view prefix) {
   return (prefix.empty() ? std::string() : std::string(prefix) + " ") + "region " + constant + ": mean " +
-         results::formatDuration(std::llround(s.meanNs), units) +
-         " · n=" + std::to_string(s.count) + " · " + results::formatShare(s.share);
+         results::formatDuration(std::llround(s.meanNs), units) + " · n=" + std::to_string(s.count) + " · " +
+         results::formatShare(s.share);
 }
 
-std::vector<InlayHint> cuteRegionHints(CuteRegions& state, const Document& doc, uint32_t firstLine,
-                                       uint32_t lastLine, results::Units units, std::string_view prefix) {
+std::vector<InlayHint> cuteRegionHints(CuteRegions& state, const Document& doc, uint32_t firstLine, uint32_t lastLine,
+                                       results::Units units, std::string_view prefix) {
   std::vector<InlayHint> out;
   const auto& loaded = state.loaded();
   if (!loaded) return out;
@@ -240,8 +237,8 @@ std::vector<CodeAction> cuteRegionCodeActions(const Document& doc, const CodeAct
   CodeAction ca;
   ca.title = "Time this region inside the kernel";
   ca.kind = kCuteRegionActionKind;
-  ca.data = json{{"uri", doc.uri()}, {"version", doc.version()}, {"action", kAction},
-                 {"firstLine", la}, {"lastLine", lb}};
+  ca.data =
+      json{{"uri", doc.uri()}, {"version", doc.version()}, {"action", kAction}, {"firstLine", la}, {"lastLine", lb}};
   out.push_back(std::move(ca));
   return out;
 }
@@ -275,61 +272,61 @@ std::shared_ptr<CuteRegions> registerCuteRegions(Server& server, std::shared_ptr
 
   server.onDocumentClosed([state](const std::string& uri) { state->forget(uri); });
 
-  server.command<LoadRegionsArgs>("kernlens.loadRegions", [&server, state](const LoadRegionsArgs& a,
-                                                                              Reply<json> reply) {
-    auto resolve = [&](const std::string& p) { return server.workspace().resolve(p); };
-    auto fail = [&server](const Reply<json>& r, const std::string& msg) {
-      server.showMessage(MessageType::Error, "kernlens.loadRegions: " + msg);
-      r.error(ErrorCode::RequestFailed, msg);
-    };
-    if (a.path.empty()) return fail(reply, "arguments[0].path: empty");
-    NameSource names;
-    if (a.tags) {
-      names.tagFile = resolve(*a.tags);
-    } else if (a.uri) {
-      if (auto doc = server.documents().get(*a.uri); doc && doc->source()) {
-        const auto& map = state->mapOf(*doc);
-        names.fromOpenDoc = map.tagTable();
-        names.mapWarnings = map.warnings;
-      } else if (auto p = uriToPath(*a.uri)) {
-        names.kernelFile = *p;
-      } else {
-        return fail(reply, *a.uri + ": not an open document and not a file:// URI");
-      }
-    }
-    const fs::path bufferPath = resolve(a.path);
-    const uint64_t seq = state->nextSeq();
-    using Out = std::shared_ptr<Result<LoadedRegions>>;
-    server.background<Out>(
-        "kernlens.loadRegions", reply.token(),
-        [bufferPath, names, capacity = a.capacity, allow = a.allowOverflow](const CancellationToken& token) {
-          return std::make_shared<Result<LoadedRegions>>(loadRegions(bufferPath, names, capacity, allow, token));
-        },
-        [&server, state, reply, seq, fail](Out out) {
-          if (!out->ok()) {
-            if (out->error().code == Error::Code::Cancelled) return reply(Error::cancelled());
-            return fail(reply, out->error().message);
+  server.command<LoadRegionsArgs>(
+      "kernlens.loadRegions", [&server, state](const LoadRegionsArgs& a, Reply<json> reply) {
+        auto resolve = [&](const std::string& p) { return server.workspace().resolve(p); };
+        auto fail = [&server](const Reply<json>& r, const std::string& msg) {
+          server.showMessage(MessageType::Error, "kernlens.loadRegions: " + msg);
+          r.error(ErrorCode::RequestFailed, msg);
+        };
+        if (a.path.empty()) return fail(reply, "arguments[0].path: empty");
+        NameSource names;
+        if (a.tags) {
+          names.tagFile = resolve(*a.tags);
+        } else if (a.uri) {
+          if (auto doc = server.documents().get(*a.uri); doc && doc->source()) {
+            const auto& map = state->mapOf(*doc);
+            names.fromOpenDoc = map.tagTable();
+            names.mapWarnings = map.warnings;
+          } else if (auto p = uriToPath(*a.uri)) {
+            names.kernelFile = *p;
+          } else {
+            return fail(reply, *a.uri + ": not an open document and not a file:// URI");
           }
-          if (seq != state->seq())
-            return reply.error(ErrorCode::ContentModified,
-                               "superseded by a later kernlens.loadRegions or kernlens.clearRegions");
-          auto loaded = std::make_shared<const LoadedRegions>(std::move(out->value()));
-          state->set(loaded);
-          std::vector<std::string> docs;
-          for (const auto& d : server.documents().all())
-            if (documentMatches(*loaded, state->mapOf(*d))) docs.push_back(d->uri());
-          if (loaded->overflow > 0)
-            server.showMessage(MessageType::Warning, "kernlens.loadRegions: " + loaded->path + ": " +
-                                                         std::to_string(loaded->overflow) +
-                                                         " events lost (buffer overflow); means cover the recorded events");
-          server.logMessage(MessageType::Info, "kernlens: regions " + loaded->path + ": " +
-                                                   std::to_string(loaded->events) + " events, " +
-                                                   std::to_string(loaded->stats.size()) + " tags, " +
-                                                   std::to_string(docs.size()) + " open kernels match");
-          server.refreshInlayHints();
-          reply(summaryJson(*loaded, docs));
-        });
-  });
+        }
+        const fs::path bufferPath = resolve(a.path);
+        const uint64_t seq = state->nextSeq();
+        using Out = std::shared_ptr<Result<LoadedRegions>>;
+        server.background<Out>(
+            "kernlens.loadRegions", reply.token(),
+            [bufferPath, names, capacity = a.capacity, allow = a.allowOverflow](const CancellationToken& token) {
+              return std::make_shared<Result<LoadedRegions>>(loadRegions(bufferPath, names, capacity, allow, token));
+            },
+            [&server, state, reply, seq, fail](Out out) {
+              if (!out->ok()) {
+                if (out->error().code == Error::Code::Cancelled) return reply(Error::cancelled());
+                return fail(reply, out->error().message);
+              }
+              if (seq != state->seq())
+                return reply.error(ErrorCode::ContentModified,
+                                   "superseded by a later kernlens.loadRegions or kernlens.clearRegions");
+              auto loaded = std::make_shared<const LoadedRegions>(std::move(out->value()));
+              state->set(loaded);
+              std::vector<std::string> docs;
+              for (const auto& d : server.documents().all())
+                if (documentMatches(*loaded, state->mapOf(*d))) docs.push_back(d->uri());
+              if (loaded->overflow > 0)
+                server.showMessage(MessageType::Warning,
+                                   "kernlens.loadRegions: " + loaded->path + ": " + std::to_string(loaded->overflow) +
+                                       " events lost (buffer overflow); means cover the recorded events");
+              server.logMessage(MessageType::Info, "kernlens: regions " + loaded->path + ": " +
+                                                       std::to_string(loaded->events) + " events, " +
+                                                       std::to_string(loaded->stats.size()) + " tags, " +
+                                                       std::to_string(docs.size()) + " open kernels match");
+              server.refreshInlayHints();
+              reply(summaryJson(*loaded, docs));
+            });
+      });
 
   server.command<NoArguments>("kernlens.clearRegions", [&server, state](const NoArguments&, Reply<json> reply) {
     state->nextSeq();

@@ -80,15 +80,15 @@ std::string regionHintLabel(const std::string& constant, const cute::TagStats& s
 
 /// Inlay hints at the end of each region's anchor line within '\n'-lines
 /// [firstLine, lastLine] of `doc`; empty when nothing is loaded or the document does not match.
-std::vector<InlayHint> cuteRegionHints(CuteRegions& state, const Document& doc, uint32_t firstLine,
-                                       uint32_t lastLine, results::Units units = results::Units::Auto,
+std::vector<InlayHint> cuteRegionHints(CuteRegions& state, const Document& doc, uint32_t firstLine, uint32_t lastLine,
+                                       results::Units units = results::Units::Auto,
                                        std::string_view prefix = results::kHintPrefix);
 
 /// Code action kind of "Time this region inside the kernel".
 inline constexpr const char* kCuteRegionActionKind = "refactor.rewrite.cute.region";
-/// textDocument/codeAction provider: 0 or 1 CodeAction (no edit) for `params` when the selection holds statements inside a `@cute.kernel` function of a document
-/// that parses cleanly; honours context.only. `data` = {uri, version, action: "cute.timeRegion",
-/// firstLine, lastLine}.
+/// textDocument/codeAction provider: 0 or 1 CodeAction (no edit) for `params` when the selection holds statements
+/// inside a `@cute.kernel` function of a document that parses cleanly; honours context.only. `data` = {uri, version,
+/// action: "cute.timeRegion", firstLine, lastLine}.
 std::vector<CodeAction> cuteRegionCodeActions(const Document& doc, const CodeActionParams& params);
 /// True when a codeAction/resolve `data` belongs to cuteRegionCodeActions.
 bool isCuteRegionAction(const json& data);

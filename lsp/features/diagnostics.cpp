@@ -28,8 +28,7 @@ constexpr std::chrono::milliseconds kSettle{200};
 constexpr std::chrono::milliseconds kMaxWait{1000};
 constexpr auto kHint = DiagnosticSeverity::Hint;
 
-Diagnostic diagnostic(const Range& r, DiagnosticSeverity severity, const std::string& code,
-                      std::string message) {
+Diagnostic diagnostic(const Range& r, DiagnosticSeverity severity, const std::string& code, std::string message) {
   return {r, severity, code, "kernlens", std::move(message)};
 }
 
@@ -46,27 +45,26 @@ void publish(Server& server, ResultStore& store, const DocumentPtr& doc) {
                                    "range covers " + std::to_string(l.distinctKernels()) +
                                        " distinct kernels — refine to split them by line"));
     if (rs.unmapped.distinctKernels > 0) {
-      std::string msg = std::to_string(rs.unmapped.distinctKernels) +
-                        (rs.unmapped.distinctKernels == 1 ? " kernel" : " kernels") +
-                        " unmapped (" + results::formatDuration(rs.unmapped.gpuNs) +
-                        (rs.totalGpuNs > 0
-                             ? ", " + results::formatShare(static_cast<double>(rs.unmapped.gpuNs) /
-                                                           static_cast<double>(rs.totalGpuNs)) +
-                                   " of GPU time"
-                             : std::string()) +
-                        ") — launched outside every profiled range";
+      std::string msg =
+          std::to_string(rs.unmapped.distinctKernels) + (rs.unmapped.distinctKernels == 1 ? " kernel" : " kernels") +
+          " unmapped (" + results::formatDuration(rs.unmapped.gpuNs) +
+          (rs.totalGpuNs > 0
+               ? ", " +
+                     results::formatShare(static_cast<double>(rs.unmapped.gpuNs) / static_cast<double>(rs.totalGpuNs)) +
+                     " of GPU time"
+               : std::string()) +
+          ") — launched outside every profiled range";
       for (size_t i = 0; i < rs.unmapped.topKernels.size() && i < 3; ++i)
         msg += (i ? ", " : ": ") + rs.unmapped.topKernels[i];
       diags.push_back(diagnostic(top, kInformation, "unmapped", msg));
     }
     if (dr->file.stale)
-      diags.push_back(diagnostic(
-          top, kInformation, "stale",
-          "results are from an older version of this file" +
-              (dr->file.dropped ? " (" + std::to_string(dr->file.dropped) +
-                                      " dropped on changed lines)"
-                                : std::string()) +
-              " — profile again to update"));
+      diags.push_back(
+          diagnostic(top, kInformation, "stale",
+                     "results are from an older version of this file" +
+                         (dr->file.dropped ? " (" + std::to_string(dr->file.dropped) + " dropped on changed lines)"
+                                           : std::string()) +
+                         " — profile again to update"));
   }
   server.notify("textDocument/publishDiagnostics",
                 toJson(PublishDiagnosticsParams{doc->uri(), doc->version(), std::move(diags)}));
@@ -87,8 +85,10 @@ void registerDiagnostics(Server& server, std::shared_ptr<FeatureContext> ctx) {
     bool has = dr && dr->hasResults && store->results();
     if (!has && !published->count(doc->uri())) return;  // nothing to say, nothing to clear
     publish(server, *store, doc);
-    if (has) published->insert(doc->uri());
-    else published->erase(doc->uri());
+    if (has)
+      published->insert(doc->uri());
+    else
+      published->erase(doc->uri());
   };
   // Documents changed since their last publication, and when the first of those changes came.
   struct Pending {

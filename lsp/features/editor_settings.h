@@ -12,14 +12,14 @@ namespace kl::lsp {
 class Settings;
 
 struct EditorSettings {
-  bool hintsEnabled = true;      // hints.enabled
-  double minShare = 0.01;        // hints.minShare: hide lines below this share of their function
-  double thresholdMs = 0.0;      // hints.thresholdMs: hide lines below this absolute time
-  results::Units units = results::Units::Auto;  // hints.units
+  bool hintsEnabled = true;                      // hints.enabled
+  double minShare = 0.01;                        // hints.minShare: hide lines below this share of their function
+  double thresholdMs = 0.0;                      // hints.thresholdMs: hide lines below this absolute time
+  results::Units units = results::Units::Auto;   // hints.units
   std::string hintPrefix{results::kHintPrefix};  // hints.prefix: the glyph before the time ("" = none)
-  bool lensesEnabled = true;     // lenses.enabled
-  bool profileLenses = true;     // lenses.profileUnprofiled: "▶ Profile" on functions without results
-  std::string hoverFormat = "auto";  // hover.format: auto | markdown | plaintext
+  bool lensesEnabled = true;                     // lenses.enabled
+  bool profileLenses = true;                     // lenses.profileUnprofiled: "▶ Profile" on functions without results
+  std::string hoverFormat = "auto";              // hover.format: auto | markdown | plaintext
 
   /// The values in `s`; a missing or mistyped key keeps its default (Settings::get logs it).
   static EditorSettings read(const Settings& s);

@@ -33,8 +33,8 @@ struct FeatureContext {
   /// textDocument/inlayHint for EVERY open document (with or without GPU results) with the
   /// requested core lines [firstLine, lastLine]; returns complete hints (nothing to resolve).
   /// Not affected by hints.enabled / minShare.
-  using HintProvider = std::function<std::vector<InlayHint>(const DocumentPtr& doc,
-                                                            uint32_t firstLine, uint32_t lastLine)>;
+  using HintProvider =
+      std::function<std::vector<InlayHint>(const DocumentPtr& doc, uint32_t firstLine, uint32_t lastLine)>;
   std::vector<HintProvider> hintProviders;
 
   /// Hovers in plain text: hover.format "plaintext", or "auto" with a client that renders no

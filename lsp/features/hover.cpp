@@ -59,9 +59,12 @@ std::string pad(const std::string& s, size_t w, bool right) {
 std::string oneLine(const std::string& s) {
   std::string out;
   for (char c : terminalSafe(s)) {
-    if (c == '\n') out += "\\n";
-    else if (c == '\t') out += ' ';
-    else out += c;
+    if (c == '\n')
+      out += "\\n";
+    else if (c == '\t')
+      out += ' ';
+    else
+      out += c;
   }
   return out;
 }
@@ -71,10 +74,14 @@ std::string oneLine(const std::string& s) {
 std::string mdCell(const std::string& s, bool code, bool number) {
   std::string out;
   for (char c : oneLine(s)) {
-    if (c == '|') out += "\\|";
-    else if (c == '`' && code) out += '\'';
-    else if (c == ' ' && number) out += "\u00a0";
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else if (c == '`' && code)
+      out += '\'';
+    else if (c == ' ' && number)
+      out += "\u00a0";
+    else
+      out += c;
   }
   return code && !s.empty() && s[0] != '(' ? "`" + out + "`" : out;
 }
@@ -137,8 +144,8 @@ std::string kernelTable(const results::LineResult& line, int64_t denom, results:
   auto share = [&](int64_t ns) {
     return denom > 0 ? results::formatShare(static_cast<double>(ns) / static_cast<double>(denom)) : std::string();
   };
-  Column launches{"launches"}, total{"total"}, pct{"share"}, avg{"avg"}, mn{"min"}, mx{"max"},
-      grid{"grid", false}, block{"block", false}, stream{"stream"};
+  Column launches{"launches"}, total{"total"}, pct{"share"}, avg{"avg"}, mn{"min"}, mx{"max"}, grid{"grid", false},
+      block{"block", false}, stream{"stream"};
   for (size_t i = 0; i < shown; ++i) {
     const auto& k = ks[i];
     launches.cells.push_back(std::to_string(k.launches));
@@ -149,7 +156,9 @@ std::string kernelTable(const results::LineResult& line, int64_t denom, results:
     mn.cells.push_back(range ? formatDuration(k.minNs, units) : std::string());
     mx.cells.push_back(range ? formatDuration(k.maxNs, units) : std::string());
     bool shape = k.kind == profile::GpuOpKind::Kernel && (k.grid[0] > 0 || k.block[0] > 0);
-    grid.cells.push_back(k.kind != profile::GpuOpKind::Kernel ? profile::gpuOpKindName(k.kind) : shape ? results::formatDims(k.grid) + (k.shapeVaries ? "*" : "") : std::string());
+    grid.cells.push_back(k.kind != profile::GpuOpKind::Kernel ? profile::gpuOpKindName(k.kind)
+                         : shape                              ? results::formatDims(k.grid) + (k.shapeVaries ? "*" : "")
+                                                              : std::string());
     block.cells.push_back(shape ? results::formatDims(k.block) : std::string());
     stream.cells.push_back(streamList(k.streams));
   }
@@ -268,7 +277,8 @@ std::string calleeSection(const results::LineResult& line, const std::filesystem
                     " in the code this line calls" + (line.ops ? " (its own kernels below)" : "") + ":\n\n";
   size_t shown = std::min<size_t>(line.callees.size(), kTopKernels);
   auto share = [&](int64_t ns) {
-    return line.inclusiveNs > 0 ? results::formatShare(static_cast<double>(ns) / static_cast<double>(line.inclusiveNs)) : std::string("?");
+    return line.inclusiveNs > 0 ? results::formatShare(static_cast<double>(ns) / static_cast<double>(line.inclusiveNs))
+                                : std::string("?");
   };
   for (size_t i = 0; i < shown; ++i) {
     const auto& c = line.callees[i];
@@ -279,13 +289,15 @@ std::string calleeSection(const results::LineResult& line, const std::filesystem
       out += "  " + pad(formatDuration(c.gpuNs, units), 8, true) + "  " + pad(share(c.gpuNs), 5, true) + "  " + where +
              (head.empty() ? "" : "  " + head) + "\n";
     } else {
-      std::string link = root.empty() ? where
-                                      : "[" + where + "](" + pathToUri(root / c.path) + "#L" + std::to_string(c.line + 1) + ")";
+      std::string link = root.empty()
+                             ? where
+                             : "[" + where + "](" + pathToUri(root / c.path) + "#L" + std::to_string(c.line + 1) + ")";
       out += "- " + formatDuration(c.gpuNs, units) + " (" + share(c.gpuNs) + ") " + link +
              (head.empty() ? "" : " " + st.code(head)) + "\n";
     }
   }
-  if (line.callees.size() > shown) out += (st.plain ? "  " : "- ") + std::to_string(line.callees.size() - shown) + " more lines\n";
+  if (line.callees.size() > shown)
+    out += (st.plain ? "  " : "- ") + std::to_string(line.callees.size() - shown) + " more lines\n";
   return out + "\n";
 }
 
@@ -294,7 +306,8 @@ std::string calleeSection(const results::LineResult& line, const std::filesystem
 /// forward op (on the line that called backward()), and the training-step kinds (optimizer
 /// step, zero_grad, gradient clipping, AMP GradScaler).
 std::string passGroups(const results::LineResult& line, int64_t denom, results::Units units, const Style& st) {
-  if (std::all_of(line.kernels.begin(), line.kernels.end(), [](const results::KernelStat& k) { return k.pass == attribution::Pass::Forward; }))
+  if (std::all_of(line.kernels.begin(), line.kernels.end(),
+                  [](const results::KernelStat& k) { return k.pass == attribution::Pass::Forward; }))
     return kernelTable(line, denom, units, st.plain);
   struct Group {
     const char* title;
@@ -302,9 +315,12 @@ std::string passGroups(const results::LineResult& line, int64_t denom, results::
   };
   const Group groups[] = {
       {"forward", [](const results::KernelStat& k) { return k.pass == attribution::Pass::Forward; }},
-      {"backward", [](const results::KernelStat& k) { return k.pass == attribution::Pass::Backward && !k.noForwardOwner; }},
-      {"recompute (activation checkpointing)", [](const results::KernelStat& k) { return k.pass == attribution::Pass::Recompute && !k.noForwardOwner; }},
-      {"backward, no forward op (gradient accumulation, engine work)", [](const results::KernelStat& k) { return k.backward() && k.noForwardOwner; }},
+      {"backward",
+       [](const results::KernelStat& k) { return k.pass == attribution::Pass::Backward && !k.noForwardOwner; }},
+      {"recompute (activation checkpointing)",
+       [](const results::KernelStat& k) { return k.pass == attribution::Pass::Recompute && !k.noForwardOwner; }},
+      {"backward, no forward op (gradient accumulation, engine work)",
+       [](const results::KernelStat& k) { return k.backward() && k.noForwardOwner; }},
       {"optimizer step", [](const results::KernelStat& k) { return k.pass == attribution::Pass::Optimizer; }},
       {"zero_grad", [](const results::KernelStat& k) { return k.pass == attribution::Pass::ZeroGrad; }},
       {"gradient clipping", [](const results::KernelStat& k) { return k.pass == attribution::Pass::GradClip; }},
@@ -329,9 +345,8 @@ std::string passGroups(const results::LineResult& line, int64_t denom, results::
   return out;
 }
 
-std::string hoverText(const results::LineResult& line, const DocumentResults& dr,
-                      const results::ResultSet& rs, const FeatureContext& ctx,
-                      results::Units units, const Style& st) {
+std::string hoverText(const results::LineResult& line, const DocumentResults& dr, const results::ResultSet& rs,
+                      const FeatureContext& ctx, results::Units units, const Style& st) {
   const auto& file = dr.file.file;
   const results::FunctionResult* fn = line.function.empty() ? nullptr : file.function(line.function);
   int64_t denom = fn && fn->gpuNs > 0 ? fn->gpuNs : rs.totalGpuNs;
@@ -352,8 +367,8 @@ std::string hoverText(const results::LineResult& line, const DocumentResults& dr
   if (line.syncCalls)
     md += st.bold("CPU blocked " + formatDuration(line.syncNs, units)) + " in " + std::to_string(line.syncCalls) +
           (line.syncCalls == 1 ? " sync call" : " sync calls") +
-          " (cudaDeviceSynchronize / StreamSynchronize / EventSynchronize, blocking copies such as " + st.code(".item()") +
-          ")\n\n";
+          " (cudaDeviceSynchronize / StreamSynchronize / EventSynchronize, blocking copies such as " +
+          st.code(".item()") + ")\n\n";
   if (line.isCallLine()) md += calleeSection(line, ctx.server.workspace().root(), units, st);
   md += passGroups(line, denom, units, st);
   std::string bounds;
@@ -366,8 +381,7 @@ std::string hoverText(const results::LineResult& line, const DocumentResults& dr
   if (fn) {
     auto it = rs.previousFunctions.find(results::functionKey(file.path, fn->qualName));
     if (it != rs.previousFunctions.end() && it->second.gpuNs > 0) {
-      double change = static_cast<double>(fn->gpuNs - it->second.gpuNs) /
-                      static_cast<double>(it->second.gpuNs);
+      double change = static_cast<double>(fn->gpuNs - it->second.gpuNs) / static_cast<double>(it->second.gpuNs);
       char pct[32];
       std::snprintf(pct, sizeof pct, "%+.0f %%", change * 100.0);
       md += "\nvs previous run" + (rs.previousRunId.empty() ? std::string() : " (" + st.code(rs.previousRunId) + ")") +
@@ -376,14 +390,16 @@ std::string hoverText(const results::LineResult& line, const DocumentResults& dr
     }
   }
   const auto& p = rs.provenance;
-  int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
-                    std::chrono::system_clock::now().time_since_epoch())
-                    .count();
-  std::vector<std::string> prov{"run " + st.code(p.runId),
-                                "backend " + p.backend + (p.emulated ? " (" + st.bold("emulated") + " GPU: modelled durations)" : ""),
-                                "GPU " + (p.gpu.empty() ? std::string("unknown") : st.plain ? oneLine(p.gpu) : markdownSafe(p.gpu)),
-                                "commit " + (p.gitCommit.empty() ? std::string("unknown")
-                                                                 : st.code(p.gitCommit.substr(0, 10)) + (p.gitDirty ? " (dirty)" : ""))};
+  int64_t now =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  std::vector<std::string> prov{
+      "run " + st.code(p.runId),
+      "backend " + p.backend + (p.emulated ? " (" + st.bold("emulated") + " GPU: modelled durations)" : ""),
+      "GPU " + (p.gpu.empty() ? std::string("unknown")
+                : st.plain    ? oneLine(p.gpu)
+                              : markdownSafe(p.gpu)),
+      "commit " + (p.gitCommit.empty() ? std::string("unknown")
+                                       : st.code(p.gitCommit.substr(0, 10)) + (p.gitDirty ? " (dirty)" : ""))};
   if (std::string age = results::formatAge(p.createdUnix, now); !age.empty()) prov.push_back(age);
   prov.push_back("from " + std::string(p.source == "kl-ranges" ? "kl: NVTX ranges" : "Python stacks"));
   md += (st.plain ? "\n" : "\n---\n") + st.join(prov);
@@ -396,8 +412,7 @@ std::string hoverText(const results::LineResult& line, const DocumentResults& dr
 void registerHover(Server& server, std::shared_ptr<FeatureContext> ctx) {
   server.addCapabilities({{"hoverProvider", true}});
   server.method<HoverParams, std::optional<Hover>>(
-      "textDocument/hover",
-      [&server, ctx](const HoverParams& p, Reply<std::optional<Hover>> reply) {
+      "textDocument/hover", [&server, ctx](const HoverParams& p, Reply<std::optional<Hover>> reply) {
         auto doc = server.documents().get(p.textDocument.uri);
         const auto* dr = ctx->results->forDocument(doc);
         if (!doc || !dr || !dr->hasResults || !ctx->results->results()) return reply(std::optional<Hover>());

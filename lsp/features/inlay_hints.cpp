@@ -45,10 +45,10 @@ double shareOf(const results::LineResult& line, int64_t functionNs, int64_t tota
 /// in the FileResult; rebuilt when anything a label shows changes.
 class LabelCache {
  public:
-  const std::vector<std::string>& labels(const results::FileResult& file, unsigned generation,
-                                         const EditorSettings& st, bool provisional) {
-    if (generation != generation_ || file.path != path_ || st.units != units_ ||
-        st.hintPrefix != prefix_ || provisional != provisional_ || labels_.size() != file.lines.size()) {
+  const std::vector<std::string>& labels(const results::FileResult& file, unsigned generation, const EditorSettings& st,
+                                         bool provisional) {
+    if (generation != generation_ || file.path != path_ || st.units != units_ || st.hintPrefix != prefix_ ||
+        provisional != provisional_ || labels_.size() != file.lines.size()) {
       generation_ = generation;
       path_ = file.path;
       units_ = st.units;
@@ -73,13 +73,16 @@ class LabelCache {
   std::vector<std::string> labels_;
 };
 
-std::string tooltipFor(const results::LineResult& line, const results::ResultSet& rs,
-                       bool stale, bool provisional, results::Units units) {
+std::string tooltipFor(const results::LineResult& line, const results::ResultSet& rs, bool stale, bool provisional,
+                       results::Units units) {
   std::string t;
   if (line.isCallLine())
     t += "GPU " + results::formatDuration(line.inclusiveNs, units) + " total in the code this line calls\n\n";
   for (const auto& k : line.kernels)
-    t += "- " + k.name + (k.pass != attribution::Pass::Forward ? " (" + std::string(attribution::passName(k.pass)) + (k.noForwardOwner ? ", no forward op" : "") + ")" : "") +
+    t += "- " + k.name +
+         (k.pass != attribution::Pass::Forward
+              ? " (" + std::string(attribution::passName(k.pass)) + (k.noForwardOwner ? ", no forward op" : "") + ")"
+              : "") +
          " — " + std::to_string(k.launches) + "× " + results::formatDuration(k.totalNs, units) + "\n";
   if (rs.provenance.emulated) t += "\n(emulated GPU: modelled durations)";
   if (stale) t += "\n(measured on an older version of this file)";
@@ -93,85 +96,82 @@ void registerInlayHints(Server& server, std::shared_ptr<FeatureContext> ctx) {
   server.addCapabilities({{"inlayHintProvider", {{"resolveProvider", true}}}});
 
   auto cache = std::make_shared<LabelCache>();
-  server.method<InlayHintParams, RawJson>(
-      "textDocument/inlayHint",
-      [&server, ctx, cache](const InlayHintParams& params, Reply<RawJson> reply) {
-        RawJson out{"["};
-        auto doc = server.documents().get(params.textDocument.uri);
-        const auto& st = ctx->settings;
-        if (!doc) return reply(RawJson{"[]"});
-        const auto* dr = ctx->results->forDocument(doc);
-        uint32_t first = 0, last = UINT32_MAX;
-        if (params.range) {
-          first = doc->lineOf(params.range->start);
-          last = doc->lineOf(params.range->end);
-        }
-        const results::FileResult* profiled =
-            dr && dr->hasResults && st.hintsEnabled && ctx->results->results()
-                ? ctx->results->results()->file(dr->path)
-                : nullptr;
-        bool any = false;
-        if (profiled) {
-          const auto& rs = *ctx->results->results();
-          const auto& lines = dr->file.file.lines;
-          const auto& index = dr->file.sourceIndex;
-          const auto& labels = cache->labels(*profiled, ctx->results->generation(), st, ctx->results->provisional());
-          // {"data":{"gen":G,"line":L,"uri":U},"label":…,"paddingLeft":true,"position":{…}}
-          const std::string dataHead = R"({"data":{"gen":)" + std::to_string(ctx->results->generation()) + R"(,"line":)";
-          std::string dataTail = R"(,"uri":)";
-          appendJson(dataTail, params.textDocument.uri);
-          dataTail += R"(},"label":)";
-          auto from = std::lower_bound(lines.begin(), lines.end(), first,
-                                       [](const results::LineResult& l, uint32_t v) { return l.line < v; });
-          for (auto it = from; it != lines.end() && it->line <= last; ++it) {
-            const auto& line = *it;
-            size_t i = static_cast<size_t>(it - lines.begin());
-            // A line that blocks the CPU in a sync call is shown by its sync time alone.
-            const bool syncs = line.syncCalls && static_cast<double>(line.syncNs) >= st.thresholdMs * 1e6;
-            if (!syncs && static_cast<double>(std::max(line.gpuNs, line.inclusiveNs)) < st.thresholdMs * 1e6) continue;
-            if (!syncs && shareOf(line, i < dr->functionNs.size() ? dr->functionNs[i] : 0, rs.totalGpuNs) < st.minShare)
-              continue;
-            if (i >= index.size() || index[i] >= labels.size()) continue;  // cannot happen: remap keeps them aligned
-            Position pos = doc->lineEndPosition(line.line);
-            if (any) out.text += ',';
-            any = true;
-            out.text += dataHead;
-            out.text += std::to_string(line.line);
-            out.text += dataTail;
-            out.text += labels[index[i]];
-            out.text += R"(,"paddingLeft":true,"position":)";
-            appendJson(out.text, pos);
-            out.text += '}';
-          }
-        }
-        for (const auto& provider : ctx->hintProviders)
-          for (const auto& h : provider(doc, first, last)) {
-            if (any) out.text += ',';
-            any = true;
-            out.text += toJson(h).dump(-1, ' ', false, json::error_handler_t::replace);
-          }
-        out.text += ']';
-        reply(std::move(out));
-      });
+  server.method<InlayHintParams, RawJson>("textDocument/inlayHint", [&server, ctx, cache](const InlayHintParams& params,
+                                                                                          Reply<RawJson> reply) {
+    RawJson out{"["};
+    auto doc = server.documents().get(params.textDocument.uri);
+    const auto& st = ctx->settings;
+    if (!doc) return reply(RawJson{"[]"});
+    const auto* dr = ctx->results->forDocument(doc);
+    uint32_t first = 0, last = UINT32_MAX;
+    if (params.range) {
+      first = doc->lineOf(params.range->start);
+      last = doc->lineOf(params.range->end);
+    }
+    const results::FileResult* profiled = dr && dr->hasResults && st.hintsEnabled && ctx->results->results()
+                                              ? ctx->results->results()->file(dr->path)
+                                              : nullptr;
+    bool any = false;
+    if (profiled) {
+      const auto& rs = *ctx->results->results();
+      const auto& lines = dr->file.file.lines;
+      const auto& index = dr->file.sourceIndex;
+      const auto& labels = cache->labels(*profiled, ctx->results->generation(), st, ctx->results->provisional());
+      // {"data":{"gen":G,"line":L,"uri":U},"label":…,"paddingLeft":true,"position":{…}}
+      const std::string dataHead = R"({"data":{"gen":)" + std::to_string(ctx->results->generation()) + R"(,"line":)";
+      std::string dataTail = R"(,"uri":)";
+      appendJson(dataTail, params.textDocument.uri);
+      dataTail += R"(},"label":)";
+      auto from = std::lower_bound(lines.begin(), lines.end(), first,
+                                   [](const results::LineResult& l, uint32_t v) { return l.line < v; });
+      for (auto it = from; it != lines.end() && it->line <= last; ++it) {
+        const auto& line = *it;
+        size_t i = static_cast<size_t>(it - lines.begin());
+        // A line that blocks the CPU in a sync call is shown by its sync time alone.
+        const bool syncs = line.syncCalls && static_cast<double>(line.syncNs) >= st.thresholdMs * 1e6;
+        if (!syncs && static_cast<double>(std::max(line.gpuNs, line.inclusiveNs)) < st.thresholdMs * 1e6) continue;
+        if (!syncs && shareOf(line, i < dr->functionNs.size() ? dr->functionNs[i] : 0, rs.totalGpuNs) < st.minShare)
+          continue;
+        if (i >= index.size() || index[i] >= labels.size()) continue;  // cannot happen: remap keeps them aligned
+        Position pos = doc->lineEndPosition(line.line);
+        if (any) out.text += ',';
+        any = true;
+        out.text += dataHead;
+        out.text += std::to_string(line.line);
+        out.text += dataTail;
+        out.text += labels[index[i]];
+        out.text += R"(,"paddingLeft":true,"position":)";
+        appendJson(out.text, pos);
+        out.text += '}';
+      }
+    }
+    for (const auto& provider : ctx->hintProviders)
+      for (const auto& h : provider(doc, first, last)) {
+        if (any) out.text += ',';
+        any = true;
+        out.text += toJson(h).dump(-1, ' ', false, json::error_handler_t::replace);
+      }
+    out.text += ']';
+    reply(std::move(out));
+  });
 
-  server.method<InlayHint, InlayHint>(
-      "inlayHint/resolve", [&server, ctx](const InlayHint& hint, Reply<InlayHint> reply) {
-        // Hints of other producers, or of an older results generation, resolve unchanged.
-        HintData data;
-        std::string error;
-        if (!hint.data || !parseJson(*hint.data, data, error, "params.data") ||
-            data.gen != ctx->results->generation() || !ctx->results->results())
-          return reply(hint);
-        auto doc = server.documents().get(data.uri);
-        const auto* dr = ctx->results->forDocument(doc);
-        if (!dr || !dr->hasResults) return reply(hint);
-        InlayHint out = hint;
-        if (const auto* line = dr->file.file.lineAt(data.line))
-          out.tooltip = MarkupContent{MarkupKind::Markdown,
-                                      tooltipFor(*line, *ctx->results->results(), dr->file.stale, ctx->results->provisional(),
-                                                 ctx->settings.units)};
-        reply(out);
-      });
+  server.method<InlayHint, InlayHint>("inlayHint/resolve", [&server, ctx](const InlayHint& hint,
+                                                                          Reply<InlayHint> reply) {
+    // Hints of other producers, or of an older results generation, resolve unchanged.
+    HintData data;
+    std::string error;
+    if (!hint.data || !parseJson(*hint.data, data, error, "params.data") || data.gen != ctx->results->generation() ||
+        !ctx->results->results())
+      return reply(hint);
+    auto doc = server.documents().get(data.uri);
+    const auto* dr = ctx->results->forDocument(doc);
+    if (!dr || !dr->hasResults) return reply(hint);
+    InlayHint out = hint;
+    if (const auto* line = dr->file.file.lineAt(data.line))
+      out.tooltip = MarkupContent{MarkupKind::Markdown, tooltipFor(*line, *ctx->results->results(), dr->file.stale,
+                                                                   ctx->results->provisional(), ctx->settings.units)};
+    reply(out);
+  });
 }
 
 }  // namespace kl::lsp

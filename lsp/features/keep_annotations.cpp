@@ -116,8 +116,7 @@ KeepPlan plan(const fs::path& root, const std::string& runKey, const std::map<st
     nvtx::Options opt;
     opt.relPath = path;
     opt.skipUnwrappable = true;
-    auto fe = nvtx::keep(**src, requests, opt,
-                         original ? std::optional<std::string_view>(*original) : std::nullopt);
+    auto fe = nvtx::keep(**src, requests, opt, original ? std::optional<std::string_view>(*original) : std::nullopt);
     if (!fe) {
       out.refused.push_back(path + ": " + fe.error().message);
       continue;
@@ -134,7 +133,7 @@ KeepPlan plan(const fs::path& root, const std::string& runKey, const std::map<st
 
 void registerKeepAnnotations(Server& server, std::shared_ptr<FeatureContext> ctx) {
   server.command<KeepAnnotationsArgs>("kernlens.keepAnnotations", [&server, ctx](const KeepAnnotationsArgs& args,
-                                                                                  Reply<json> reply) {
+                                                                                 Reply<json> reply) {
     const auto& rs = ctx->results->results();
     if (!rs || server.workspace().root().empty())
       return reply.error(ErrorCode::RequestFailed, "kernlens: no profiling run to keep annotations from");
@@ -153,9 +152,8 @@ void registerKeepAnnotations(Server& server, std::shared_ptr<FeatureContext> ctx
     using Out = std::shared_ptr<KeepPlan>;
     server.background<Out>(
         "kernlens.keepAnnotations", CancellationToken(),
-        [root = server.workspace().root(), runKey = rs->provenance.runId, open = std::move(open), only](const CancellationToken&) {
-          return std::make_shared<KeepPlan>(plan(root, runKey, open, only));
-        },
+        [root = server.workspace().root(), runKey = rs->provenance.runId, open = std::move(open),
+         only](const CancellationToken&) { return std::make_shared<KeepPlan>(plan(root, runKey, open, only)); },
         [&server, reply](Out p) {
           json refused = p->refused;
           if (p->files.empty())
@@ -168,15 +166,17 @@ void registerKeepAnnotations(Server& server, std::shared_ptr<FeatureContext> ctx
             json edits = json::array();
             for (const auto& e : f.edits)
               edits.push_back({{"range", toJson(doc.rangeOf(e.start, e.end))}, {"newText", e.newText}});
-            changes.push_back({{"textDocument", {{"uri", f.uri}, {"version", f.version ? json(*f.version) : json(nullptr)}}},
-                               {"edits", std::move(edits)}});
+            changes.push_back(
+                {{"textDocument", {{"uri", f.uri}, {"version", f.version ? json(*f.version) : json(nullptr)}}},
+                 {"edits", std::move(edits)}});
             ranges += f.ranges;
           }
           size_t files = p->files.size();
           server.call("workspace/applyEdit",
                       {{"label", "kernlens: keep annotations"}, {"edit", {{"documentChanges", std::move(changes)}}}},
                       [reply, files, ranges, refused](Result<json> r) {
-                        if (!r.ok()) return reply.error(ErrorCode::RequestFailed, "workspace/applyEdit: " + r.error().message);
+                        if (!r.ok())
+                          return reply.error(ErrorCode::RequestFailed, "workspace/applyEdit: " + r.error().message);
                         ApplyEditResult res;
                         std::string error;
                         bool applied = parseJson(*r, res, error, "result") && res.applied;

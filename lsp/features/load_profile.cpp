@@ -29,7 +29,7 @@ namespace fs = std::filesystem;
 
 void registerLoadProfile(Server& server, std::shared_ptr<FeatureContext> ctx) {
   server.command<LoadProfileArgs>("kernlens.loadProfile", [&server, ctx](const LoadProfileArgs& args,
-                                                                          Reply<json> reply) {
+                                                                         Reply<json> reply) {
     fs::path p = server.workspace().resolve(args.path);
 
     if (p.extension() == ".csv") {  // Nsight Compute CSV: bound classes for hovers
@@ -55,8 +55,7 @@ void registerLoadProfile(Server& server, std::shared_ptr<FeatureContext> ctx) {
     server.background<Out>(
         "kernlens.loadProfile", reply.token(),
         [p, root, open](const CancellationToken& token) -> Out {
-          std::vector<std::string> files = root.empty() ? std::vector<std::string>{}
-                                                        : results::scanPythonFiles(root);
+          std::vector<std::string> files = root.empty() ? std::vector<std::string>{} : results::scanPythonFiles(root);
           for (const auto& [rel, text] : open) files.push_back(rel);
           std::sort(files.begin(), files.end());
           files.erase(std::unique(files.begin(), files.end()), files.end());
@@ -99,9 +98,8 @@ void registerLoadProfile(Server& server, std::shared_ptr<FeatureContext> ctx) {
                           {"source", rs.provenance.source},
                           {"emulated", rs.provenance.emulated},
                           {"runId", rs.provenance.runId}};
-          std::string msg = "kernlens: " + rs.provenance.runId.substr(rs.provenance.runId.find(':') + 1) +
-                            ": " + std::to_string(lines) + " lines in " +
-                            std::to_string(rs.files.size()) + " files" +
+          std::string msg = "kernlens: " + rs.provenance.runId.substr(rs.provenance.runId.find(':') + 1) + ": " +
+                            std::to_string(lines) + " lines in " + std::to_string(rs.files.size()) + " files" +
                             (rs.provenance.emulated ? " (emulated GPU)" : "");
           if (rs.files.empty()) msg += " — no GPU work maps to files of this workspace";
           ctx->results->setResults(std::move(rs));

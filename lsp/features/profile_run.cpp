@@ -84,8 +84,8 @@ class OutputThrottle {
     lastNote_ = now;
     if (!dropped_) return;
     server_.logMessage(MessageType::Log, "kernlens: " + std::to_string(dropped_) +
-                                             " more lines of program output not shown here (all of it: " +
-                                             runDir_ + "/round*/stdout.log, stderr.log)");
+                                             " more lines of program output not shown here (all of it: " + runDir_ +
+                                             "/round*/stdout.log, stderr.log)");
     dropped_ = 0;
   }
   Server& server_;
@@ -141,9 +141,12 @@ void startRun(Server& server, const std::shared_ptr<FeatureContext>& ctx, const 
   std::string nsysPath = s.get<std::string>("nsysPath", "");
   if (!nsysPath.empty()) cfg.nsysPath = nsysPath;
   std::string backend = s.get<std::string>("backend", "");
-  if (backend.empty()) cfg.backend = runner::defaultBackend(cfg.nsysPath);
-  else if (auto b = runner::parseBackend(backend)) cfg.backend = *b;
-  else return reply.error(ErrorCode::RequestFailed, "kernlens.backend: " + b.error().message);
+  if (backend.empty())
+    cfg.backend = runner::defaultBackend(cfg.nsysPath);
+  else if (auto b = runner::parseBackend(backend))
+    cfg.backend = *b;
+  else
+    return reply.error(ErrorCode::RequestFailed, "kernlens.backend: " + b.error().message);
   auto launch = runner::parseLaunch(s.get<std::string>("launch", "local"));
   if (!launch) return reply.error(ErrorCode::RequestFailed, "kernlens.launch: " + launch.error().message);
   cfg.launch.kind = *launch;
@@ -156,11 +159,14 @@ void startRun(Server& server, const std::shared_ptr<FeatureContext>& ctx, const 
   cfg.runKey = newRunKey();
   cfg.keepRuns = static_cast<int>(std::max(0.0, s.get<double>("keepRuns", 20)));
   req.file = rel;
-  if (lines) req.lines = lines;  // the lines' own statements (a function's lines: its body)
-  else req.function = function;
+  if (lines)
+    req.lines = lines;  // the lines' own statements (a function's lines: its body)
+  else
+    req.function = function;
   req.rounds = std::max(1, static_cast<int>(s.get<double>("rounds", 8)));
   std::string strategy = s.get<std::string>("strategy", "edits");
-  if (strategy == "lines") req.strategy = planner::Strategy::Lines;
+  if (strategy == "lines")
+    req.strategy = planner::Strategy::Lines;
   else if (strategy != "edits")
     return reply.error(ErrorCode::RequestFailed, "kernlens.strategy must be edits or lines, got '" + strategy + "'");
   auto checked = planner::checkRequest(req);
@@ -173,9 +179,9 @@ void startRun(Server& server, const std::shared_ptr<FeatureContext>& ctx, const 
   CancellationSource src = state->source;
   std::string lineText = lines ? std::to_string(lines->first) + "-" + std::to_string(lines->last) : "";
   std::string what = lines ? rel + ":" + lineText : function;
-  auto progress = server.beginProgress("kernlens: profiling " + what,
-                                       {.cancellable = true, .onCancel = [src]() mutable { src.cancel(); },
-                                        .message = "starting", .percentage = 0u});
+  auto progress = server.beginProgress(
+      "kernlens: profiling " + what,
+      {.cancellable = true, .onCancel = [src]() mutable { src.cancel(); }, .message = "starting", .percentage = 0u});
   json requestId = reply.id();
   server.cancelAfterReply(requestId, [src]() mutable { src.cancel(); });  // $/cancelRequest
   reply(toJson(RunStarted{cfg.runKey, function, rel, lineText, runner::backendName(cfg.backend)}));
@@ -184,7 +190,8 @@ void startRun(Server& server, const std::shared_ptr<FeatureContext>& ctx, const 
                                            cfg.runKey + ")");
 
   using Out = std::shared_ptr<Result<planner::LoopResult>>;
-  auto throttle = std::make_shared<OutputThrottle>(server, (cfg.workspace / ".kernlens" / "runs" / cfg.runKey).string());
+  auto throttle =
+      std::make_shared<OutputThrottle>(server, (cfg.workspace / ".kernlens" / "runs" / cfg.runKey).string());
   server.background<Out>(
       "kernlens.profileFunction", src.token(),
       [&server, req, progress, ctx, throttle](const CancellationToken& token) -> Out {
@@ -224,7 +231,8 @@ void startRun(Server& server, const std::shared_ptr<FeatureContext>& ctx, const 
         auto failed = [&](const std::string& message) {
           std::string msg = "kernlens: profiling " + cfg.focusFunction + " failed: " + firstLine(message);
           auto log = message.find("(log: ");
-          if (log != std::string::npos && msg.find("(log: ") == std::string::npos) msg += " " + message.substr(log);
+          if (log != std::string::npos && msg.find("(log: ") == std::string::npos)
+            msg += " " + message.substr(log);
           else if (log == std::string::npos)
             msg += " (run dir: " + (cfg.workspace / ".kernlens" / "runs").string() + ")";
           server.logMessage(MessageType::Error, message);
@@ -242,21 +250,23 @@ void startRun(Server& server, const std::shared_ptr<FeatureContext>& ctx, const 
           return;
         }
         if (res.stopReason == planner::StopReason::Failed) return failed(res.why);
-        std::string summary = "kernlens: " + cfg.focusFunction + ": " + planner::stopReasonName(res.stopReason) + " after " +
-                              std::to_string(res.rounds) + " round(s), " + std::to_string(res.lines.size()) +
-                              " lines mapped" + (res.emulated ? " (EMULATED)" : "") + " — " + res.why;
+        std::string summary = "kernlens: " + cfg.focusFunction + ": " + planner::stopReasonName(res.stopReason) +
+                              " after " + std::to_string(res.rounds) + " round(s), " +
+                              std::to_string(res.lines.size()) + " lines mapped" + (res.emulated ? " (EMULATED)" : "") +
+                              " — " + res.why;
         server.logMessage(MessageType::Info, summary);
         // What the user should act on: a focus that launched nothing, and atomic lines the loop
         // could not follow (the reason names the function; library lines are final answers).
         for (const auto& n : res.notes)
-          if (n.find("launched nothing") != std::string::npos) server.showMessage(MessageType::Warning, "kernlens: " + n);
+          if (n.find("launched nothing") != std::string::npos)
+            server.showMessage(MessageType::Warning, "kernlens: " + n);
         for (const auto& l : res.lines)
           if (l.atomic && !l.atomicReason.empty() && l.atomicReason != "library")
-            server.logMessage(MessageType::Info, "kernlens: " + l.path + ":" + std::to_string(l.line + 1) + " ATOMIC (" +
-                                                     l.atomicReason + "): " + l.noteWithFocus());
+            server.logMessage(MessageType::Info, "kernlens: " + l.path + ":" + std::to_string(l.line + 1) +
+                                                     " ATOMIC (" + l.atomicReason + "): " + l.noteWithFocus());
         // The notification is short: the details are in the log and the run view.
-        progress->end(std::string(planner::stopReasonName(res.stopReason)) + ": " + std::to_string(res.lines.size()) + " lines in " +
-                      std::to_string(res.rounds) + (res.rounds == 1 ? " round" : " rounds") +
+        progress->end(std::string(planner::stopReasonName(res.stopReason)) + ": " + std::to_string(res.lines.size()) +
+                      " lines in " + std::to_string(res.rounds) + (res.rounds == 1 ? " round" : " rounds") +
                       (res.emulated ? " (EMULATED)" : "") + " · Show run for details");
       });
 }
@@ -264,28 +274,30 @@ void startRun(Server& server, const std::shared_ptr<FeatureContext>& ctx, const 
 void registerProfileRun(Server& server, std::shared_ptr<FeatureContext> ctx) {
   auto state = std::make_shared<RunState>();
 
-  server.command<ProfileFunctionArgs>("kernlens.profileFunction", [&server, ctx, state](const ProfileFunctionArgs& t,
-                                                                                      Reply<json> reply) {
-    if (state->running)
-      return reply.error(ErrorCode::RequestFailed,
-                         "a profiling run is already going (" + state->runKey + "); cancel it with kernlens.cancel");
-    if (!server.workspace().hasRoot())
-      return reply.error(ErrorCode::RequestFailed, "kernlens.profileFunction: open a workspace folder first");
-    auto rel = server.workspace().relativePath(t.uri);
-    if (!rel) return reply.error(ErrorCode::InvalidParams, "kernlens.profileFunction: " + t.uri + " is not a file of the workspace");
-    std::string function = t.function;
-    if (function.empty()) {  // then the position is there (ProfileFunctionArgs)
-      DocumentPtr doc = server.documents().get(t.uri);
-      if (!doc || !doc->source())
-        return reply.error(ErrorCode::InvalidParams, "kernlens.profileFunction: " + t.uri + " is not open");
-      const auto& m = doc->source()->model();
-      int32_t fi = m.functionAt(doc->offsetAt(*t.position));
-      if (fi == python::kNone)
-        return reply.error(ErrorCode::RequestFailed, "kernlens.profileFunction: no function at that position");
-      function = m.functions[static_cast<size_t>(fi)].qualName;
-    }
-    startRun(server, ctx, state, std::move(reply), *rel, function, std::nullopt);
-  });
+  server.command<ProfileFunctionArgs>(
+      "kernlens.profileFunction", [&server, ctx, state](const ProfileFunctionArgs& t, Reply<json> reply) {
+        if (state->running)
+          return reply.error(ErrorCode::RequestFailed, "a profiling run is already going (" + state->runKey +
+                                                           "); cancel it with kernlens.cancel");
+        if (!server.workspace().hasRoot())
+          return reply.error(ErrorCode::RequestFailed, "kernlens.profileFunction: open a workspace folder first");
+        auto rel = server.workspace().relativePath(t.uri);
+        if (!rel)
+          return reply.error(ErrorCode::InvalidParams,
+                             "kernlens.profileFunction: " + t.uri + " is not a file of the workspace");
+        std::string function = t.function;
+        if (function.empty()) {  // then the position is there (ProfileFunctionArgs)
+          DocumentPtr doc = server.documents().get(t.uri);
+          if (!doc || !doc->source())
+            return reply.error(ErrorCode::InvalidParams, "kernlens.profileFunction: " + t.uri + " is not open");
+          const auto& m = doc->source()->model();
+          int32_t fi = m.functionAt(doc->offsetAt(*t.position));
+          if (fi == python::kNone)
+            return reply.error(ErrorCode::RequestFailed, "kernlens.profileFunction: no function at that position");
+          function = m.functions[static_cast<size_t>(fi)].qualName;
+        }
+        startRun(server, ctx, state, std::move(reply), *rel, function, std::nullopt);
+      });
 
   // kernlens.refineHere [{uri, range[, function]}]: the loop focused on the lines of `range`
   // (the ⟳ Refine lens sends the function's lines; an editor command sends the selection).
@@ -297,7 +309,8 @@ void registerProfileRun(Server& server, std::shared_ptr<FeatureContext> ctx) {
     if (!server.workspace().hasRoot())
       return reply.error(ErrorCode::RequestFailed, "kernlens.refineHere: open a workspace folder first");
     auto rel = server.workspace().relativePath(a.uri);
-    if (!rel) return reply.error(ErrorCode::InvalidParams, "kernlens.refineHere: " + a.uri + " is not a file of the workspace");
+    if (!rel)
+      return reply.error(ErrorCode::InvalidParams, "kernlens.refineHere: " + a.uri + " is not a file of the workspace");
     uint32_t first = a.range.start.line, last = a.range.end.line;
     if (last > first && a.range.end.character == 0) --last;  // a selection ending at column 0
     startRun(server, ctx, state, std::move(reply), *rel, a.function, planner::FocusLines{first + 1, last + 1});

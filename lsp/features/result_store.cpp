@@ -53,7 +53,9 @@ void ResultStore::clearPersistently() {
   fs::create_directories(root / ".kernlens", ec);
   std::ofstream out(clearedMarker(root), std::ios::trunc);
   out << runId << "\n";
-  if (!out) server_.logMessage(MessageType::Warning, "kernlens: could not record the cleared run in " + clearedMarker(root).string());
+  if (!out)
+    server_.logMessage(MessageType::Warning,
+                       "kernlens: could not record the cleared run in " + clearedMarker(root).string());
 }
 
 void ResultStore::setProvisional(bool on) {
@@ -100,13 +102,11 @@ void ResultStore::installStored(Result<std::optional<results::ResultSet>> loaded
   setResults(std::move(rs), false);
 }
 
-std::optional<BoundInfo> ResultStore::boundFor(const std::string& fullName,
-                                               const std::string& shortName) const {
+std::optional<BoundInfo> ResultStore::boundFor(const std::string& fullName, const std::string& shortName) const {
   if (ncu_)
     for (const auto* n : {&fullName, &shortName}) {
       auto c = ncu::boundForKernel(*n, *ncu_);
-      if (c.bound != ncu::Bound::Unknown)
-        return BoundInfo{c.bound, c.summary(), BoundInfo::Source::NcuReport};
+      if (c.bound != ncu::Bound::Unknown) return BoundInfo{c.bound, c.summary(), BoundInfo::Source::NcuReport};
     }
   for (const auto* n : {&fullName, &shortName})
     if (auto it = catalog_.find(ncu::normalizedKey(*n)); it != catalog_.end()) return it->second;
@@ -202,8 +202,8 @@ void ResultStore::remapExact(Cached& c) {
   if (!f) return;
   const std::string& text = c.doc->text();
   auto spans = liveSpans(c, nullptr);  // also the extents the next edit reuses
-  c.results.file = !f->hasSnapshot || f->snapshot == text ? results::remapFile(*f, text, {})
-                                                          : results::remapFile(*f, text, spans);
+  c.results.file =
+      !f->hasSnapshot || f->snapshot == text ? results::remapFile(*f, text, {}) : results::remapFile(*f, text, spans);
   c.results.hasResults = true;
   fillFunctionNs(c.results);
 }
@@ -247,9 +247,7 @@ void ResultStore::settle(const DocumentPtr& doc) {
   if (!doc) return;
   forDocument(doc);  // brings the cache entry to this version first
   auto it = cache_.find(doc->uri());
-  if (it == cache_.end() || it->second.generation != generation_ || it->second.doc != doc ||
-      it->second.exact)
-    return;
+  if (it == cache_.end() || it->second.generation != generation_ || it->second.doc != doc || it->second.exact) return;
   Cached& c = it->second;
   auto shown = [](const DocumentResults& r) {
     std::vector<std::pair<uint32_t, uint32_t>> out;  // (live line, source index)

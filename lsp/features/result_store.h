@@ -30,9 +30,9 @@ class Server;
 
 /// One document's view of the results.
 struct DocumentResults {
-  std::string path;              // workspace-relative
-  results::RemappedFile file;    // lines/functions in the LIVE buffer's lines
-  bool hasResults = false;       // the result set covers this file
+  std::string path;            // workspace-relative
+  results::RemappedFile file;  // lines/functions in the LIVE buffer's lines
+  bool hasResults = false;     // the result set covers this file
   /// Per file.file.lines[i]: the GPU time of the function holding it (0: module level), so
   /// that a line's share of its function needs no lookup.
   std::vector<int64_t> functionNs;
@@ -45,9 +45,7 @@ struct BoundInfo {
   std::string summary;                     // one sentence
   Source source = Source::NcuReport;
   /// "ncu report" / "kernel catalogue", as hovers name it.
-  static const char* sourceName(Source s) {
-    return s == Source::NcuReport ? "ncu report" : "kernel catalogue";
-  }
+  static const char* sourceName(Source s) { return s == Source::NcuReport ? "ncu report" : "kernel catalogue"; }
 };
 
 class ResultStore : public std::enable_shared_from_this<ResultStore> {
@@ -114,10 +112,10 @@ class ResultStore : public std::enable_shared_from_this<ResultStore> {
 
  private:
   struct Cached {
-    DocumentPtr doc;         // the version `results` are positioned in
+    DocumentPtr doc;  // the version `results` are positioned in
     unsigned generation = 0;
     DocumentResults results;
-    bool exact = true;       // as remapped from the snapshot (false: moved edit by edit with lines dropped)
+    bool exact = true;  // as remapped from the snapshot (false: moved edit by edit with lines dropped)
     /// doc's function extents per top-level statement, reused for the next version's spans.
     std::vector<python::TopLevelExtents> extents;
   };

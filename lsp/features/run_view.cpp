@@ -103,10 +103,16 @@ json summary(const FeatureContext& ctx, const StoreFacts& facts) {
   const auto& p = rs.provenance;
   auto units = ctx.settings.units;
   auto share = [&](int64_t ns) {
-    return rs.totalGpuNs > 0 ? results::formatShare(static_cast<double>(ns) / static_cast<double>(rs.totalGpuNs)) : std::string();
+    return rs.totalGpuNs > 0 ? results::formatShare(static_cast<double>(ns) / static_cast<double>(rs.totalGpuNs))
+                             : std::string();
   };
-  json s = {{"runId", p.runId}, {"backend", p.backend}, {"emulated", p.emulated}, {"gpu", p.gpu},
-            {"command", p.command}, {"profile", p.profilePath}, {"totalGpu", results::formatDuration(rs.totalGpuNs, units)},
+  json s = {{"runId", p.runId},
+            {"backend", p.backend},
+            {"emulated", p.emulated},
+            {"gpu", p.gpu},
+            {"command", p.command},
+            {"profile", p.profilePath},
+            {"totalGpu", results::formatDuration(rs.totalGpuNs, units)},
             {"provisional", ctx.results->provisional()}};
   int64_t mapped = 0;
   struct Hot {
@@ -122,7 +128,8 @@ json summary(const FeatureContext& ctx, const StoreFacts& facts) {
       if (l.isCallLine()) calls.push_back({&f, &l, true});
     }
   std::sort(own.begin(), own.end(), [](const Hot& a, const Hot& b) { return a.line->gpuNs > b.line->gpuNs; });
-  std::sort(calls.begin(), calls.end(), [](const Hot& a, const Hot& b) { return a.line->inclusiveNs > b.line->inclusiveNs; });
+  std::sort(calls.begin(), calls.end(),
+            [](const Hot& a, const Hot& b) { return a.line->inclusiveNs > b.line->inclusiveNs; });
   if (own.size() > 20) own.resize(20);
   if (calls.size() > 10) calls.resize(10);
   own.insert(own.end(), calls.begin(), calls.end());
@@ -130,9 +137,14 @@ json summary(const FeatureContext& ctx, const StoreFacts& facts) {
   for (const auto& h : own) {
     int64_t ns = h.call ? h.line->inclusiveNs : h.line->gpuNs;
     fs::path abs = root.empty() ? fs::path(h.file->path) : root / h.file->path;
-    hottest.push_back({{"path", h.file->path}, {"file", abs.string()}, {"uri", pathToUri(abs)},
-                       {"line", h.line->line + 1}, {"ns", ns}, {"time", results::formatDuration(ns, units)},
-                       {"share", share(ns)}, {"kind", h.call ? "call" : "line"},
+    hottest.push_back({{"path", h.file->path},
+                       {"file", abs.string()},
+                       {"uri", pathToUri(abs)},
+                       {"line", h.line->line + 1},
+                       {"ns", ns},
+                       {"time", results::formatDuration(ns, units)},
+                       {"share", share(ns)},
+                       {"kind", h.call ? "call" : "line"},
                        {"text", lineText(*h.file, *h.line)},
                        {"kernels", h.line->distinctKernels()}});
   }
@@ -141,8 +153,11 @@ json summary(const FeatureContext& ctx, const StoreFacts& facts) {
   json unmapped = json::array();
   if (facts.found) {
     for (const auto& u : facts.unmapped)
-      unmapped.push_back({{"name", u.name}, {"ns", u.gpuNs}, {"time", results::formatDuration(u.gpuNs, units)},
-                          {"launches", u.launches}, {"reason", reasonText(u.reason)}});
+      unmapped.push_back({{"name", u.name},
+                          {"ns", u.gpuNs},
+                          {"time", results::formatDuration(u.gpuNs, units)},
+                          {"launches", u.launches},
+                          {"reason", reasonText(u.reason)}});
   } else {
     for (const auto& name : rs.unmapped.topKernels)
       unmapped.push_back({{"name", name}, {"reason", "launched outside every profiled line"}});
@@ -183,7 +198,9 @@ void registerRunView(Server& server, std::shared_ptr<FeatureContext> ctx) {
     using Out = std::shared_ptr<StoreFacts>;
     server.background<Out>(
         "kernlens.runSummary", CancellationToken(),
-        [root = server.workspace().root(), runKey](const CancellationToken&) { return std::make_shared<StoreFacts>(storeFacts(root, runKey)); },
+        [root = server.workspace().root(), runKey](const CancellationToken&) {
+          return std::make_shared<StoreFacts>(storeFacts(root, runKey));
+        },
         [ctx, reply](Out facts) {
           if (!ctx->results->results()) return reply(json(nullptr));
           reply(summary(*ctx, *facts));
@@ -207,8 +224,10 @@ void registerRunView(Server& server, std::shared_ptr<FeatureContext> ctx) {
       if (ec) return Error::io("kernlens: cannot find the kernlens binary: " + ec.message());
       fs::path out = prof.parent_path() / (format == "html" ? "report.html" : "trace.perfetto.json");
       runner::ProcessSpec spec;
-      spec.argv = format == "html" ? std::vector<std::string>{self.string(), "report", prof.string(), "-o", out.string()}
-                                   : std::vector<std::string>{self.string(), "export", prof.string(), "--format", "perfetto", "-o", out.string()};
+      spec.argv = format == "html"
+                      ? std::vector<std::string>{self.string(), "report", prof.string(), "-o", out.string()}
+                      : std::vector<std::string>{self.string(), "export", prof.string(), "--format",
+                                                 "perfetto",    "-o",     out.string()};
       spec.stderrPath = prof.parent_path() / "export.log";
       spec.timeout = std::chrono::minutes(5);
       auto r = runner::runProcess(spec, token);

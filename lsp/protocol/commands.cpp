@@ -23,11 +23,8 @@ bool fromJson(const json& j, ApplyEditResult& out, JPath path) {
 
 bool fromJson(const json& j, ProfileFunctionArgs& out, JPath path) {
   ObjectReader o(j, path);
-  if (!(o && o.req("uri", out.uri) && o.opt("position", out.position) &&
-        o.opt("function", out.function)))
-    return false;
-  if (out.function.empty() && !out.position)
-    return path.report("expected {uri, position} or {uri, function}");
+  if (!(o && o.req("uri", out.uri) && o.opt("position", out.position) && o.opt("function", out.function))) return false;
+  if (out.function.empty() && !out.position) return path.report("expected {uri, position} or {uri, function}");
   return true;
 }
 json toJson(const ProfileFunctionArgs& a) {
@@ -48,8 +45,7 @@ json toJson(const RefineHereArgs& a) {
 }
 
 json toJson(const RunStarted& r) {
-  return {{"runKey", r.runKey}, {"function", r.function}, {"path", r.path}, {"lines", r.lines},
-          {"backend", r.backend}};
+  return {{"runKey", r.runKey}, {"function", r.function}, {"path", r.path}, {"lines", r.lines}, {"backend", r.backend}};
 }
 
 json toJson(const CancelResult& r) { return {{"cancelled", r.cancelled}}; }
@@ -64,8 +60,9 @@ bool fromJson(const json& j, LoadProfileArgs& out, JPath path) {
     return path.report("expected a path or {\"path\": path}");
   }
   if (out.path.empty())
-    return path.report("expected arguments [path] (an nsys .sqlite, a Kineto .json trace or an "
-                       "Nsight Compute .csv)");
+    return path.report(
+        "expected arguments [path] (an nsys .sqlite, a Kineto .json trace or an "
+        "Nsight Compute .csv)");
   return true;
 }
 

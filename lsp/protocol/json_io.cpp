@@ -45,8 +45,7 @@ bool readInteger(const json& j, Int& out, JPath path, const char* what) {
     }
   } else if (j.is_number_integer()) {
     auto v = j.get<int64_t>();
-    if (v >= static_cast<int64_t>(L::min()) &&
-        (v < 0 || static_cast<uint64_t>(v) <= static_cast<uint64_t>(L::max()))) {
+    if (v >= static_cast<int64_t>(L::min()) && (v < 0 || static_cast<uint64_t>(v) <= static_cast<uint64_t>(L::max()))) {
       out = static_cast<Int>(v);
       return true;
     }
@@ -55,9 +54,7 @@ bool readInteger(const json& j, Int& out, JPath path, const char* what) {
 }
 }  // namespace
 
-bool fromJson(const json& j, int64_t& out, JPath path) {
-  return readInteger(j, out, path, "expected an integer");
-}
+bool fromJson(const json& j, int64_t& out, JPath path) { return readInteger(j, out, path, "expected an integer"); }
 bool fromJson(const json& j, int32_t& out, JPath path) {
   return readInteger(j, out, path, "expected a 32-bit integer");
 }

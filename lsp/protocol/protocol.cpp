@@ -2,9 +2,7 @@
 
 namespace kl::lsp {
 
-json toJson(const ResponseError& e) {
-  return {{"code", static_cast<int>(e.code)}, {"message", e.message}};
-}
+json toJson(const ResponseError& e) { return {{"code", static_cast<int>(e.code)}, {"message", e.message}}; }
 
 bool fromJson(const json& j, Position& out, JPath path) {
   ObjectReader o(j, path);
@@ -52,9 +50,7 @@ bool fromJson(const json& j, VersionedTextDocumentIdentifier& out, JPath path) {
   ObjectReader o(j, path);
   return o && o.req("uri", out.uri) && o.req("version", out.version);
 }
-json toJson(const VersionedTextDocumentIdentifier& t) {
-  return {{"uri", t.uri}, {"version", t.version}};
-}
+json toJson(const VersionedTextDocumentIdentifier& t) { return {{"uri", t.uri}, {"version", t.version}}; }
 
 bool fromJson(const json& j, TextDocumentPositionParams& out, JPath path) {
   ObjectReader o(j, path);
@@ -63,8 +59,8 @@ bool fromJson(const json& j, TextDocumentPositionParams& out, JPath path) {
 
 bool fromJson(const json& j, TextDocumentItem& out, JPath path) {
   ObjectReader o(j, path);
-  return o && o.req("uri", out.uri) && o.req("languageId", out.languageId) &&
-         o.req("version", out.version) && o.req("text", out.text);
+  return o && o.req("uri", out.uri) && o.req("languageId", out.languageId) && o.req("version", out.version) &&
+         o.req("text", out.text);
 }
 
 bool fromJson(const json& j, TextEdit& out, JPath path) {
@@ -106,9 +102,12 @@ bool fromJson(const json& j, MarkupContent& out, JPath path) {
   ObjectReader o(j, path);
   std::string kind;
   if (!(o && o.req("kind", kind) && o.req("value", out.value))) return false;
-  if (kind == "markdown") out.kind = MarkupKind::Markdown;
-  else if (kind == "plaintext") out.kind = MarkupKind::PlainText;
-  else return path.field("kind").report("expected \"markdown\" or \"plaintext\"");
+  if (kind == "markdown")
+    out.kind = MarkupKind::Markdown;
+  else if (kind == "plaintext")
+    out.kind = MarkupKind::PlainText;
+  else
+    return path.field("kind").report("expected \"markdown\" or \"plaintext\"");
   return true;
 }
 
@@ -125,10 +124,9 @@ bool fromJson(const json& j, InlayHintParams& out, JPath path) {
 
 bool fromJson(const json& j, InlayHint& out, JPath path) {
   ObjectReader o(j, path);
-  return o && o.req("position", out.position) && o.req("label", out.label) &&
-         o.opt("kind", out.kind) && o.opt("tooltip", out.tooltip) &&
-         o.opt("paddingLeft", out.paddingLeft) && o.opt("paddingRight", out.paddingRight) &&
-         o.opt("data", out.data);
+  return o && o.req("position", out.position) && o.req("label", out.label) && o.opt("kind", out.kind) &&
+         o.opt("tooltip", out.tooltip) && o.opt("paddingLeft", out.paddingLeft) &&
+         o.opt("paddingRight", out.paddingRight) && o.opt("data", out.data);
 }
 json toJson(const InlayHint& h) {
   json j = {{"position", toJson(h.position)}, {"label", h.label}};
@@ -171,15 +169,13 @@ bool fromJson(const json& j, CodeActionContext& out, JPath path) {
 
 bool fromJson(const json& j, CodeActionParams& out, JPath path) {
   ObjectReader o(j, path);
-  return o && o.req("textDocument", out.textDocument) && o.req("range", out.range) &&
-         o.opt("context", out.context);
+  return o && o.req("textDocument", out.textDocument) && o.req("range", out.range) && o.opt("context", out.context);
 }
 
 bool fromJson(const json& j, CodeAction& out, JPath path) {
   ObjectReader o(j, path);
-  return o && o.req("title", out.title) && o.opt("kind", out.kind) &&
-         o.opt("diagnostics", out.diagnostics) && o.opt("isPreferred", out.isPreferred) &&
-         o.opt("command", out.command) && o.opt("data", out.data);
+  return o && o.req("title", out.title) && o.opt("kind", out.kind) && o.opt("diagnostics", out.diagnostics) &&
+         o.opt("isPreferred", out.isPreferred) && o.opt("command", out.command) && o.opt("data", out.data);
 }
 json toJson(const CodeAction& a) {
   json j = {{"title", a.title}};
@@ -219,8 +215,7 @@ bool fromJson(const json& j, TextDocumentContentChangeEvent& out, JPath path) {
 
 bool fromJson(const json& j, DidChangeTextDocumentParams& out, JPath path) {
   ObjectReader o(j, path);
-  return o && o.req("textDocument", out.textDocument) &&
-         o.req("contentChanges", out.contentChanges);
+  return o && o.req("textDocument", out.textDocument) && o.req("contentChanges", out.contentChanges);
 }
 
 bool fromJson(const json& j, DidCloseTextDocumentParams& out, JPath path) {
@@ -267,8 +262,8 @@ bool fromJson(const json& j, ClientCapabilities& out, JPath path) {
 
 bool fromJson(const json& j, InitializeParams& out, JPath path) {
   ObjectReader o(j, path);
-  if (!(o && o.opt("processId", out.processId) && o.opt("rootUri", out.rootUri) &&
-        o.opt("rootPath", out.rootPath) && o.req("capabilities", out.capabilities)))
+  if (!(o && o.opt("processId", out.processId) && o.opt("rootUri", out.rootUri) && o.opt("rootPath", out.rootPath) &&
+        o.req("capabilities", out.capabilities)))
     return false;
   if (const json* opts = o.get("initializationOptions")) out.initializationOptions = *opts;
   if (out.initializationOptions.is_object())

@@ -273,8 +273,8 @@ struct InitializeParams {
   json initializationOptions;  // null when absent
   /// initializationOptions.resultsNotification: the client wants `kernlens/results`.
   bool resultsNotification = false;
-  std::string clientName;      // clientInfo.name ("" when absent), e.g. "Neovim", "Visual Studio Code"
-  std::string clientVersion;   // clientInfo.version, e.g. "0.7.2"
+  std::string clientName;     // clientInfo.name ("" when absent), e.g. "Neovim", "Visual Studio Code"
+  std::string clientVersion;  // clientInfo.version, e.g. "0.7.2"
 };
 bool fromJson(const json& j, InitializeParams& out, JPath path);
 

@@ -6,9 +6,8 @@
 
 namespace kl::lsp {
 
-Document::Document(std::string uri, std::string languageId, int32_t version,
-                   PositionEncoding encoding, python::SourceFilePtr source,
-                   std::string fallbackText)
+Document::Document(std::string uri, std::string languageId, int32_t version, PositionEncoding encoding,
+                   python::SourceFilePtr source, std::string fallbackText)
     : uri_(std::move(uri)),
       languageId_(std::move(languageId)),
       version_(version),
@@ -84,8 +83,7 @@ Result<DocumentPtr> DocumentStore::change(const DidChangeTextDocumentParams& par
   if (it == docs_.end()) return Error::notFound("didChange for a document that is not open: " + uri);
   const Document& old = *it->second;
   if (params.textDocument.version <= old.version())
-    kl::log::warn("lsp: didChange of " + uri + " goes from version " +
-                  std::to_string(old.version()) + " to " +
+    kl::log::warn("lsp: didChange of " + uri + " goes from version " + std::to_string(old.version()) + " to " +
                   std::to_string(params.textDocument.version));
 
   // Convert each change to a byte edit against the text produced by the previous changes
@@ -126,13 +124,13 @@ Result<DocumentPtr> DocumentStore::change(const DidChangeTextDocumentParams& par
     if (edited) {
       source = *edited;
     } else {
-      kl::log::error("lsp: incremental re-parse of " + uri + " failed (" +
-                     edited.error().message + "); parsing from scratch");
+      kl::log::error("lsp: incremental re-parse of " + uri + " failed (" + edited.error().message +
+                     "); parsing from scratch");
       source = parseOrNull(uri, text);
     }
   }
-  auto doc = std::make_shared<const Document>(uri, old.languageId(), params.textDocument.version,
-                                              encoding_, std::move(source), std::move(text));
+  auto doc = std::make_shared<const Document>(uri, old.languageId(), params.textDocument.version, encoding_,
+                                              std::move(source), std::move(text));
   it->second = doc;
   return DocumentPtr(doc);
 }

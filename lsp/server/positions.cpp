@@ -4,9 +4,7 @@
 
 namespace kl::lsp {
 
-const char* encodingName(PositionEncoding e) {
-  return e == PositionEncoding::Utf8 ? "utf-8" : "utf-16";
-}
+const char* encodingName(PositionEncoding e) { return e == PositionEncoding::Utf8 ? "utf-8" : "utf-16"; }
 
 PositionEncoding negotiateEncoding(const std::vector<std::string>& clientEncodings) {
   for (const auto& e : clientEncodings)
@@ -16,8 +14,11 @@ PositionEncoding negotiateEncoding(const std::vector<std::string>& clientEncodin
 
 uint32_t utf8SequenceLength(std::string_view text, size_t i) {
   auto b = static_cast<unsigned char>(text[i]);
-  uint32_t len = b < 0x80 ? 1 : (b >= 0xC2 && b <= 0xDF) ? 2 : (b >= 0xE0 && b <= 0xEF) ? 3
-               : (b >= 0xF0 && b <= 0xF4) ? 4 : 0;
+  uint32_t len = b < 0x80                   ? 1
+                 : (b >= 0xC2 && b <= 0xDF) ? 2
+                 : (b >= 0xE0 && b <= 0xEF) ? 3
+                 : (b >= 0xF0 && b <= 0xF4) ? 4
+                                            : 0;
   if (len == 0 || i + len > text.size()) return 1;
   for (uint32_t k = 1; k < len; ++k)
     if ((static_cast<unsigned char>(text[i + k]) & 0xC0) != 0x80) return 1;
@@ -35,8 +36,7 @@ uint32_t unitsOf(uint32_t bytes, PositionEncoding enc) {
 LineTable::LineTable(std::string_view text) {
   starts_.push_back(0);
   for (uint32_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '\n' || (text[i] == '\r' && (i + 1 == text.size() || text[i + 1] != '\n')))
-      starts_.push_back(i + 1);
+    if (text[i] == '\n' || (text[i] == '\r' && (i + 1 == text.size() || text[i + 1] != '\n'))) starts_.push_back(i + 1);
   }
 }
 

@@ -29,8 +29,10 @@ namespace {
 using State = detail::ProgressState;
 
 void onLoop(Server& server, std::function<void()> fn) {
-  if (server.onLoop()) fn();
-  else server.post(std::move(fn));
+  if (server.onLoop())
+    fn();
+  else
+    server.post(std::move(fn));
 }
 
 void sendProgress(State& s, json value) {

@@ -43,8 +43,7 @@ namespace detail {
 /// Shared state of one incoming request.
 class ReplyState {
  public:
-  ReplyState(Server& server, json id, std::string method, uint64_t cookie,
-             CancellationToken token);
+  ReplyState(Server& server, json id, std::string method, uint64_t cookie, CancellationToken token);
   ~ReplyState();
   ReplyState(const ReplyState&) = delete;
   ReplyState& operator=(const ReplyState&) = delete;
@@ -81,9 +80,7 @@ class Reply {
     else
       state_->send(toJson(result.value()));
   }
-  void error(ErrorCode code, std::string message) const {
-    state_->send(ResponseError{code, std::move(message)});
-  }
+  void error(ErrorCode code, std::string message) const { state_->send(ResponseError{code, std::move(message)}); }
   void error(const ResponseError& e) const { state_->send(e); }
 
   /// Fires when the client cancels this request (and when the server shuts down).

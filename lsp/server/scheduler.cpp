@@ -1,16 +1,15 @@
 #include "lsp/server/scheduler.h"
 
 #include <algorithm>
-#include <chrono>
-#include <exception>
-#include <optional>
-#include <utility>
-
 #include <asio/executor_work_guard.hpp>
 #include <asio/io_context.hpp>
 #include <asio/post.hpp>
 #include <asio/steady_timer.hpp>
 #include <asio/thread_pool.hpp>
+#include <chrono>
+#include <exception>
+#include <optional>
+#include <utility>
 
 #include "core/support/log.h"
 
@@ -99,9 +98,7 @@ void Scheduler::Deadline::detach() {
   fn_ = nullptr;
 }
 
-std::unique_ptr<Scheduler::Deadline> Scheduler::deadline() {
-  return std::unique_ptr<Deadline>(new Deadline(*this));
-}
+std::unique_ptr<Scheduler::Deadline> Scheduler::deadline() { return std::unique_ptr<Deadline>(new Deadline(*this)); }
 
 void Scheduler::Deadline::arm(std::chrono::milliseconds delay, std::function<void()> fn) {
   if (!scheduler_) return;

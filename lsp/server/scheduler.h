@@ -17,7 +17,6 @@
 #include <string>
 #include <vector>
 
-
 namespace kl::lsp {
 
 class Scheduler {
@@ -69,7 +68,7 @@ class Scheduler {
     std::unique_ptr<Timer> timer_;  // null in deterministic mode
     std::function<void()> fn_;
     std::chrono::steady_clock::time_point due_;
-    uint64_t armCount_ = 0;         // a wait completing for an older arm() does nothing
+    uint64_t armCount_ = 0;  // a wait completing for an older arm() does nothing
     bool armed_ = false;
   };
   /// A new deadline on this loop; it must not outlive the Scheduler.

@@ -21,8 +21,7 @@ ResponseError toResponseError(const kl::Error& e) {
 
 namespace detail {
 
-ReplyState::ReplyState(Server& server, json id, std::string method, uint64_t cookie,
-                       CancellationToken token)
+ReplyState::ReplyState(Server& server, json id, std::string method, uint64_t cookie, CancellationToken token)
     : server_(server),
       id_(std::move(id)),
       method_(std::move(method)),
@@ -34,9 +33,7 @@ ReplyState::~ReplyState() {
   if (replied_.load() || server_.closing_.load()) return;
   kl::log::error("lsp: " + method_ + " handler dropped its reply");
   server_.deliverReply(id_, method_, cookie_,
-                       ResponseError{ErrorCode::InternalError,
-                                     "server failed to reply to " + method_},
-                       start_);
+                       ResponseError{ErrorCode::InternalError, "server failed to reply to " + method_}, start_);
 }
 
 void ReplyState::send(ReplyOutcome outcome) {
@@ -61,9 +58,12 @@ bool nestingExceeds(std::string_view body, int limit) {
   bool inString = false, escaped = false;
   for (char c : body) {
     if (inString) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') inString = false;
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        inString = false;
     } else if (c == '"') {
       inString = true;
     } else if (c == '[' || c == '{') {
@@ -110,8 +110,7 @@ bool validId(const json& id) { return id.is_number_integer() || id.is_string(); 
 
 }  // namespace
 
-Server::Server(Transport& transport, ServerOptions options)
-    : transport_(transport), scheduler_(options.threads) {
+Server::Server(Transport& transport, ServerOptions options) : transport_(transport), scheduler_(options.threads) {
   registerBuiltins();
 }
 
@@ -121,9 +120,7 @@ Server::~Server() {
   transport_.stop();
 }
 
-void Server::addMethod(std::string name, RawMethod handler) {
-  methods_[std::move(name)] = std::move(handler);
-}
+void Server::addMethod(std::string name, RawMethod handler) { methods_[std::move(name)] = std::move(handler); }
 
 void Server::addNotification(std::string name, RawNotification handler) {
   notifications_[std::move(name)] = std::move(handler);
@@ -156,49 +153,42 @@ json Server::serverCapabilities() const {
 }
 
 void Server::registerBuiltins() {
-  method<InitializeParams, json>("initialize", [this](const InitializeParams& p, Reply<json> r) {
-    onInitialize(p, std::move(r));
-  });
+  method<InitializeParams, json>("initialize",
+                                 [this](const InitializeParams& p, Reply<json> r) { onInitialize(p, std::move(r)); });
   method<json, json>("shutdown", [this](const json&, Reply<json> r) { onShutdown(std::move(r)); });
-  method<ExecuteCommandParams, json>(
-      "workspace/executeCommand",
-      [this](const ExecuteCommandParams& p, Reply<json> r) { onExecuteCommand(p, std::move(r)); });
-  // Test hook (clangd's "sync"): answers null once all background work started before it ended.
-  method<json, json>("kernlens/sync", [this](const json&, Reply<json> r) {
-    scheduler_.whenIdle([r] { r(json(nullptr)); });
+  method<ExecuteCommandParams, json>("workspace/executeCommand", [this](const ExecuteCommandParams& p, Reply<json> r) {
+    onExecuteCommand(p, std::move(r));
   });
+  // Test hook (clangd's "sync"): answers null once all background work started before it ended.
+  method<json, json>("kernlens/sync",
+                     [this](const json&, Reply<json> r) { scheduler_.whenIdle([r] { r(json(nullptr)); }); });
 
   notification<json>("initialized", [this](const json&) {
     for (auto& h : initializedHooks_) h();
   });
-  notification<DidOpenTextDocumentParams>(
-      "textDocument/didOpen", [this](const DidOpenTextDocumentParams& p) {
-        DocumentPtr doc = documents_.open(p.textDocument);
-        for (auto& h : documentHooks_) h(doc);
-      });
-  notification<DidChangeTextDocumentParams>(
-      "textDocument/didChange", [this](const DidChangeTextDocumentParams& p) {
-        auto doc = documents_.change(p);
-        if (!doc) return kl::log::error("lsp: " + doc.error().message);
-        for (auto& h : documentHooks_) h(*doc);
-      });
-  notification<DidCloseTextDocumentParams>(
-      "textDocument/didClose", [this](const DidCloseTextDocumentParams& p) {
-        if (!documents_.close(p.textDocument.uri))
-          return kl::log::warn("lsp: didClose of a document that is not open: " +
-                               p.textDocument.uri);
-        for (auto& h : closeHooks_) h(p.textDocument.uri);
-      });
+  notification<DidOpenTextDocumentParams>("textDocument/didOpen", [this](const DidOpenTextDocumentParams& p) {
+    DocumentPtr doc = documents_.open(p.textDocument);
+    for (auto& h : documentHooks_) h(doc);
+  });
+  notification<DidChangeTextDocumentParams>("textDocument/didChange", [this](const DidChangeTextDocumentParams& p) {
+    auto doc = documents_.change(p);
+    if (!doc) return kl::log::error("lsp: " + doc.error().message);
+    for (auto& h : documentHooks_) h(*doc);
+  });
+  notification<DidCloseTextDocumentParams>("textDocument/didClose", [this](const DidCloseTextDocumentParams& p) {
+    if (!documents_.close(p.textDocument.uri))
+      return kl::log::warn("lsp: didClose of a document that is not open: " + p.textDocument.uri);
+    for (auto& h : closeHooks_) h(p.textDocument.uri);
+  });
   notification<DidChangeConfigurationParams>(
       "workspace/didChangeConfiguration",
       [this](const DidChangeConfigurationParams& p) { onDidChangeConfiguration(p); });
-  notification<CancelParams>("$/cancelRequest",
-                             [this](const CancelParams& p) { onCancelRequest(p); });
-  notification<WorkDoneProgressCancelParams>(
-      "window/workDoneProgress/cancel", [this](const WorkDoneProgressCancelParams& p) {
-        auto it = progressCancel_.find(p.token.dump());
-        if (it != progressCancel_.end() && it->second) it->second();
-      });
+  notification<CancelParams>("$/cancelRequest", [this](const CancelParams& p) { onCancelRequest(p); });
+  notification<WorkDoneProgressCancelParams>("window/workDoneProgress/cancel",
+                                             [this](const WorkDoneProgressCancelParams& p) {
+                                               auto it = progressCancel_.find(p.token.dump());
+                                               if (it != progressCancel_.end() && it->second) it->second();
+                                             });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -253,9 +243,7 @@ bool Server::onMessage(std::string body) {
   return !isExit;
 }
 
-void Server::onFramingError(std::string message) {
-  kl::log::error("lsp: bad message framing: " + message);
-}
+void Server::onFramingError(std::string message) { kl::log::error("lsp: bad message framing: " + message); }
 
 void Server::onClose() {
   scheduler_.post([this] {
@@ -269,9 +257,7 @@ void Server::onClose() {
 // ---------------------------------------------------------------------------------------------
 // Dispatch (main loop)
 
-void Server::send(const json& msg) {
-  transport_.send(msg.dump(-1, ' ', false, json::error_handler_t::replace));
-}
+void Server::send(const json& msg) { transport_.send(msg.dump(-1, ' ', false, json::error_handler_t::replace)); }
 
 void Server::sendError(const json& id, ErrorCode code, std::string message) {
   send({{"jsonrpc", "2.0"}, {"id", id}, {"error", toJson(ResponseError{code, std::move(message)})}});
@@ -297,8 +283,7 @@ void Server::handleMessage(const json& msg) {
     auto paramsIt = msg.find("params");
     const json params = paramsIt == msg.end() ? json() : *paramsIt;
     if (!id) return handleNotification(method, params);
-    if (!validId(*id))
-      return sendError(json(), ErrorCode::InvalidRequest, "request id must be an integer or a string");
+    if (!validId(*id)) return sendError(json(), ErrorCode::InvalidRequest, "request id must be an integer or a string");
     return handleRequest(*id, method, params);
   }
   if (id && (msg.contains("result") || msg.contains("error"))) return handleResponse(msg);
@@ -311,24 +296,23 @@ void Server::handleRequest(const json& id, const std::string& method, const json
   if (method == "initialize" && phase_ != Phase::Uninitialized)
     return sendError(id, ErrorCode::InvalidRequest, "initialize may only be sent once");
   if (phase_ == Phase::Uninitialized && method != "initialize")
-    return sendError(id, ErrorCode::ServerNotInitialized,
-                     "server not initialized: send initialize first");
+    return sendError(id, ErrorCode::ServerNotInitialized, "server not initialized: send initialize first");
   if (phase_ == Phase::ShutDown)
     return sendError(id, ErrorCode::InvalidRequest, "server is shutting down: only exit is accepted");
   auto it = methods_.find(method);
-  if (it == methods_.end())
-    return sendError(id, ErrorCode::MethodNotFound, "method not found: " + method);
+  if (it == methods_.end()) return sendError(id, ErrorCode::MethodNotFound, "method not found: " + method);
 
   uint64_t cookie = nextCookie_++;
   InFlight& entry = inFlight_[id.dump()];
   entry = InFlight{cookie, method, CancellationSource()};
-  Reply<json> reply(std::make_shared<detail::ReplyState>(*this, id, method, cookie,
-                                                          entry.source.token()));
+  Reply<json> reply(std::make_shared<detail::ReplyState>(*this, id, method, cookie, entry.source.token()));
   try {
     it->second(params, reply);
   } catch (const std::exception& e) {
-    if (!reply.replied()) reply.error(ErrorCode::InternalError, method + " failed: " + e.what());
-    else kl::log::error("lsp: " + method + " threw after replying: " + e.what());
+    if (!reply.replied())
+      reply.error(ErrorCode::InternalError, method + " failed: " + e.what());
+    else
+      kl::log::error("lsp: " + method + " threw after replying: " + e.what());
   } catch (...) {
     if (!reply.replied()) reply.error(ErrorCode::InternalError, method + " failed");
   }
@@ -338,8 +322,7 @@ void Server::deliverReply(json id, std::string method, uint64_t cookie, ReplyOut
                           std::chrono::steady_clock::time_point start) {
   if (closing_) return;
   if (!onLoop()) {
-    post([this, id = std::move(id), method = std::move(method), cookie,
-          outcome = std::move(outcome), start]() mutable {
+    post([this, id = std::move(id), method = std::move(method), cookie, outcome = std::move(outcome), start]() mutable {
       deliverReply(std::move(id), std::move(method), cookie, std::move(outcome), start);
     });
     return;
@@ -347,8 +330,7 @@ void Server::deliverReply(json id, std::string method, uint64_t cookie, ReplyOut
   if (exited_) return;
   auto it = inFlight_.find(id.dump());
   if (it != inFlight_.end() && it->second.cookie == cookie) {
-    if (it->second.source.isCancelled())
-      outcome = ResponseError{ErrorCode::RequestCancelled, method + " cancelled"};
+    if (it->second.source.isCancelled()) outcome = ResponseError{ErrorCode::RequestCancelled, method + " cancelled"};
     inFlight_.erase(it);
   }
   bool isError = std::holds_alternative<ResponseError>(outcome);
@@ -366,8 +348,7 @@ void Server::deliverReply(json id, std::string method, uint64_t cookie, ReplyOut
       msg["result"] = std::move(std::get<json>(outcome));
     send(msg);
   }
-  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                std::chrono::steady_clock::now() - start).count();
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
   kl::log::debug("lsp: <-- " + method + "(" + id.dump() + ") " + std::to_string(ms) + " ms" +
                  (isError ? " error" : ""));
 }
@@ -378,10 +359,8 @@ void Server::handleNotification(const std::string& method, const json& params) {
     exitCode_ = phase_ == Phase::ShutDown ? 0 : 1;
     return exit();
   }
-  if (phase_ == Phase::Uninitialized)
-    return kl::log::warn("lsp: " + method + " before initialize dropped");
-  if (phase_ == Phase::ShutDown)
-    return kl::log::warn("lsp: " + method + " after shutdown dropped");
+  if (phase_ == Phase::Uninitialized) return kl::log::warn("lsp: " + method + " before initialize dropped");
+  if (phase_ == Phase::ShutDown) return kl::log::warn("lsp: " + method + " after shutdown dropped");
   auto it = notifications_.find(method);
   if (it == notifications_.end()) {
     // "$/" notifications are optional by spec; others are merely not implemented.
@@ -445,8 +424,7 @@ void Server::onShutdown(Reply<json> reply) {
 
 void Server::onExecuteCommand(const ExecuteCommandParams& params, Reply<json> reply) {
   auto it = commands_.find(params.command);
-  if (it == commands_.end())
-    return reply.error(ErrorCode::InvalidParams, "unknown command: " + params.command);
+  if (it == commands_.end()) return reply.error(ErrorCode::InvalidParams, "unknown command: " + params.command);
   it->second(params.arguments, reply);
 }
 
@@ -484,8 +462,7 @@ void Server::notify(std::string method, json params) {
 
 void Server::call(std::string method, json params, std::function<void(Result<json>)> onReply) {
   if (!onLoop()) {
-    post([this, method = std::move(method), params = std::move(params),
-          onReply = std::move(onReply)]() mutable {
+    post([this, method = std::move(method), params = std::move(params), onReply = std::move(onReply)]() mutable {
       call(std::move(method), std::move(params), std::move(onReply));
     });
     return;

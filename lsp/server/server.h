@@ -52,8 +52,7 @@ class Server final : private MessageSink {
   /// A handler that throws answers InternalError. Use P = json for raw params.
   template <typename P, typename R>
   void method(std::string name, std::function<void(const P&, Reply<R>)> handler) {
-    addMethod(std::move(name), [handler = std::move(handler)](const json& params,
-                                                              Reply<json> raw) {
+    addMethod(std::move(name), [handler = std::move(handler)](const json& params, Reply<json> raw) {
       P p{};
       std::string error;
       if (!parseJson(params, p, error)) return raw.error(ErrorCode::InvalidParams, error);
@@ -66,8 +65,7 @@ class Server final : private MessageSink {
     addNotification(std::move(name), [name, handler = std::move(handler)](const json& params) {
       P p{};
       std::string error;
-      if (!parseJson(params, p, error))
-        return logBadNotification(name, error);
+      if (!parseJson(params, p, error)) return logBadNotification(name, error);
       handler(p);
     });
   }
@@ -81,8 +79,7 @@ class Server final : private MessageSink {
       Arg a{};
       std::string error;
       json first = args.is_array() && !args.empty() ? args[0] : json();
-      if (!parseJson(first, a, error, "arguments[0]"))
-        return reply.error(ErrorCode::InvalidParams, error);
+      if (!parseJson(first, a, error, "arguments[0]")) return reply.error(ErrorCode::InvalidParams, error);
       handler(a, reply);
     });
   }
@@ -94,12 +91,8 @@ class Server final : private MessageSink {
   /// After initializationOptions were read and after each didChangeConfiguration.
   void onSettingsChanged(std::function<void()> fn) { settingsHooks_.push_back(std::move(fn)); }
   /// After didOpen and after each applied didChange.
-  void onDocumentChanged(std::function<void(const DocumentPtr&)> fn) {
-    documentHooks_.push_back(std::move(fn));
-  }
-  void onDocumentClosed(std::function<void(const std::string& uri)> fn) {
-    closeHooks_.push_back(std::move(fn));
-  }
+  void onDocumentChanged(std::function<void(const DocumentPtr&)> fn) { documentHooks_.push_back(std::move(fn)); }
+  void onDocumentClosed(std::function<void(const std::string& uri)> fn) { closeHooks_.push_back(std::move(fn)); }
   /// Work not tied to a request (e.g. a profiling run): `fn` cancels it. Run by cancelAll().
   void onCancelAll(std::function<void()> fn) { cancelHooks_.push_back(std::move(fn)); }
 
@@ -110,7 +103,9 @@ class Server final : private MessageSink {
   void cancelAll();
   /// Work that outlives its request's reply (a profiling run a command started): a later
   /// $/cancelRequest for `id` calls `cancel`. forgetCancel(id) when the work ends. Main loop only.
-  void cancelAfterReply(const json& id, std::function<void()> cancel) { afterReplyCancel_[id.dump()] = std::move(cancel); }
+  void cancelAfterReply(const json& id, std::function<void()> cancel) {
+    afterReplyCancel_[id.dump()] = std::move(cancel);
+  }
   void forgetCancel(const json& id) { afterReplyCancel_.erase(id.dump()); }
 
   // ---- Running ----
@@ -163,14 +158,14 @@ class Server final : private MessageSink {
   /// Runs `work(token)` on the pool; then `done(result)` on the main loop. If `work` throws,
   /// the error is logged and `done` is not called.
   template <typename T>
-  void background(std::string name, CancellationToken token,
-                  std::function<T(const CancellationToken&)> work,
+  void background(std::string name, CancellationToken token, std::function<T(const CancellationToken&)> work,
                   std::function<void(T)> done) {
-    scheduler_.spawn(std::move(name), [token = std::move(token), work = std::move(work),
-                                       done = std::move(done)]() -> std::function<void()> {
-      auto result = std::make_shared<T>(work(token));
-      return [result, done] { done(std::move(*result)); };
-    });
+    scheduler_.spawn(
+        std::move(name),
+        [token = std::move(token), work = std::move(work), done = std::move(done)]() -> std::function<void()> {
+          auto result = std::make_shared<T>(work(token));
+          return [result, done] { done(std::move(*result)); };
+        });
   }
   /// Answers `reply` with `work(token)` computed on the pool, where token is the request's.
   /// A cancelled request answers RequestCancelled; a throwing `work` answers InternalError.
@@ -261,7 +256,7 @@ class Server final : private MessageSink {
   std::map<std::string, InFlight> inFlight_;  // key: id.dump()
   int64_t nextCallId_ = 1;
   std::map<int64_t, std::function<void(Result<json>)>> pendingCalls_;
-  std::map<std::string, std::function<void()>> progressCancel_;  // key: token.dump()
+  std::map<std::string, std::function<void()>> progressCancel_;    // key: token.dump()
   std::map<std::string, std::function<void()>> afterReplyCancel_;  // key: request id.dump()
 };
 

@@ -66,8 +66,8 @@ std::string pathToUri(const fs::path& path) {
   std::string out = "file://";
   out.reserve(out.size() + s.size());
   for (unsigned char c : s) {
-    bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                 c == '/' || c == '-' || c == '_' || c == '.' || c == '~';
+    bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '/' || c == '-' ||
+                 c == '_' || c == '.' || c == '~';
     if (plain) {
       out += static_cast<char>(c);
     } else {

@@ -80,9 +80,8 @@ bool FrameParser::parseHeader(std::string_view header, std::vector<FrameEvent>& 
   }
   bodyLen_ = length;
   if (length > limits_.maxBodyBytes) {
-    out.push_back({FrameEvent::Kind::Error,
-                   "message of " + std::to_string(length) + " bytes exceeds the limit of " +
-                       std::to_string(limits_.maxBodyBytes) + " bytes; skipped"});
+    out.push_back({FrameEvent::Kind::Error, "message of " + std::to_string(length) + " bytes exceeds the limit of " +
+                                                std::to_string(limits_.maxBodyBytes) + " bytes; skipped"});
     state_ = State::Skip;
   } else {
     state_ = State::Body;
@@ -112,9 +111,7 @@ void FrameParser::feed(std::string_view bytes, std::vector<FrameEvent>& out) {
         }
         if (headerEnd == std::string::npos) {
           if (buf_.size() - pos > limits_.maxHeaderBytes) {
-            resync("message header longer than " + std::to_string(limits_.maxHeaderBytes) +
-                       " bytes",
-                   out);
+            resync("message header longer than " + std::to_string(limits_.maxHeaderBytes) + " bytes", out);
             ++pos;  // never resynchronise on the header that just failed
             progress = true;
           }
@@ -172,15 +169,11 @@ void FrameParser::finish(std::vector<FrameEvent>& out) {
         out.push_back({FrameEvent::Kind::Error, "input ended inside a message header"});
       break;
     case State::Body:
-      out.push_back({FrameEvent::Kind::Error,
-                     "input ended inside a message body (" + std::to_string(buf_.size()) + " of " +
-                         std::to_string(bodyLen_) + " bytes)"});
+      out.push_back({FrameEvent::Kind::Error, "input ended inside a message body (" + std::to_string(buf_.size()) +
+                                                  " of " + std::to_string(bodyLen_) + " bytes)"});
       break;
-    case State::Skip:
-      out.push_back({FrameEvent::Kind::Error, "input ended inside a skipped message body"});
-      break;
-    case State::Resync:
-      break;
+    case State::Skip: out.push_back({FrameEvent::Kind::Error, "input ended inside a skipped message body"}); break;
+    case State::Resync: break;
   }
   buf_.clear();
   bodyLen_ = 0;

@@ -42,8 +42,8 @@ class FrameParser {
 
   FrameLimits limits_;
   State state_ = State::Header;
-  std::string buf_;      // unconsumed header bytes, or the body so far
-  size_t bodyLen_ = 0;   // Body / Skip: bytes still expected (Skip) or total (Body)
+  std::string buf_;           // unconsumed header bytes, or the body so far
+  size_t bodyLen_ = 0;        // Body / Skip: bytes still expected (Skip) or total (Body)
   bool conflicting_ = false;  // the last bad header had two different Content-Lengths
 };
 

@@ -45,7 +45,8 @@ struct BenchDb {
   kl::sql::Database db;
   kl::sql::Statement rt, k, nv;
 };
-BenchDb openBenchDb(const std::string& out, const std::string& schemaPath, const std::vector<std::string>& kernelNames) {
+BenchDb openBenchDb(const std::string& out, const std::string& schemaPath,
+                    const std::vector<std::string>& kernelNames) {
   std::remove(out.c_str());
   std::ifstream in(schemaPath);
   if (!in) std::exit(die("cannot read " + schemaPath));
@@ -55,8 +56,9 @@ BenchDb openBenchDb(const std::string& out, const std::string& schemaPath, const
   if (!db) std::exit(die(db.error().message));
   ok(db->exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"));
   ok(db->exec(ss.str()));
-  ok(db->exec("INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_PRODUCT_VERSION', '2026.2.1.210'), "
-              "('EXPORT_SCHEMA_VERSION', '3.25.0'); BEGIN"));
+  ok(
+      db->exec("INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_PRODUCT_VERSION', '2026.2.1.210'), "
+               "('EXPORT_SCHEMA_VERSION', '3.25.0'); BEGIN"));
   auto str = db->prepare("INSERT INTO StringIds(id, value) VALUES (?, ?)");
   for (size_t i = 0; i < kernelNames.size(); ++i) {
     ok(str->reset());
@@ -68,15 +70,17 @@ BenchDb openBenchDb(const std::string& out, const std::string& schemaPath, const
   ok(str->bind(1, int64_t{100}));
   ok(str->bind(2, "cudaLaunchKernel_v7000"));
   ok(str->run());
-  auto rt = db->prepare("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME(start, \"end\", eventClass, globalTid, correlationId, "
-                        "nameId, returnValue) VALUES (?, ?, 0, ?, ?, 100, 0)");
+  auto rt = db->prepare(
+      "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME(start, \"end\", eventClass, globalTid, correlationId, "
+      "nameId, returnValue) VALUES (?, ?, 0, ?, ?, 100, 0)");
   auto k = db->prepare(
       "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL(start, \"end\", deviceId, contextId, streamId, correlationId, globalPid, "
       "demangledName, shortName, registersPerThread, gridX, gridY, gridZ, blockX, blockY, blockZ, staticSharedMemory, "
       "dynamicSharedMemory, localMemoryPerThread, localMemoryTotal, gridId, tensorSizeMinusOneElements) "
       "VALUES (?, ?, ?, 1, 7, ?, ?, ?, ?, 32, 128, 1, 1, 256, 1, 1, 0, 0, 0, 0, 1, '[]')");
-  auto nv = db->prepare("INSERT INTO NVTX_EVENTS(start, \"end\", eventType, globalTid, text, domainId) "
-                        "VALUES (?, ?, 59, ?, ?, 0)");
+  auto nv = db->prepare(
+      "INSERT INTO NVTX_EVENTS(start, \"end\", eventType, globalTid, text, domainId) "
+      "VALUES (?, ?, 59, ?, ?, 0)");
   if (!rt || !k || !nv) std::exit(die("prepare failed"));
   return {std::move(*db), std::move(*rt), std::move(*k), std::move(*nv)};
 }
@@ -84,7 +88,8 @@ BenchDb openBenchDb(const std::string& out, const std::string& schemaPath, const
 int generate(const std::string& out, int64_t n, const std::string& schemaPath) {
   const int kKernelNames = 50, kRangeNames = 1000;
   std::vector<std::string> names;
-  for (int i = 0; i < kKernelNames; ++i) names.push_back("void bench_kernel_" + std::to_string(i) + "<float, 128>(float*, int)");
+  for (int i = 0; i < kKernelNames; ++i)
+    names.push_back("void bench_kernel_" + std::to_string(i) + "<float, 128>(float*, int)");
   auto b = openBenchDb(out, schemaPath, names);
   auto* db = &b.db;
   auto* rt = &b.rt;
@@ -98,10 +103,10 @@ int generate(const std::string& out, int64_t n, const std::string& schemaPath) {
     uint32_t pid = th < 2 ? 1000 : 2000;
     int64_t gt = kl::profile::GlobalId::make(0, 1, pid, pid + 1 + static_cast<uint32_t>(th));
     int64_t gp = kl::profile::GlobalId::make(0, 1, pid, 0);
-    int64_t j = i / kThreads;          // launch index on this thread
-    int64_t t = T0 + j * 1000;         // 1 µs per launch slot
+    int64_t j = i / kThreads;                          // launch index on this thread
+    int64_t t = T0 + j * 1000;                         // 1 µs per launch slot
     int64_t corr = (i / kThreads) * 2 + (th % 2) + 1;  // unique per process, repeated across the two
-    if (j % 10 == 0 && rangesLeft > 0) {  // outer range for the next 10 launches
+    if (j % 10 == 0 && rangesLeft > 0) {               // outer range for the next 10 launches
       ok(nv->reset());
       ok(nv->bind(1, t - 10));
       ok(nv->bind(2, t + 10 * 1000 - 20));
@@ -215,7 +220,8 @@ int main(int argc, char** argv) {
   std::string cmd = argc > 1 ? argv[1] : "";
   if (cmd == "generate" && argc == 5) return generate(argv[2], std::atoll(argv[3]), argv[4]);
   if (cmd == "ingest" && argc == 3) return ingest(argv[2]);
-  if (cmd == "generate-lines" && argc == 7) return generateLines(argv[2], std::atoll(argv[3]), argv[4], argv[5], argv[6]);
+  if (cmd == "generate-lines" && argc == 7)
+    return generateLines(argv[2], std::atoll(argv[3]), argv[4], argv[5], argv[6]);
   std::fprintf(stderr,
                "usage: kl_ingest_bench generate OUT N SCHEMA.sql | ingest FILE\n"
                "       kl_ingest_bench generate-lines OUT N PATH LINE,LINE,... SCHEMA.sql\n");

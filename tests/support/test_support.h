@@ -7,13 +7,9 @@
 namespace kl::test {
 
 /// tests/data/<rel>
-inline std::filesystem::path dataPath(const std::string& rel) {
-  return std::filesystem::path(KL_TEST_DATA) / rel;
-}
+inline std::filesystem::path dataPath(const std::string& rel) { return std::filesystem::path(KL_TEST_DATA) / rel; }
 /// The repository root.
-inline std::filesystem::path sourcePath(const std::string& rel) {
-  return std::filesystem::path(KL_SOURCE_DIR) / rel;
-}
+inline std::filesystem::path sourcePath(const std::string& rel) { return std::filesystem::path(KL_SOURCE_DIR) / rel; }
 
 std::string readFile(const std::filesystem::path& p);
 void writeFile(const std::filesystem::path& p, const std::string& content);

@@ -20,14 +20,25 @@ std::vector<std::vector<std::string>> parseCsv(const std::string& s) {
   for (size_t i = 0; i < s.size(); ++i) {
     char c = s[i];
     if (q) {
-      if (c == '"' && i + 1 < s.size() && s[i + 1] == '"') { f += '"'; ++i; }
-      else if (c == '"') q = false;
-      else f += c;
-    } else if (c == '"') q = true;
-    else if (c == ',') { rows.back().push_back(f); f.clear(); }
-    else if (c == '\r' && i + 1 < s.size() && s[i + 1] == '\n') {
-      rows.back().push_back(f); f.clear(); rows.emplace_back(); ++i;
-    } else f += c;
+      if (c == '"' && i + 1 < s.size() && s[i + 1] == '"') {
+        f += '"';
+        ++i;
+      } else if (c == '"')
+        q = false;
+      else
+        f += c;
+    } else if (c == '"')
+      q = true;
+    else if (c == ',') {
+      rows.back().push_back(f);
+      f.clear();
+    } else if (c == '\r' && i + 1 < s.size() && s[i + 1] == '\n') {
+      rows.back().push_back(f);
+      f.clear();
+      rows.emplace_back();
+      ++i;
+    } else
+      f += c;
   }
   if (rows.back().empty()) rows.pop_back();
   return rows;
@@ -100,7 +111,10 @@ TEST_CASE("perfetto: valid JSON, exact µs, and strictly nested slices on every 
   int meta = 0, x = 0;
   bool sawK1 = false;
   for (const auto& e : j["traceEvents"]) {
-    if (e["ph"] == "M") { ++meta; continue; }
+    if (e["ph"] == "M") {
+      ++meta;
+      continue;
+    }
     if (e["ph"] != "X") continue;
     ++x;
     double ts = e["ts"].get<double>(), dur = e["dur"].get<double>();
@@ -115,7 +129,8 @@ TEST_CASE("perfetto: valid JSON, exact µs, and strictly nested slices on every 
   CHECK(meta > 0);
   CHECK(x == 6);  // 3 ranges + 2 kernels + 1 launch call (the mark is an instant event)
   for (auto& [k, sl] : tracks) {
-    std::sort(sl.begin(), sl.end(), [](auto& p, auto& q) { return p.first != q.first ? p.first < q.first : p.second > q.second; });
+    std::sort(sl.begin(), sl.end(),
+              [](auto& p, auto& q) { return p.first != q.first ? p.first < q.first : p.second > q.second; });
     std::vector<double> stack;
     for (auto& [s0, e0] : sl) {
       while (!stack.empty() && stack.back() <= s0) stack.pop_back();

@@ -43,11 +43,21 @@ TEST_CASE("gaps and overlap equal a brute-force bitmap computation") {
       size_t i = static_cast<size_t>(t);
       bool any = c[i] || n[i] || mm[i];
       busy += any;
-      C += c[i]; N += n[i]; M += mm[i];
-      CN += c[i] && n[i]; CM += c[i] && mm[i]; NM += n[i] && mm[i];
-      Nexp += n[i] && !c[i]; Mexp += mm[i] && !c[i]; Conly += c[i] && !n[i] && !mm[i];
+      C += c[i];
+      N += n[i];
+      M += mm[i];
+      CN += c[i] && n[i];
+      CM += c[i] && mm[i];
+      NM += n[i] && mm[i];
+      Nexp += n[i] && !c[i];
+      Mexp += mm[i] && !c[i];
+      Conly += c[i] && !n[i] && !mm[i];
       if (!any) ++cur;
-      if (any && cur) { ++gapCount; gapNs += cur; cur = 0; }
+      if (any && cur) {
+        ++gapCount;
+        gapNs += cur;
+        cur = 0;
+      }
     }
     auto ov = computeOverlap(v);
     REQUIRE(ov.devices.size() == 1);

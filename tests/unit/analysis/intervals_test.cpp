@@ -1,9 +1,9 @@
 // Interval arithmetic against a brute-force bitmap over a small integer grid.
+#include "core/analysis/intervals.h"
+
 #include <doctest/doctest.h>
 
 #include <random>
-
-#include "core/analysis/intervals.h"
 
 using namespace kl::analysis;
 

@@ -36,7 +36,8 @@ TEST_CASE("iters: ProfilerStep ranges win and carry their attributed ops") {
   for (int it = 0; it < 3; ++it) {
     s.range("ProfilerStep#" + std::to_string(10 + it), t, t + 50'000);
     s.range("iteration_" + std::to_string(it), t + 10, t + 40'000);  // generic name, lower priority
-    for (int k = 0; k < 4; ++k) s.kernel("k" + std::to_string(k), t + 100'000, t + 100'500, 0, 7, t + 100 + k * 1000, 500);
+    for (int k = 0; k < 4; ++k)
+      s.kernel("k" + std::to_string(k), t + 100'000, t + 100'500, 0, 7, t + 100 + k * 1000, 500);
     t += 60'000;
   }
   auto& m = s.finish();
@@ -120,7 +121,7 @@ TEST_CASE("diagnose: CPU-bound launching and launch-bound tiny kernels fire with
   CHECK(r.checked.size() == 5);
   auto l = computeLaunch(v);
   CHECK(l.withLaunch == 30);
-  CHECK(l.queue.p50 == 0);           // kernels start when the call returns
+  CHECK(l.queue.p50 == 0);  // kernels start when the call returns
   CHECK(l.overhead.p50 == 5'000);
   CHECK(l.launchBoundKernels == 30);
 }

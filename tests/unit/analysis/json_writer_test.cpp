@@ -1,12 +1,12 @@
 // kl::json::Writer: output parses as JSON (checked with an independent parser) and escapes
 // everything a profile string can contain.
+#include "core/support/json_writer.h"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <sstream>
-
-#include "core/support/json_writer.h"
 
 using kl::json::Writer;
 
@@ -20,8 +20,17 @@ TEST_CASE("json writer: nested structure round-trips through an independent pars
       .field("neg", -42L)
       .field("u", 18446744073709551615ULL)
       .field("ok", true)
-      .key("nothing").null()
-      .key("xs").beginArray().value(1.5).value("a").beginObject().endObject().beginArray().endArray().endArray()
+      .key("nothing")
+      .null()
+      .key("xs")
+      .beginArray()
+      .value(1.5)
+      .value("a")
+      .beginObject()
+      .endObject()
+      .beginArray()
+      .endArray()
+      .endArray()
       .endObject();
   CHECK(w.complete());
   auto j = nlohmann::json::parse(os.str());
@@ -50,7 +59,11 @@ TEST_CASE("json writer: string escaping") {
 }
 
 TEST_CASE("json writer: invalid UTF-8 becomes U+FFFD, output stays valid") {
-  std::string bad = "a\xff" "b\xC3" "c\xED\xA0\x80" "d";  // stray byte, truncated, surrogate
+  std::string bad =
+      "a\xff"
+      "b\xC3"
+      "c\xED\xA0\x80"
+      "d";  // stray byte, truncated, surrogate
   auto q = kl::json::quoted(bad);
   auto back = nlohmann::json::parse(q).get<std::string>();
   CHECK(back.find('a') == 0);

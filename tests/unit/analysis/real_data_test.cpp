@@ -82,7 +82,8 @@ TEST_CASE("real h100_2gpu_1s: summary kernel totals equal SUM(end-start) GROUP B
     CHECK(k.totalNs == it->second.second);
   }
   // The top kernel is the SQL maximum.
-  auto top = std::max_element(expect.begin(), expect.end(), [](auto& a, auto& b) { return a.second.second < b.second.second; });
+  auto top = std::max_element(expect.begin(), expect.end(),
+                              [](auto& a, auto& b) { return a.second.second < b.second.second; });
   CHECK(r.model.str(s.kernelsByTime[0].name) == top->first);
   CHECK(s.memcpyNs == scalar(r.db, "SELECT sum(\"end\" - start) FROM CUPTI_ACTIVITY_KIND_MEMCPY"));
 }
@@ -95,7 +96,9 @@ TEST_CASE("real h100_2gpu_1s: export rows and unattributed reasons equal SQL cou
   std::istringstream in(os.str());
   std::string line;
   std::getline(in, line);
-  CHECK(line == "kind,name,short_name,start_ns,end_ns,duration_ns,device,stream,pid,tid,correlation_id,rank,nvtx_path,innermost_range,unattributed_reason\r");
+  CHECK(line ==
+        "kind,name,short_name,start_ns,end_ns,duration_ns,device,stream,pid,tid,correlation_id,rank,nvtx_path,"
+        "innermost_range,unattributed_reason\r");
   int64_t rows = 0, kernelNoLaunch = 0, noLaunch = 0;
   while (std::getline(in, line)) {
     ++rows;
@@ -178,8 +181,12 @@ TEST_CASE("real mfu_2gpu_before: NCCL totals and per-device busy time equal a pl
     std::sort(xs.begin(), xs.end());
     int64_t busy = 0, cs = xs[0].first, ce = xs[0].second;
     for (auto& [s0, e0] : xs) {
-      if (s0 > ce) { busy += ce - cs; cs = s0; ce = e0; }
-      else ce = std::max(ce, e0);
+      if (s0 > ce) {
+        busy += ce - cs;
+        cs = s0;
+        ce = e0;
+      } else
+        ce = std::max(ce, e0);
     }
     busy += ce - cs;
     CHECK(d.busyNs == busy);

@@ -63,56 +63,56 @@ TEST_CASE("analyses: totals past INT64_MAX saturate, shares stay within 100 %") 
   View v(m, {}, &*attr);
 
   SUBCASE("summary, threads, streams") {
-  auto sum = computeSummary(v);
-  CHECK(sum.kernels == 5);
-  CHECK(sum.kernelNs == INT64_MAX);
-  REQUIRE(sum.kernelsByTime.size() == 1);
-  CHECK(sum.kernelsByTime[0].totalNs == INT64_MAX);
-  CHECK(sum.kernelsByTime[0].share <= 1.0);
-  CHECK(sum.kernelsByTime[0].share > 0.99);
-  for (const auto& st : sum.streams) CHECK(st.kernelNs == kBig - 100);
+    auto sum = computeSummary(v);
+    CHECK(sum.kernels == 5);
+    CHECK(sum.kernelNs == INT64_MAX);
+    REQUIRE(sum.kernelsByTime.size() == 1);
+    CHECK(sum.kernelsByTime[0].totalNs == INT64_MAX);
+    CHECK(sum.kernelsByTime[0].share <= 1.0);
+    CHECK(sum.kernelsByTime[0].share > 0.99);
+    for (const auto& st : sum.streams) CHECK(st.kernelNs == kBig - 100);
 
-  auto th = computeThreads(v);
-  REQUIRE(th.threads.size() == 1);
-  CHECK(th.threads[0].gpuNs == INT64_MAX);
-  CHECK(th.threads[0].apiNs == INT64_MAX);
+    auto th = computeThreads(v);
+    REQUIRE(th.threads.size() == 1);
+    CHECK(th.threads[0].gpuNs == INT64_MAX);
+    CHECK(th.threads[0].apiNs == INT64_MAX);
 
-  auto sr = computeStreams(v);
-  for (const auto& d : sr.devices) {
-    CHECK(d.activeSpanNs >= 0);
-    CHECK(d.multiNs >= 0);
-    CHECK(d.serialisedNs >= 0);
-  }
+    auto sr = computeStreams(v);
+    for (const auto& d : sr.devices) {
+      CHECK(d.activeSpanNs >= 0);
+      CHECK(d.multiNs >= 0);
+      CHECK(d.serialisedNs >= 0);
+    }
   }
 
   SUBCASE("tree, search, range table: inclusive times of a range") {
-  auto t = computeTree(v);
-  CHECK(t.totalNs == INT64_MAX);
-  for (const auto& n : t.nodes) {
-    CHECK(n.inclusiveNs >= 0);
-    CHECK(n.exclusiveNs >= 0);
-    CHECK(n.inclusiveNs >= n.exclusiveNs);
-    for (const auto& k : n.kernels) CHECK(k.ns >= 0);
-  }
-  REQUIRE(!t.roots.empty());
-  CHECK(t.nodes[t.roots[0]].inclusiveNs == INT64_MAX);
+    auto t = computeTree(v);
+    CHECK(t.totalNs == INT64_MAX);
+    for (const auto& n : t.nodes) {
+      CHECK(n.inclusiveNs >= 0);
+      CHECK(n.exclusiveNs >= 0);
+      CHECK(n.inclusiveNs >= n.exclusiveNs);
+      for (const auto& k : n.kernels) CHECK(k.ns >= 0);
+    }
+    REQUIRE(!t.roots.empty());
+    CHECK(t.nodes[t.roots[0]].inclusiveNs == INT64_MAX);
 
-  SearchOptions o;
-  o.pattern = "step";
-  auto r = computeSearch(v, o);
-  REQUIRE(r);
-  for (const auto& row : r->ranges) {
-    CHECK(row.cpuNs == INT64_MAX);  // five instances of ~2^61 ns each
-    CHECK(row.gpuNs >= 0);
-  }
+    SearchOptions o;
+    o.pattern = "step";
+    auto r = computeSearch(v, o);
+    REQUIRE(r);
+    for (const auto& row : r->ranges) {
+      CHECK(row.cpuNs == INT64_MAX);  // five instances of ~2^61 ns each
+      CHECK(row.gpuNs >= 0);
+    }
 
-  auto table = kl::attribution::tabulateRanges(m, *attr);
-  REQUIRE(table);
-  CHECK(table->totalGpuNs == INT64_MAX);
-  for (const auto& e : table->ranges) {
-    CHECK(e.exclusiveGpuNs >= 0);
-    for (const auto& k : e.kernels) CHECK(k.gpuNs >= 0);
-  }
+    auto table = kl::attribution::tabulateRanges(m, *attr);
+    REQUIRE(table);
+    CHECK(table->totalGpuNs == INT64_MAX);
+    for (const auto& e : table->ranges) {
+      CHECK(e.exclusiveGpuNs >= 0);
+      for (const auto& k : e.kernels) CHECK(k.gpuNs >= 0);
+    }
   }
 }
 

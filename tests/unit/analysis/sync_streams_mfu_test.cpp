@@ -14,14 +14,14 @@ using namespace kl::analysis;
 
 TEST_CASE("sync: explicit and implicit calls, StreamWaitEvent and async pinned copies excluded") {
   kl::test::Synth s;
-  s.api("cudaDeviceSynchronize_v3020", 100, 600);          // 500
-  s.api("cudaStreamSynchronize", 1000, 1300);               // 300
-  s.api("cudaStreamWaitEvent", 1400, 1500);                 // not a CPU block
-  s.api("cudaMemcpy_v3020", 2000, 2250);                    // 250, blocking copy
-  s.api("cudaMemcpyAsync", 3000, 3100, 77);                 // DtoH to pinned: not blocking
+  s.api("cudaDeviceSynchronize_v3020", 100, 600);  // 500
+  s.api("cudaStreamSynchronize", 1000, 1300);      // 300
+  s.api("cudaStreamWaitEvent", 1400, 1500);        // not a CPU block
+  s.api("cudaMemcpy_v3020", 2000, 2250);           // 250, blocking copy
+  s.api("cudaMemcpyAsync", 3000, 3100, 77);        // DtoH to pinned: not blocking
   s.memcpy(2, 1024, 3050, 3400, /*hostKind pinned*/ 1);
   s.m.gpuOps.put<&kl::profile::GpuOp::correlationId>(s.m.gpuOps.size() - 1, 77);
-  s.api("cudaMemcpyAsync", 4000, 4900, 78);                 // DtoH to pageable: 900
+  s.api("cudaMemcpyAsync", 4000, 4900, 78);  // DtoH to pageable: 900
   s.memcpy(2, 1024, 4050, 4800, /*pageable*/ 0);
   s.m.gpuOps.put<&kl::profile::GpuOp::correlationId>(s.m.gpuOps.size() - 1, 78);
   s.range("kl:train.py:12-12", 3900, 5000);
@@ -101,14 +101,18 @@ TEST_CASE("critical path: a hole whose next op was launched late is GPU-waits-fo
 
 TEST_CASE("flops: GEMM and attention formulas from recorded shapes") {
   OpFlops f;
-  REQUIRE(flopsOf("aten::addmm", parseShapes("512;141,512;512,512;;|c10::BFloat16;c10::BFloat16;c10::BFloat16;Scalar;Scalar|;;;1;1"), f));
+  REQUIRE(flopsOf("aten::addmm",
+                  parseShapes("512;141,512;512,512;;|c10::BFloat16;c10::BFloat16;c10::BFloat16;Scalar;Scalar|;;;1;1"),
+                  f));
   CHECK(f.flops == 2.0 * 141 * 512 * 512);
   CHECK(f.dtype == DType::Bf16);
   REQUIRE(flopsOf("aten::bmm", parseShapes("4,8,16;4,16,32|float;float|"), f));
   CHECK(f.flops == 2.0 * 4 * 8 * 32 * 16);
   CHECK(f.dtype == DType::Fp32);
-  REQUIRE(flopsOf("aten::_flash_attention_forward",
-                  parseShapes("1,141,8,64;1,141,8,64;1,141,8,64|c10::BFloat16;c10::BFloat16;c10::BFloat16|;;;;;141;141;0.;True"), f));
+  REQUIRE(flopsOf(
+      "aten::_flash_attention_forward",
+      parseShapes("1,141,8,64;1,141,8,64;1,141,8,64|c10::BFloat16;c10::BFloat16;c10::BFloat16|;;;;;141;141;0.;True"),
+      f));
   CHECK(f.flops == 2.0 * 1 * 8 * 141 * 141 * 128 / 2);  // causal
   REQUIRE(flopsOf("aten::_scaled_dot_product_flash_attention_backward",
                   parseShapes("2,4,10,8;2,4,10,8;2,4,12,8;2,4,12,8|c10::Half;c10::Half;c10::Half;c10::Half|"), f));
@@ -117,7 +121,8 @@ TEST_CASE("flops: GEMM and attention formulas from recorded shapes") {
   CHECK_FALSE(flopsOf("aten::relu", parseShapes("4,5|float|"), f));
   std::string name;
   OpShapes sh;
-  REQUIRE(parseNvtxShapes("aten::mm, seq = 3, op_id = 5, sizes = [[64, 128], [128, 256]], input_op_ids = [1, 2]", name, sh));
+  REQUIRE(parseNvtxShapes("aten::mm, seq = 3, op_id = 5, sizes = [[64, 128], [128, 256]], input_op_ids = [1, 2]", name,
+                          sh));
   CHECK(name == "aten::mm");
   REQUIRE(flopsOf(name, sh, f));
   CHECK(f.flops == 2.0 * 64 * 128 * 256);

@@ -81,7 +81,7 @@ TEST_CASE("autograd link: backward kernels on the autograd thread go to the forw
   f.range(200 + T0, 900 + T0, main, "aten::mm, seq = 10");
   launch(main, 300, "fwd_gemm1");
   f.range(1100 + T0, 2000 + T0, main, "kl:train.py:4-4:y = h @ w2");
-  f.range(1150 + T0, 1250 + T0, main, "aten::t, seq = 11");  // peeked 11, created no node
+  f.range(1150 + T0, 1250 + T0, main, "aten::t, seq = 11");   // peeked 11, created no node
   f.range(1200 + T0, 1900 + T0, main, "aten::mm, seq = 11");  // created node 11 (latest start)
   launch(main, 1300, "fwd_gemm2");
   // loss.backward(): the main thread blocks; the engine runs nodes on the autograd thread.

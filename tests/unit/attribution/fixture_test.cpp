@@ -259,15 +259,15 @@ TEST_CASE("fixture: per-name statistics — invocations, kernel sets, recursion 
   REQUIRE(a->names().size() == 1);
   const auto& ns = a->names()[0];
   CHECK(m.str(ns.name) == "kl:a.py:1-2");
-  CHECK(ns.invocations == 4);                 // 3 outer + 1 nested
-  CHECK(ns.ops == 5);                          // each op once
+  CHECK(ns.invocations == 4);  // 3 outer + 1 nested
+  CHECK(ns.ops == 5);          // each op once
   CHECK(ns.launches == 5);
   CHECK(ns.inclusiveGpuNs == 3 * 100 + 2 * 200);
   CHECK(ns.exclusiveGpuNs == 3 * 100 + 2 * 200);
   CHECK(ns.distinctKernels == 2);
   CHECK(ns.maxKernelsPerInvocation == 2);
   CHECK(ns.minKernelsPerInvocation == 1);
-  CHECK(ns.distinctKernelSets == 2);           // {x,y} and {x}
+  CHECK(ns.distinctKernelSets == 2);                                    // {x,y} and {x}
   CHECK(a->op(opNamed(m, "z")).reason == Unattributed::OutsideRanges);  // "other" filtered out
 }
 

@@ -34,7 +34,9 @@ std::string lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
-std::string cat(const json& e) { return e.contains("cat") && e["cat"].is_string() ? lower(e["cat"].get<std::string>()) : ""; }
+std::string cat(const json& e) {
+  return e.contains("cat") && e["cat"].is_string() ? lower(e["cat"].get<std::string>()) : "";
+}
 bool isX(const json& e) { return e.value("ph", "") == "X"; }
 int64_t ns(const json& v) { return static_cast<int64_t>(std::llround(v.get<double>() * 1000.0)); }
 std::string idText(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
@@ -49,15 +51,16 @@ size_t count(const json& t, std::initializer_list<const char*> cats) {
 }
 
 size_t countOps(const ProfileModel& m, GpuOpKind k) {
-  return static_cast<size_t>(std::count_if(m.gpuOps.begin(), m.gpuOps.end(), [&](const GpuOp& o) { return o.kind == k; }));
+  return static_cast<size_t>(
+      std::count_if(m.gpuOps.begin(), m.gpuOps.end(), [&](const GpuOp& o) { return o.kind == k; }));
 }
 
 }  // namespace
 
 TEST_CASE("kineto real: event counts match an independent parse on every stored trace") {
-  for (const char* rel : {"tracelens_h100_bert_small_infer.json.gz", "hta_a100_triton_tiny.json.gz",
-                          "hta_a100_alexnet_small.json.gz", "kineto_v100_resnet50_2021_callstack.json.gz",
-                          "tracelens_b200_vllm_tp8_rank0.json.gz"}) {
+  for (const char* rel :
+       {"tracelens_h100_bert_small_infer.json.gz", "hta_a100_triton_tiny.json.gz", "hta_a100_alexnet_small.json.gz",
+        "kineto_v100_resnet50_2021_callstack.json.gz", "tracelens_b200_vllm_tp8_rank0.json.gz"}) {
     CAPTURE(rel);
     auto t = parse(rel);
     auto m = load(rel);
@@ -85,7 +88,8 @@ TEST_CASE("kineto real: event counts match an independent parse on every stored 
         corr.insert(e["args"]["correlation"].get<int64_t>());
     size_t linkable = 0;
     for (const auto& e : t["traceEvents"])
-      if (isX(e) && cat(e) == "kernel" && e["args"].contains("correlation") && corr.count(e["args"]["correlation"].get<int64_t>()))
+      if (isX(e) && cat(e) == "kernel" && e["args"].contains("correlation") &&
+          corr.count(e["args"]["correlation"].get<int64_t>()))
         ++linkable;
     auto a = attribute(m);
     REQUIRE(a.ok());
@@ -151,11 +155,11 @@ TEST_CASE("kineto real: 2021 format — capitalised categories, 'Call stack' str
   // Operator events whose name has '#' are record_function annotations.
   size_t want = 0;
   for (const auto& e : t["traceEvents"])
-    if (isX(e) && e.value("cat", "") == "Operator" && e["name"].get<std::string>().find('#') != std::string::npos) ++want;
+    if (isX(e) && e.value("cat", "") == "Operator" && e["name"].get<std::string>().find('#') != std::string::npos)
+      ++want;
   CHECK(want > 0);
-  CHECK(static_cast<size_t>(std::count_if(m.ranges.begin(), m.ranges.end(), [](const Range& r) {
-          return r.kind == RangeKind::UserAnnotation;
-        })) == want);
+  CHECK(static_cast<size_t>(std::count_if(m.ranges.begin(), m.ranges.end(),
+                                          [](const Range& r) { return r.kind == RangeKind::UserAnnotation; })) == want);
   // Independent: for each kernel, runtime call by correlation -> innermost Operator on the same
   // tid containing it that carries a non-empty Call stack -> its first (innermost) entry.
   std::map<int64_t, json> calls;
@@ -163,7 +167,8 @@ TEST_CASE("kineto real: 2021 format — capitalised categories, 'Call stack' str
   for (const auto& e : t["traceEvents"]) {
     if (!isX(e)) continue;
     if (e.value("cat", "") == "Runtime") calls[e["args"]["correlation"].get<int64_t>()] = e;
-    if (e.value("cat", "") == "Operator" && e["args"].contains("Call stack") && !e["args"]["Call stack"].get<std::string>().empty())
+    if (e.value("cat", "") == "Operator" && e["args"].contains("Call stack") &&
+        !e["args"]["Call stack"].get<std::string>().empty())
       opsWithStack.push_back(e);
   }
   size_t checked = 0;
@@ -259,7 +264,7 @@ TEST_CASE("rank clock alignment recovers injected offsets (synthetic Kineto rank
     for (int i = 0; i < 6; ++i) {
       std::string name = i % 2 ? "ncclDevKernel_AllReduce_Sum_f32" : "ncclDevKernel_SendRecv";
       int64_t endUs = 1'000'000 + i * 1000 + ((r * 7 + i * 3) % 5) - 2;  // jitter in [-2, 2] µs
-      int64_t startUs = endUs - 100 - r * 10 - i;                            // starts differ per rank
+      int64_t startUs = endUs - 100 - r * 10 - i;                        // starts differ per rank
       startUs += offsetsUs[r];
       endUs += offsetsUs[r];
       ev += R"({"ph":"X","cat":"kernel","name":")" + name + R"(","pid":0,"tid":7,"ts":)" + std::to_string(startUs) +
@@ -325,8 +330,8 @@ TEST_CASE("kineto real: autograd sequence numbers, Fwd thread id and fwdbwd flow
     }
   }
   CHECK(gotSeq == withSeq);
-  CHECK(gotNodes == nodes);           // every flow end "f" sits on a node that has Fwd thread id > 0
-  CHECK(gotFlow == flowS + flowF);    // each flow end bound to exactly one cpu_op
+  CHECK(gotNodes == nodes);         // every flow end "f" sits on a node that has Fwd thread id > 0
+  CHECK(gotFlow == flowS + flowF);  // each flow end bound to exactly one cpu_op
   CHECK(flowAtNode == flowF);
   CHECK(gotIds == flowIds);
 

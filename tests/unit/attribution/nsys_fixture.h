@@ -64,9 +64,11 @@ class NsysFixture {
     return id;
   }
 
-  void runtime(int64_t start, int64_t end, int64_t globalTid, int64_t corr, const std::string& name, int eventClass = 0) {
-    auto st = db_.prepare("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME(start, \"end\", eventClass, globalTid, correlationId, "
-                          "nameId, returnValue) VALUES (?, ?, ?, ?, ?, ?, 0)");
+  void runtime(int64_t start, int64_t end, int64_t globalTid, int64_t corr, const std::string& name,
+               int eventClass = 0) {
+    auto st = db_.prepare(
+        "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME(start, \"end\", eventClass, globalTid, correlationId, "
+        "nameId, returnValue) VALUES (?, ?, ?, ?, ?, ?, 0)");
     REQUIRE(st.ok());
     bindAll(*st, start, end, int64_t{eventClass}, globalTid, corr, str(name));
     ok(st->run());
@@ -75,28 +77,38 @@ class NsysFixture {
   void kernel(int64_t start, int64_t end, int64_t globalPid, int64_t corr, const std::string& name, int device = 0,
               int stream = 7, std::optional<int64_t> graphId = {}, std::optional<int64_t> nodeId = {}) {
     auto st = db_.prepare(
-        "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL(start, \"end\", deviceId, contextId, streamId, correlationId, globalPid, "
-        "demangledName, shortName, registersPerThread, gridX, gridY, gridZ, blockX, blockY, blockZ, staticSharedMemory, "
+        "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL(start, \"end\", deviceId, contextId, streamId, correlationId, "
+        "globalPid, "
+        "demangledName, shortName, registersPerThread, gridX, gridY, gridZ, blockX, blockY, blockZ, "
+        "staticSharedMemory, "
         "dynamicSharedMemory, localMemoryPerThread, localMemoryTotal, gridId, tensorSizeMinusOneElements, graphId, "
         "graphNodeId) VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, 32, 4, 2, 1, 128, 1, 1, 1024, 2048, 0, 0, 1, '[]', ?, ?)");
     REQUIRE(st.ok());
     bindAll(*st, start, end, int64_t{device}, int64_t{stream}, corr, globalPid, str(name + "(int)"), str(name));
-    if (graphId) ok(st->bind(9, *graphId)); else ok(st->bindNull(9));
-    if (nodeId) ok(st->bind(10, *nodeId)); else ok(st->bindNull(10));
+    if (graphId)
+      ok(st->bind(9, *graphId));
+    else
+      ok(st->bindNull(9));
+    if (nodeId)
+      ok(st->bind(10, *nodeId));
+    else
+      ok(st->bindNull(10));
     ok(st->run());
   }
 
   void memcpy(int64_t start, int64_t end, int64_t globalPid, int64_t corr, int64_t bytes, int copyKind) {
-    auto st = db_.prepare("INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY(start, \"end\", deviceId, contextId, streamId, "
-                          "correlationId, globalPid, bytes, copyKind, srcKind, dstKind) VALUES (?, ?, 0, 1, 7, ?, ?, ?, ?, 0, 2)");
+    auto st = db_.prepare(
+        "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY(start, \"end\", deviceId, contextId, streamId, "
+        "correlationId, globalPid, bytes, copyKind, srcKind, dstKind) VALUES (?, ?, 0, 1, 7, ?, ?, ?, ?, 0, 2)");
     REQUIRE(st.ok());
     bindAll(*st, start, end, corr, globalPid, bytes, int64_t{copyKind});
     ok(st->run());
   }
 
   void graphTrace(int64_t start, int64_t end, int64_t globalPid, int64_t corr, int64_t graphId) {
-    auto st = db_.prepare("INSERT INTO CUPTI_ACTIVITY_KIND_GRAPH_TRACE(start, \"end\", deviceId, contextId, streamId, "
-                          "correlationId, globalPid, graphId, graphExecId) VALUES (?, ?, 0, 1, 7, ?, ?, ?, 1)");
+    auto st = db_.prepare(
+        "INSERT INTO CUPTI_ACTIVITY_KIND_GRAPH_TRACE(start, \"end\", deviceId, contextId, streamId, "
+        "correlationId, globalPid, graphId, graphExecId) VALUES (?, ?, 0, 1, 7, ?, ?, ?, 1)");
     REQUIRE(st.ok());
     bindAll(*st, start, end, corr, globalPid, graphId);
     ok(st->run());
@@ -114,16 +126,29 @@ class NsysFixture {
     int64_t category = 0;
   };
   void nvtx(const Nvtx& n) {
-    auto st = db_.prepare("INSERT INTO NVTX_EVENTS(start, \"end\", eventType, globalTid, endGlobalTid, text, textId, "
-                          "domainId, category) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    auto st = db_.prepare(
+        "INSERT INTO NVTX_EVENTS(start, \"end\", eventType, globalTid, endGlobalTid, text, textId, "
+        "domainId, category) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
     REQUIRE(st.ok());
     ok(st->bind(1, n.start));
-    if (n.end) ok(st->bind(2, *n.end)); else ok(st->bindNull(2));
+    if (n.end)
+      ok(st->bind(2, *n.end));
+    else
+      ok(st->bindNull(2));
     ok(st->bind(3, int64_t{n.eventType}));
     ok(st->bind(4, n.globalTid));
-    if (n.endGlobalTid) ok(st->bind(5, *n.endGlobalTid)); else ok(st->bindNull(5));
-    if (n.text) ok(st->bind(6, std::string_view(*n.text))); else ok(st->bindNull(6));
-    if (n.textId) ok(st->bind(7, str(*n.textId))); else ok(st->bindNull(7));
+    if (n.endGlobalTid)
+      ok(st->bind(5, *n.endGlobalTid));
+    else
+      ok(st->bindNull(5));
+    if (n.text)
+      ok(st->bind(6, std::string_view(*n.text)));
+    else
+      ok(st->bindNull(6));
+    if (n.textId)
+      ok(st->bind(7, str(*n.textId)));
+    else
+      ok(st->bindNull(7));
     ok(st->bind(8, n.domainId));
     ok(st->bind(9, n.category));
     ok(st->run());

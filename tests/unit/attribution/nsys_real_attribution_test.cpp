@@ -46,9 +46,11 @@ size_t compareStacks(Loaded& l, const Attribution& a) {
   }
   auto st = l.db.prepare(
       "SELECT count(*), max(start), (SELECT COALESCE((SELECT value FROM StringIds WHERE id = n2.textId), n2.text) "
-      "  FROM NVTX_EVENTS n2 WHERE n2.globalTid = ?1 AND n2.eventType IN (59, 60) AND n2.start BETWEEN ?4 AND ?2 AND n2.\"end\" >= ?3 "
+      "  FROM NVTX_EVENTS n2 WHERE n2.globalTid = ?1 AND n2.eventType IN (59, 60) AND n2.start BETWEEN ?4 AND ?2 AND "
+      "n2.\"end\" >= ?3 "
       "  ORDER BY n2.start DESC, n2.\"end\" ASC LIMIT 1) "
-      "FROM NVTX_EVENTS n WHERE n.globalTid = ?1 AND n.eventType IN (59, 60) AND n.start BETWEEN ?4 AND ?2 AND n.\"end\" >= ?3");
+      "FROM NVTX_EVENTS n WHERE n.globalTid = ?1 AND n.eventType IN (59, 60) AND n.start BETWEEN ?4 AND ?2 AND "
+      "n.\"end\" >= ?3");
   REQUIRE(st.ok());
   size_t checked = 0;
   for (uint32_t i = 0; i < m.gpuOps.size(); ++i) {
@@ -86,7 +88,8 @@ TEST_CASE("real h100_2gpu_1s: 1,810 of 3,442 kernels have no launch call (proces
   auto a = attribute(m);
   REQUIRE(a.ok());
   int64_t kernels = kl::test::sqlInt(l->db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL");
-  int64_t noLaunch = kl::test::sqlInt(l->db,
+  int64_t noLaunch = kl::test::sqlInt(
+      l->db,
       "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k WHERE NOT EXISTS (SELECT 1 FROM CUPTI_ACTIVITY_KIND_RUNTIME r "
       "WHERE r.correlationId = k.correlationId AND (r.globalTid & -16777216) = k.globalPid)");
   CHECK(kernels == 3442);
@@ -96,10 +99,12 @@ TEST_CASE("real h100_2gpu_1s: 1,810 of 3,442 kernels have no launch call (proces
     if (m.gpuOps[i].kind == GpuOpKind::Kernel && a->op(i).reason == Unattributed::NoLaunchCall) ++ours;
   CHECK(ours == noLaunch);
   // Memcpys: joining on the id alone links some to calls of the OTHER process; we must not.
-  int64_t memNoLaunch = kl::test::sqlInt(l->db,
+  int64_t memNoLaunch = kl::test::sqlInt(
+      l->db,
       "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY k WHERE NOT EXISTS (SELECT 1 FROM CUPTI_ACTIVITY_KIND_RUNTIME r "
       "WHERE r.correlationId = k.correlationId AND (r.globalTid & -16777216) = k.globalPid)");
-  int64_t memNoLaunchIdOnly = kl::test::sqlInt(l->db,
+  int64_t memNoLaunchIdOnly = kl::test::sqlInt(
+      l->db,
       "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY k WHERE NOT EXISTS (SELECT 1 FROM CUPTI_ACTIVITY_KIND_RUNTIME r "
       "WHERE r.correlationId = k.correlationId)");
   CHECK(memNoLaunch != memNoLaunchIdOnly);
@@ -121,12 +126,14 @@ TEST_CASE("real mfu_2gpu_before: NCCL kernels land in the NCCL-domain ncclGroupE
   auto a = attribute(m);
   REQUIRE(a.ok());
   CHECK(compareStacks(*l, *a) == m.gpuOps.size() - a->noLaunchCount());
-  int64_t noLaunch = kl::test::sqlInt(l->db,
+  int64_t noLaunch = kl::test::sqlInt(
+      l->db,
       "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k WHERE NOT EXISTS (SELECT 1 FROM CUPTI_ACTIVITY_KIND_RUNTIME r "
       "WHERE r.correlationId = k.correlationId AND (r.globalTid & -16777216) = k.globalPid)");
   CHECK(noLaunch == 24);
   // Kernels whose innermost enclosing range is an NCCL-domain (domainId 1) range, by SQL.
-  int64_t ncclInner = kl::test::sqlInt(l->db,
+  int64_t ncclInner = kl::test::sqlInt(
+      l->db,
       "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN CUPTI_ACTIVITY_KIND_RUNTIME r "
       "  ON r.correlationId = k.correlationId AND (r.globalTid & -16777216) = k.globalPid "
       "WHERE (SELECT n.domainId FROM NVTX_EVENTS n WHERE n.globalTid = r.globalTid AND n.eventType IN (59,60) "
@@ -144,11 +151,13 @@ TEST_CASE("real mfu_2gpu_before: NCCL kernels land in the NCCL-domain ncclGroupE
   }
   CHECK(ours == ncclInner);
   // Per-name inclusive GPU time of ncclGroupEnd equals the SQL sum over distinct ops.
-  int64_t sqlIncl = kl::test::sqlInt(l->db,
+  int64_t sqlIncl = kl::test::sqlInt(
+      l->db,
       "WITH g AS (SELECT globalTid, start, \"end\" FROM NVTX_EVENTS n WHERE n.eventType IN (59,60) AND "
       "           COALESCE((SELECT value FROM StringIds WHERE id = n.textId), n.text) = 'ncclGroupEnd') "
       "SELECT total(d) FROM (SELECT DISTINCT k.rowid AS id, k.\"end\" - k.start AS d FROM CUPTI_ACTIVITY_KIND_KERNEL k "
-      "JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = k.correlationId AND (r.globalTid & -16777216) = k.globalPid "
+      "JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = k.correlationId AND (r.globalTid & -16777216) = "
+      "k.globalPid "
       "JOIN g ON g.globalTid = r.globalTid AND g.start <= r.start AND g.\"end\" >= r.\"end\")");
   int64_t oursIncl = -1;
   for (const auto& ns : a->names())

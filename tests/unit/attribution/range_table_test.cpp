@@ -1,14 +1,14 @@
 // The per-range table on a hand-built profile: exclusive launches per invocation, variants, unmapped.
+#include "core/attribution/range_table.h"
+
 #include <algorithm>
 
 #include "core/attribution/line_result.h"
-#include "core/attribution/range_table.h"
 #include "doctest/doctest.h"
 #include "tests/support/profile_builder.h"
 
 using namespace kl;
 using namespace kl::attribution;
-
 
 TEST_CASE("exclusive launches per invocation, nested ranges, variants and unmapped ops") {
   kl::test::ProfileBuilder b;
@@ -95,10 +95,11 @@ TEST_CASE("a published kernel keeps its pass: backward and recompute are backwar
     const char* name;
     bool backward, step;
   };
-  for (const Want& w : {Want{Pass::Forward, "forward", false, false}, Want{Pass::Backward, "backward", true, false},
-                        Want{Pass::Recompute, "recompute", true, false}, Want{Pass::Optimizer, "optimizer", false, true},
-                        Want{Pass::ZeroGrad, "zero_grad", false, true}, Want{Pass::GradClip, "grad-clip", false, true},
-                        Want{Pass::AmpScaler, "amp-scaler", false, true}}) {
+  for (const Want& w :
+       {Want{Pass::Forward, "forward", false, false}, Want{Pass::Backward, "backward", true, false},
+        Want{Pass::Recompute, "recompute", true, false}, Want{Pass::Optimizer, "optimizer", false, true},
+        Want{Pass::ZeroGrad, "zero_grad", false, true}, Want{Pass::GradClip, "grad-clip", false, true},
+        Want{Pass::AmpScaler, "amp-scaler", false, true}}) {
     KernelEntry e;
     e.name = "k";
     e.pass = w.pass;

@@ -28,8 +28,9 @@ Run run(std::vector<std::string> args) {
 
 std::string real(const std::string& f) { return kl::test::dataPath("real/nsys/" + f).string(); }
 
-const std::vector<std::string> kCommands = {"info", "summary", "tree", "search", "gaps", "overlap", "nccl", "iters",
-                                            "memcpy", "launch", "threads", "diff", "diagnose", "export", "report"};
+const std::vector<std::string> kCommands = {"info",    "summary", "tree",     "search", "gaps",
+                                            "overlap", "nccl",    "iters",    "memcpy", "launch",
+                                            "threads", "diff",    "diagnose", "export", "report"};
 
 }  // namespace
 
@@ -55,7 +56,7 @@ TEST_CASE("analysis commands: bad usage exits 2, bad input exits 1 with one line
   CHECK(run({"diff", f}).code == 2);
   CHECK(run({"export", f, "--format", "perfetto"}).code == 2);  // needs -o
   CHECK(run({"report", f}).code == 2);                          // needs -o
-  CHECK(run({"search", f, "--regex", "("}).code == 1);           // invalid regex is bad input
+  CHECK(run({"search", f, "--regex", "("}).code == 1);          // invalid regex is bad input
   kl::test::TempDir tmp;
   auto missing = run({"info", (tmp / "nope.sqlite").string()});
   CHECK(missing.code == 1);
@@ -68,8 +69,8 @@ TEST_CASE("analysis commands: bad usage exits 2, bad input exits 1 with one line
 
 TEST_CASE("analysis commands: every JSON output parses (real file)") {
   auto f = real("mfu_2gpu_before.sqlite.gz");
-  for (const auto& c : {"info", "summary", "tree", "gaps", "overlap", "nccl", "iters", "memcpy", "launch", "threads",
-                        "diagnose"}) {
+  for (const auto& c :
+       {"info", "summary", "tree", "gaps", "overlap", "nccl", "iters", "memcpy", "launch", "threads", "diagnose"}) {
     auto r = run({c, f, "--format", "json"});
     REQUIRE_MESSAGE(r.code == 0, c, r.err);
     CHECK_NOTHROW_MESSAGE(nlohmann::json::parse(r.out), c);
@@ -129,7 +130,8 @@ TEST_CASE("export and report write files; the report is self-contained") {
   REQUIRE(run({"export", f, "--format", "csv", "-o", csv.string()}).code == 0);
   auto text = kl::test::readFile(csv);
   CHECK(text.rfind("kind,name,short_name,start_ns,end_ns,duration_ns,device,stream,pid,tid,correlation_id,rank,"
-                   "nvtx_path,innermost_range,unattributed_reason\r\n", 0) == 0);
+                   "nvtx_path,innermost_range,unattributed_reason\r\n",
+                   0) == 0);
   auto js = run({"export", f, "--format", "json", "--gpu", "0"});
   REQUIRE(js.code == 0);
   auto rows = nlohmann::json::parse(js.out);

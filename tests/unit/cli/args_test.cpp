@@ -14,8 +14,7 @@ const std::vector<OptionSpec> kSpec = {
 }
 
 TEST_CASE("Args: values, flags, repeats, positionals") {
-  Args a({"file", "--format", "json", "--flag", "--tag=a", "--tag", "b", "--", "--not-an-option"},
-         kSpec);
+  Args a({"file", "--format", "json", "--flag", "--tag=a", "--tag", "b", "--", "--not-an-option"}, kSpec);
   CHECK(a.get("--format") == "json");
   CHECK(a.has("--flag"));
   CHECK(a.values("--tag") == std::vector<std::string>{"a", "b"});

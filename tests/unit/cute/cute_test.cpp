@@ -42,7 +42,7 @@ std::string le(const std::vector<int64_t>& w) {
 }
 
 std::string npy(const std::vector<int64_t>& w, const std::string& shape, const std::string& descr = "<i8",
-                 const std::string& fortran = "False") {
+                const std::string& fortran = "False") {
   std::string h = "{'descr': '" + descr + "', 'fortran_order': " + fortran + ", 'shape': " + shape + ", }";
   while ((10 + h.size() + 1) % 64) h.push_back(' ');
   h.push_back('\n');
@@ -145,11 +145,11 @@ TEST_CASE("Perfetto JSON: a track per tid, X events in us rebased, overlaps spli
   CHECK(j.find("\"traceEvents\"") != std::string::npos);
   CHECK(j.find("\"displayTimeUnit\"") == std::string::npos);
   CHECK(j.find("\"ph\":\"X\",\"name\":\"load\"") != std::string::npos);
-  CHECK(j.find("\"ts\":0.000,\"dur\":0.500") != std::string::npos);   // first event at t0
+  CHECK(j.find("\"ts\":0.000,\"dur\":0.500") != std::string::npos);  // first event at t0
   CHECK(j.find("\"ts\":0.600,\"dur\":0.300") != std::string::npos);
   CHECK(j.find("\"name\":\"tid 0\"") != std::string::npos);
   CHECK(j.find("\"name\":\"tid 1\"") != std::string::npos);
-  CHECK(j.find("\"name\":\"tid 0 (2)\"") != std::string::npos);     // the partial overlap
+  CHECK(j.find("\"name\":\"tid 0 (2)\"") != std::string::npos);  // the partial overlap
   CHECK(j.find("\"start_ns\":1000000000000") != std::string::npos);
   CHECK(j.find("\"overflow_events\":0") != std::string::npos);
 }

@@ -2,13 +2,14 @@
 // / clearRegions, region inlay hints through the real textDocument/inlayHint, and the "Time this
 // region inside the kernel" code action. Buffers: tests/data/cute (built from known events by
 // make_fixtures.py); kernel: samples/cute/tiled_add.py.
+#include "lsp/features/cute_regions.h"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <sstream>
 
 #include "lsp/features/all.h"
-#include "lsp/features/cute_regions.h"
 #include "tests/support/test_support.h"
 #include "tests/unit/lsp/lsp_test_client.h"
 
@@ -73,9 +74,7 @@ struct Client {
   /// kernlens.loadRegions with arguments [arg]: the reply.
   json loadReply(json arg) { return command("kernlens.loadRegions", json::array({std::move(arg)})); }
   json hints(const std::string& uri = kUri) {
-    auto msgs = send("textDocument/inlayHint",
-                     {{"textDocument", {{"uri", uri}}},
-                      {"range", lspRange(0, 0, 999, 0)}});
+    auto msgs = send("textDocument/inlayHint", {{"textDocument", {{"uri", uri}}}, {"range", lspRange(0, 0, 999, 0)}});
     REQUIRE(msgs.size() == 1);
     REQUIRE(msgs[0].contains("result"));
     return msgs[0]["result"];
@@ -146,7 +145,8 @@ TEST_CASE("cute regions: loadRegions -> hints at the region lines, following edi
   auto msgs = cl.load({{"path", fixture("tiled_add_regions.bin")}, {"uri", kUri}});
   // The reply, a log line, and workspace/inlayHint/refresh (the client supports it).
   REQUIRE(msgs.size() == 3);
-  CHECK(requestIn(msgs, "window/logMessage")["params"]["message"].get<std::string>().find("12 events, 3 tags, 1 open kernels match") != std::string::npos);
+  CHECK(requestIn(msgs, "window/logMessage")["params"]["message"].get<std::string>().find(
+            "12 events, 3 tags, 1 open kernels match") != std::string::npos);
   const json& r = replyIn(msgs);
   const json& refresh = requestIn(msgs, "workspace/inlayHint/refresh");
   REQUIRE(r.contains("result"));
@@ -175,17 +175,17 @@ TEST_CASE("cute regions: loadRegions -> hints at the region lines, following edi
   CHECK(h[0]["tooltip"]["value"].get<std::string>().find("min 1.00 µs · max 1.60 µs") != std::string::npos);
 
   // Range filter: only the ADD anchor.
-  auto ranged = cl.send("textDocument/inlayHint",
-                        {{"textDocument", {{"uri", kUri}}},
-                         {"range", lspRange(add, 0, add + 1, 0)}});
+  auto ranged =
+      cl.send("textDocument/inlayHint", {{"textDocument", {{"uri", kUri}}}, {"range", lspRange(add, 0, add + 1, 0)}});
   REQUIRE(ranged[0]["result"].size() == 1);
   CHECK(ranged[0]["result"][0]["label"].get<std::string>().find("TAG_ADD") != std::string::npos);
 
   // Two lines inserted above the kernel: every hint moves down by two.
   uint32_t def = lineOf(text, "@cute.kernel");
-  cl.c.notify("textDocument/didChange",
-              {{"textDocument", {{"uri", kUri}, {"version", 2}}},
-               {"contentChanges", json::array({{{"range", lspRange(def, 0, def, 0)}, {"text", "# moved\n# down\n"}}})}});
+  cl.c.notify(
+      "textDocument/didChange",
+      {{"textDocument", {{"uri", kUri}, {"version", 2}}},
+       {"contentChanges", json::array({{{"range", lspRange(def, 0, def, 0)}, {"text", "# moved\n# down\n"}}})}});
   h = cl.hints();
   REQUIRE(h.size() == 3);
   CHECK(h[0]["position"]["line"] == load + 2);
@@ -203,7 +203,8 @@ TEST_CASE("cute regions: loadRegions -> hints at the region lines, following edi
   CHECK(h[2]["position"]["line"] == store + 1);
 
   // clearRegions: no hints, refresh asked again.
-  auto cleared = cl.send("workspace/executeCommand", {{"command", "kernlens.clearRegions"}, {"arguments", json::array()}});
+  auto cleared =
+      cl.send("workspace/executeCommand", {{"command", "kernlens.clearRegions"}, {"arguments", json::array()}});
   REQUIRE(cleared.size() == 2);
   CHECK(replyIn(cleared)["result"].is_null());
   requestIn(cleared, "workspace/inlayHint/refresh");
@@ -237,15 +238,15 @@ TEST_CASE("cute regions: tag sources, npy, and documents that do not match") {
     CHECK(h[0]["label"].get<std::string>().rfind("◷ region TAG_LOAD: mean 1.30 µs", 0) == 0);
   }
   SUBCASE("a kernel whose constants disagree gets no hints") {
-    REQUIRE(cl.loadReply({{"path", fixture("tiled_add_regions.bin")}, {"uri", kUri}})
-                .contains("result"));
+    REQUIRE(cl.loadReply({{"path", fixture("tiled_add_regions.bin")}, {"uri", kUri}}).contains("result"));
     std::string other = text;
     other.replace(other.find("TAG_LOAD = 0"), 12, "TAG_LOAD = 7");
     cl.c.open("file:///ws/other.py", other);
     CHECK(cl.hints("file:///ws/other.py").empty());
     // Renamed constants: the sites' names are not the buffer's.
     std::string renamed = text;
-    const std::pair<std::string, std::string> renames[] = {{"TAG_LOAD", "TAG_A"}, {"TAG_ADD", "TAG_B"}, {"TAG_STORE", "TAG_C"}};
+    const std::pair<std::string, std::string> renames[] = {
+        {"TAG_LOAD", "TAG_A"}, {"TAG_ADD", "TAG_B"}, {"TAG_STORE", "TAG_C"}};
     for (const auto& [from, to] : renames)
       for (size_t p; (p = renamed.find(from)) != std::string::npos;) renamed.replace(p, from.size(), to);
     cl.c.open("file:///ws/renamed.py", renamed);
@@ -259,8 +260,7 @@ TEST_CASE("cute regions: tag sources, npy, and documents that do not match") {
 TEST_CASE("cute regions: bad buffers are clear errors and the server keeps serving") {
   Client cl(/*refresh=*/false);
   cl.c.open(kUri, kernelText());
-  REQUIRE(cl.loadReply({{"path", fixture("tiled_add_regions.bin")}, {"uri", kUri}})
-              .contains("result"));
+  REQUIRE(cl.loadReply({{"path", fixture("tiled_add_regions.bin")}, {"uri", kUri}}).contains("result"));
 
   struct Case {
     std::string path, needle;
@@ -387,7 +387,6 @@ TEST_CASE("cute regions: loadRegions with a background pool") {
   CHECK(h[0]["result"][2]["label"] == "◷ region TAG_STORE: mean 2.20 µs · n=4 · 59 %");
 }
 
-
 TEST_CASE("cute regions: the code action through textDocument/codeAction and codeAction/resolve") {
   Client cl(false);
   const std::string text = kernelText();
@@ -421,10 +420,11 @@ TEST_CASE("cute regions: the code action through textDocument/codeAction and cod
   CHECK(applyEdits(text, tde["edits"]) == expected);
 
   // Outside the kernel: no cute action among the offers.
-  auto outside = cl.send("textDocument/codeAction",
-                         {{"textDocument", {{"uri", kUri}}},
-                          {"range", lspRange(lineOf(text, "blocks = cute.size"), 4, lineOf(text, "blocks = cute.size"), 6)},
-                          {"context", {{"diagnostics", json::array()}, {"only", {"refactor.rewrite.cute"}}}}});
+  auto outside =
+      cl.send("textDocument/codeAction",
+              {{"textDocument", {{"uri", kUri}}},
+               {"range", lspRange(lineOf(text, "blocks = cute.size"), 4, lineOf(text, "blocks = cute.size"), 6)},
+               {"context", {{"diagnostics", json::array()}, {"only", {"refactor.rewrite.cute"}}}}});
   CHECK(outside[0]["result"].empty());
 
   // The document changed: resolving the old offer is refused.

@@ -1,8 +1,8 @@
 // Content-Length framing: partial reads, several messages per read, bad headers, oversized
 // bodies, resynchronisation, end of input.
-#include <doctest/doctest.h>
-
 #include "lsp/transport/framing.h"
+
+#include <doctest/doctest.h>
 
 using namespace kl::lsp;
 
@@ -17,8 +17,7 @@ std::vector<std::string> parse(std::string_view input, size_t chunk = 0, FrameLi
   for (size_t i = 0; i < input.size(); i += chunk) p.feed(input.substr(i, chunk), events);
   p.finish(events);
   std::vector<std::string> out;
-  for (auto& e : events)
-    out.push_back((e.kind == FrameEvent::Kind::Message ? "M:" : "E:") + e.text);
+  for (auto& e : events) out.push_back((e.kind == FrameEvent::Kind::Message ? "M:" : "E:") + e.text);
   return out;
 }
 
@@ -47,20 +46,18 @@ TEST_CASE("framing: header details") {
   CHECK(parse("Content-Type: application/vscode-jsonrpc; charset=utf-8\r\ncontent-length:  2 \r\n\r\nhi") ==
         std::vector<std::string>{"M:hi"});
   // Lenient: bare "\n" line ends and stray blank lines between messages.
-  CHECK(parse("Content-Length: 2\n\nhi\r\n\r\nContent-Length: 1\r\n\r\nx") ==
-        std::vector<std::string>{"M:hi", "M:x"});
+  CHECK(parse("Content-Length: 2\n\nhi\r\n\r\nContent-Length: 1\r\n\r\nx") == std::vector<std::string>{"M:hi", "M:x"});
   // Duplicate but equal Content-Length is accepted.
   CHECK(parse("Content-Length: 1\r\nContent-Length: 1\r\n\r\nx") == std::vector<std::string>{"M:x"});
 }
 
 TEST_CASE("framing: a bad header is reported and the next message still arrives") {
   std::string good = frameMessage("ok");
-  for (std::string bad : {std::string("Content-Length: abc\r\n\r\n{}"),
-                          std::string("Content-Length: -5\r\n\r\n{}"),
-                          std::string("Content-Length: 99999999999999999999999\r\n\r\n{}"),
-                          std::string("Content-Type: x\r\n\r\n{\"no\":\"length\"}"),
-                          std::string("garbage without colon\r\n\r\n"),
-                          std::string("Content-Length: 1\r\nContent-Length: 2\r\n\r\nxy")}) {
+  for (std::string bad :
+       {std::string("Content-Length: abc\r\n\r\n{}"), std::string("Content-Length: -5\r\n\r\n{}"),
+        std::string("Content-Length: 99999999999999999999999\r\n\r\n{}"),
+        std::string("Content-Type: x\r\n\r\n{\"no\":\"length\"}"), std::string("garbage without colon\r\n\r\n"),
+        std::string("Content-Length: 1\r\nContent-Length: 2\r\n\r\nxy")}) {
     CAPTURE(bad);
     for (size_t chunk : {0, 1, 3}) {
       auto events = parse(bad + good, chunk);
@@ -118,7 +115,8 @@ TEST_CASE("framing: resynchronises on a Content-Length split across reads") {
 
 TEST_CASE("framing: a frame right after junk bytes is not swallowed") {
   std::string frame = frameMessage(R"({"id":7})");
-  for (std::string junk : {"garbage\r\n", "garbage", "xx: yy\r\nzz\r\n", "\x01\x02\x03\r\n", "Content-Length: 1x\r\n"}) {
+  for (std::string junk :
+       {"garbage\r\n", "garbage", "xx: yy\r\nzz\r\n", "\x01\x02\x03\r\n", "Content-Length: 1x\r\n"}) {
     for (size_t chunk : {0, 1, 3}) {
       auto ev = parse(junk + frame + frameMessage(R"({"id":8})"), chunk);
       REQUIRE_MESSAGE(ev.size() >= 3, "junk " << junk);

@@ -43,7 +43,8 @@ attribution::LineResult span(uint32_t line) {
   s.ops = 2;
   s.range.gpuNs = s.gpuNs = 3000;
   s.range.distinctKernels = 2;
-  for (auto [name, ns] : {std::pair<const char*, int64_t>{"ampere_sgemm_64x64_tn", 2000}, {"vectorized_elementwise_kernel", 1000}}) {
+  for (auto [name, ns] :
+       {std::pair<const char*, int64_t>{"ampere_sgemm_64x64_tn", 2000}, {"vectorized_elementwise_kernel", 1000}}) {
     attribution::KernelStat k;
     k.name = k.fullName = k.opName = name;
     k.launches = 1;
@@ -73,22 +74,24 @@ void writeStore(const std::filesystem::path& ws) {
   auto rid = st->writeRound(run.id, round);
   REQUIRE(rid.ok());
   // What the loop concludes for this code (its wording: core/planner/loop.cpp atomicReason).
-  REQUIRE(st->annotateRanges(*rid, {{"kl:net.py:6-6", "unfollowed",
-                                     "net.py:4 Block.__init__.<locals>.<lambda> ran beneath it: a lambda: source edits "
-                                     "cannot wrap it; its launches stay on this line (make it a def to see them per line)",
-                                     ""},
-                                    {"kl:net.py:9-9", "unfollowed",
-                                     "net.py::Block.forward ran beneath it but could not be wrapped (the annotation "
-                                     "engine did not place it)",
-                                     "net.py::Block.forward"},
-                                    {"kl:net.py:10-10", "library", "its launches come from code outside the workspace", ""}})
+  REQUIRE(st->annotateRanges(*rid,
+                             {{"kl:net.py:6-6", "unfollowed",
+                               "net.py:4 Block.__init__.<locals>.<lambda> ran beneath it: a lambda: source edits "
+                               "cannot wrap it; its launches stay on this line (make it a def to see them per line)",
+                               ""},
+                              {"kl:net.py:9-9", "unfollowed",
+                               "net.py::Block.forward ran beneath it but could not be wrapped (the annotation "
+                               "engine did not place it)",
+                               "net.py::Block.forward"},
+                              {"kl:net.py:10-10", "library", "its launches come from code outside the workspace", ""}})
               .ok());
   run.status = "ok";
   REQUIRE(st->finishRun(run).ok());
 }
 
 std::string hover(TestClient& c, const std::string& uri, uint32_t line) {
-  json r = c.call("textDocument/hover", {{"textDocument", {{"uri", uri}}}, {"position", {{"line", line}, {"character", 6}}}});
+  json r = c.call("textDocument/hover",
+                  {{"textDocument", {{"uri", uri}}}, {"position", {{"line", line}, {"character", 6}}}});
   REQUIRE(r.contains("result"));
   REQUIRE(r["result"].is_object());
   return r["result"]["contents"]["value"].get<std::string>();
@@ -111,7 +114,8 @@ TEST_CASE("hover: why the loop left a line atomic, and which function to focus o
     CAPTURE(format);
     TestClient c{[](lsp::Server& s) { lsp::registerAllFeatures(s); }};
     json caps = {{"textDocument", {{"hover", {{"contentFormat", json::array({format})}}}}}};
-    json r = c.call("initialize", {{"processId", nullptr}, {"rootUri", lsp::pathToUri(ws.path())}, {"capabilities", caps}});
+    json r =
+        c.call("initialize", {{"processId", nullptr}, {"rootUri", lsp::pathToUri(ws.path())}, {"capabilities", caps}});
     REQUIRE(r.contains("result"));
     c.notify("initialized", json::object());
     c.take();
@@ -121,17 +125,18 @@ TEST_CASE("hover: why the loop left a line atomic, and which function to focus o
     bool md = format == "markdown";
     std::string lambdaLine = hover(c, uri, 5), callLine = hover(c, uri, 8), libLine = hover(c, uri, 9);
     // The lambda: not followed, its launches stay on the line; no function to focus on.
-    CHECK(lambdaLine.find(md ? "**ATOMIC** — a workspace function beneath it was not followed:" : "ATOMIC — a workspace") !=
-          std::string::npos);
+    CHECK(lambdaLine.find(md ? "**ATOMIC** — a workspace function beneath it was not followed:"
+                             : "ATOMIC — a workspace") != std::string::npos);
     CHECK(lambdaLine.find("lambda") != std::string::npos);
     CHECK(lambdaLine.find("Focus on") == std::string::npos);
     // The call whose callee was not wrapped: the hover names the function to profile instead.
     CHECK(flat(callLine).find("Block.forward ran beneath it but could not be wrapped") != std::string::npos);
-    CHECK(flat(callLine).find(md ? "Focus on `Block.forward` (`net.py`) to see its lines" : "Focus on Block.forward (net.py) to see its lines") !=
-          std::string::npos);
+    CHECK(flat(callLine).find(md ? "Focus on `Block.forward` (`net.py`) to see its lines"
+                                 : "Focus on Block.forward (net.py) to see its lines") != std::string::npos);
     // Library code: a final answer.
-    CHECK(flat(libLine).find(md ? "**ATOMIC** — library code: a final answer: its launches come from code outside the workspace"
-                                : "ATOMIC — library code: a final answer: its launches come from code outside the workspace") !=
+    CHECK(flat(libLine).find(
+              md ? "**ATOMIC** — library code: a final answer: its launches come from code outside the workspace"
+                 : "ATOMIC — library code: a final answer: its launches come from code outside the workspace") !=
           std::string::npos);
     CHECK(libLine.find("Focus on") == std::string::npos);
     if (!md) {

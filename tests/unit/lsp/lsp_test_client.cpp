@@ -2,11 +2,10 @@
 
 #include <doctest/doctest.h>
 
-#include <utility>
-
 #include <chrono>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 
 #include "core/support/log.h"
 
@@ -81,8 +80,7 @@ json TestClient::initialize(json capabilities, json initOptions) {
 
 void TestClient::open(const std::string& uri, const std::string& text, int version) {
   notify("textDocument/didOpen",
-         {{"textDocument", {{"uri", uri}, {"languageId", "python"}, {"version", version},
-                            {"text", text}}}});
+         {{"textDocument", {{"uri", uri}, {"languageId", "python"}, {"version", version}, {"text", text}}}});
 }
 
 namespace {
@@ -97,8 +95,7 @@ bool fromJson(const json& j, CommandArg& out, JPath path) {
 
 void registerTestMethods(Server& server) {
   server.method<json, json>("test/echo", [](const json& p, Reply<json> r) { r(p); });
-  server.method<json, json>("test/throw",
-                            [](const json&, Reply<json>) { throw std::runtime_error("boom"); });
+  server.method<json, json>("test/throw", [](const json&, Reply<json>) { throw std::runtime_error("boom"); });
   server.method<json, json>("test/drop", [](const json&, Reply<json>) {});
   server.method<json, std::string>("test/twice", [](const json&, Reply<std::string> r) {
     r(std::string("first"));
@@ -115,21 +112,22 @@ void registerTestMethods(Server& server) {
   });
   server.method<TextDocumentPositionParams, Position>(
       "test/position", [](const TextDocumentPositionParams& p, Reply<Position> r) { r(p.position); });
-  server.method<TextDocumentIdentifier, json>(
-      "test/document", [&server](const TextDocumentIdentifier& p, Reply<json> r) {
-        DocumentPtr doc = server.documents().get(p.uri);
-        if (!doc) return r.error(ErrorCode::InvalidParams, "not open: " + p.uri);
-        bool same = false;
-        if (doc->source()) {
-          auto fresh = kl::python::SourceFile::parse(doc->text());
-          same = fresh.ok() && (*fresh)->sexp() == doc->source()->sexp();
-        }
-        r(json{{"text", doc->text()},
-               {"version", doc->version()},
-               {"lineCount", doc->lineCount()},
-               {"parsed", doc->source() != nullptr},
-               {"sexpEqualsFresh", same}});
-      });
+  server.method<TextDocumentIdentifier, json>("test/document",
+                                              [&server](const TextDocumentIdentifier& p, Reply<json> r) {
+                                                DocumentPtr doc = server.documents().get(p.uri);
+                                                if (!doc)
+                                                  return r.error(ErrorCode::InvalidParams, "not open: " + p.uri);
+                                                bool same = false;
+                                                if (doc->source()) {
+                                                  auto fresh = kl::python::SourceFile::parse(doc->text());
+                                                  same = fresh.ok() && (*fresh)->sexp() == doc->source()->sexp();
+                                                }
+                                                r(json{{"text", doc->text()},
+                                                       {"version", doc->version()},
+                                                       {"lineCount", doc->lineCount()},
+                                                       {"parsed", doc->source() != nullptr},
+                                                       {"sexpEqualsFresh", same}});
+                                              });
   server.method<json, json>("test/setting", [&server](const json& p, Reply<json> r) {
     r(server.settings().get<json>(p.value("key", ""), json()));
   });
@@ -145,9 +143,7 @@ void registerTestMethods(Server& server) {
       r.error(ErrorCode::RequestFailed, answer.error().message);
     });
   });
-  server.command<CommandArg>("test.command", [](const CommandArg& a, Reply<json> r) {
-    r(json(a.n + 1));
-  });
+  server.command<CommandArg>("test.command", [](const CommandArg& a, Reply<json> r) { r(json(a.n + 1)); });
 }
 
 std::string jsonMismatch(const json& expected, const json& actual, const std::string& path) {
@@ -156,8 +152,7 @@ std::string jsonMismatch(const json& expected, const json& actual, const std::st
     if (s == "<any>") return "";
     if (s.rfind("<contains:", 0) == 0 && s.size() > 11 && s.back() == '>') {
       std::string needle = s.substr(10, s.size() - 11);
-      if (actual.is_string() && actual.get<std::string>().find(needle) != std::string::npos)
-        return "";
+      if (actual.is_string() && actual.get<std::string>().find(needle) != std::string::npos) return "";
       return path + ": expected a string containing '" + needle + "', got " + actual.dump();
     }
   }
@@ -177,12 +172,9 @@ std::string jsonMismatch(const json& expected, const json& actual, const std::st
   }
   if (expected.is_array()) {
     if (!actual.is_array() || actual.size() != expected.size())
-      return path + ": expected an array of " + std::to_string(expected.size()) + ", got " +
-             actual.dump();
+      return path + ": expected an array of " + std::to_string(expected.size()) + ", got " + actual.dump();
     for (size_t i = 0; i < expected.size(); ++i)
-      if (auto m = jsonMismatch(expected[i], actual[i], path + "[" + std::to_string(i) + "]");
-          !m.empty())
-        return m;
+      if (auto m = jsonMismatch(expected[i], actual[i], path + "[" + std::to_string(i) + "]"); !m.empty()) return m;
     return "";
   }
   if (expected.is_number() && actual.is_number()) {

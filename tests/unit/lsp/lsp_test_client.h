@@ -29,8 +29,7 @@ class LogCapture {
 class TestClient {
  public:
   /// `setup` registers extra methods/features before the server starts.
-  explicit TestClient(std::function<void(Server&)> setup = {}, unsigned threads = 0,
-                      FrameLimits limits = {});
+  explicit TestClient(std::function<void(Server&)> setup = {}, unsigned threads = 0, FrameLimits limits = {});
 
   Server& server() { return server_; }
   MemoryTransport& transport() { return transport_; }

@@ -1,7 +1,7 @@
 // LSP position <-> byte offset conversion (lsp/server/positions.h) with non-ASCII text.
-#include <doctest/doctest.h>
-
 #include "lsp/server/positions.h"
+
+#include <doctest/doctest.h>
 
 using namespace kl::lsp;
 
@@ -34,7 +34,7 @@ TEST_CASE("positions: clamping past the line end and past the last line") {
   std::string_view t = "abc\nde";
   CHECK(off(t, 0, 99) == 3);  // before the '\n'
   CHECK(off(t, 1, 99) == 6);
-  CHECK(off(t, 7, 0) == 6);   // past the last line: end of text
+  CHECK(off(t, 7, 0) == 6);  // past the last line: end of text
   CHECK(pos(t, 100) == Position{1, 2});
 }
 

@@ -70,17 +70,48 @@ json positionOf(const std::u32string& t, size_t i, bool utf8) {
   return {{"line", line}, {"character", ch}};
 }
 
-bool atLineEnd(const std::u32string& t, size_t i) {
-  return i == t.size() || t[i] == '\n' || t[i] == '\r';
-}
+bool atLineEnd(const std::u32string& t, size_t i) { return i == t.size() || t[i] == '\n' || t[i] == '\r'; }
 
 const std::vector<std::string> kFragments = {
-    "x", "name", " ", "    ", "\t", "\n", "\r\n", ":", "(", ")", "[", "]", ",", "'", "\"",
-    "\"\"\"", "#", "=", " + ", "\\\n", "def f(a, b):\n    return a\n", "class C:\n    pass\n",
-    "if x:\n    y = 1\nelse:\n    y = 2\n", "async def g():\n    await h()\n", "@dec\n",
-    "for i in range(3):\n", "with torch.cuda.nvtx.range('r'):\n", "match v:\n    case 1: pass\n",
-    "lambda q: q", "(n := 10)", "日本語", "注释", "🔥", "🚀x", "é", "e\xCC\x81", "名前 = 1\n",
-    "x = '🔥'  # 火\n", "",
+    "x",
+    "name",
+    " ",
+    "    ",
+    "\t",
+    "\n",
+    "\r\n",
+    ":",
+    "(",
+    ")",
+    "[",
+    "]",
+    ",",
+    "'",
+    "\"",
+    "\"\"\"",
+    "#",
+    "=",
+    " + ",
+    "\\\n",
+    "def f(a, b):\n    return a\n",
+    "class C:\n    pass\n",
+    "if x:\n    y = 1\nelse:\n    y = 2\n",
+    "async def g():\n    await h()\n",
+    "@dec\n",
+    "for i in range(3):\n",
+    "with torch.cuda.nvtx.range('r'):\n",
+    "match v:\n    case 1: pass\n",
+    "lambda q: q",
+    "(n := 10)",
+    "日本語",
+    "注释",
+    "🔥",
+    "🚀x",
+    "é",
+    "e\xCC\x81",
+    "名前 = 1\n",
+    "x = '🔥'  # 火\n",
+    "",
 };
 
 void runProperty(bool utf8, uint32_t seed, int steps) {
@@ -104,8 +135,10 @@ void runProperty(bool utf8, uint32_t seed, int steps) {
     for (size_t k = 0; k < nChanges; ++k) {
       size_t a = pick(oracle.size()), b = pick(oracle.size());
       if (a > b) std::swap(a, b);
-      if (oracle.size() > 700 || pick(3) == 0) b = std::min(oracle.size(), a + pick(20));
-      else b = a + std::min<size_t>(b - a, 8);
+      if (oracle.size() > 700 || pick(3) == 0)
+        b = std::min(oracle.size(), a + pick(20));
+      else
+        b = a + std::min<size_t>(b - a, 8);
       // Never split a "\r\n": the client could not address the point between them.
       auto fix = [&](size_t& i) {
         if (i > 0 && i < oracle.size() && oracle[i - 1] == '\r' && oracle[i] == '\n') --i;
@@ -133,8 +166,7 @@ void runProperty(bool utf8, uint32_t seed, int steps) {
     REQUIRE(doc);
     REQUIRE(doc->version() == version);
     if (doc->text() != encode(oracle)) {
-      FAIL_CHECK("text differs after step " << step << "\nchanges: " << changes.dump()
-                                            << "\nserver: " << doc->text()
+      FAIL_CHECK("text differs after step " << step << "\nchanges: " << changes.dump() << "\nserver: " << doc->text()
                                             << "\noracle: " << encode(oracle));
       return;
     }
@@ -143,8 +175,7 @@ void runProperty(bool utf8, uint32_t seed, int steps) {
       auto fresh = kl::python::SourceFile::parse(doc->text());
       REQUIRE(fresh.ok());
       if ((*fresh)->sexp() != doc->source()->sexp()) {
-        FAIL_CHECK("syntax tree differs from a fresh parse after step " << step
-                                                                         << "\ntext: " << doc->text());
+        FAIL_CHECK("syntax tree differs from a fresh parse after step " << step << "\ntext: " << doc->text());
         return;
       }
     }

@@ -1,8 +1,9 @@
 // Protocol types: parsing with JSON-path errors, optional vs absent, round trips.
+#include "lsp/protocol/protocol.h"
+
 #include <doctest/doctest.h>
 
 #include "lsp/protocol/commands.h"
-#include "lsp/protocol/protocol.h"
 
 using namespace kl::lsp;
 
@@ -27,8 +28,7 @@ TEST_CASE("protocol: errors name the JSON path") {
   CHECK(parseError<Position>(json::parse(R"({"line":-1,"character":0})")) ==
         "params.line: expected an unsigned 32-bit integer");
   CHECK(parseError<Position>(json::parse("[1,2]")) == "params: expected an object");
-  CHECK(parseError<CancelParams>(json::parse(R"({"id":1.5})")) ==
-        "params.id: expected an integer or a string");
+  CHECK(parseError<CancelParams>(json::parse(R"({"id":1.5})")) == "params.id: expected an integer or a string");
 }
 
 TEST_CASE("protocol: optional fields accept absent and null") {
@@ -66,8 +66,7 @@ TEST_CASE("protocol: initialize params and flattened client capabilities") {
   CHECK(p.initializationOptions["kernlens"]["a"] == 1);
 
   InitializeParams minimal;
-  REQUIRE(parseJson(json::parse(R"({"processId":null,"rootUri":null,"capabilities":{}})"), minimal,
-                    error));
+  REQUIRE(parseJson(json::parse(R"({"processId":null,"rootUri":null,"capabilities":{}})"), minimal, error));
   CHECK(!minimal.processId);
   CHECK(minimal.capabilities.positionEncodings.empty());
   CHECK(parseError<InitializeParams>(json::parse(R"({"processId":1})")) ==
@@ -83,8 +82,7 @@ TEST_CASE("protocol: writers omit empty optionals") {
   CHECK(toJson(we) == json::parse(R"({"documentChanges":[{"textDocument":{"uri":"file:///a.py",
       "version":3},"edits":[{"range":{"start":{"line":0,"character":0},"end":{"line":0,
       "character":1}},"newText":"x"}]}]})"));
-  CHECK(toJson(ResponseError{ErrorCode::MethodNotFound, "m"}) ==
-        json::parse(R"({"code":-32601,"message":"m"})"));
+  CHECK(toJson(ResponseError{ErrorCode::MethodNotFound, "m"}) == json::parse(R"({"code":-32601,"message":"m"})"));
   CHECK(toJson(std::optional<Position>()) == json(nullptr));
 }
 
@@ -138,7 +136,8 @@ TEST_CASE("protocol: feature types round-trip and name bad fields") {
   CHECK(toJson(hv) == json::parse(R"({"contents":{"kind":"markdown","value":"**x**"}})"));
   CHECK(toJson(std::optional<Hover>()) == json(nullptr));
 
-  PublishDiagnosticsParams pd{"file:///a.py", 3, {Diagnostic{Range{}, DiagnosticSeverity::Hint, "refine", "kernlens", "m"}}};
+  PublishDiagnosticsParams pd{
+      "file:///a.py", 3, {Diagnostic{Range{}, DiagnosticSeverity::Hint, "refine", "kernlens", "m"}}};
   CHECK(toJson(pd)["diagnostics"][0]["severity"] == 4);
   CHECK(toJson(pd)["version"] == 3);
 }
@@ -162,8 +161,9 @@ TEST_CASE("protocol: command arguments") {
         json::parse(R"({"uri":"file:///a.py","function":"f"})"));
 
   RefineHereArgs rh;
-  REQUIRE(parseJson(json::parse(R"({"uri":"u","range":{"start":{"line":1,"character":0},"end":{"line":4,"character":0}}})"),
-                    rh, error));
+  REQUIRE(
+      parseJson(json::parse(R"({"uri":"u","range":{"start":{"line":1,"character":0},"end":{"line":4,"character":0}}})"),
+                rh, error));
   CHECK(rh.function.empty());
   CHECK(parseError<RefineHereArgs>(json::parse(R"({"uri":"u"})")) == "params.range: required field is missing");
   CHECK(toJson(RunStarted{"k", "f", "a.py", "", "emulate"})["backend"] == "emulate");

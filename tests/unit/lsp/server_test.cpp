@@ -8,13 +8,12 @@
 #include <thread>
 
 #include "lsp/protocol/commands.h"
-
 #include "tests/unit/lsp/lsp_test_client.h"
 
 using namespace kl::lsp;
 using kl::lsp::test::LogCapture;
-using kl::lsp::test::TestClient;
 using kl::lsp::test::registerTestMethods;
+using kl::lsp::test::TestClient;
 
 namespace {
 json errorOf(const json& msg) { return msg.contains("error") ? msg["error"] : json(); }
@@ -121,9 +120,8 @@ TEST_CASE("server: generic background() posts its result back to the main loop")
   c.initialize();
   std::vector<int> seen;
   kl::CancellationSource src;
-  c.server().background<int>("double", src.token(),
-                             [](const kl::CancellationToken&) { return 21 * 2; },
-                             [&](int v) { seen.push_back(v); });
+  c.server().background<int>(
+      "double", src.token(), [](const kl::CancellationToken&) { return 21 * 2; }, [&](int v) { seen.push_back(v); });
   c.take();
   CHECK(seen == std::vector<int>{42});
 }
@@ -175,17 +173,17 @@ TEST_CASE("server: work-done progress") {
     REQUIRE(msgs.size() == 2);
     CHECK(msgs[0]["method"] == "$/progress");
     CHECK(msgs[0]["params"]["token"] == token);
-    CHECK(msgs[0]["params"]["value"] ==
-          json({{"kind", "begin"}, {"title", "Testing"}, {"cancellable", true},
-                {"message", "half"}, {"percentage", 50}}));
+    CHECK(
+        msgs[0]["params"]["value"] ==
+        json(
+            {{"kind", "begin"}, {"title", "Testing"}, {"cancellable", true}, {"message", "half"}, {"percentage", 50}}));
     CHECK(msgs[1]["params"]["value"] == json({{"kind", "end"}, {"message", "done"}}));
   }
   SUBCASE("reports from a pool thread, cancel from the client") {
     TestClient c({}, 1);
     c.initialize({{"window", {{"workDoneProgress", true}}}});
     int cancelled = 0;
-    auto p = c.server().beginProgress("Long", {.cancellable = true,
-                                               .onCancel = [&] { ++cancelled; }});
+    auto p = c.server().beginProgress("Long", {.cancellable = true, .onCancel = [&] { ++cancelled; }});
     auto msgs = c.take();
     REQUIRE(msgs.size() == 1);
     c.send({{"id", msgs[0]["id"]}, {"result", nullptr}});
@@ -193,8 +191,7 @@ TEST_CASE("server: work-done progress") {
     std::thread([&] { p->report("from a thread", 10); }).join();
     msgs = c.take();
     REQUIRE(msgs.size() == 1);
-    CHECK(msgs[0]["params"]["value"] ==
-          json({{"kind", "report"}, {"message", "from a thread"}, {"percentage", 10}}));
+    CHECK(msgs[0]["params"]["value"] == json({{"kind", "report"}, {"message", "from a thread"}, {"percentage", 10}}));
     c.notify("window/workDoneProgress/cancel", {{"token", p->token()}});
     c.take();
     CHECK(cancelled == 1);
@@ -319,8 +316,7 @@ TEST_CASE("server: exit without shutdown and end of input cancel work not tied t
       TestClient c(
           [&](Server& s) {
             s.onCancelAll([source] { source->cancel(); });
-            s.command<NoArguments>("test.longRun", [&s, source, cancelledAfter](const NoArguments&,
-                                                                                Reply<json> r) {
+            s.command<NoArguments>("test.longRun", [&s, source, cancelledAfter](const NoArguments&, Reply<json> r) {
               s.background<int>(
                   "test.longRun", source->token(),
                   [cancelledAfter](const kl::CancellationToken& t) {
@@ -404,18 +400,17 @@ TEST_CASE("server: document hooks see snapshots; didChange errors leave the docu
   c.open("file:///a.py", "x = 1\n");
   c.notify("textDocument/didChange",
            {{"textDocument", {{"uri", "file:///a.py"}, {"version", 2}}},
-            {"contentChanges", {{{"range", {{"start", {{"line", 0}, {"character", 4}}},
-                                            {"end", {{"line", 0}, {"character", 5}}}}},
-                                 {"text", "42"}}}}});
+            {"contentChanges",
+             {{{"range", {{"start", {{"line", 0}, {"character", 4}}}, {"end", {{"line", 0}, {"character", 5}}}}},
+               {"text", "42"}}}}});
   // start after end: rejected, document unchanged
   c.notify("textDocument/didChange",
            {{"textDocument", {{"uri", "file:///a.py"}, {"version", 3}}},
-            {"contentChanges", {{{"range", {{"start", {{"line", 0}, {"character", 5}}},
-                                            {"end", {{"line", 0}, {"character", 1}}}}},
-                                 {"text", "!"}}}}});
+            {"contentChanges",
+             {{{"range", {{"start", {{"line", 0}, {"character", 5}}}, {"end", {{"line", 0}, {"character", 1}}}}},
+               {"text", "!"}}}}});
   c.notify("textDocument/didChange",
-           {{"textDocument", {{"uri", "file:///nope.py"}, {"version", 1}}},
-            {"contentChanges", {{{"text", ""}}}}});
+           {{"textDocument", {{"uri", "file:///nope.py"}, {"version", 1}}}, {"contentChanges", {{{"text", ""}}}}});
   c.notify("textDocument/didClose", {{"textDocument", {{"uri", "file:///a.py"}}}});
   c.take();
   CHECK(seen == std::vector<std::pair<std::string, int>>{{"x = 1\n", 1}, {"x = 42\n", 2}});

@@ -81,8 +81,7 @@ std::vector<Step> parseTranscript(const std::string& text, std::string& error) {
     if (l.empty() || l[0] == '#') continue;
     if (l.rfind("<--", 0) == 0 || l.rfind("-->", 0) == 0) {
       Step s{l.substr(0, 3), l.substr(3), "", lineNo};
-      while (i + 1 < lines.size() && !lines[i + 1].empty() && !isDirective(lines[i + 1]))
-        s.arg += "\n" + lines[++i];
+      while (i + 1 < lines.size() && !lines[i + 1].empty() && !isDirective(lines[i + 1])) s.arg += "\n" + lines[++i];
       steps.push_back(std::move(s));
     } else if (l.rfind("<~~", 0) == 0) {
       steps.push_back({"<~~", l.substr(3), "", lineNo});
@@ -147,8 +146,7 @@ void runTranscript(const fs::path& path) {
       json expected = json::parse(s.arg, nullptr, false);
       REQUIRE_MESSAGE(!expected.is_discarded(), "invalid JSON in transcript");
       pump();
-      REQUIRE_MESSAGE(next < received.size(),
-                      ("expected a message from the server, got none: " + expected.dump()));
+      REQUIRE_MESSAGE(next < received.size(), ("expected a message from the server, got none: " + expected.dump()));
       std::string mismatch = test::jsonMismatch(expected, received[next]);
       CHECK_MESSAGE(mismatch.empty(), (mismatch + "\n  actual: " + received[next].dump()));
       ++next;
@@ -161,16 +159,14 @@ void runTranscript(const fs::path& path) {
       std::string uri, file;
       args >> uri >> file;
       REQUIRE_MESSAGE(!file.empty(), "%open-file needs URI and PATH");
-      json item = {{"uri", uri}, {"languageId", "python"}, {"version", 1},
-                   {"text", kl::test::readFile(file)}};
+      json item = {{"uri", uri}, {"languageId", "python"}, {"version", 1}, {"text", kl::test::readFile(file)}};
       client.send({{"method", "textDocument/didOpen"}, {"params", {{"textDocument", item}}}});
     } else if (s.kind == "%close-input") {
       client.transport().clientClose();
     } else if (s.kind == "%no-output") {
       pump();
       CHECK_MESSAGE(next == received.size(),
-                    ("unexpected server message: " +
-                     (next < received.size() ? received[next].dump() : std::string())));
+                    ("unexpected server message: " + (next < received.size() ? received[next].dump() : std::string())));
     } else if (s.kind == "%exit-code") {
       pump();
       CHECK(client.server().exited());
@@ -180,9 +176,8 @@ void runTranscript(const fs::path& path) {
       for (auto& l : log.take()) logLines.push_back(l);
       std::string needle = unescape(s.arg, error);
       REQUIRE_MESSAGE(error.empty(), error);
-      auto it = std::find_if(logLines.begin(), logLines.end(), [&](const std::string& l) {
-        return l.find(needle) != std::string::npos;
-      });
+      auto it = std::find_if(logLines.begin(), logLines.end(),
+                             [&](const std::string& l) { return l.find(needle) != std::string::npos; });
       CHECK_MESSAGE(it != logLines.end(), ("no log line contains '" + needle + "'"));
       if (it != logLines.end()) logLines.erase(logLines.begin(), it + 1);
     } else {
@@ -190,9 +185,8 @@ void runTranscript(const fs::path& path) {
     }
   }
   pump();
-  CHECK_MESSAGE(next == received.size(),
-                ("unmatched server message at end of transcript: " +
-                 (next < received.size() ? received[next].dump() : std::string())));
+  CHECK_MESSAGE(next == received.size(), ("unmatched server message at end of transcript: " +
+                                          (next < received.size() ? received[next].dump() : std::string())));
 }
 
 }  // namespace

@@ -28,7 +28,7 @@ TEST_CASE("uri: file URIs decode to absolute paths") {
 TEST_CASE("uri: percent-escapes, spaces and non-ASCII") {
   CHECK(decoded("file:///home/u/my%20project/a%20b.py") == "/home/u/my project/a b.py");
   CHECK(decoded("file:///home/u/%C3%A9t%C3%A9/%E6%A8%A1%E5%9E%8B.py") ==
-        "/home/u/\xC3\xA9t\xC3\xA9/\xE6\xA8\xA1\xE5\x9E\x8B.py");  // été/模型.py
+        "/home/u/\xC3\xA9t\xC3\xA9/\xE6\xA8\xA1\xE5\x9E\x8B.py");       // été/模型.py
   CHECK(decoded("file:///home/u/%c3%a9.py") == "/home/u/\xC3\xA9.py");  // lower-case hex
   CHECK(decoded("file:///a/%23x%3F.py") == "/a/#x?.py");
   CHECK(decoded("file:///a/100%25.py") == "/a/100%.py");
@@ -45,12 +45,12 @@ TEST_CASE("uri: what is not a local file is rejected") {
   CHECK(decoded("https://example.com/a.py") == "<none>");
   CHECK(decoded("file://server/share/a.py") == "<none>");  // a remote host
   CHECK(decoded("file://localhost") == "<none>");
-  CHECK(decoded("file:a.py") == "<none>");                 // relative
-  CHECK(decoded("file:///a/%zz.py") == "<none>");          // malformed escapes
+  CHECK(decoded("file:a.py") == "<none>");         // relative
+  CHECK(decoded("file:///a/%zz.py") == "<none>");  // malformed escapes
   CHECK(decoded("file:///a/b%2") == "<none>");
   CHECK(decoded("file:///a/b%") == "<none>");
-  CHECK(decoded("file:///a/%00.py") == "<none>");          // would truncate the path
-  CHECK(decoded("file:///a/x%2Fy.py") == "<none>");        // would add a path segment
+  CHECK(decoded("file:///a/%00.py") == "<none>");    // would truncate the path
+  CHECK(decoded("file:///a/x%2Fy.py") == "<none>");  // would add a path segment
   CHECK(decoded("") == "<none>");
 }
 

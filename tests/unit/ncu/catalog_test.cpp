@@ -1,10 +1,10 @@
 // The kernel catalogue: schema versioning, imports, re-import, merging, aggregation.
-#include <doctest/doctest.h>
+#include "core/ncu/catalog.h"
 
+#include <doctest/doctest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/ncu/catalog.h"
 #include "tests/support/test_support.h"
 
 using namespace kl::ncu;
@@ -63,11 +63,11 @@ TEST_CASE("import: a launch split over files is merged, re-import does not doubl
   auto cat = Catalog::openMemory();
   REQUIRE(cat.ok());
   ImportOptions opt{"deepseek-ocr", "v2"};
-  auto s = cat->importFiles({dataPath("ncu/dsocr_v2/kernel_0001.details.csv"),
-                             dataPath("ncu/dsocr_v2/kernel_0001.metrics.csv"),
-                             dataPath("ncu/dsocr_v2/kernel_0001.section_SpeedOfLight.csv"),
-                             dataPath("ncu/dsocr_v2/kernel_0001.section_SpeedOfLight_RooflineChart.csv")},
-                            opt);
+  auto s = cat->importFiles(
+      {dataPath("ncu/dsocr_v2/kernel_0001.details.csv"), dataPath("ncu/dsocr_v2/kernel_0001.metrics.csv"),
+       dataPath("ncu/dsocr_v2/kernel_0001.section_SpeedOfLight.csv"),
+       dataPath("ncu/dsocr_v2/kernel_0001.section_SpeedOfLight_RooflineChart.csv")},
+      opt);
   REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().message));
   REQUIRE(s->files.size() == 4);
   CHECK(s->files[0].launchesAdded == 1);
@@ -100,10 +100,11 @@ TEST_CASE("import: a launch split over files is merged, re-import does not doubl
 TEST_CASE("catalogue across runs, models and tools") {
   auto cat = Catalog::openMemory();
   REQUIRE(cat.ok());
-  REQUIRE(cat->importFiles({dataPath("ncu/dsocr_v2/kernel_0003.details.csv"),
-                            dataPath("ncu/dsocr_v2/kernel_0004.details.csv"),
-                            dataPath("ncu/dsocr_v2/kernel_0010.details.csv")},
-                           {"dsocr", "v2"}).ok());
+  REQUIRE(cat->importFiles(
+                 {dataPath("ncu/dsocr_v2/kernel_0003.details.csv"), dataPath("ncu/dsocr_v2/kernel_0004.details.csv"),
+                  dataPath("ncu/dsocr_v2/kernel_0010.details.csv")},
+                 {"dsocr", "v2"})
+              .ok());
   REQUIRE(cat->importFiles({dataPath("ncu/dsocr_v1/kernel_0003.details.csv")}, {"dsocr-v1", "v1"}).ok());
   REQUIRE(cat->importFiles({dataPath("ncu/xplacer/nsight_bfs_graph4096.log")}, {"rodinia-bfs", ""}).ok());
   auto nsys = cat->importFiles({dataPath("ncu/nsys/all-stage.summary_cuda_gpu_kern_sum.csv")}, {"dsocr", "nsys"});

@@ -25,8 +25,7 @@ TEST_CASE("drill: the exact ncu command for a kl: push/pop range") {
         "--section SpeedOfLight --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis "
         "--section Occupancy --section LaunchStats --section SpeedOfLight_RooflineChart "
         "--force-overwrite -o .kernlens/ncu/drill python train.py --steps 3");
-  CHECK(drillExportCommand(r) ==
-        "ncu --import .kernlens/ncu/drill.ncu-rep --csv --page details --print-units base");
+  CHECK(drillExportCommand(r) == "ncu --import .kernlens/ncu/drill.ncu-rep --csv --page details --print-units base");
   r.useLaunchCount = true;
   r.launchCount = 5;
   r.range = "kl:my model.py:3-4";
@@ -94,7 +93,11 @@ TEST_CASE("join ncu launches to profile kernels: name key + grid/block + launch 
   };
   // nsys spelling of v2 kernel 0004 (2 x 128), launched 3 times, one launch with another shape.
   const std::string nsysName =
-      "void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase &)::[lambda() (instance 3)]::operator ()() const::[lambda() (instance 7)]::operator ()() const::[lambda(float) (instance 1)], std::array<char *, (unsigned long)2>, (int)4, TrivialOffsetCalculator<(int)1, unsigned int>, TrivialOffsetCalculator<(int)1, unsigned int>, at::native::memory::LoadWithCast<(int)1>, at::native::memory::StoreWithCast<(int)1>>(int, T1, T2, T4, T5, T6, T7)";
+      "void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase "
+      "&)::[lambda() (instance 3)]::operator ()() const::[lambda() (instance 7)]::operator ()() const::[lambda(float) "
+      "(instance 1)], std::array<char *, (unsigned long)2>, (int)4, TrivialOffsetCalculator<(int)1, unsigned int>, "
+      "TrivialOffsetCalculator<(int)1, unsigned int>, at::native::memory::LoadWithCast<(int)1>, "
+      "at::native::memory::StoreWithCast<(int)1>>(int, T1, T2, T4, T5, T6, T7)";
   addKernel(nsysName, 100, 2, 128);
   addKernel(nsysName, 200, 64, 128);
   addKernel(nsysName, 300, 2, 128);

@@ -52,18 +52,30 @@ TEST_CASE("demangle, display, base and informative names") {
   CHECK(demangle("not_mangled") == "not_mangled");
   CHECK(demangle("_Zgarbage") == "_Zgarbage");
   CHECK(baseName("_Z3fooPfi") == "foo");
-  const std::string nsys = "void at::native::vectorized_elementwise_kernel<(int)4, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char *, (unsigned long)3>>(int, T2, T3)";
-  CHECK(displayName(nsys) == "at::native::vectorized_elementwise_kernel<(int)4, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char *, (unsigned long)3>>");
+  const std::string nsys =
+      "void at::native::vectorized_elementwise_kernel<(int)4, at::native::CUDAFunctor_add<c10::BFloat16>, "
+      "std::array<char *, (unsigned long)3>>(int, T2, T3)";
+  CHECK(displayName(nsys) ==
+        "at::native::vectorized_elementwise_kernel<(int)4, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char "
+        "*, (unsigned long)3>>");
   CHECK(baseName(nsys) == "vectorized_elementwise_kernel");
   CHECK(baseName("std::enable_if<!T7, void>::type internal::gemvx::kernel<int, (bool)0>(T13)") == "kernel");
-  CHECK(baseName("void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_256x128_32x3_tn_align8>(T1::Params)") == "Kernel2");
-  CHECK(informativeName("void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_256x128_32x3_tn_align8>(T1::Params)") ==
-        "cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_256x128_32x3_tn_align8");
+  CHECK(
+      baseName(
+          "void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_256x128_32x3_tn_align8>(T1::Params)") ==
+      "Kernel2");
+  CHECK(
+      informativeName(
+          "void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_256x128_32x3_tn_align8>(T1::Params)") ==
+      "cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_256x128_32x3_tn_align8");
   CHECK(baseName("nvjet_tst_128x256_64x4_1x2_h_bz_coopA_TNT") == "nvjet_tst_128x256_64x4_1x2_h_bz_coopA_TNT");
-  CHECK(baseName("void unnamed>::CatArrayBatchedCopy<unnamed>::OpaqueType<2>, unsigned int, 4, 64, 64>(T1 *, int)") == "CatArrayBatchedCopy");
+  CHECK(baseName("void unnamed>::CatArrayBatchedCopy<unnamed>::OpaqueType<2>, unsigned int, 4, 64, 64>(T1 *, int)") ==
+        "CatArrayBatchedCopy");
   CHECK(baseName("Fan2(float*,float*,float*,int,int,int)") == "Fan2");
-  CHECK(baseName("fmha_cutlassF_bf16_aligned_64x64_rf_sm80(AttentionKernel<bfloat16_t, Sm80, 1, 64, 64, 64, 1, 1>::Params)") ==
-        "fmha_cutlassF_bf16_aligned_64x64_rf_sm80");
+  CHECK(
+      baseName(
+          "fmha_cutlassF_bf16_aligned_64x64_rf_sm80(AttentionKernel<bfloat16_t, Sm80, 1, 64, 64, 64, 1, 1>::Params)") ==
+      "fmha_cutlassF_bf16_aligned_64x64_rf_sm80");
   // Kineto vs nsys spellings normalise to one key.
   CHECK(normalizedKey("void at::native::(anonymous namespace)::foo<false, 4>(int)") ==
         normalizedKey("void at::native::<unnamed>::foo<(bool)0, (int)4>(int)"));
@@ -95,23 +107,39 @@ TEST_CASE("library families, ordered rules") {
   };
   const Case cases[] = {
       {"nvjet_tst_128x256_64x4_1x2_h_bz_coopA_TNT", "cuBLASLt"},
-      {"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas", "cuBLAS"},
+      {"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__"
+       "5x_cublas",
+       "cuBLAS"},
       {"sm80_xmma_gemm_f16f16_f16f32_f32_nn_n_tilesize160x128x32_stage4_warpsize2x2x1_tensor16x8x16_kernel", "CUTLASS"},
       {"ampere_sgemm_128x64_nn", "cuBLAS"},
-      {"void cutlass::Kernel2<cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_32x32_128x2_tn_align8>(T1::Params)", "CUTLASS"},
+      {"void cutlass::Kernel2<cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_32x32_128x2_tn_align8>(T1::Params)",
+       "CUTLASS"},
       {"cutlass__5x_cudnn::Kernel<cutlass_tensorop_bf16_s16816fprop_optimized_bf16_128x128_32x5_nhwc_align8>", "cuDNN"},
-      {"void flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 64, 64, 4, false, false, cutlass::bfloat16_t>>(flash::Flash_fwd_params)", "FlashAttention"},
-      {"fmha_cutlassF_bf16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<cutlass::bfloat16_t, cutlass::arch::Sm80, true, 64, 64, 64, true, true>::Params)", "mem-efficient attention"},
+      {"void flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 64, 64, 4, false, false, "
+       "cutlass::bfloat16_t>>(flash::Flash_fwd_params)",
+       "FlashAttention"},
+      {"fmha_cutlassF_bf16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<cutlass::bfloat16_t, "
+       "cutlass::arch::Sm80, true, 64, 64, 64, true, true>::Params)",
+       "mem-efficient attention"},
       {"triton_poi_fused_add_mul_relu_0", "Triton/Inductor"},
       {"triton_red_fused_sum_36", "Triton/Inductor"},
       {"triton_per_fused_native_layer_norm_2", "Triton/Inductor"},
       {"ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "NCCL"},
       {"ncclSymDevKernel_AllReduce_RSxLD_AGxST_sum_bf16", "NCCL"},
-      {"void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps<float, float, float, float>, unsigned int, float, 4, 4>>(T3)", "ATen reduce"},
-      {"void at::native::vectorized_elementwise_kernel<(int)4, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char *, (unsigned long)3>>(int, T2, T3)", "ATen elementwise"},
-      {"void at::native::(anonymous namespace)::softmax_warp_forward<float, float, float, 10, false, false>(float*, const float*, int, int, int, const bool*, int, bool)", "ATen"},
+      {"void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps<float, float, float, "
+       "float>, unsigned int, float, 4, 4>>(T3)",
+       "ATen reduce"},
+      {"void at::native::vectorized_elementwise_kernel<(int)4, at::native::CUDAFunctor_add<c10::BFloat16>, "
+       "std::array<char *, (unsigned long)3>>(int, T2, T3)",
+       "ATen elementwise"},
+      {"void at::native::(anonymous namespace)::softmax_warp_forward<float, float, float, 10, false, false>(float*, "
+       "const float*, int, int, int, const bool*, int, bool)",
+       "ATen"},
       {"[CUDA memcpy HtoD]", "copy"},
-      {"void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase &)::[lambda() (instance 3)]::operator ()() const::[lambda() (instance 7)]::operator ()() const::[lambda(float) (instance 1)], std::array<char *, (unsigned long)2>, (int)4>(int, T1, T2)", "copy"},
+      {"void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase "
+       "&)::[lambda() (instance 3)]::operator ()() const::[lambda() (instance 7)]::operator ()() const::[lambda(float) "
+       "(instance 1)], std::array<char *, (unsigned long)2>, (int)4>(int, T1, T2)",
+       "copy"},
       {"void cub::DeviceRadixSortOnesweepKernel<int>(int)", "CUB/Thrust"},
       {"Fan2(float*,float*,float*,int,int,int)", "other"},
   };
@@ -191,7 +219,7 @@ TEST_CASE("legacy V100 files classify with the old SOL names") {
   KernelMetrics m = extractMetrics(r->launches[0]);
   REQUIRE(m.smPct);
   REQUIRE(m.memPct);
-  REQUIRE(m.dramPct);  // SOL FB
+  REQUIRE(m.dramPct);                          // SOL FB
   CHECK(classify(m).bound == Bound::Compute);  // SM ~74 %, memory ~36 %
   auto bfs = readNcuFile(dataPath("ncu/xplacer/nsight_bfs_graph4096.log"));
   REQUIRE(bfs.ok());
@@ -212,7 +240,8 @@ TEST_CASE("refinement from raw metrics: limiter, waves, stalls (synthetic raw pa
   CHECK(nccl.bound == Bound::Latency);
   CHECK(nccl.detail.find("small grid (0.06 waves") != std::string::npos);
   CHECK(nccl.detail.find("barrier") != std::string::npos);  // 12.0 > 8.0
-  CHECK(boundForKernel("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", *r).bound == Bound::Latency);
+  CHECK(boundForKernel("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", *r).bound ==
+        Bound::Latency);
   CHECK(boundForKernel("not_profiled", *r).bound == Bound::Unknown);
 }
 

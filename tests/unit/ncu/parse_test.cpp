@@ -101,8 +101,8 @@ TEST_CASE("details page (ncu 2025, RTX 5090): ragged rows, rules, separators, un
   // Rows in the file (minus the header) = metrics + rules; rule rows name a rule in column 16.
   size_t rows = countLines(text, "\n") - 1;
   size_t ruleRows = countLines(text, "\"SOLBottleneck\"") + countLines(text, "\"SOLFPRoofline\"") +
-                    countLines(text, "\"IssueSlotUtilization\"") +
-                    countLines(text, "\"TheoreticalOccupancy\"") + countLines(text, "\"AchievedOccupancy\"");
+                    countLines(text, "\"IssueSlotUtilization\"") + countLines(text, "\"TheoreticalOccupancy\"") +
+                    countLines(text, "\"AchievedOccupancy\"");
   CHECK(l.rules.size() == ruleRows);
   CHECK(l.metrics.size() + l.rules.size() == rows);
   CHECK(l.id == 0);

@@ -1,8 +1,9 @@
 // Wrap / function body / strip / refine / keep / overlay: exact expected texts for every rule of
 // docs/annotations.md, and the strip round trip for each.
+#include "core/nvtx/engine.h"
+
 #include <doctest/doctest.h>
 
-#include "core/nvtx/engine.h"
 #include "core/nvtx/file_io.h"
 #include "core/nvtx/overlay.h"
 #include "tests/support/test_support.h"
@@ -18,8 +19,7 @@ python::SourceFilePtr parse(const std::string& s) {
   return *f;
 }
 
-Result<Instrumented> inst(const std::string& src, std::vector<RangeRequest> reqs,
-                          bool skip = false) {
+Result<Instrumented> inst(const std::string& src, std::vector<RangeRequest> reqs, bool skip = false) {
   Options o;
   o.relPath = "m.py";
   o.skipUnwrappable = skip;
@@ -113,13 +113,19 @@ TEST_CASE("continuations, brackets and multi-line strings") {
 }
 
 TEST_CASE("CRLF, BOM and tabs are kept") {
-  std::string src = "\xEF\xBB\xBF" "def f():\r\n\tif x:\r\n\t\ty()\r\n";
+  std::string src =
+      "\xEF\xBB\xBF"
+      "def f():\r\n\tif x:\r\n\t\ty()\r\n";
   CHECK(wrap(src, {RangeRequest::functionBody("f")}) ==
-        "\xEF\xBB\xBF" "import torch  # kl:import\r\ndef f():\r\n"
+        "\xEF\xBB\xBF"
+        "import torch  # kl:import\r\ndef f():\r\n"
         "\twith torch.cuda.nvtx.range(\"kl:m.py:2-3:f\"):\r\n\t\tif x:\r\n\t\t\ty()\r\n");
   // BOM and a first-line statement: the import goes after the BOM.
-  CHECK(wrap("\xEF\xBB\xBF" "x = 1\n", {lines(1, 1)}) ==
-        "\xEF\xBB\xBF" "import torch  # kl:import\nwith torch.cuda.nvtx.range(\"kl:m.py:1-1:x = 1\"):\n    x = 1\n");
+  CHECK(wrap("\xEF\xBB\xBF"
+             "x = 1\n",
+             {lines(1, 1)}) ==
+        "\xEF\xBB\xBF"
+        "import torch  # kl:import\nwith torch.cuda.nvtx.range(\"kl:m.py:1-1:x = 1\"):\n    x = 1\n");
   // Two-space files keep two spaces.
   CHECK(wrap("def f():\n  a()\n  b()\n", {lines(3, 3)}) ==
         "import torch  # kl:import\ndef f():\n  a()\n  with torch.cuda.nvtx.range(\"kl:m.py:3-3:b()\"):\n    b()\n");
@@ -150,12 +156,10 @@ TEST_CASE("clauses widen to the whole compound statement") {
   CHECK(wrap(src, {lines(7, 7)}) ==
         "import torch\nif a:\n    x()\nelif b:\n    y()\nelse:\n"
         "    with torch.cuda.nvtx.range(\"kl:m.py:7-7:z()\"):\n        z()\n");
-  std::string trysrc =
-      "import torch\ntry:\n    a()\nexcept E:\n    b()\nfinally:\n    c()\n";
+  std::string trysrc = "import torch\ntry:\n    a()\nexcept E:\n    b()\nfinally:\n    c()\n";
   auto t = wrap(trysrc, {lines(4, 4)});
   CHECK(t.find("range(\"kl:m.py:2-7:try\"):\n    try:") != std::string::npos);
-  std::string matchsrc =
-      "import torch\nmatch v:\n    case 1:\n        a()\n    case _:\n        b()\n";
+  std::string matchsrc = "import torch\nmatch v:\n    case 1:\n        a()\n    case _:\n        b()\n";
   CHECK(wrap(matchsrc, {lines(5, 5)}).find("\"kl:m.py:2-6:match v\"") != std::string::npos);
   CHECK(wrap(matchsrc, {lines(6, 6)}) ==
         "import torch\nmatch v:\n    case 1:\n        a()\n    case _:\n"
@@ -202,13 +206,12 @@ TEST_CASE("function bodies") {
         "import torch\n@dec\nasync def f(a):\n    \"\"\"Doc.\"\"\"\n    global G\n"
         "    with torch.cuda.nvtx.range(\"kl:m.py:6-7:f\"):\n        nonlocal_ok = 1\n        yield a\n");
   // One-line bodies move to their own lines; strip restores the exact gap (here two spaces).
-  CHECK(wrap("import torch\nclass C:\n    def m(self):  return g()\n",
-             {RangeRequest::functionBody("C.m")}) ==
+  CHECK(wrap("import torch\nclass C:\n    def m(self):  return g()\n", {RangeRequest::functionBody("C.m")}) ==
         "import torch\nclass C:\n    def m(self):\n"
         "        with torch.cuda.nvtx.range(\"kl:m.py:3-3:C.m\"):  # kl:inline=ss\n"
         "            return g()\n");
-  CHECK(wrap("import torch\ndef f():\treturn 1\n", {RangeRequest::functionBody("f")})
-            .find("# kl:inline=t\n") != std::string::npos);
+  CHECK(wrap("import torch\ndef f():\treturn 1\n", {RangeRequest::functionBody("f")}).find("# kl:inline=t\n") !=
+        std::string::npos);
   // Nothing but a docstring: refused, and skipped in bulk mode.
   auto r = inst("def f():\n    \"\"\"Only doc.\"\"\"\n", {RangeRequest::functionBody("f")});
   REQUIRE_FALSE(r.ok());
@@ -217,11 +220,11 @@ TEST_CASE("function bodies") {
   REQUIRE(bulk.ok());
   CHECK(bulk->skipped.size() == 2);
   CHECK(bulk->text == "def f():\n    \"\"\"Only doc.\"\"\"\ndef g(): \"doc\"\n");
-  CHECK(inst("def f(): pass\n", {RangeRequest::functionBody("nope")}).error().code ==
-        Error::Code::NotFound);
+  CHECK(inst("def f(): pass\n", {RangeRequest::functionBody("nope")}).error().code == Error::Code::NotFound);
   // Redefinitions are picked by their def line.
-  std::string props = "class K:\n    @property\n    def p(self):\n        return 1\n"
-                      "    @p.setter\n    def p(self, v):\n        pass\n";
+  std::string props =
+      "class K:\n    @property\n    def p(self):\n        return 1\n"
+      "    @p.setter\n    def p(self, v):\n        pass\n";
   auto second = wrap(props, {RangeRequest::functionBody("K.p", 5)});
   CHECK(second.find("\"kl:m.py:7-7:K.p\"") != std::string::npos);
   CHECK(second.find("kl:m.py:4-4") == std::string::npos);
@@ -287,8 +290,7 @@ TEST_CASE("strip never touches user ranges and refuses edited managed ranges") {
   CHECK(s->text == user);
   CHECK(s->ranges.empty());
   // A user-written `import torch` (no marker) stays.
-  CHECK(stripped("import torch\nwith torch.cuda.nvtx.range(\"kl:m.py:2-2\"):\n    f()\n") ==
-        "import torch\nf()\n");
+  CHECK(stripped("import torch\nwith torch.cuda.nvtx.range(\"kl:m.py:2-2\"):\n    f()\n") == "import torch\nf()\n");
   auto edited = strip(*parse("import torch\nwith torch.cuda.nvtx.range(\"kl:m.py:2-2\"):  # mine\n    f()\n"));
   REQUIRE_FALSE(edited.ok());
   CHECK(edited.error().message.find("line 2") != std::string::npos);
@@ -395,8 +397,8 @@ TEST_CASE("atomic write replaces the file and keeps its mode") {
   test::TempDir dir;
   auto p = dir / "a.py";
   test::writeFile(p, "old\n");
-  std::filesystem::permissions(p, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write |
-                                      std::filesystem::perms::owner_exec);
+  std::filesystem::permissions(
+      p, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write | std::filesystem::perms::owner_exec);
   REQUIRE(writeFileAtomically(p, "new\n").ok());
   CHECK(test::readFile(p) == "new\n");
   CHECK((std::filesystem::status(p).permissions() & std::filesystem::perms::owner_exec) !=

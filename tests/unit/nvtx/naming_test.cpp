@@ -1,6 +1,7 @@
+#include "core/nvtx/naming.h"
+
 #include <doctest/doctest.h>
 
-#include "core/nvtx/naming.h"
 #include "core/python/source_file.h"
 
 using namespace kl::nvtx;
@@ -23,10 +24,9 @@ TEST_CASE("names format and parse back exactly") {
 }
 
 TEST_CASE("name parsing is strict") {
-  for (const char* bad : {"a.py:1-2", "kl:", "kl:a.py", "kl:a.py:1", "kl:a.py:0-1", "kl:a.py:2-1",
-                          "kl:a.py:01-2", "kl:a.py:+1-2", "kl:a.py:1-2:", "kl:/etc/passwd:1-2",
-                          "kl:../x.py:1-2", "kl:a/../../x.py:1-2", "kl:a//b.py:1-2",
-                          "kl:./a.py:1-2", "kl:a\\b.py:1-2", "kl:a.py:1-2x", "kl:a.py:1-99999999999",
+  for (const char* bad : {"a.py:1-2", "kl:", "kl:a.py", "kl:a.py:1", "kl:a.py:0-1", "kl:a.py:2-1", "kl:a.py:01-2",
+                          "kl:a.py:+1-2", "kl:a.py:1-2:", "kl:/etc/passwd:1-2", "kl:../x.py:1-2", "kl:a/../../x.py:1-2",
+                          "kl:a//b.py:1-2", "kl:./a.py:1-2", "kl:a\\b.py:1-2", "kl:a.py:1-2x", "kl:a.py:1-99999999999",
                           "kl:a.py:1-2:bad\"quote", "kl:a.py:1-2:tab\there"}) {
     CAPTURE(bad);
     CHECK_FALSE(parseName(bad).ok());
@@ -59,8 +59,7 @@ TEST_CASE("labels and literals") {
   CHECK(pythonLiteral("kl:a.py:1-1") == "\"kl:a.py:1-1\"");
   CHECK(pythonLiteral("q\"b\\") == "\"q\\\"b\\\\\"");
   CHECK(pythonLiteral("π😀") == "\"\\u03c0\\U0001f600\"");
-  for (std::string v : {"kl:a.py:1-1", "q\"b\\", "π😀 ok", "tab\there"})
-    CHECK(*decodeLiteral(pythonLiteral(v)) == v);
+  for (std::string v : {"kl:a.py:1-1", "q\"b\\", "π😀 ok", "tab\there"}) CHECK(*decodeLiteral(pythonLiteral(v)) == v);
   CHECK(*decodeLiteral("'single'") == "single");
   CHECK(*decodeLiteral("\"\"\"tri\"ple\"\"\"") == "tri\"ple");
   CHECK_FALSE(decodeLiteral("f\"x\"").ok());

@@ -1,7 +1,7 @@
 // NVTX ranges already in the source, in every spelling the model's facts resolve to an NVTX API.
-#include <doctest/doctest.h>
-
 #include "core/nvtx/source_ranges.h"
+
+#include <doctest/doctest.h>
 
 using namespace kl::python;
 using kl::nvtx::SourceRange;
@@ -27,28 +27,28 @@ uint32_t endOf(const SourceFile& f, std::string_view needle) {
 
 TEST_CASE("existing NVTX ranges in every spelling") {
   auto f = parse(
-      "import torch as th\n"                                   // 0
-      "import torch.cuda.nvtx as tnv\n"                        // 1
-      "import nvtx\n"                                          // 2
-      "@nvtx.annotate(\"kl:m.py:4-6\", color=\"red\")\n"       // 3
-      "def f():\n"                                             // 4
+      "import torch as th\n"                                     // 0
+      "import torch.cuda.nvtx as tnv\n"                          // 1
+      "import nvtx\n"                                            // 2
+      "@nvtx.annotate(\"kl:m.py:4-6\", color=\"red\")\n"         // 3
+      "def f():\n"                                               // 4
       "    with th.cuda.nvtx.range(\"user\"), open(p) as fh:\n"  // 5
-      "        pass\n"                                         // 6
-      "    with tnv.range(msg=f\"it{i}\") as r:\n"             // 7
-      "        pass\n"                                         // 8
-      "    with nvtx.annotate(message='kl:' 'x.py:9'):\n"      // 9
-      "        pass\n"                                         // 10
-      "    th.cuda.nvtx.range_push('outer')\n"                 // 11
-      "    th.cuda.nvtx.range_push('inner')\n"                 // 12
-      "    work()\n"                                           // 13
-      "    th.cuda.nvtx.range_pop()\n"                         // 14
-      "    nvtx.push_range('pkg')\n"                           // 15
-      "    tnv.range_pop()\n"                                  // 16
-      "    nvtx.pop_range()\n"                                 // 17
-      "    with open(p): pass\n"                               // 18
-      "    with other.range('not nvtx'): pass\n"               // 19
-      "@nvtx.annotate\n"                                       // 20
-      "def g(): pass\n");                                      // 21
+      "        pass\n"                                           // 6
+      "    with tnv.range(msg=f\"it{i}\") as r:\n"               // 7
+      "        pass\n"                                           // 8
+      "    with nvtx.annotate(message='kl:' 'x.py:9'):\n"        // 9
+      "        pass\n"                                           // 10
+      "    th.cuda.nvtx.range_push('outer')\n"                   // 11
+      "    th.cuda.nvtx.range_push('inner')\n"                   // 12
+      "    work()\n"                                             // 13
+      "    th.cuda.nvtx.range_pop()\n"                           // 14
+      "    nvtx.push_range('pkg')\n"                             // 15
+      "    tnv.range_pop()\n"                                    // 16
+      "    nvtx.pop_range()\n"                                   // 17
+      "    with open(p): pass\n"                                 // 18
+      "    with other.range('not nvtx'): pass\n"                 // 19
+      "@nvtx.annotate\n"                                         // 20
+      "def g(): pass\n");                                        // 21
   const Module& m = f->model();
   auto ranges = sourceRanges(*f);
   REQUIRE(ranges.size() == 8);
@@ -112,19 +112,18 @@ TEST_CASE("an unmatched push is reported without a pop; an unmatched pop is igno
   CHECK(ranges[0].name == std::string("a"));
 }
 
-
 TEST_CASE("the API is resolved through the imports, not matched by spelling") {
   auto f = parse(
       "from torch.cuda.nvtx import range as nrange, range_push as push, range_pop\n"
       "import contextlib as nvtx\n"
       "def f():\n"
-      "    with nrange('aliased'):\n"   // 3: torch.cuda.nvtx.range under another name
+      "    with nrange('aliased'):\n"  // 3: torch.cuda.nvtx.range under another name
       "        pass\n"
       "    push('p')\n"                 // 5
       "    range_pop()\n"               // 6
       "    with nvtx.nullcontext():\n"  // 7: not NVTX, whatever the module is called
       "        pass\n"
-      "    with range(3):\n"            // 9: the builtin, not an import
+      "    with range(3):\n"  // 9: the builtin, not an import
       "        pass\n");
   const Module& m = f->model();
   auto ranges = sourceRanges(*f);

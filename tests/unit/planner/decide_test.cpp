@@ -1,12 +1,14 @@
 // Planner decisions on hand-built round statistics (decide.h, budget.h).
-#include "core/planner/budget.h"
 #include "core/planner/decide.h"
+
+#include "core/planner/budget.h"
 #include "doctest/doctest.h"
 
 using namespace kl::planner;
 
 namespace {
-kl::attribution::RangeEntry stats(uint32_t inv, int64_t launches, uint32_t maxExcl, std::vector<std::string> kernels = {}) {
+kl::attribution::RangeEntry stats(uint32_t inv, int64_t launches, uint32_t maxExcl,
+                                  std::vector<std::string> kernels = {}) {
   kl::attribution::RangeEntry s;
   s.invocations = inv;
   s.launches = launches;

@@ -172,7 +172,8 @@ TEST_CASE("the JSON document has exactly the documented shape") {
   CHECK(renderJson(r) ==
         "{\"converged\":true,\"stop_reason\":\"converged\",\"rounds\":3,\"backend\":\"emulate\",\"emulated\":true,"
         "\"lines\":[{\"file\":\"m.py\",\"line\":4,\"end_line\":5,\"function\":\"f\",\"gpu_ns\":1900,"
-        "\"backward_gpu_ns\":700,\"step_kind\":null,\"launches\":3,\"invocations\":0,\"atomic\":true,\"atomic_reason\":\"library\",\"no_matching_kernel\":false,\"note\":null,\"suggest_focus\":null,\"kernels\":["
+        "\"backward_gpu_ns\":700,\"step_kind\":null,\"launches\":3,\"invocations\":0,\"atomic\":true,\"atomic_reason\":"
+        "\"library\",\"no_matching_kernel\":false,\"note\":null,\"suggest_focus\":null,\"kernels\":["
         "{\"name\":\"k\\\"1\",\"backward\":false,\"pass\":\"forward\",\"launches\":2,\"gpu_ns\":1200},"
         "{\"name\":\"k\\\"1\",\"backward\":true,\"pass\":\"backward\",\"forward_owner\":true,\"launches\":1,"
         "\"gpu_ns\":700}]}],"

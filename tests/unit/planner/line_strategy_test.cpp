@@ -1,5 +1,6 @@
 // Line strategy helpers: reachable functions, the probe spec, per-line results from line ranges.
 #include "core/planner/line_strategy.h"
+
 #include "doctest/doctest.h"
 #include "tests/support/test_support.h"
 
@@ -36,7 +37,7 @@ TEST_CASE("reachable functions, spec file and line results") {
   b.exclusiveLaunches = 2;
   b.maxExclusivePerInvocation = 1;
   (*st.insert("kl:tinyformer/block.py:19-19:line"))->invocations = 2;  // launched nothing: no line
-  CHECK_FALSE(st.insert("not-a-kl-name").ok());  // a table holds managed names only
+  CHECK_FALSE(st.insert("not-a-kl-name").ok());                        // a table holds managed names only
   auto lines = lineResultsFromLineRanges(ix, st);
   REQUIRE(lines.size() == 2);
   CHECK(lines[0].path == "tinyformer/attention.py");

@@ -23,7 +23,8 @@ std::string describe(const planner::LoopResult& r) {
     for (const auto& k : l.kernels) os << " " << k.opName;
     os << "\n";
   }
-  for (const auto& u : r.unmapped) os << "  unmapped " << u.name << " " << attribution::unmappedReasonName(u.reason) << "\n";
+  for (const auto& u : r.unmapped)
+    os << "  unmapped " << u.name << " " << attribution::unmappedReasonName(u.reason) << "\n";
   for (const auto& n : r.notes) os << "  note " << n << "\n";
   for (const auto& n : r.refusals) os << "  refused " << n << "\n";
   return os.str();
@@ -39,12 +40,14 @@ void check(const test::LoopCase& c, const planner::LoopResult& r) {
       std::vector<std::string> ks;
       for (const auto& k : l.kernels) ks.push_back(k.opName);
       std::sort(ks.begin(), ks.end());
-      std::string s = l.path + ":" + std::to_string(l.line + 1) + "-" + std::to_string(l.lastLine + 1) + (l.atomic ? " atomic" : "");
+      std::string s = l.path + ":" + std::to_string(l.line + 1) + "-" + std::to_string(l.lastLine + 1) +
+                      (l.atomic ? " atomic" : "");
       for (const auto& k : ks) s += " " + k;
       got.push_back(s);
     }
     for (const auto& e : *c.lines) {
-      std::string s = e.file + ":" + std::to_string(e.line) + "-" + std::to_string(e.endLine) + (e.atomic ? " atomic" : "");
+      std::string s =
+          e.file + ":" + std::to_string(e.line) + "-" + std::to_string(e.endLine) + (e.atomic ? " atomic" : "");
       for (const auto& k : e.kernels) s += " " + k;
       want.push_back(s);
     }
@@ -72,11 +75,13 @@ void check(const test::LoopCase& c, const planner::LoopResult& r) {
     CHECK_MESSAGE(found, where << " with " << n << " variants");
   }
   for (const auto& t : c.refusals) {
-    bool found = std::any_of(r.refusals.begin(), r.refusals.end(), [&](const auto& s) { return s.find(t) != std::string::npos; });
+    bool found = std::any_of(r.refusals.begin(), r.refusals.end(),
+                             [&](const auto& s) { return s.find(t) != std::string::npos; });
     CHECK_MESSAGE(found, "refusal containing '" << t << "'");
   }
   for (const auto& n : c.notes) {
-    bool found = std::any_of(r.notes.begin(), r.notes.end(), [&](const auto& s) { return s.find(n) != std::string::npos; });
+    bool found =
+        std::any_of(r.notes.begin(), r.notes.end(), [&](const auto& s) { return s.find(n) != std::string::npos; });
     CHECK_MESSAGE(found, "note containing '" << n << "'");
   }
 }

@@ -1,10 +1,11 @@
 // Call discovery in the planner: the discovery file format, and a line refined into the workspace
 // functions observed to run beneath it where static resolution sees nothing (a ModuleDict of a
 // ModuleList, a lambda looked through). No Python run: in-memory modules and a hand-written file.
+#include "core/planner/observed_calls.h"
+
 #include <algorithm>
 #include <memory>
 
-#include "core/planner/observed_calls.h"
 #include "core/planner/plan.h"
 #include "doctest/doctest.h"
 #include "tests/support/test_support.h"
@@ -48,23 +49,23 @@ TEST_CASE("discovery file: codes, edges, line counts; malformed records are erro
 TEST_CASE("a line is refined into the callees that ran; a lambda is looked through and named") {
   WorkspaceIndex ix(kl::test::sourcePath("samples/mlp"));
   REQUIRE(ix.addFile("net.py",
-                     "import torch.nn as nn\n"                                   // 1
-                     "class Block(nn.Module):\n"                                 // 2
-                     "    def __init__(self):\n"                                 // 3
-                     "        super().__init__()\n"                              // 4
-                     "        self.f = lambda x: self.helper(x)\n"               // 5
-                     "    def helper(self, x):\n"                                // 6
-                     "        return x * 2\n"                                    // 7
-                     "    def forward(self, x):\n"                               // 8
-                     "        return self.f(x) + 1\n"                            // 9
-                     "class Net(nn.Module):\n"                                   // 10
-                     "    def __init__(self):\n"                                 // 11
-                     "        super().__init__()\n"                              // 12
+                     "import torch.nn as nn\n"                                                               // 1
+                     "class Block(nn.Module):\n"                                                             // 2
+                     "    def __init__(self):\n"                                                             // 3
+                     "        super().__init__()\n"                                                          // 4
+                     "        self.f = lambda x: self.helper(x)\n"                                           // 5
+                     "    def helper(self, x):\n"                                                            // 6
+                     "        return x * 2\n"                                                                // 7
+                     "    def forward(self, x):\n"                                                           // 8
+                     "        return self.f(x) + 1\n"                                                        // 9
+                     "class Net(nn.Module):\n"                                                               // 10
+                     "    def __init__(self):\n"                                                             // 11
+                     "        super().__init__()\n"                                                          // 12
                      "        self.t = nn.ModuleDict(dict(h=nn.ModuleList([Block() for _ in range(2)])))\n"  // 13
-                     "    def forward(self, x):\n"                               // 14
-                     "        for b in self.t.h:\n"                              // 15
-                     "            x = b(x)\n"                                    // 16
-                     "        return x\n")                                       // 17
+                     "    def forward(self, x):\n"                                                           // 14
+                     "        for b in self.t.h:\n"                                                          // 15
+                     "            x = b(x)\n"                                                                // 16
+                     "        return x\n")                                                                   // 17
               .ok());
   Plan plan(ix);
   auto fwd = plan.resolver().findFunction("net.py", "Net.forward");

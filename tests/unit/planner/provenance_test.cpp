@@ -1,5 +1,6 @@
 // Inductor provenance parser on synthetic generated code (PyTorch 1.13 here has no Inductor).
 #include "core/planner/provenance.h"
+
 #include "doctest/doctest.h"
 
 using namespace kl::planner;

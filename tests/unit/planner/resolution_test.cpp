@@ -103,7 +103,9 @@ TEST_CASE("super().forward, nn.Sequential members, module imports, annotations, 
   CHECK(targets[0].qualName == "run");
 }
 
-TEST_CASE("awkward shapes: ModuleDict/ModuleList/Sequential, zip/enumerate, chained and annotated locals, keyword call sites") {
+TEST_CASE(
+    "awkward shapes: ModuleDict/ModuleList/Sequential, zip/enumerate, chained and annotated locals, keyword call "
+    "sites") {
   kl::test::TempDir d;
   WorkspaceIndex ix(d.path());
   REQUIRE(ix.addFile("blocks.py",
@@ -117,34 +119,34 @@ TEST_CASE("awkward shapes: ModuleDict/ModuleList/Sequential, zip/enumerate, chai
                      "        return super(C, self).forward(x)\n")
               .ok());
   REQUIRE(ix.addFile("net.py",
-                     "import torch.nn as nn\n"                                        // 1
-                     "import blocks\n"                                                 // 2
-                     "from blocks import A as AliasA, C\n"                             // 3
-                     "class Net(nn.Module):\n"                                        // 4
-                     "    def __init__(self, n):\n"                                   // 5
-                     "        super().__init__()\n"                                   // 6
+                     "import torch.nn as nn\n"                                                 // 1
+                     "import blocks\n"                                                         // 2
+                     "from blocks import A as AliasA, C\n"                                     // 3
+                     "class Net(nn.Module):\n"                                                 // 4
+                     "    def __init__(self, n):\n"                                            // 5
+                     "        super().__init__()\n"                                            // 6
                      "        self.heads = nn.ModuleDict({'a': AliasA(), 'b': blocks.B()})\n"  // 7
-                     "        self.layers = nn.ModuleList([C() for _ in range(n)])\n"  // 8
-                     "        self.norms = [AliasA(), AliasA()]\n"                    // 9
-                     "        self.pair = nn.Sequential(C(),\n"                       // 10
-                     "                                  blocks.B())\n"                // 11
-                     "    def forward(self, x, gate: blocks.B):\n"                    // 12
-                     "        x = self.heads['a'](x)\n"                               // 13
-                     "        for i, layer in enumerate(self.layers):\n"              // 14
-                     "            x = layer(x)\n"                                      // 15
-                     "        for norm, blk in zip(self.norms, self.layers):\n"       // 16
-                     "            x = norm(x) + blk(x)\n"                              // 17
-                     "        p = q = self.pair\n"                                     // 18
-                     "        x = q(x)\n"                                              // 19
-                     "        h: AliasA = make()\n"                                    // 20
-                     "        x = h(x)\n"                                              // 21
-                     "        x = gate(x)\n"                                           // 22
-                     "        x = (self.pair)(x)\n"                                    // 23
-                     "        return self.layers[0](x) * 2\n"                          // 24
-                     "def apply(model, x):\n"                                          // 25
-                     "    return model(x)\n"                                           // 26
-                     "def main():\n"                                                   // 27
-                     "    apply(x=1, model=Net(2).cuda().eval())\n")                  // 28
+                     "        self.layers = nn.ModuleList([C() for _ in range(n)])\n"          // 8
+                     "        self.norms = [AliasA(), AliasA()]\n"                             // 9
+                     "        self.pair = nn.Sequential(C(),\n"                                // 10
+                     "                                  blocks.B())\n"                         // 11
+                     "    def forward(self, x, gate: blocks.B):\n"                             // 12
+                     "        x = self.heads['a'](x)\n"                                        // 13
+                     "        for i, layer in enumerate(self.layers):\n"                       // 14
+                     "            x = layer(x)\n"                                              // 15
+                     "        for norm, blk in zip(self.norms, self.layers):\n"                // 16
+                     "            x = norm(x) + blk(x)\n"                                      // 17
+                     "        p = q = self.pair\n"                                             // 18
+                     "        x = q(x)\n"                                                      // 19
+                     "        h: AliasA = make()\n"                                            // 20
+                     "        x = h(x)\n"                                                      // 21
+                     "        x = gate(x)\n"                                                   // 22
+                     "        x = (self.pair)(x)\n"                                            // 23
+                     "        return self.layers[0](x) * 2\n"                                  // 24
+                     "def apply(model, x):\n"                                                  // 25
+                     "    return model(x)\n"                                                   // 26
+                     "def main():\n"                                                           // 27
+                     "    apply(x=1, model=Net(2).cuda().eval())\n")                           // 28
               .ok());
   CallResolver r(ix);
   std::vector<std::string> ab{"blocks.py::A.forward", "blocks.py::B.forward"};

@@ -156,7 +156,7 @@ Result<LoopCase> parseLoopCase(const std::string& text, const std::string& name)
     } else if (k == "strategy" && w.size() == 2) {
       c.strategy = w[1] == "lines" ? planner::Strategy::Lines : planner::Strategy::Edits;
     } else if (k == "harness" && w.size() == 2) {
-      c.harness = w[1] == "auto" ? planner::HarnessMode::Auto
+      c.harness = w[1] == "auto"     ? planner::HarnessMode::Auto
                   : w[1] == "always" ? planner::HarnessMode::Always
                                      : planner::HarnessMode::Off;
     } else if (k == "budget" && w.size() == 2) {
@@ -290,8 +290,8 @@ Result<planner::RoundOutcome> ScriptedExecutor::run(const planner::RoundRequest&
       while (keep < s.open.size() && keep < want.size() && s.open[keep].name == want[keep].name &&
              s.open[keep].depth == want[keep].depth && prev) {
         size_t d = want[keep].depth;
-        bool sameOuter = prev->size() > d && std::equal(step.frames.begin(), step.frames.begin() + static_cast<long>(d),
-                                                        prev->begin());
+        bool sameOuter = prev->size() > d &&
+                         std::equal(step.frames.begin(), step.frames.begin() + static_cast<long>(d), prev->begin());
         if (!sameOuter) break;
         ++keep;
       }

@@ -56,7 +56,7 @@
 namespace kl::test {
 
 struct TraceStep {
-  std::vector<std::pair<std::string, uint32_t>> frames;        // (file, 1-based line), outermost first
+  std::vector<std::pair<std::string, uint32_t>> frames;                    // (file, 1-based line), outermost first
   std::vector<std::vector<std::pair<std::string, int64_t>>> alternatives;  // (kernel, ns) per alternative
 };
 
@@ -84,7 +84,7 @@ struct LoopCase {
   int64_t baselineMs = 100, roundMs = 100;
   bool discovery = false;
   bool baseline = true;
-  std::optional<std::string> calls;     // the discovery pass's calls file
+  std::optional<std::string> calls;  // the discovery pass's calls file
   std::optional<uint64_t> eagerPushes;
   bool cancelAtStart = false;
   Trace trace;
@@ -113,19 +113,23 @@ Result<LoopCase> parseLoopCase(const std::string& text, const std::string& name)
 
 /// What a scripted run did (for assertions beyond the result).
 struct ScriptLog {
-  int runs = 0;                  // run() calls, baseline included
+  int runs = 0;                                   // run() calls, baseline included
   std::vector<attribution::RangeTable> recorded;  // record() tables, in order
   std::vector<std::string> entries;               // entries executors were made for
-  std::vector<std::string> events;  // "run I" (run() of round index I, -1 the baseline), "recorded I" (onRecorded)
-  std::vector<int> annotatedRounds;                 // annotate() calls: the round index
-  std::vector<store::RangeVerdict> verdicts;        // ... and what it was given
+  std::vector<std::string> events;   // "run I" (run() of round index I, -1 the baseline), "recorded I" (onRecorded)
+  std::vector<int> annotatedRounds;  // annotate() calls: the round index
+  std::vector<store::RangeVerdict> verdicts;  // ... and what it was given
 };
 
 class ScriptedExecutor : public planner::RoundExecutor {
  public:
-  ScriptedExecutor(const LoopCase& c, const Trace& trace, std::filesystem::path workspace,
-                   std::filesystem::path runDir, ScriptLog& log, CancellationSource* cancel)
-      : case_(c), trace_(trace), workspace_(std::move(workspace)), runDir_(std::move(runDir)), log_(log),
+  ScriptedExecutor(const LoopCase& c, const Trace& trace, std::filesystem::path workspace, std::filesystem::path runDir,
+                   ScriptLog& log, CancellationSource* cancel)
+      : case_(c),
+        trace_(trace),
+        workspace_(std::move(workspace)),
+        runDir_(std::move(runDir)),
+        log_(log),
         cancel_(cancel) {}
   Result<planner::RoundOutcome> run(const planner::RoundRequest& req, const CancellationToken& cancel) override;
   Result<void> record(const planner::RoundRequest& req, const attribution::RangeTable& table,

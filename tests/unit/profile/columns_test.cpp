@@ -1,8 +1,9 @@
 // Columns<>: sparse columns cost nothing while every row holds the default, and read the same
 // rows as a plain vector of structs once some row does not.
+#include "core/profile/columns.h"
+
 #include <doctest/doctest.h>
 
-#include "core/profile/columns.h"
 #include "core/profile/model.h"
 
 using namespace kl::profile;

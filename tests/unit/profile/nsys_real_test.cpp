@@ -21,7 +21,8 @@ ProfileModel load(const std::string& rel) {
 }
 
 size_t countKind(const ProfileModel& m, GpuOpKind k) {
-  return static_cast<size_t>(std::count_if(m.gpuOps.begin(), m.gpuOps.end(), [&](const GpuOp& o) { return o.kind == k; }));
+  return static_cast<size_t>(
+      std::count_if(m.gpuOps.begin(), m.gpuOps.end(), [&](const GpuOp& o) { return o.kind == k; }));
 }
 
 /// Table row count, 0 when the table is absent (lazy tables).
@@ -51,8 +52,10 @@ void checkCounts(const std::string& rel) {
     CHECK(got == want);
   }
   // Sorted invariant.
-  CHECK(std::is_sorted(m.gpuOps.begin(), m.gpuOps.end(), [](const GpuOp& a, const GpuOp& b) { return a.start < b.start; }));
-  CHECK(std::is_sorted(m.ranges.begin(), m.ranges.end(), [](const Range& a, const Range& b) { return a.start < b.start; }));
+  CHECK(std::is_sorted(m.gpuOps.begin(), m.gpuOps.end(),
+                       [](const GpuOp& a, const GpuOp& b) { return a.start < b.start; }));
+  CHECK(std::is_sorted(m.ranges.begin(), m.ranges.end(),
+                       [](const Range& a, const Range& b) { return a.start < b.start; }));
   for (const auto& c : m.apiCalls) REQUIRE(c.thread < m.threads.size());
   for (const auto& t : m.threads) REQUIRE(t.process < m.processes.size());
   // Version string straight from the metadata table (either name).
@@ -67,10 +70,10 @@ void checkCounts(const std::string& rel) {
 }  // namespace
 
 TEST_CASE("nsys real: row counts, times and versions match SQL on every stored export") {
-  for (const char* rel : {"nsys/h100_2gpu_1s.sqlite.gz", "nsys/mfu_2gpu_before.sqlite.gz", "nsys/mock.sqlite.gz",
-                          "recorded/nsys2022-cpu-nvtx.sqlite.gz", "fuser_h200_matmul_nvtx_2024.sqlite.gz",
-                          "fuser_h200_xent_nvtx.sqlite.gz", "pipit_a100_saxpy_mpi_nvtx.sqlite.gz",
-                          "pipit_a100x4_cloverleaf.sqlite.gz"}) {
+  for (const char* rel :
+       {"nsys/h100_2gpu_1s.sqlite.gz", "nsys/mfu_2gpu_before.sqlite.gz", "nsys/mock.sqlite.gz",
+        "recorded/nsys2022-cpu-nvtx.sqlite.gz", "fuser_h200_matmul_nvtx_2024.sqlite.gz",
+        "fuser_h200_xent_nvtx.sqlite.gz", "pipit_a100_saxpy_mpi_nvtx.sqlite.gz", "pipit_a100x4_cloverleaf.sqlite.gz"}) {
     CAPTURE(rel);
     checkCounts(rel);
   }
@@ -79,9 +82,9 @@ TEST_CASE("nsys real: row counts, times and versions match SQL on every stored e
 namespace {
 
 bool sameRange(const Range& a, const Range& b) {
-  return a.start == b.start && a.end == b.end && a.text == b.text && a.domain == b.domain &&
-         a.category == b.category && a.thread == b.thread && a.endThread == b.endThread && a.kind == b.kind &&
-         a.open == b.open && a.domainId == b.domainId && a.categoryId == b.categoryId;
+  return a.start == b.start && a.end == b.end && a.text == b.text && a.domain == b.domain && a.category == b.category &&
+         a.thread == b.thread && a.endThread == b.endThread && a.kind == b.kind && a.open == b.open &&
+         a.domainId == b.domainId && a.categoryId == b.categoryId;
 }
 
 }  // namespace
@@ -89,10 +92,10 @@ bool sameRange(const Range& a, const Range& b) {
 // A plain file is read on two connections (NVTX_EVENTS in a second thread, merged afterwards);
 // a .gz from memory on one, in table order. Both must give the same model, ids included.
 TEST_CASE("nsys real: a plain file (NVTX on a second connection) reads exactly like the same export from memory") {
-  for (const char* rel : {"nsys/h100_2gpu_1s.sqlite.gz", "nsys/mfu_2gpu_before.sqlite.gz", "nsys/mock.sqlite.gz",
-                          "recorded/nsys2022-cpu-nvtx.sqlite.gz", "fuser_h200_matmul_nvtx_2024.sqlite.gz",
-                          "fuser_h200_xent_nvtx.sqlite.gz", "pipit_a100_saxpy_mpi_nvtx.sqlite.gz",
-                          "pipit_a100x4_cloverleaf.sqlite.gz"}) {
+  for (const char* rel :
+       {"nsys/h100_2gpu_1s.sqlite.gz", "nsys/mfu_2gpu_before.sqlite.gz", "nsys/mock.sqlite.gz",
+        "recorded/nsys2022-cpu-nvtx.sqlite.gz", "fuser_h200_matmul_nvtx_2024.sqlite.gz",
+        "fuser_h200_xent_nvtx.sqlite.gz", "pipit_a100_saxpy_mpi_nvtx.sqlite.gz", "pipit_a100x4_cloverleaf.sqlite.gz"}) {
     CAPTURE(rel);
     TempDir dir;
     auto plain = kl::test::plainCopy(rel, dir);
@@ -159,12 +162,15 @@ TEST_CASE("nsys real: h100_2gpu_1s has 3,442 kernels on 2 processes with packed 
   CHECK(tids == sqlTids);
   // No TARGET_INFO_GPU in this window cut: GPUs come from the device ids of the ops.
   CHECK_FALSE(db.tableExists("TARGET_INFO_GPU"));
-  CHECK(m.gpus.size() == static_cast<size_t>(kl::test::sqlInt(db, "SELECT count(DISTINCT deviceId) FROM CUPTI_ACTIVITY_KIND_KERNEL")));
+  CHECK(m.gpus.size() ==
+        static_cast<size_t>(kl::test::sqlInt(db, "SELECT count(DISTINCT deviceId) FROM CUPTI_ACTIVITY_KIND_KERNEL")));
   // Launch-role classification covers cudaLaunchKernel and cudaLaunchKernelExC_v11060.
-  int64_t sqlLaunch = kl::test::sqlInt(db,
-      "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s ON s.id = r.nameId "
-      "WHERE s.value LIKE 'cudaLaunchKernel%' OR s.value LIKE 'cuLaunchKernel%'");
-  CHECK(std::count_if(m.apiCalls.begin(), m.apiCalls.end(), [](const ApiCall& c) { return c.role == ApiRole::Launch; }) == sqlLaunch);
+  int64_t sqlLaunch =
+      kl::test::sqlInt(db,
+                       "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s ON s.id = r.nameId "
+                       "WHERE s.value LIKE 'cudaLaunchKernel%' OR s.value LIKE 'cuLaunchKernel%'");
+  CHECK(std::count_if(m.apiCalls.begin(), m.apiCalls.end(),
+                      [](const ApiCall& c) { return c.role == ApiRole::Launch; }) == sqlLaunch);
 }
 
 TEST_CASE("nsys real: mfu_2gpu_before NCCL-domain ranges are named through textId") {
@@ -179,7 +185,8 @@ TEST_CASE("nsys real: mfu_2gpu_before NCCL-domain ranges are named through textI
   REQUIRE(st.ok());
   while (*st->step()) want.insert(std::string(st->text(0)));
   CHECK(want.size() == 462);
-  CHECK(kl::test::sqlInt(db, "SELECT count(*) FROM NVTX_EVENTS WHERE domainId = 1 AND textId IS NOT NULL AND text IS NULL") > 0);
+  CHECK(kl::test::sqlInt(
+            db, "SELECT count(*) FROM NVTX_EVENTS WHERE domainId = 1 AND textId IS NOT NULL AND text IS NULL") > 0);
   std::multiset<std::string> got;
   for (const auto& r : m.ranges)
     if (r.domainId == 1) got.insert(std::string(m.str(r.text)));
@@ -207,13 +214,15 @@ TEST_CASE("nsys real: 2022.4 CPU-only recording (EXPORT_META_DATA, 59/60/34/33/7
   CHECK(m.gpuOps.empty());
   CHECK(m.apiCalls.empty());
   // Marks: end == start, counted from SQL.
-  auto marks = std::count_if(m.ranges.begin(), m.ranges.end(), [](const Range& r) { return r.kind == RangeKind::NvtxMark; });
+  auto marks =
+      std::count_if(m.ranges.begin(), m.ranges.end(), [](const Range& r) { return r.kind == RangeKind::NvtxMark; });
   CHECK(marks == rows(db, "NVTX_EVENTS", "eventType = 34"));
   for (const auto& r : m.ranges)
     if (r.kind == RangeKind::NvtxMark) CHECK(r.end == r.start);
   // Start/end range ended on another thread: endGlobalTid decoded to a different thread.
-  auto st = db.prepare("SELECT text, globalTid & 16777215, endGlobalTid & 16777215 FROM NVTX_EVENTS "
-                       "WHERE eventType = 60 AND endGlobalTid IS NOT NULL");
+  auto st = db.prepare(
+      "SELECT text, globalTid & 16777215, endGlobalTid & 16777215 FROM NVTX_EVENTS "
+      "WHERE eventType = 60 AND endGlobalTid IS NOT NULL");
   REQUIRE(st.ok());
   REQUIRE(*st->step());
   std::string text(st->text(0));
@@ -231,13 +240,17 @@ TEST_CASE("nsys real: 2022.4 CPU-only recording (EXPORT_META_DATA, 59/60/34/33/7
   std::string domainName(dst->text(0));
   int64_t inDomain = rows(db, "NVTX_EVENTS", "domainId <> 0 AND eventType IN (34,59,60)");
   CHECK(inDomain > 0);
-  CHECK(std::count_if(m.ranges.begin(), m.ranges.end(), [&](const Range& r) { return m.str(r.domain) == domainName; }) == inDomain);
+  CHECK(std::count_if(m.ranges.begin(), m.ranges.end(),
+                      [&](const Range& r) { return m.str(r.domain) == domainName; }) == inDomain);
   auto cst = db.prepare("SELECT c.text FROM NVTX_EVENTS c WHERE c.eventType = 33");
   REQUIRE(cst.ok());
   REQUIRE(*cst->step());
   std::string catName(cst->text(0));
-  int64_t withCat = rows(db, "NVTX_EVENTS", "eventType IN (34,59,60) AND category IN (SELECT category FROM NVTX_EVENTS WHERE eventType = 33)");
-  CHECK(std::count_if(m.ranges.begin(), m.ranges.end(), [&](const Range& r) { return m.str(r.category) == catName; }) == withCat);
+  int64_t withCat =
+      rows(db, "NVTX_EVENTS",
+           "eventType IN (34,59,60) AND category IN (SELECT category FROM NVTX_EVENTS WHERE eventType = 33)");
+  CHECK(std::count_if(m.ranges.begin(), m.ranges.end(), [&](const Range& r) { return m.str(r.category) == catName; }) ==
+        withCat);
   // Thread names from ThreadNames / eventType 39.
   std::set<std::string> names;
   for (const auto& t : m.threads) names.insert(std::string(m.str(t.name)));
@@ -253,8 +266,9 @@ TEST_CASE("nsys real: 2022.2 export (schema 2.9.1) with duplicated runtime rows 
   CHECK(m.str(m.gpus[0].name) == "NVIDIA A100-SXM4-40GB");
   CHECK(m.gpus[0].smCount == 108);
   // Two RUNTIME rows per launched correlation id in this file.
-  CHECK(kl::test::sqlInt(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME r WHERE r.correlationId IN "
-                             "(SELECT correlationId FROM CUPTI_ACTIVITY_KIND_KERNEL)") == 10);
+  CHECK(kl::test::sqlInt(db,
+                         "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME r WHERE r.correlationId IN "
+                         "(SELECT correlationId FROM CUPTI_ACTIVITY_KIND_KERNEL)") == 10);
 }
 
 TEST_CASE("nsys real: memcpy rows keep copy kind and bytes (cloverleaf)") {

@@ -87,8 +87,7 @@ TEST_CASE("predicates are evaluated: #eq?, #not-eq?, #match?, #not-match?, captu
   CHECK(texts(match, *f, "f") == std::vector<std::string>{"foo", "x.foo"});
   Query nomatch = compile("((call function: (_) @f) (#not-match? @f \"^(foo|x)\"))");
   CHECK(texts(nomatch, *f, "f") == std::vector<std::string>{"bar", "same"});
-  Query capEq = compile(
-      "((call function: (identifier) @f arguments: (argument_list (identifier) @a)) (#eq? @f @a))");
+  Query capEq = compile("((call function: (identifier) @f arguments: (argument_list (identifier) @a)) (#eq? @f @a))");
   CHECK(texts(capEq, *f, "f") == std::vector<std::string>{"same"});
   // Without the predicate the same pattern matches every call: the filter is ours.
   Query all = compile("(call function: (identifier) @f)");
@@ -99,9 +98,10 @@ TEST_CASE("a regex predicate filters with-item callees by spelling") {
   auto f = *SourceFile::parse(
       "with torch.cuda.amp.autocast('a'):\n    pass\nwith open('x'):\n    pass\n"
       "with ctx.autocast('b') as r:\n    pass\n");
-  auto compiled = Query::compile("t",
-      "((with_item value: [(call function: (_) @api) (as_pattern (call function: (_) @api))])"
-      " (#match? @api \"(^|\\\\W)autocast$\"))");
+  auto compiled =
+      Query::compile("t",
+                     "((with_item value: [(call function: (_) @api) (as_pattern (call function: (_) @api))])"
+                     " (#match? @api \"(^|\\\\W)autocast$\"))");
   REQUIRE(compiled.ok());
   CHECK(texts(*compiled, *f, "api") == std::vector<std::string>{"torch.cuda.amp.autocast", "ctx.autocast"});
 }

@@ -34,15 +34,79 @@ struct Rng {
 };
 
 const std::vector<std::string> kSnippets = {
-    "\n", "\n", "\r\n", " ", "    ", "        ", "\t", "(", ")", "[", "]", "{", "}", ":", ",",
-    ";", "'", "\"", "\"\"\"", "'''", "#", "# comment\n", "\\\n", "=", " = ", ".", "x", "self",
-    "torch", "def ", "class ", "async ", "await ", "@", "lambda: 0", "return ", "if ", "elif ",
-    "else:", "for i in r:", "while x:", "try:", "except E:", "finally:", "with ", "match x:",
-    "case _:", "pass", "yield", ":=", "f\"{x}\"", "f'{a!r:>{w}}'", "b''", "r'\\d'",
-    "def f(x):\n    return x\n", "\nclass A:\n    def m(self): pass\n",
-    "with torch.cuda.nvtx.range(\"kl:x.py:1-2\"):\n    ", "nvtx.range_push('a')\n",
-    "if a: b()\n", "x = \"\"\"\nmulti\nline\n\"\"\"\n", "é", "ü", "日本語", "😀", "\xEF\xBB\xBF",
-    "a(1,\n  2)", "[i for i in x]", "{k: v}", "*args, **kw", "->", "...", "0x1f", "1e-3",
+    "\n",
+    "\n",
+    "\r\n",
+    " ",
+    "    ",
+    "        ",
+    "\t",
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
+    ":",
+    ",",
+    ";",
+    "'",
+    "\"",
+    "\"\"\"",
+    "'''",
+    "#",
+    "# comment\n",
+    "\\\n",
+    "=",
+    " = ",
+    ".",
+    "x",
+    "self",
+    "torch",
+    "def ",
+    "class ",
+    "async ",
+    "await ",
+    "@",
+    "lambda: 0",
+    "return ",
+    "if ",
+    "elif ",
+    "else:",
+    "for i in r:",
+    "while x:",
+    "try:",
+    "except E:",
+    "finally:",
+    "with ",
+    "match x:",
+    "case _:",
+    "pass",
+    "yield",
+    ":=",
+    "f\"{x}\"",
+    "f'{a!r:>{w}}'",
+    "b''",
+    "r'\\d'",
+    "def f(x):\n    return x\n",
+    "\nclass A:\n    def m(self): pass\n",
+    "with torch.cuda.nvtx.range(\"kl:x.py:1-2\"):\n    ",
+    "nvtx.range_push('a')\n",
+    "if a: b()\n",
+    "x = \"\"\"\nmulti\nline\n\"\"\"\n",
+    "é",
+    "ü",
+    "日本語",
+    "😀",
+    "\xEF\xBB\xBF",
+    "a(1,\n  2)",
+    "[i for i in x]",
+    "{k: v}",
+    "*args, **kw",
+    "->",
+    "...",
+    "0x1f",
+    "1e-3",
 };
 
 /// Moves `pos` back to the start of a UTF-8 sequence (edits fall on character boundaries).
@@ -108,8 +172,7 @@ TextEdit benignEdit(Rng& rng, const std::string& text, size_t seedSize) {
       return {L(le), L(le), "  # note"};
     case 2:
       return {L(ls), L(ls), indent + (rng.below(2) ? "x = f(1, [2], {3: 4})\n" : "torch.cuda.nvtx.range_push('s')\n")};
-    case 3:
-      return {L(le), L(le), "  # comment \xE6\x97\xA5"};
+    case 3: return {L(le), L(le), "  # comment \xE6\x97\xA5"};
     case 4:  // duplicate the line
       return {L(ls), L(ls), line + "\n"};
     default:  // delete the line
@@ -160,11 +223,14 @@ std::vector<Variant> seeds() {
   std::string tabs;
   size_t col = 0;
   for (char c : out[1].text) {
-    if (c == '\n') col = 0, tabs += c;
+    if (c == '\n')
+      col = 0, tabs += c;
     else if (c == ' ' && col % 4 == 0 && (tabs.empty() || tabs.back() == '\n' || tabs.back() == '\t'))
       tabs += '\t', col += 4;
-    else if (c == ' ' && !tabs.empty() && tabs.back() == '\t' && col % 4 != 0) ++col;
-    else tabs += c, ++col;
+    else if (c == ' ' && !tabs.empty() && tabs.back() == '\t' && col % 4 != 0)
+      ++col;
+    else
+      tabs += c, ++col;
   }
   out.push_back({"training_loop.py (tabs)", tabs});
   return out;
@@ -199,9 +265,8 @@ TEST_CASE("property: random incremental edits == fresh parse (text and tree)") {
         std::vector<TextEdit> inverse;
         for (uint32_t k = 0; k < count; ++k) {
           TextEdit e = benign ? benignEdit(rng, expected, v.text.size()) : randomEdit(rng, expected, v.text.size());
-          inverse.insert(inverse.begin(),
-                         TextEdit{e.start, e.start + static_cast<uint32_t>(e.newText.size()),
-                                  expected.substr(e.start, e.end - e.start)});
+          inverse.insert(inverse.begin(), TextEdit{e.start, e.start + static_cast<uint32_t>(e.newText.size()),
+                                                   expected.substr(e.start, e.end - e.start)});
           REQUIRE(applyEdit(expected, e));
           edits.push_back(std::move(e));
         }
@@ -216,8 +281,10 @@ TEST_CASE("property: random incremental edits == fresh parse (text and tree)") {
         ++incrementalSteps;
         REQUIRE_FALSE(cur->hasErrors());  // a reparse with errors is replaced by a fresh one
       }
-      if (cur->hasErrors()) ++errorSteps;
-      else undo.clear();  // a new valid base
+      if (cur->hasErrors())
+        ++errorSteps;
+      else
+        undo.clear();  // a new valid base
       if (step % 25 == 0) checkModel(*cur);
       // A snapshot edit() parsed from scratch is a fresh parse by construction: compare only
       // every 10th of those (determinism), and every incremental one.
@@ -228,15 +295,16 @@ TEST_CASE("property: random incremental edits == fresh parse (text and tree)") {
         std::string edited;
         for (const TextEdit& e : edits)
           edited += "[" + std::to_string(e.start) + "," + std::to_string(e.end) + ")->\"" + e.newText + "\" ";
-        FAIL("step " << step << ": the tree differs from a fresh parse after " << edited
-                     << "\n--- text ---\n" << expected << "\n--- edited ---\n" << got
-                     << "\n--- fresh ---\n" << want);
+        FAIL("step " << step << ": the tree differs from a fresh parse after " << edited << "\n--- text ---\n"
+                     << expected << "\n--- edited ---\n"
+                     << got << "\n--- fresh ---\n"
+                     << want);
       }
     }
     checkModel(*cur);
   }
-  MESSAGE(totalEdits << " edits; " << incrementalSteps << " steps reparsed incrementally; "
-                     << errorSteps << " steps ended in broken Python (parsed from scratch)");
+  MESSAGE(totalEdits << " edits; " << incrementalSteps << " steps reparsed incrementally; " << errorSteps
+                     << " steps ended in broken Python (parsed from scratch)");
   CHECK(totalEdits >= 5000);
   // Both paths are exercised: valid -> valid edits are incremental, the rest parse afresh.
   CHECK(incrementalSteps >= 1000);

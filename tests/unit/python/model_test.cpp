@@ -1,6 +1,7 @@
 // The source model on tricky Python: exact spans, lines, qualified names, blocks and flags.
-#include <algorithm>
 #include <doctest/doctest.h>
+
+#include <algorithm>
 
 #include "core/python/source_file.h"
 
@@ -37,18 +38,18 @@ const Function& fn(const Module& m, std::string_view qual) {
 
 TEST_CASE("decorated, async and nested functions: spans include decorators; qualnames") {
   auto f = parse(
-      "import functools\n"                    // 0
-      "\n"                                    // 1
-      "@functools.cache\n"                    // 2
-      "@other(1,\n"                           // 3
-      "       2)\n"                           // 4
-      "async def outer(x):\n"                 // 5
-      "    \"\"\"Doc.\"\"\"\n"                // 6
-      "    def inner(y):\n"                   // 7
-      "        return y\n"                    // 8
-      "    class Local:\n"                    // 9
+      "import functools\n"                      // 0
+      "\n"                                      // 1
+      "@functools.cache\n"                      // 2
+      "@other(1,\n"                             // 3
+      "       2)\n"                             // 4
+      "async def outer(x):\n"                   // 5
+      "    \"\"\"Doc.\"\"\"\n"                  // 6
+      "    def inner(y):\n"                     // 7
+      "        return y\n"                      // 8
+      "    class Local:\n"                      // 9
       "        def m(self): return inner(1)\n"  // 10
-      "    return lambda z: z\n");            // 11
+      "    return lambda z: z\n");              // 11
   const Module& m = f->model();
   REQUIRE(m.functions.size() == 3);  // the lambda is not a function here
 
@@ -109,14 +110,14 @@ TEST_CASE("decorated, async and nested functions: spans include decorators; qual
 
 TEST_CASE("classes: nested classes, methods, decorators, docstrings") {
   auto f = parse(
-      "class Outer(Base, metaclass=M):\n"   // 0
-      "    '''Outer doc.'''\n"              // 1
-      "    class Inner:\n"                  // 2
-      "        @staticmethod\n"             // 3
-      "        def method(): pass\n"        // 4
-      "    if FLAG:\n"                      // 5
-      "        def cond(self): ...\n"       // 6
-      "    x = 1\n");                       // 7
+      "class Outer(Base, metaclass=M):\n"  // 0
+      "    '''Outer doc.'''\n"             // 1
+      "    class Inner:\n"                 // 2
+      "        @staticmethod\n"            // 3
+      "        def method(): pass\n"       // 4
+      "    if FLAG:\n"                     // 5
+      "        def cond(self): ...\n"      // 6
+      "    x = 1\n");                      // 7
   const Module& m = f->model();
   REQUIRE(m.classes.size() == 2);
   const Class& outer = m.classes[m.findClass("Outer")];
@@ -143,34 +144,34 @@ TEST_CASE("classes: nested classes, methods, decorators, docstrings") {
 
 TEST_CASE("compound statements: if/elif/else, try/except/else/finally, for/while else, with, match") {
   auto f = parse(
-      "def f(x):\n"                     // 0
-      "    if x:\n"                     // 1
-      "        a()\n"                   // 2
-      "    elif (n := len(x)) > 2:\n"   // 3
-      "        b()\n"                   // 4
-      "    else:\n"                     // 5
-      "        c()\n"                   // 6
-      "    try:\n"                      // 7
-      "        d()\n"                   // 8
-      "    except ValueError as e:\n"   // 9
-      "        e1()\n"                  // 10
-      "    except OSError:\n"           // 11
-      "        e2()\n"                  // 12
-      "    else:\n"                     // 13
-      "        e3()\n"                  // 14
-      "    finally:\n"                  // 15
-      "        e4()\n"                  // 16
-      "    for i in r:\n"               // 17
-      "        g()\n"                   // 18
-      "    else:\n"                     // 19
-      "        h()\n"                   // 20
-      "    while w: k()\n"              // 21
-      "    match x:\n"                  // 22
-      "        case [1, *rest]:\n"      // 23
-      "            m1()\n"              // 24
+      "def f(x):\n"                         // 0
+      "    if x:\n"                         // 1
+      "        a()\n"                       // 2
+      "    elif (n := len(x)) > 2:\n"       // 3
+      "        b()\n"                       // 4
+      "    else:\n"                         // 5
+      "        c()\n"                       // 6
+      "    try:\n"                          // 7
+      "        d()\n"                       // 8
+      "    except ValueError as e:\n"       // 9
+      "        e1()\n"                      // 10
+      "    except OSError:\n"               // 11
+      "        e2()\n"                      // 12
+      "    else:\n"                         // 13
+      "        e3()\n"                      // 14
+      "    finally:\n"                      // 15
+      "        e4()\n"                      // 16
+      "    for i in r:\n"                   // 17
+      "        g()\n"                       // 18
+      "    else:\n"                         // 19
+      "        h()\n"                       // 20
+      "    while w: k()\n"                  // 21
+      "    match x:\n"                      // 22
+      "        case [1, *rest]:\n"          // 23
+      "            m1()\n"                  // 24
       "        case {'k': v} if v: m2()\n"  // 25
-      "        case _:\n"               // 26
-      "            pass\n");            // 27
+      "        case _:\n"                   // 26
+      "            pass\n");                // 27
   const Module& m = f->model();
   CHECK_FALSE(f->hasErrors());
   const Block& body = m.blocks[fn(m, "f").body];
@@ -193,8 +194,8 @@ TEST_CASE("compound statements: if/elif/else, try/except/else/finally, for/while
   REQUIRE(tr.blocks.size() == 5);
   std::vector<std::string_view> clauses;
   for (int32_t b : tr.blocks) clauses.push_back(m.blocks[b].clause);
-  CHECK(clauses == std::vector<std::string_view>{"try_statement", "except_clause", "except_clause",
-                                                 "else_clause", "finally_clause"});
+  CHECK(clauses == std::vector<std::string_view>{"try_statement", "except_clause", "except_clause", "else_clause",
+                                                 "finally_clause"});
   CHECK(m.blocks[tr.blocks[1]].headerLine == 9);
   CHECK(tr.lines == LineSpan{7, 16});
 
@@ -228,11 +229,11 @@ TEST_CASE("compound statements: if/elif/else, try/except/else/finally, for/while
 
 TEST_CASE("semicolons, one-line compound statements, backslash continuations") {
   auto f = parse(
-      "a = 1; b = 2;\n"        // 0
-      "if a: b(); c()\n"       // 1
-      "x = 1 + \\\n"           // 2
-      "    2\n"                // 3
-      "for i in r: pass\n");   // 4
+      "a = 1; b = 2;\n"       // 0
+      "if a: b(); c()\n"      // 1
+      "x = 1 + \\\n"          // 2
+      "    2\n"               // 3
+      "for i in r: pass\n");  // 4
   const Module& m = f->model();
   const Block& top = m.moduleBlock();
   REQUIRE(top.statements.size() == 5);
@@ -257,24 +258,24 @@ TEST_CASE("semicolons, one-line compound statements, backslash continuations") {
   CHECK(x.bytes == ByteRange{off(*f, "x = 1"), endOf(*f, "    2")});
   CHECK_FALSE(x.joinedBySemicolon);
   CHECK(m.statementAtLine(3) == top.statements[3]);
-  CHECK(m.statementAtLine(0) == top.statements[0]);  // the first of `a = 1; b = 2`
-  CHECK(m.statementAtLine(1) == ifBody.statements[0]);  // innermost, first on the line
-  CHECK(m.statementAtLine(4) == top.statements[4] + 1);    // `pass` in `for i in r: pass`
+  CHECK(m.statementAtLine(0) == top.statements[0]);      // the first of `a = 1; b = 2`
+  CHECK(m.statementAtLine(1) == ifBody.statements[0]);   // innermost, first on the line
+  CHECK(m.statementAtLine(4) == top.statements[4] + 1);  // `pass` in `for i in r: pass`
 }
 
 TEST_CASE("multi-line strings: triple-quoted, f-strings, continued strings; docstrings") {
   auto f = parse(
-      "'''Module doc\n"          // 0
-      "spans lines.'''\n"        // 1
+      "'''Module doc\n"                       // 0
+      "spans lines.'''\n"                     // 1
       "from __future__ import annotations\n"  // 2
-      "def g():\n"               // 3
-      "    s = f\"\"\"a {x}\n"   // 4
-      "  b {y!r:>{w}}\n"         // 5
-      "c\"\"\"\n"                // 6
-      "    t = 'one line'\n"     // 7
-      "    u = 'cont\\\n"        // 8
-      "inued'\n"                 // 9
-      "    return f'{\"nested\"}'\n");  // 10
+      "def g():\n"                            // 3
+      "    s = f\"\"\"a {x}\n"                // 4
+      "  b {y!r:>{w}}\n"                      // 5
+      "c\"\"\"\n"                             // 6
+      "    t = 'one line'\n"                  // 7
+      "    u = 'cont\\\n"                     // 8
+      "inued'\n"                              // 9
+      "    return f'{\"nested\"}'\n");        // 10
   const Module& m = f->model();
   REQUIRE(m.multilineStrings.size() == 3);
   CHECK(m.multilineStrings[0] == ByteRange{0, endOf(*f, "lines.'''")});
@@ -393,17 +394,16 @@ TEST_CASE("imports: every spelling binds the right name") {
   const Module& m = f->model();
   std::vector<std::pair<std::string, std::string>> got;
   for (const ImportBinding& b : m.imports) got.emplace_back(b.local, b.target);
-  CHECK(got == std::vector<std::pair<std::string, std::string>>{
-                   {"torch", "torch"},
-                   {"th", "torch"},
-                   {"tnv", "torch.cuda.nvtx"},
-                   {"nvtx", "torch.cuda.nvtx"},
-                   {"nv", "nvtx"},
-                   {"os", "os"},
-                   {"nrange", "torch.cuda.nvtx.range"},
-                   {"range_push", "torch.cuda.nvtx.range_push"},
-                   {"sibling", ".sibling"},
-                   {"t", "..pkg.mod.thing"}});
+  CHECK(got == std::vector<std::pair<std::string, std::string>>{{"torch", "torch"},
+                                                                {"th", "torch"},
+                                                                {"tnv", "torch.cuda.nvtx"},
+                                                                {"nvtx", "torch.cuda.nvtx"},
+                                                                {"nv", "nvtx"},
+                                                                {"os", "os"},
+                                                                {"nrange", "torch.cuda.nvtx.range"},
+                                                                {"range_push", "torch.cuda.nvtx.range_push"},
+                                                                {"sibling", ".sibling"},
+                                                                {"t", "..pkg.mod.thing"}});
   CHECK(m.imports[3].statement == m.moduleBlock().statements[3]);
   CHECK(m.resolve("th.cuda.nvtx.range") == "torch.cuda.nvtx.range");
   CHECK(m.resolve("nvtx.range") == "torch.cuda.nvtx.range");
@@ -458,15 +458,15 @@ TEST_CASE("broken code: the model is built around ERROR nodes, never fails") {
   }
   SUBCASE("an unclosed bracket swallows later top-level definitions: recovered by segments") {
     auto f = parse(
-        "import torch\n"            // 0
-        "def f():\n"                // 1
-        "    x = foo(1,\n"          // 2
-        "    y = 2\n"               // 3
-        "\n"                        // 4
-        "@dec\n"                    // 5
-        "def k():\n"                // 6
-        "    c()\n"                 // 7
-        "class C:\n"                // 8
+        "import torch\n"             // 0
+        "def f():\n"                 // 1
+        "    x = foo(1,\n"           // 2
+        "    y = 2\n"                // 3
+        "\n"                         // 4
+        "@dec\n"                     // 5
+        "def k():\n"                 // 6
+        "    c()\n"                  // 7
+        "class C:\n"                 // 8
         "    def m(self): pass\n");  // 9
     const Module& m = f->model();
     CHECK(f->hasErrors());
@@ -509,8 +509,8 @@ TEST_CASE("broken code: the model is built around ERROR nodes, never fails") {
     CHECK(b.indent == "        ");
   }
   SUBCASE("garbage") {
-    for (const char* s : {"def", "(((", "'''", "class", "@", "\\", "if x:\n  y(\nelse", ")))]]}",
-                          "\x80\xff\xfe", "async", "match x:\n  case", "lambda: (yield"}) {
+    for (const char* s : {"def", "(((", "'''", "class", "@", "\\", "if x:\n  y(\nelse", ")))]]}", "\x80\xff\xfe",
+                          "async", "match x:\n  case", "lambda: (yield"}) {
       CAPTURE(s);
       auto f = parse(s);
       const Module& m = f->model();
@@ -526,7 +526,8 @@ TEST_CASE("statement kinds: every tree-sitter statement node type has its enum, 
   CHECK(statementKind("import_from_statement") == StatementKind::ImportFrom);
   CHECK(statementKind("decorated_definition") == StatementKind::Other);  // the model stores the definition's kind
   CHECK(statementKind("ERROR") == StatementKind::Other);
-  auto f = SourceFile::parse("import os\nfrom a import b\ndef g():\n    global x\n    nonlocal_y = 1\n@d\nclass C: pass\n");
+  auto f =
+      SourceFile::parse("import os\nfrom a import b\ndef g():\n    global x\n    nonlocal_y = 1\n@d\nclass C: pass\n");
   REQUIRE(f.ok());
   const auto& m = (*f)->model();
   REQUIRE(m.statements.size() >= 5);
@@ -603,11 +604,11 @@ TEST_CASE("functionExtents: the model's functions without building the model") {
   }
 }
 
-
 TEST_CASE("topLevelExtents: unchanged top-level statements are reused, the result equals a walk") {
   std::string text;
   for (int f = 0; f < 30; ++f)
-    text += "@dec\ndef f" + std::to_string(f) + "(x):\n    def inner():\n        return x\n    y = x + 1\n    return y\n\n";
+    text +=
+        "@dec\ndef f" + std::to_string(f) + "(x):\n    def inner():\n        return x\n    y = x + 1\n    return y\n\n";
   text += "class C:\n    def m(self):\n        pass\n";
   auto file = parse(text);
   auto extents = topLevelExtents(file->root(), file->text(), file->lines());
@@ -729,24 +730,24 @@ TEST_CASE("expression facts: callee chains and arguments of every call") {
 
 TEST_CASE("assignment, for-loop, with-item, parameter, base-class and decorator facts") {
   auto f = parse(
-      "import torch.nn as nn\n"                                    // 0
-      "class Net(nn.Module, Mixin, metaclass=Meta):\n"             // 1
-      "    @torch.no_grad()\n"                                     // 2
+      "import torch.nn as nn\n"                                                  // 0
+      "class Net(nn.Module, Mixin, metaclass=Meta):\n"                           // 1
+      "    @torch.no_grad()\n"                                                   // 2
       "    def __init__(self, model: TinyFormer, n=3, *a, k: int = 1, **kw):\n"  // 3
-      "        self.seq = nn.Sequential(A(), B())\n"               // 4
-      "        x = y = Model().to(dev)\n"                          // 5
-      "        z: Block = make()\n"                                // 6
-      "        w: int\n"                                           // 7
-      "        w += 1\n"                                           // 8
-      "        a, b = pair()\n"                                    // 9
-      "        self.items[0] = v\n"                                // 10
-      "    def forward(self, x, /, *, flag):\n"                    // 11
-      "        for i, blk in enumerate(self.blocks):\n"            // 12
-      "            pass\n"                                         // 13
-      "        for (p, q) in zip(ps, qs): pass\n"                  // 14
-      "        for blk in self.blocks: pass\n"                     // 15
-      "        with ctx() as c, open(p):\n"                       // 16
-      "            pass\n");                                       // 17
+      "        self.seq = nn.Sequential(A(), B())\n"                             // 4
+      "        x = y = Model().to(dev)\n"                                        // 5
+      "        z: Block = make()\n"                                              // 6
+      "        w: int\n"                                                         // 7
+      "        w += 1\n"                                                         // 8
+      "        a, b = pair()\n"                                                  // 9
+      "        self.items[0] = v\n"                                              // 10
+      "    def forward(self, x, /, *, flag):\n"                                  // 11
+      "        for i, blk in enumerate(self.blocks):\n"                          // 12
+      "            pass\n"                                                       // 13
+      "        for (p, q) in zip(ps, qs): pass\n"                                // 14
+      "        for blk in self.blocks: pass\n"                                   // 15
+      "        with ctx() as c, open(p):\n"                                      // 16
+      "            pass\n");                                                     // 17
   const Module& m = f->model();
   using K = Expression::Kind;
   // Base classes: positional only.
@@ -777,13 +778,12 @@ TEST_CASE("assignment, for-loop, with-item, parameter, base-class and decorator 
   // Assignments: targets and values; chained targets share the value; `+=` and `w: int` are not.
   std::vector<std::pair<std::string, std::string>> as;
   for (const Assignment& a : m.assignments) as.emplace_back(exprText(*f, a.target), exprText(*f, a.value));
-  CHECK(as == std::vector<std::pair<std::string, std::string>>{
-                  {"self.seq", "nn.Sequential(A(), B())"},
-                  {"x", "Model().to(dev)"},
-                  {"y", "Model().to(dev)"},
-                  {"z", "make()"},
-                  {"a, b", "pair()"},
-                  {"self.items[0]", "v"}});
+  CHECK(as == std::vector<std::pair<std::string, std::string>>{{"self.seq", "nn.Sequential(A(), B())"},
+                                                               {"x", "Model().to(dev)"},
+                                                               {"y", "Model().to(dev)"},
+                                                               {"z", "make()"},
+                                                               {"a, b", "pair()"},
+                                                               {"self.items[0]", "v"}});
   CHECK(m.assignments[0].statement == m.statementAtLine(4));
   CHECK(m.expressions[m.assignments[0].target].kind == K::Attribute);
   CHECK(m.expressions[m.assignments[1].value].kind == K::Call);

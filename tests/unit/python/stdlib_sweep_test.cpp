@@ -84,8 +84,8 @@ TEST_CASE("sweep: /usr/lib/python3.11 parses and builds consistent models") {
       uint32_t at = ls + static_cast<uint32_t>(mt.position(2));
       if (m.insideMultilineString(at)) continue;
       int32_t st = m.statementAt(at);
-      if (st != kNone && m.statements[st].bytes.start < ls &&
-          m.statements[st].kind != StatementKind::FunctionDef && m.statements[st].kind != StatementKind::ClassDef)
+      if (st != kNone && m.statements[st].bytes.start < ls && m.statements[st].kind != StatementKind::FunctionDef &&
+          m.statements[st].kind != StatementKind::ClassDef)
         continue;  // a continuation line of another statement
       CAPTURE(line);
       CAPTURE(text);
@@ -93,9 +93,9 @@ TEST_CASE("sweep: /usr/lib/python3.11 parses and builds consistent models") {
       ++defsChecked;
     }
   }
-  MESSAGE(files.size() << " files: " << statements << " statements, " << functions << " functions, "
-                       << classes << " classes, " << calls << " calls; " << withErrors
-                       << " files with syntax errors; " << defsChecked << " def/class lines cross-checked");
+  MESSAGE(files.size() << " files: " << statements << " statements, " << functions << " functions, " << classes
+                       << " classes, " << calls << " calls; " << withErrors << " files with syntax errors; "
+                       << defsChecked << " def/class lines cross-checked");
   CHECK(withErrors * 20 < files.size());  // tree-sitter-python 0.23 reads 3.11 code: < 5% errors
   CHECK(defsChecked > 1000);
 }

@@ -1,12 +1,13 @@
 // core/results/kernel_label: labels that tell a line's kernels apart, on real demangled PyTorch
 // kernel names (from the emulated and real nsys profiles under tests/data), and the hint label of
 // a call line.
+#include "core/results/kernel_label.h"
+
 #include <doctest/doctest.h>
 
 #include <set>
 
 #include "core/results/format.h"
-#include "core/results/kernel_label.h"
 
 using namespace kl::results;
 
@@ -19,7 +20,8 @@ KernelStat kernel(std::string shortName, std::string full) {
   return k;
 }
 const char* kAdd =
-    "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >"
+    "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> "
+    ">"
     "(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)";
 const char* kFill =
     "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, at::detail::Array<char*, 1> >"
@@ -54,7 +56,8 @@ TEST_CASE("template arguments and their telling identifier") {
 }
 
 TEST_CASE("kernelLabels tells kernels with one short name apart") {
-  std::vector<KernelStat> ks{kernel("vectorized_elementwise_kernel", kAdd), kernel("vectorized_elementwise_kernel", kFill),
+  std::vector<KernelStat> ks{kernel("vectorized_elementwise_kernel", kAdd),
+                             kernel("vectorized_elementwise_kernel", kFill),
                              kernel("vectorized_elementwise_kernel", kClamp), kernel("reduce_kernel", kSum),
                              kernel("[CUDA memcpy DtoH]", "[CUDA memcpy DtoH]")};
   auto l = kernelLabels(ks, 60);
@@ -68,14 +71,20 @@ TEST_CASE("kernelLabels tells kernels with one short name apart") {
 
 TEST_CASE("kernelLabels adds the differing argument when the tags agree, and cuts long names where they differ") {
   std::vector<KernelStat> ks{
-      kernel("softmax_warp_forward", "void (anonymous namespace)::softmax_warp_forward<float, float, float, 4, true, false>(float*)"),
-      kernel("softmax_warp_forward", "void (anonymous namespace)::softmax_warp_forward<float, float, float, 5, true, false>(float*)")};
+      kernel("softmax_warp_forward",
+             "void (anonymous namespace)::softmax_warp_forward<float, float, float, 4, true, false>(float*)"),
+      kernel("softmax_warp_forward",
+             "void (anonymous namespace)::softmax_warp_forward<float, float, float, 5, true, false>(float*)")};
   auto l = kernelLabels(ks, 60);
   CHECK(l[0] == "softmax_warp_forward<4>");
   CHECK(l[1] == "softmax_warp_forward<5>");
 
-  std::string a = "sm90_xmma_gemm_f32f32_f32f32_f32_nt_n_tilesize128x128x32_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas";
-  std::string b = "sm90_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize64x128x32_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas";
+  std::string a =
+      "sm90_xmma_gemm_f32f32_f32f32_f32_nt_n_tilesize128x128x32_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_"
+      "cublas";
+  std::string b =
+      "sm90_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize64x128x32_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_"
+      "cublas";
   auto g = kernelLabels({kernel(a, a), kernel(b, b)}, 40);
   CHECK(displayWidth(g[0]) <= 40);
   CHECK(displayWidth(g[1]) <= 40);
@@ -88,8 +97,10 @@ TEST_CASE("kernelLabels adds the differing argument when the tags agree, and cut
 TEST_CASE("kernelLabels tells apart kernels that differ only inside a wrapper's arguments") {
   // opt.step()'s adds: a binary add (3 pointers) and an in-place add (2), same functor.
   std::string add2 = kAdd;
-  for (auto at = add2.find("char*, 3"); at != std::string::npos; at = add2.find("char*, 3")) add2.replace(at, 8, "char*, 2");
-  std::vector<KernelStat> ks{kernel("vectorized_elementwise_kernel", kAdd), kernel("vectorized_elementwise_kernel", add2)};
+  for (auto at = add2.find("char*, 3"); at != std::string::npos; at = add2.find("char*, 3"))
+    add2.replace(at, 8, "char*, 2");
+  std::vector<KernelStat> ks{kernel("vectorized_elementwise_kernel", kAdd),
+                             kernel("vectorized_elementwise_kernel", add2)};
   auto wide = kernelLabels(ks, 80);
   CHECK(wide[0] == "vectorized_elementwise_kernel<CUDAFunctor_add, Array<…, 3>>");
   CHECK(wide[1] == "vectorized_elementwise_kernel<CUDAFunctor_add, Array<…, 2>>");
@@ -113,7 +124,8 @@ TEST_CASE("kernelLabels names the op of ATen's multi-tensor (foreach) kernels") 
   std::vector<KernelStat> ks{
       mta("TensorListMetadata<1>", "BinaryOpScalarFunctor<float, 1, 1, 0>", "std::multiplies<float>, float"),
       mta("TensorListMetadata<2>", "UnaryOpFunctor<float, 2, 1, 1>", "at::native::(anonymous namespace)::Sqrt<float>"),
-      mta("TensorListScalarListMetadata<float, 3>", "PointwiseOpScalarListFunctor<float, 3, 3, 0>", "std::divides<float>"),
+      mta("TensorListScalarListMetadata<float, 3>", "PointwiseOpScalarListFunctor<float, 3, 3, 0>",
+          "std::divides<float>"),
       mta("TensorListMetadata<2>", "BinaryOpListAlphaFunctor<float, 2, 2, 0>", "std::plus<float>, float"),
       mta("TensorListMetadata<2>", "BinaryOpScalarFunctor<float, 2, 1, 1>", "std::plus<float>, float"),
       mta("TensorListMetadata<3>", "PointwiseOpScalarFunctor<float, 3, 3, 0>", "std::multiplies<float>, float")};

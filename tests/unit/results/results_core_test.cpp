@@ -16,13 +16,13 @@ TEST_CASE("path components and suffix matching") {
   CHECK(pathComponents("/a//b/./c.py") == std::vector<std::string>{"a", "b", "c.py"});
   CHECK(pathComponents("C:\\x\\y.py") == std::vector<std::string>{"C:", "x", "y.py"});
   PathMatcher m({"pkg/model.py", "other/model.py", "train.py", "sub/train.py", "a/b/util.py"});
-  CHECK(m.match("pkg/model.py") == "pkg/model.py");                      // exact
-  CHECK(m.match("/home/u/proj/pkg/model.py") == "pkg/model.py");         // longest suffix
-  CHECK(m.match("/home/u/proj/model.py") == std::nullopt);               // ambiguous
-  CHECK(m.match("/home/u/proj/train.py") == "train.py");                 // fully consumed wins
+  CHECK(m.match("pkg/model.py") == "pkg/model.py");               // exact
+  CHECK(m.match("/home/u/proj/pkg/model.py") == "pkg/model.py");  // longest suffix
+  CHECK(m.match("/home/u/proj/model.py") == std::nullopt);        // ambiguous
+  CHECK(m.match("/home/u/proj/train.py") == "train.py");          // fully consumed wins
   CHECK(m.match("/x/sub/train.py") == "sub/train.py");
   CHECK(m.match("/x/b/util.py") == "a/b/util.py");
-  CHECK(m.match("torch/nn/modules/linear.py") == std::nullopt);          // not in the workspace
+  CHECK(m.match("torch/nn/modules/linear.py") == std::nullopt);  // not in the workspace
   CHECK(m.match("") == std::nullopt);
   CHECK(m.match("model.py/") == std::nullopt);
 }

@@ -53,7 +53,8 @@ int64_t writeRun(store::Store& st, int64_t nsA, int64_t nsB) {
   REQUIRE_MESSAGE(begun.ok(), (begun.ok() ? "" : begun.error().message));
   store::RoundRecord round;
   round.results.spans = {span("kl:m.py:2-2", 2, 2, nsA, "gemm"), span("kl:m.py:3-3", 3, 3, nsB, "relu")};
-  round.results.unmapped.push_back({"memcpy", kl::profile::GpuOpKind::Memcpy, kl::attribution::UnmappedReason::OutsideRanges, 1, 500});
+  round.results.unmapped.push_back(
+      {"memcpy", kl::profile::GpuOpKind::Memcpy, kl::attribution::UnmappedReason::OutsideRanges, 1, 500});
   round.results.totalOps = 5;
   round.results.totalGpuNs = nsA + nsB + 500;
   round.results.mappedOps = 4;
@@ -128,9 +129,10 @@ TEST_CASE("loadFromStore: the loop's verdict on a line (why it is atomic, what t
     REQUIRE(runs.ok());
     auto rounds = st->rounds(runs->front().id);
     REQUIRE(rounds.ok());
-    REQUIRE(st->annotateRanges(rounds->front().id,
-                               {{"kl:m.py:2-2", "unfollowed", "m.py::g ran beneath it but could not be wrapped (x)", "m.py::g"},
-                                {"kl:m.py:3-3", "library", "its launches come from code outside the workspace", ""}})
+    REQUIRE(st->annotateRanges(
+                  rounds->front().id,
+                  {{"kl:m.py:2-2", "unfollowed", "m.py::g ran beneath it but could not be wrapped (x)", "m.py::g"},
+                   {"kl:m.py:3-3", "library", "its launches come from code outside the workspace", ""}})
                 .ok());
   }
   auto rs = results::loadFromStore(ws.path());

@@ -1,11 +1,12 @@
 // Command-line splitting, shell quoting and launch-template expansion; the quoting is checked
 // by running the expanded text through a real /bin/sh (and a nested `bash -c '...'`).
+#include "core/runner/command.h"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <map>
 
-#include "core/runner/command.h"
 #include "core/runner/launch.h"
 #include "core/runner/process.h"
 #include "tests/support/test_support.h"
@@ -45,8 +46,8 @@ TEST_CASE("splitCommandLine follows sh word splitting without expansion") {
 
 TEST_CASE("shellQuote round-trips through /bin/sh") {
   kl::test::TempDir tmp;
-  std::vector<std::string> words = {"plain", "with space", "it's", "$HOME", "`id`", "a\"b", "back\\slash", "",
-                                    "{rank}", "new\nline", "*"};
+  std::vector<std::string> words = {"plain",       "with space", "it's",   "$HOME",     "`id`", "a\"b",
+                                    "back\\slash", "",           "{rank}", "new\nline", "*"};
   auto argv = kDump;
   argv.insert(argv.end(), words.begin(), words.end());
   CHECK(shellQuote("abc-_./=:,@%+9") == "abc-_./=:,@%+9");

@@ -1,5 +1,7 @@
 // Per-line aggregation on a synthetic attributed model (every number known by construction),
 // plus overlay-driven disk lines, functions and never-run ranges.
+#include "core/runner/line_results.h"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -7,7 +9,6 @@
 
 #include "core/nvtx/overlay.h"
 #include "core/profile/reader.h"
-#include "core/runner/line_results.h"
 #include "tests/support/profile_builder.h"
 #include "tests/support/test_support.h"
 
@@ -39,11 +40,11 @@ TEST_CASE("lineResults: inclusive/exclusive per span, kernel sets, unmapped reas
   f.kernel("gemm<a>", 30, 50);
   f.kernel("relu", 210, 5);
   f.kernel("gemm<a>", 410, 50);
-  f.kernel("add", 150, 7);              // in the body, outside statements -> body exclusive
-  f.kernel("copy", 610, 3);             // innermost kl: range has a bad name
-  f.kernel("relu", 810, 4);             // in a user range inside the body -> body exclusive
-  f.kernel("fill", 1500, 2);            // outside every kl: range
-  f.kernel("orphan", 1600, 9, false);   // no launch call
+  f.kernel("add", 150, 7);             // in the body, outside statements -> body exclusive
+  f.kernel("copy", 610, 3);            // innermost kl: range has a bad name
+  f.kernel("relu", 810, 4);            // in a user range inside the body -> body exclusive
+  f.kernel("fill", 1500, 2);           // outside every kl: range
+  f.kernel("orphan", 1600, 9, false);  // no launch call
   f.finish();
 
   auto r = runner::lineResults(*attribution::tabulateRanges(f.m));
@@ -119,8 +120,8 @@ TEST_CASE("lineResults with an overlay: functions, disk lines of kept ranges, ra
       "        y = x * 2\n"
       "    z = y + 1\n"
       "    return z\n";
-  auto of = nvtx::instrumentFile("w.py", disk, std::vector{nvtx::RangeRequest::functionBody("f"),
-                                                           nvtx::RangeRequest::statements(5, 5)});
+  auto of = nvtx::instrumentFile(
+      "w.py", disk, std::vector{nvtx::RangeRequest::functionBody("f"), nvtx::RangeRequest::statements(5, 5)});
   REQUIRE_MESSAGE(of.ok(), of.error().message);
   nvtx::Overlay ov;
   std::vector<std::string> names;

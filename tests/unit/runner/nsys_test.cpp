@@ -1,17 +1,20 @@
 // nsys version parsing, capability detection from the REAL 2022.4 help texts, flags per version,
 // and detection of the nsys installed here (when it is).
+#include "core/runner/nsys.h"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <map>
 
-#include "core/runner/nsys.h"
 #include "tests/support/test_support.h"
 
 using namespace kl::runner;
 
 namespace {
-bool has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+bool has(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
 }  // namespace
 
 TEST_CASE("parseNsysVersion") {

@@ -1,16 +1,16 @@
 // Process control: exit codes, signals, timeouts and cancellation that take down the whole
 // process group (grandchildren included), leftovers after the leader exits, logs and streaming.
-#include <doctest/doctest.h>
+#include "core/runner/process.h"
 
-#include <algorithm>
-#include <map>
+#include <doctest/doctest.h>
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <fstream>
+#include <map>
 #include <thread>
 
-#include "core/runner/process.h"
 #include "tests/support/test_support.h"
 
 using namespace kl::runner;
@@ -49,7 +49,9 @@ TEST_CASE("exit code, stdout/stderr logs, streamed lines") {
   spec.stdoutPath = tmp / "o.log";
   spec.stderrPath = tmp / "e.log";
   std::vector<std::string> lines;
-  spec.onOutput = [&](std::string_view s, std::string_view l) { lines.push_back(std::string(s) + ":" + std::string(l)); };
+  spec.onOutput = [&](std::string_view s, std::string_view l) {
+    lines.push_back(std::string(s) + ":" + std::string(l));
+  };
   auto r = runProcess(spec);
   REQUIRE(r.ok());
   CHECK(r->exitCode == 3);
@@ -187,8 +189,8 @@ namespace {
 /// Starts a grandchild that leaves the group and the session (setsid) and one that
 /// double-forks, writes their pids, then sleeps.
 std::string escaper(const std::filesystem::path& pids) {
-  return "setsid sleep 300 & echo $! >> " + pids.string() + "; (setsid sh -c 'sleep 300 & echo $! >> " +
-         pids.string() + "' &) ; sleep 300";
+  return "setsid sleep 300 & echo $! >> " + pids.string() + "; (setsid sh -c 'sleep 300 & echo $! >> " + pids.string() +
+         "' &) ; sleep 300";
 }
 bool allGone(const std::vector<int>& pids, std::chrono::milliseconds within) {
   auto until = std::chrono::steady_clock::now() + within;

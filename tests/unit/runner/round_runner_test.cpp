@@ -1,12 +1,13 @@
 // RoundRunner: a round of a given plan, and the failure paths with the real probe and /usr/bin/python3
 // (programs that do not import torch, so each run takes about a second): a crash, a hang, a
 // missing profiler, no export; a run directory layout and the overlay manifest.
+#include "core/runner/round_runner.h"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <map>
 
-#include "core/runner/round_runner.h"
 #include "tests/support/test_support.h"
 
 using namespace kl;
@@ -58,8 +59,9 @@ TEST_CASE("a round that succeeds without torch: layout, overlay manifest, ranges
   auto plan = bodyPlan("p.py", "work", 2, {{4, 4}, {5, 5}, {6, 8}, {9, 9}});
   std::vector<std::string> stages;
   std::vector<std::string> out;
-  auto res = rr->run(plan, {}, [&](const RoundProgress& p) { stages.push_back(stageName(p.stage)); },
-                     [&](std::string_view s, std::string_view l) { out.push_back(std::string(s) + ":" + std::string(l)); });
+  auto res = rr->run(
+      plan, {}, [&](const RoundProgress& p) { stages.push_back(stageName(p.stage)); },
+      [&](std::string_view s, std::string_view l) { out.push_back(std::string(s) + ":" + std::string(l)); });
   REQUIRE_MESSAGE(res.ok(), res.error().message);
   CHECK(std::find(out.begin(), out.end(), "stdout:12") != out.end());
   CHECK(stages.front() == "instrumenting");

@@ -1,17 +1,17 @@
 // The results store: migrations from every older version (and next to the ncu catalogue's
 // tables), one transaction per round (failure injection and a real crash of a writer process),
 // two processes writing concurrently, snapshot dedup, the editor queries, git provenance.
-#include <doctest/doctest.h>
+#include "core/store/store.h"
 
-#include <algorithm>
-#include <map>
+#include <doctest/doctest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <map>
 
 #include "core/store/git_info.h"
-#include "core/store/store.h"
 #include "tests/support/test_support.h"
 
 using namespace kl;
@@ -396,7 +396,9 @@ TEST_CASE("git provenance through libgit2") {
     CHECK_FALSE(none.isRepo);
     CHECK(none.commit.empty());
   }
-  REQUIRE(std::system((q + "git init -q -b main . && git -c user.email=t@t -c user.name=t commit -q --allow-empty -m init").c_str()) == 0);
+  REQUIRE(
+      std::system((q + "git init -q -b main . && git -c user.email=t@t -c user.name=t commit -q --allow-empty -m init")
+                      .c_str()) == 0);
   auto clean = gitInfo(ws.path());
   CHECK(clean.isRepo);
   CHECK(clean.commit.size() == 40);
@@ -429,11 +431,15 @@ TEST_CASE("runs left running by a kernlens that died are closed as interrupted b
     if (child == 0) ::_exit(0);
     int st = 0;
     ::waitpid(child, &st, 0);
-    REQUIRE(s->db().exec("UPDATE runs SET owner_pid = " + std::to_string(child) + " WHERE id = " + std::to_string(dead)).ok());
+    REQUIRE(s->db()
+                .exec("UPDATE runs SET owner_pid = " + std::to_string(child) + " WHERE id = " + std::to_string(dead))
+                .ok());
     // A live pid with another start time: the pid was reused by an unrelated process.
     REQUIRE(s->db().exec("UPDATE runs SET owner_start = 1 WHERE id = " + std::to_string(reused)).ok());
     // Another machine's run cannot be judged from here.
-    REQUIRE(s->db().exec("UPDATE runs SET owner_pid = 1, owner_host = 'elsewhere' WHERE id = " + std::to_string(remote)).ok());
+    REQUIRE(s->db()
+                .exec("UPDATE runs SET owner_pid = 1, owner_host = 'elsewhere' WHERE id = " + std::to_string(remote))
+                .ok());
   }
   auto s = Store::open(ws.path());  // what the next CLI run or server start does
   REQUIRE(s.ok());

@@ -1,7 +1,6 @@
 // Untrusted text shown safely (terminal, Markdown) and files named by untrusted input read
 // safely (no symlink out of the root, no FIFO that would block).
 #include <doctest/doctest.h>
-
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,14 +17,14 @@ TEST_CASE("terminalSafe shows control characters as escapes and keeps the rest")
   CHECK(terminalSafe("\x1b]0;pwned\x07\x1b[2J\rfake") == "\\x1b]0;pwned\\x07\\x1b[2J\\x0dfake");
   CHECK(terminalSafe(std::string("a\0b", 3)) == "a\\x00b");
   CHECK(terminalSafe("\x7f") == "\\x7f");
-  CHECK(terminalSafe("csi \xc2\x9b" "31m") == "csi \\u009b31m");  // C1 CSI
-  CHECK(terminalSafe("\xc2\xa0nbsp") == "\xc2\xa0nbsp");          // not a control
-  CHECK(terminalSafe("cut \xc2") == "cut \xc2");                  // a lone lead byte passes
+  CHECK(terminalSafe("csi \xc2\x9b"
+                     "31m") == "csi \\u009b31m");         // C1 CSI
+  CHECK(terminalSafe("\xc2\xa0nbsp") == "\xc2\xa0nbsp");  // not a control
+  CHECK(terminalSafe("cut \xc2") == "cut \xc2");          // a lone lead byte passes
 }
 
 TEST_CASE("markdownSafe: no links, emphasis, HTML or code spans from a name") {
-  CHECK(markdownSafe("[x](http://e.vil) *b* `c` <img>") ==
-        "\\[x\\](http://e.vil) \\*b\\* \\`c\\` \\<img\\>");
+  CHECK(markdownSafe("[x](http://e.vil) *b* `c` <img>") == "\\[x\\](http://e.vil) \\*b\\* \\`c\\` \\<img\\>");
   CHECK(markdownSafe("a\nb\x1b") == "a\\nb\\\\x1b");
   CHECK(markdownSafe("gemm_kernel") == "gemm\\_kernel");
 }

@@ -1,6 +1,7 @@
+#include "core/support/line_index.h"
+
 #include <doctest/doctest.h>
 
-#include "core/support/line_index.h"
 #include "core/support/result.h"
 
 using kl::LineCol;

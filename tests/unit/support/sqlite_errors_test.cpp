@@ -21,8 +21,9 @@ TEST_CASE("oneLineError: the file, one line, the way out; idempotent") {
   CHECK(sql::oneLineError(db, damaged).message == damaged.message);
 
   auto locked = sql::oneLineError(db, Error::io("database is locked"));
-  CHECK(locked.message == "/ws/.kernlens/kernlens.db: database is locked (another kernlens or sqlite3 holds it; "
-                          "waited 5 s): close it or try again");
+  CHECK(locked.message ==
+        "/ws/.kernlens/kernlens.db: database is locked (another kernlens or sqlite3 holds it; "
+        "waited 5 s): close it or try again");
   CHECK(sql::oneLineError(db, locked).message == locked.message);
 
   auto other = sql::oneLineError(db, Error::invalid("no such column: x"));
@@ -45,7 +46,8 @@ TEST_CASE("openShared: a 0-byte file is recreated; a damaged table found later i
   {
     auto db = sql::Database::openReadWrite(path);
     REQUIRE(db);
-    auto st = db->prepare("SELECT rootpage, (SELECT page_size FROM pragma_page_size) FROM sqlite_master WHERE name = 't'");
+    auto st =
+        db->prepare("SELECT rootpage, (SELECT page_size FROM pragma_page_size) FROM sqlite_master WHERE name = 't'");
     REQUIRE(st);
     REQUIRE(*st->step());
     root = st->int64(0);
