@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian packages a make target needs, idempotently.
-# usage: scripts/install-deps.sh GROUP...   (groups: build, package, fuzz, browser, editor, probe, nsys, slurm)
+# usage: scripts/install-deps.sh GROUP...   (groups: build, format, package, fuzz, browser, editor, probe, nsys, slurm)
 # Quiet when everything is present; runs `apt-get update` only when something must be installed.
 set -euo pipefail
 
 declare -A GROUPS_PKGS=(
   [build]="g++ cmake ninja-build pkg-config make nodejs npm sqlite3 libsqlite3-dev libtree-sitter-dev nlohmann-json3-dev libasio-dev doctest-dev libgit2-dev zlib1g-dev python3 ccache"
+  [format]="clang-format"
   [package]="dpkg-dev file"
   [fuzz]="clang libclang-rt-14-dev"
   [browser]="chromium"
