@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$KL_SOURCE_DIR"
 rel=$(realpath --relative-to=. "$KERNLENS")
 out=$(bash scripts/demo.sh "$rel" 2>&1) || { echo "$out" | tail -20; echo "FAIL: demo script failed"; exit 1; }
-grep -q "converged (converged)" <<<"$out" || { echo "$out" | tail -20; echo "FAIL: the demo loop did not converge"; exit 1; }
+grep -q "kernlens profile: converged after" <<<"$out" || { echo "$out" | tail -20; echo "FAIL: the demo loop did not converge"; exit 1; }
 grep -q "EMULATED" <<<"$out" || { echo "FAIL: emulated results not labelled"; exit 1; }
 grep -q "== tinyformer/attention.py" <<<"$out" || { echo "FAIL: the loop did not reach the attention module"; exit 1; }
 # Training: the model's lines show forward and backward time; loss.backward() only the engine's own work.
