@@ -70,39 +70,6 @@ bool isPlainType(std::string_view name) {
   return std::find(kPlain.begin(), kPlain.end(), name) != kPlain.end();
 }
 
-/// Wrapper templates whose own name says nothing: the tag is inside their arguments. ATen's
-/// multi-tensor (foreach) kernels: the tensor-list metadata and the generic functors that apply
-/// the op (`multi_tensor_apply_kernel<TensorListMetadata<1>, BinaryOpScalarFunctor<float, 1, 1, 0>,
-/// std::multiplies<float>, float>` -> tag `multiplies`).
-bool isWrapper(std::string_view name) {
-  static constexpr std::array<std::string_view, 25> kWrappers = {"ReduceOp",
-                                                                 "func_wrapper_t",
-                                                                 "Array",
-                                                                 "OffsetCalculator",
-                                                                 "TrivialOffsetCalculator",
-                                                                 "LoadWithCast",
-                                                                 "StoreWithCast",
-                                                                 "LoadWithoutCast",
-                                                                 "StoreWithoutCast",
-                                                                 "tuple",
-                                                                 "pair",
-                                                                 "function",
-                                                                 "TensorListMetadata",
-                                                                 "TensorListScalarListMetadata",
-                                                                 "FusedOptimizerTensorListMetadata",
-                                                                 "UnaryOpFunctor",
-                                                                 "BinaryOpScalarFunctor",
-                                                                 "BinaryOpScalarListFunctor",
-                                                                 "BinaryOpListAlphaFunctor",
-                                                                 "BinaryOpScalarTensor",
-                                                                 "PointwiseOpScalarFunctor",
-                                                                 "PointwiseOpScalarListFunctor",
-                                                                 "PointwiseOpListFunctor",
-                                                                 "TernaryOpListFunctor",
-                                                                 "TernaryOpScalarFunctor"};
-  return std::find(kWrappers.begin(), kWrappers.end(), name) != kWrappers.end();
-}
-
 /// Wrappers that describe where the data is (pointer arrays, offsets, tensor lists), not what
 /// the kernel computes.
 bool isLayout(std::string_view name) {
@@ -113,6 +80,33 @@ bool isLayout(std::string_view name) {
                                                               "TensorListScalarListMetadata",
                                                               "FusedOptimizerTensorListMetadata"};
   return std::find(kLayout.begin(), kLayout.end(), name) != kLayout.end();
+}
+
+/// Wrapper templates whose own name says nothing: the tag is inside their arguments. Every layout
+/// wrapper, plus ATen's loaders/reducers and the generic functors of its multi-tensor (foreach)
+/// kernels (`multi_tensor_apply_kernel<TensorListMetadata<1>, BinaryOpScalarFunctor<float, 1, 1, 0>,
+/// std::multiplies<float>, float>` -> tag `multiplies`).
+bool isWrapper(std::string_view name) {
+  static constexpr std::array<std::string_view, 19> kWrappers = {"ReduceOp",
+                                                                 "func_wrapper_t",
+                                                                 "LoadWithCast",
+                                                                 "StoreWithCast",
+                                                                 "LoadWithoutCast",
+                                                                 "StoreWithoutCast",
+                                                                 "tuple",
+                                                                 "pair",
+                                                                 "function",
+                                                                 "UnaryOpFunctor",
+                                                                 "BinaryOpScalarFunctor",
+                                                                 "BinaryOpScalarListFunctor",
+                                                                 "BinaryOpListAlphaFunctor",
+                                                                 "BinaryOpScalarTensor",
+                                                                 "PointwiseOpScalarFunctor",
+                                                                 "PointwiseOpScalarListFunctor",
+                                                                 "PointwiseOpListFunctor",
+                                                                 "TernaryOpListFunctor",
+                                                                 "TernaryOpScalarFunctor"};
+  return isLayout(name) || std::find(kWrappers.begin(), kWrappers.end(), name) != kWrappers.end();
 }
 
 std::string tagOf(std::string_view arg, int depth) {
