@@ -1,5 +1,7 @@
 """kernel_table + roofline on real tensors (no subprocess)."""
 
+import os
+import re
 import types
 import unittest
 import warnings
@@ -350,3 +352,118 @@ class EmbeddingBagBackwardTest(unittest.TestCase):
                                                       "sum_and_scatter"])
         got, ok = launches("_embedding_bag_dense_backward", args + (2, None, -1), torch.zeros(10, 6))
         self.assertEqual([k.short for k in got][1:], ["EmbeddingBag_accGradParametersKernel_max"])
+
+
+def real_op_kernels(path, op_name):
+    """[(op args, [kernel names])] for every `op_name` event of a real Kineto trace: the kernels
+    whose launch (runtime event on the op's thread, inside the op's interval) correlates."""
+    import gzip
+    import json
+    doc = json.load(gzip.open(path))
+    ev = doc["traceEvents"]
+    by_corr = {}
+    for e in ev:
+        if e.get("cat") in ("kernel", "Kernel"):
+            by_corr.setdefault(e["args"].get("correlation"), []).append(e["name"])
+    runtime = [e for e in ev if e.get("cat") in ("cuda_runtime", "Runtime", "cuda_driver")]
+    out = []
+    for o in ev:
+        if o.get("cat") in ("cpu_op", "Operator") and o.get("name") == op_name:
+            t0, t1 = o["ts"], o["ts"] + o["dur"]
+            names = [k for r in runtime if r["tid"] == o["tid"] and t0 <= r["ts"] <= t1
+                     for k in by_corr.get(r["args"].get("correlation"), [])]
+            out.append((o.get("args", {}), names))
+    return out
+
+
+# What identifies a kernel across ATen versions and vendors: the functor of an elementwise kernel
+# (with its dispatch lambda numbers and argument types), the reduction's ops, a named kernel's
+# template. Launch-bounds / vector-width / ROCm-vs-CUDA loop details are left out.
+KERNEL_KEYS = re.compile(r"FillFunctor<[^>]*>|MeanOps<[^>]*>|max_pool_\w+<[^>]*>|"
+                         r"\w+_cuda(?:_kernel)?\([^)]*\)::\{lambda\(\)#1\}::operator\(\)\(\) const::"
+                         r"\{lambda\(\)#\d+\}::operator\(\)\(\) const::\{lambda\([^)]*\)#1\}")
+
+
+class RealProfileOpsTest(unittest.TestCase):
+    """The emulator's launches for an op against the kernels the same op (same shapes and dtypes)
+    launched in real profiles in tests/data/real: same count, same kernel identity in order, and
+    the strided (non-vectorized) path where the real run took it."""
+
+    DATA = os.path.join(probe_support.SOURCE_DIR, "tests", "data", "real")
+    DTYPES = {"c10::BFloat16": torch.bfloat16, "float": torch.float32, "c10::Half": torch.float16}
+
+    def check(self, real, ours):
+        self.assertEqual(len(ours), len(real), ([k.short for k in ours], real))
+        for got, want in zip(ours, real):
+            keys = KERNEL_KEYS.findall(want)
+            self.assertTrue(keys, want)
+            self.assertEqual(KERNEL_KEYS.findall(got.demangled), keys, (got.demangled, want))
+            self.assertEqual("vectorized" in got.demangled, "vectorized" in want, (got.demangled, want))
+
+    def test_mse_loss_forward_and_backward_as_on_a_real_gpu(self):
+        path = os.path.join(self.DATA, "tracelens_mi300x_resnet_actckpt_rank0.json.gz")
+        fwd = real_op_kernels(path, "aten::mse_loss")
+        self.assertTrue(fwd)
+        for args, real in fwd:  # mean reduction (MeanOps)
+            dt = self.DTYPES[args["Input type"][0]]
+            x, t = (torch.randn(args["Input Dims"][i], dtype=dt) for i in (0, 1))
+            got, ok = launches("mse_loss", (x, t, 1), torch.zeros((), dtype=dt))
+            self.assertTrue(ok)
+            self.check(real, got)
+        # The outer aten::mse_loss_backward (zeros_like + the _out kernel); the inner one, with
+        # grad_input given, launches only the kernel.
+        bwd = real_op_kernels(path, "aten::mse_loss_backward")
+        outer = [(a, r) for a, r in bwd if len(a["Input Dims"]) == 4]
+        inner = [(a, r) for a, r in bwd if len(a["Input Dims"]) == 5]
+        self.assertTrue(outer and inner)
+        for (args, real), overload in ((outer[0], "default"), (inner[0], "grad_input")):
+            dt = self.DTYPES[args["Input type"][1]]
+            x, t = (torch.randn(args["Input Dims"][i], dtype=dt) for i in (1, 2))
+            g = torch.tensor(1.0, dtype=dt)
+            got, ok = launches("mse_loss_backward", (g, x, t, int(args["Concrete Inputs"][3])), torch.zeros_like(x),
+                               overload=overload)
+            self.assertTrue(ok)
+            self.check(real, got)
+        # Other reductions: none = the loss kernel alone; sum = a sum reduction.
+        x = torch.randn(4, 8)
+        got, _ = launches("mse_loss", (x, x, 0), x)
+        self.assertEqual([k.short for k in got], ["vectorized_elementwise_kernel"])
+        got, _ = launches("mse_loss", (x, x, 2), x.sum())
+        self.assertIn("sum_functor", got[1].demangled)
+
+    def test_max_pool2d_forward_and_backward_as_on_a_real_gpu(self):
+        path = os.path.join(self.DATA, "kineto_v100_resnet50_2021_callstack.json.gz")
+        for op, name in (("max_pool2d_with_indices", "aten::max_pool2d_with_indices"),
+                         ("max_pool2d_with_indices_backward", "aten::max_pool2d_with_indices_backward")):
+            real = real_op_kernels(path, name)
+            self.assertTrue(real)
+            args, kernels = real[0]
+            dims = args["Input Dims"]
+            if op == "max_pool2d_with_indices":
+                x = torch.randn(dims[0])
+                y, idx = torch.nn.functional.max_pool2d(x, 3, 2, 1, return_indices=True)
+                got, ok = launches(op, (x, [3, 3], [2, 2], [1, 1]), (y, idx))
+            else:
+                g, x = torch.randn(dims[0]), torch.randn(dims[1])
+                got, ok = launches(op, (g, x, [3, 3], [2, 2], [1, 1], [1, 1], False,
+                                        torch.zeros(dims[7], dtype=torch.long)), torch.zeros_like(x))
+            self.assertTrue(ok)
+            self.check(kernels, got)
+
+    def test_other_losses_padding(self):
+        # Counts per op from ATen's CUDA code (Loss.cpp / cuda/Loss.cu / PadNd.cpp).
+        x, t = torch.rand(4, 8), torch.rand(4, 8)
+        for name in ("smooth_l1_loss", "huber_loss"):
+            got, ok = launches(name, (x, t, 1, 1.0), torch.zeros(()))
+            self.assertTrue(ok)
+            self.assertEqual([k.short for k in got], ["vectorized_elementwise_kernel", "reduce_kernel"])
+            self.assertIn(name.replace("_loss", "") + "_kernel_cuda", got[0].demangled)
+            got, _ = launches(name + "_backward", (torch.tensor(1.0), x, t, 1, 1.0), x)
+            self.assertEqual([k.short for k in got], ["vectorized_elementwise_kernel", "elementwise_kernel"])
+        got, ok = launches("binary_cross_entropy", (x, t, None, 1), torch.zeros(()))
+        self.assertEqual([k.kind for k in got], ["kernel", "kernel", "memcpy"])  # loss, mean, copy into loss
+        got, _ = launches("binary_cross_entropy_backward", (torch.tensor(1.0), x, t, x, 1), x)
+        self.assertEqual(len(got), 3)  # gradient, mul_(weight), div_(numel)
+        got, ok = launches("constant_pad_nd", (x, [1, 1]), torch.zeros(4, 10))
+        self.assertTrue(ok)
+        self.assertEqual([k.short for k in got], ["vectorized_elementwise_kernel", "elementwise_kernel"])

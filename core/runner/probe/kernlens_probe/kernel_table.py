@@ -507,6 +507,153 @@ def h_nll_bwd(op):
                    dtype_class=op.dtype_class(grad_in))]
 
 
+# Pointwise losses (aten/src/ATen/native/Loss.cpp, cuda/BinaryMiscOpsKernels.cu,
+# cuda/PointwiseOpsKernel.cu): forward = one TensorIterator kernel for the per-element loss, then a
+# mean/sum reduction unless reduction="none"; backward (the functional overload) = a zeroed
+# grad_input (zeros_like) and one kernel over (input, target, grad_output) - grad_output is a
+# broadcast 0-dim tensor after a reduction, so that kernel takes the strided path.
+# (loss kernel, its dispatch order of reduced-precision types, backward kernel, its arguments)
+POINTWISE_LOSSES = {
+    "mse_loss": ("mse_kernel_cuda(at::TensorIteratorBase&)", ("half", "bf16"),
+                 "mse_backward_cuda_kernel(at::TensorIterator&, c10::Scalar const&)"),
+    "smooth_l1_loss": ("smooth_l1_kernel_cuda(at::TensorIteratorBase&, double)", ("half", "bf16"),
+                       "smooth_l1_backward_cuda_kernel(at::TensorIterator&, c10::Scalar const&, double)"),
+    "huber_loss": ("huber_kernel_cuda(at::TensorIterator&, double)", ("bf16", "half"),
+                   "huber_backward_cuda_kernel(at::TensorIterator&, c10::Scalar const&, double)"),
+}
+_DISPATCH_BASE = {torch.float64: 1, torch.float32: 2}
+
+
+def dispatch_lambda(t, extra):
+    """The index N of `{lambda()#N}` AT_DISPATCH_FLOATING_TYPES_AND2(A, B, ...) instantiates for
+    t's dtype: one lambda per case, in the order double, float, A, B."""
+    if t.dtype in _DISPATCH_BASE:
+        return _DISPATCH_BASE[t.dtype]
+    key = {torch.float16: "half", torch.bfloat16: "bf16"}.get(t.dtype)
+    return 3 + extra.index(key) if key in extra else 2
+
+
+def loss_functor(fn, t, order, arity):
+    ty = ctype(t)
+    return "at::native::%s::{lambda()#1}::operator()() const::{lambda()#%d}::operator()() const::{lambda(%s)#1}" % (
+        fn, dispatch_lambda(t, order), ", ".join([ty] * arity))
+
+
+def functor_kernel(op, fun, out, ins, flops_per=2):
+    """elementwise_launch's kernel choice (vectorized / strided) for an explicit functor name; a
+    broadcast input (fewer elements than the output) makes the iteration strided."""
+    la = elementwise_launch(op, name="copy", out=out, ins=ins, flops_per=flops_per)
+    strided = any(t.numel() != out.numel() for t in ins) or la.short != "vectorized_elementwise_kernel"
+    short = "elementwise_kernel" if strided else la.short
+    if not strided:
+        arr = "at::detail::Array<char*, %d>" % (len(ins) + 1)
+        dem = "void at::native::vectorized_elementwise_kernel<4, %s, %s >(int, %s, %s)" % (fun, arr, fun, arr)
+    else:
+        lam = "at::native::gpu_kernel_impl<%s>(at::TensorIteratorBase&, %s const&)::{lambda(int)#1}" % (fun, fun)
+        dem = "void at::native::elementwise_kernel<128, 4, %s>(int, %s)" % (lam, lam)
+    return la._replace(short=short, demangled=dem)
+
+
+def _reduction(op, pos):
+    r = op.args[pos] if len(op.args) > pos else op.kwargs.get("reduction", 1)
+    return int(r) if isinstance(r, int) else 1
+
+
+def h_pointwise_loss(op):
+    """aten::mse_loss / smooth_l1_loss / huber_loss(input, target, reduction, [beta|delta])."""
+    x, tgt = op.args[0], op.args[1]
+    fn, order, _ = POINTWISE_LOSSES[op.name]
+    per = torch.empty(x.shape, dtype=x.dtype, device="meta")  # the per-element loss, never returned
+    out = [functor_kernel(op, loss_functor(fn, x, order, 2), per, [x, tgt])]
+    reduction = _reduction(op, 2)
+    if reduction != 0:
+        red = types.SimpleNamespace(name="mean" if reduction == 1 else "sum", outputs=op.outputs,
+                                    dtype_class=op.dtype_class)
+        out += reduce_launch(red, per)
+    return out
+
+
+def h_pointwise_loss_bwd(op):
+    """aten::<loss>_backward(grad_output, input, target, reduction, ...): zeros_like(input) and the
+    backward kernel; the .grad_input overload (the caller's buffer) only the kernel."""
+    grad, x, tgt = op.args[0], op.args[1], op.args[2]
+    fn, order, bfn = POINTWISE_LOSSES[op.name[:-len("_backward")]]
+    out = op.outputs[0] if op.outputs else x
+    launches = [] if op.overload == "grad_input" else [elementwise_launch(op, name="fill", out=out, ins=[], flops_per=0)]
+    launches.append(functor_kernel(op, loss_functor(bfn, x, order, 3), out, [x, tgt, grad], flops_per=3))
+    return launches
+
+
+def h_bce(op):
+    """aten::binary_cross_entropy(input, target, weight, reduction) (cuda/Loss.cu): the loss kernel,
+    `mul_(weight)`, and for a reduction the reduce plus the copy of the result into `loss`."""
+    x, tgt = op.args[0], op.args[1]
+    weight = op.args[2] if len(op.args) > 2 and isinstance(op.args[2], torch.Tensor) else None
+    fn = ("binary_cross_entropy_out_cuda(at::Tensor const&, at::Tensor const&, std::optional<at::Tensor> const&, "
+          "long, at::Tensor&)")
+    per = torch.empty(x.shape, dtype=x.dtype, device="meta")
+    out = [functor_kernel(op, loss_functor(fn, x, ("half", "bf16"), 2), per, [x, tgt], flops_per=6)]
+    if weight is not None:
+        out.append(elementwise_launch(op, name="mul", out=per, ins=[per, weight]))
+    reduction = _reduction(op, 3)
+    if reduction != 0:
+        red = types.SimpleNamespace(name="mean" if reduction == 1 else "sum", outputs=op.outputs,
+                                    dtype_class=op.dtype_class)
+        out += reduce_launch(red, per) + [memcpy(x.element_size(), DTOD, DEVICE, DEVICE)]
+    return out
+
+
+def h_bce_bwd(op):
+    """aten::binary_cross_entropy_backward(grad, input, target, weight, reduction): the gradient
+    kernel over (grad expanded, input, target), `mul_(weight)`, and `div_(numel)` for a mean."""
+    grad, x, tgt = op.args[0], op.args[1], op.args[2]
+    weight = op.args[3] if len(op.args) > 3 and isinstance(op.args[3], torch.Tensor) else None
+    out = op.outputs[0] if op.outputs else x
+    fn = ("binary_cross_entropy_backward_out_kernel(at::Tensor&, at::Tensor const&, at::Tensor const&, "
+          "at::Tensor const&)")
+    launches = [functor_kernel(op, loss_functor(fn, x, ("half", "bf16"), 3), out, [grad, x, tgt], flops_per=5)]
+    if weight is not None:
+        launches.append(elementwise_launch(op, name="mul", out=out, ins=[out, weight]))
+    if _reduction(op, 4) == 1:
+        launches.append(elementwise_launch(op, name="div", out=out, ins=[out]))
+    return launches
+
+
+def h_constant_pad(op):
+    """aten::constant_pad_nd (F.pad, mode="constant"): the output filled with the value, then the
+    input copied into its interior (a strided copy)."""
+    x = op.args[0]
+    out = op.outputs[0] if op.outputs else x
+    return [elementwise_launch(op, name="fill", out=out, ins=[], flops_per=0),
+            functor_kernel(op, functor("copy", x), out, [x], flops_per=0)]
+
+
+def h_max_pool2d(op):
+    """aten::max_pool2d_with_indices (NCHW): max_pool_forward_nchw, one thread per output."""
+    x = op.args[0]
+    out = op.outputs[0] if op.outputs else x
+    t = ctype(x)
+    return [kernel("max_pool_forward_nchw",
+                   "void at::native::(anonymous namespace)::max_pool_forward_nchw<%s, %s>(int, %s const*, long, long, "
+                   "long, int, int, int, int, int, int, int, int, int, int, %s*, long*)" % (t, _opmath(t), t, t),
+                   grid=(math.ceil(out.numel() / 256), 1, 1), block=(256, 1, 1), flops=out.numel() * 9,
+                   nbytes=nbytes(x) + nbytes(out) * 2, dtype_class=op.dtype_class(x))]
+
+
+def h_max_pool2d_bwd(op):
+    """aten::max_pool2d_with_indices_backward(grad, input, ...): a zeroed grad_input, then
+    max_pool_backward_nchw."""
+    grad, x = op.args[0], op.args[1]
+    out = op.outputs[0] if op.outputs else x
+    t = ctype(x)
+    return [elementwise_launch(op, name="fill", out=out, ins=[], flops_per=0),
+            kernel("max_pool_backward_nchw",
+                   "void at::native::(anonymous namespace)::max_pool_backward_nchw<%s, %s>(int, %s const*, long const*, "
+                   "int, int, int, int, int, int, int, int, int, int, int, int, int, int, %s*)" % (t, _opmath(t), t, t),
+                   grid=(math.ceil(out.numel() / 256), 1, 1), block=(256, 1, 1), flops=grad.numel(),
+                   nbytes=2 * nbytes(grad) + nbytes(out), dtype_class=op.dtype_class(x))]
+
+
 def h_embedding(op):
     weight, idx = op.args[0], op.args[1]
     out = op.outputs[0]
@@ -1182,8 +1329,7 @@ POINTWISE = ("add|sub|rsub|mul|div|neg|abs|sign|sgn|exp|exp2|expm1|log|log2|log1
              "sigmoid_backward|tanh_backward|gelu_backward|silu_backward|threshold_backward|"
              "hardtanh_backward|leaky_relu_backward|elu_backward|softplus_backward|mish_backward|"
              "hardswish_backward|hardsigmoid_backward|native_dropout_backward|_masked_scale|"
-             "_to_copy_backward|bitwise_left_shift|bitwise_right_shift|mse_loss_backward|"
-             "smooth_l1_loss_backward|huber_loss_backward|binary_cross_entropy_backward|"
+             "_to_copy_backward|bitwise_left_shift|bitwise_right_shift|"
              "binary_cross_entropy_with_logits_backward|l1_loss_backward|_softmax_backward_data_elementwise")
 
 RULES = [
@@ -1221,6 +1367,13 @@ RULES = [
     (r"native_batch_norm|_native_batch_norm_legit|cudnn_batch_norm", "batchnorm", h_batch_norm),
     (r"nll_loss_forward|nll_loss2d_forward", "loss", h_nll_fwd),
     (r"nll_loss_backward|nll_loss2d_backward", "loss", h_nll_bwd),
+    (r"mse_loss|smooth_l1_loss|huber_loss", "loss", h_pointwise_loss),
+    (r"mse_loss_backward|smooth_l1_loss_backward|huber_loss_backward", "loss", h_pointwise_loss_bwd),
+    (r"binary_cross_entropy", "loss", h_bce),
+    (r"binary_cross_entropy_backward", "loss", h_bce_bwd),
+    (r"constant_pad_nd", "copy", h_constant_pad),
+    (r"max_pool2d_with_indices", "pool", h_max_pool2d),
+    (r"max_pool2d_with_indices_backward", "pool", h_max_pool2d_bwd),
     (r"embedding", "embedding", h_embedding),
     (r"embedding_dense_backward", "embedding", h_embedding_bwd),
     (r"native_dropout|fused_dropout|_fused_dropout", "dropout", h_dropout),
