@@ -26,6 +26,24 @@ KernelStat kernelStat(const KernelEntry& k) {
   return s;
 }
 
+const char* atomicReasonName(AtomicReason r) {
+  switch (r) {
+    case AtomicReason::None: return "";
+    case AtomicReason::Library: return "library";
+    case AtomicReason::Unfollowed: return "unfollowed";
+    case AtomicReason::Budget: return "budget";
+    case AtomicReason::NoSource: return "no_source";
+  }
+  return "";
+}
+
+std::optional<AtomicReason> atomicReasonFromName(std::string_view name) {
+  for (AtomicReason r : {AtomicReason::None, AtomicReason::Library, AtomicReason::Unfollowed, AtomicReason::Budget,
+                         AtomicReason::NoSource})
+    if (name == atomicReasonName(r)) return r;
+  return std::nullopt;
+}
+
 uint32_t LineResult::distinctKernels() const {
   std::set<std::string_view> names;
   for (const auto& k : kernels) names.insert(k.fullName.empty() ? k.name : k.fullName);

@@ -15,7 +15,9 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/attribution/autograd_link.h"
@@ -83,6 +85,20 @@ struct RangeInfo {
   std::vector<std::vector<std::string>> kernelSets;  // the distinct sets (names sorted), at most a few
 };
 
+/// Why the convergence loop left a line atomic (it launches several kernels per invocation and
+/// nothing finer was wrapped). Spelled by atomicReasonName wherever it is written out.
+enum class AtomicReason : uint8_t {
+  None,        // not atomic, or atomic with no reason given (rounds stored before verdicts were)
+  Library,     // its launches come from code outside the workspace: a final answer
+  Unfollowed,  // a workspace function ran beneath it that could not be wrapped (the note says which and why)
+  Budget,      // a finer range was refused for the NVTX budget
+  NoSource,    // a workspace function beneath it has no readable source
+};
+/// "" (None), "library", "unfollowed", "budget", "no_source" (the JSON / store / text spelling).
+const char* atomicReasonName(AtomicReason r);
+/// The reason atomicReasonName spells `name` ("" is None); nullopt for any other text.
+std::optional<AtomicReason> atomicReasonFromName(std::string_view name);
+
 /// GPU work attributed to one source location (a statement, a range of lines, a function body).
 struct LineResult {
   std::string path;       // workspace-relative, '/'-separated
@@ -101,14 +117,12 @@ struct LineResult {
   std::vector<KernelSet> variants;
   bool body = false;  // a whole function body (launches outside its statement ranges)
 
-  // The loop's verdict (planner; stored with the round, store::RangeVerdict, and read back).
+  // The loop's verdict (planner; written onto the round's stored range by Store::annotateRanges,
+  // and read back with it).
   bool atomic = false;  // launches several kernels per invocation; nothing finer to wrap
-  /// Why a line is atomic: "library" (its launches come from code outside the workspace: a final
-  /// answer), "unfollowed" (a workspace function ran beneath it that could not be wrapped; `note`
-  /// says which and why), "budget" (a finer range was refused for the NVTX budget), "no_source"
-  /// (a workspace function beneath it has no readable source). "" when not atomic.
-  std::string atomicReason;
-  /// "unfollowed" / "budget" beneath a workspace function: that function as FILE::QUALNAME, to
+  /// Why a line is atomic (None when it is not); `note` says more.
+  AtomicReason atomicReason = AtomicReason::None;
+  /// Unfollowed / Budget beneath a workspace function: that function as FILE::QUALNAME, to
   /// profile as the focus instead ("" otherwise).
   std::string suggestFocus;
   bool noMatchingKernel = false;  // --kernel: none of its kernels matches (shown, not counted)

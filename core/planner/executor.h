@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/attribution/line_result.h"
 #include "core/attribution/range_table.h"
 #include "core/nvtx/overlay.h"
 #include "core/profile/model.h"
@@ -57,9 +58,10 @@ class RoundExecutor {
   /// The table the loop computed from the last run()'s model (instrumented rounds only, in order).
   virtual Result<void> record(const RoundRequest& req, const attribution::RangeTable& table,
                               const CancellationToken& cancel) = 0;
-  /// What the loop concluded about ranges of the recorded round `round` (atomic with its reason,
-  /// notes), once it has decided; ranges not listed have none. Called at most once per loop.
-  virtual Result<void> annotate(int round, const std::vector<store::RangeVerdict>& verdicts) = 0;
+  /// What the loop concluded about the ranges of the recorded round `round`, once it has decided:
+  /// its lines (LoopResult::lines), each with its verdict (atomic with its reason, note, focus
+  /// suggestion) and the range that measured it (range.name). Called at most once per loop.
+  virtual Result<void> annotate(int round, const std::vector<attribution::LineResult>& lines) = 0;
   virtual std::string backendName() const = 0;
   /// The run directory (for generated files such as the harness); "" when none.
   virtual std::filesystem::path runDir() const = 0;
@@ -75,8 +77,9 @@ class RunnerExecutor : public RoundExecutor {
   /// Converts the table for the store (disk lines, functions) and writes the round.
   Result<void> record(const RoundRequest& req, const attribution::RangeTable& table,
                       const CancellationToken& cancel) override;
-  /// Writes the verdicts onto the round's stored ranges (Store::annotateRanges); no-op without a store.
-  Result<void> annotate(int round, const std::vector<store::RangeVerdict>& verdicts) override;
+  /// Writes the lines' verdicts onto the round's stored ranges (Store::annotateRanges); no-op
+  /// without a store.
+  Result<void> annotate(int round, const std::vector<attribution::LineResult>& lines) override;
   std::string backendName() const override;
   std::filesystem::path runDir() const override;
   /// Finishes the store's run row (status ok / failed / cancelled); idempotent.

@@ -119,7 +119,8 @@ class Loop {
   uint64_t predictedPushes(const PlanNode& n);
   uint64_t predictedPushes(const FunctionRef& fn);
   struct AtomicWhy {
-    std::string reason, note, focus;  // LineResult::atomicReason / note / suggestFocus
+    attribution::AtomicReason reason;  // LineResult::atomicReason
+    std::string note, focus;           // LineResult::note / suggestFocus
   };
   AtomicWhy atomicReason(int id);
   std::string describe(const PlanNode& n) const {
@@ -146,8 +147,6 @@ class Loop {
   bool stopped_ = false;
   std::set<int> eagerSkipped_;  // nodes not expanded eagerly because the push budget was spent
   bool widenedAhead_ = false;   // the observed callers were wrapped in round 0
-  /// What buildLines() concluded per range (atomic reason, note), for RoundExecutor::annotate.
-  std::vector<store::RangeVerdict> verdicts_;
 };
 
 Result<attribution::RangeTable> Loop::tabulate(const RoundRequest& req, const RoundOutcome& out) {
@@ -273,12 +272,13 @@ int Loop::eagerExpand(int round) {
 }
 
 Loop::AtomicWhy Loop::atomicReason(int id) {
+  using Why = attribution::AtomicReason;
   Children c = plan_.children(id);
   for (const auto& k : plan_.nodes())
     if (k.parent == id && k.state == NodeState::Refused)
-      return {"budget", "a finer range was refused for the NVTX budget (" + describe(k) + ": " + k.reason + ")"};
+      return {Why::Budget, "a finer range was refused for the NVTX budget (" + describe(k) + ": " + k.reason + ")"};
   if (eagerSkipped_.count(id) && !plan_.node(id).expanded)
-    return {"budget", "the calls beneath it were not followed: the push budget for ranges placed ahead was spent"};
+    return {Why::Budget, "the calls beneath it were not followed: the push budget for ranges placed ahead was spent"};
   for (const auto& fn : c.callees) {
     bool found = false;
     std::string focus = fn.path + "::" + fn.qualName;
@@ -286,23 +286,23 @@ Loop::AtomicWhy Loop::atomicReason(int id) {
       if (k.kind != NodeKind::FunctionBody || k.path != fn.path || k.qualName != fn.qualName) continue;
       found = true;
       if (k.state == NodeState::Refused)
-        return {"budget", focus + " ran beneath it but was refused for the NVTX budget (" + k.reason + ")", focus};
+        return {Why::Budget, focus + " ran beneath it but was refused for the NVTX budget (" + k.reason + ")", focus};
       if (k.state == NodeState::Unplaced)
-        return {"unfollowed", focus + " ran beneath it but could not be wrapped (" + k.reason + ")", focus};
+        return {Why::Unfollowed, focus + " ran beneath it but could not be wrapped (" + k.reason + ")", focus};
     }
-    if (!found) return {"unfollowed", focus + " ran beneath it but was not wrapped", focus};
+    if (!found) return {Why::Unfollowed, focus + " ran beneath it but was not wrapped", focus};
   }
   for (const auto& u : c.unfollowed) {
     std::string where = u.path + ":" + std::to_string(u.line) + " " + u.qualName;
-    if (u.noSource) return {"no_source", where + " ran beneath it: " + u.why};
-    return {"unfollowed", where + " ran beneath it: " + u.why +
-                              (u.qualName.find("<lambda>") != std::string::npos
-                                   ? "; its launches stay on this line (make it a def to see them per line)"
-                                   : "")};
+    if (u.noSource) return {Why::NoSource, where + " ran beneath it: " + u.why};
+    return {Why::Unfollowed, where + " ran beneath it: " + u.why +
+                                 (u.qualName.find("<lambda>") != std::string::npos
+                                      ? "; its launches stay on this line (make it a def to see them per line)"
+                                      : "")};
   }
   if (!plan_.observed())
-    return {"library", "no workspace call beneath it was resolved statically (call discovery was off)"};
-  return {"library", "its launches come from code outside the workspace"};
+    return {Why::Library, "no workspace call beneath it was resolved statically (call discovery was off)"};
+  return {Why::Library, "its launches come from code outside the workspace"};
 }
 
 Result<void> Loop::planRoundZero() {
@@ -490,7 +490,6 @@ bool Loop::switchToHarness(const std::string& why) {
 
 void Loop::buildLines(const attribution::RangeTable& stats, bool widenedOut) {
   res_.lines.clear();
-  verdicts_.clear();
   for (const auto& n : plan_.nodes()) {
     if (!n.wrapped() || n.rangeName.empty()) continue;
     const auto* found = stats.find(n.rangeName);
@@ -524,7 +523,7 @@ void Loop::buildLines(const attribution::RangeTable& stats, bool widenedOut) {
     if (n.state == NodeState::Atomic || n.state == NodeState::OutOfFocus) l.note = n.reason;
     if (n.state == NodeState::Atomic) {
       AtomicWhy why = atomicReason(n.id);
-      l.atomicReason = std::move(why.reason);
+      l.atomicReason = why.reason;
       l.note = std::move(why.note);
       l.suggestFocus = std::move(why.focus);
     }
@@ -535,7 +534,6 @@ void Loop::buildLines(const attribution::RangeTable& stats, bool widenedOut) {
       l.note = "launches no kernel matching --kernel";
     }
     if (n.state == NodeState::Refining || n.state == NodeState::Pending) l.note = "not converged: still being refined";
-    if (l.atomic || !l.note.empty()) verdicts_.push_back({n.rangeName, l.atomicReason, l.note, l.suggestFocus});
     res_.lines.push_back(std::move(l));
   }
   std::sort(res_.lines.begin(), res_.lines.end(), [](const LineResult& a, const LineResult& b) {
@@ -770,7 +768,7 @@ Result<LoopResult> Loop::run() {
   if (haveStats) {
     buildLines(last, widenStage == 2);
     // The round's stored ranges get the verdicts (an editor reading the store shows them).
-    if (auto a = exec_->annotate(lastIndex, verdicts_); !a)
+    if (auto a = exec_->annotate(lastIndex, res_.lines); !a)
       res_.notes.push_back("the atomic reasons were not stored: " + a.error().message);
   }
   if (!stopped_) stop(StopReason::RoundBudget);

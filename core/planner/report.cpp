@@ -63,10 +63,10 @@ std::string renderJson(const LoopResult& r) {
     w.key("launches").value(static_cast<long long>(l.ops));
     w.field("invocations", l.invocations);
     w.field("atomic", l.atomic);
-    if (l.atomicReason.empty())
+    if (l.atomicReason == attribution::AtomicReason::None)
       w.key("atomic_reason").null();
     else
-      w.field("atomic_reason", l.atomicReason);
+      w.field("atomic_reason", attribution::atomicReasonName(l.atomicReason));
     // --kernel: the line launched none of the matching kernels (shown, left out of the counts).
     w.field("no_matching_kernel", l.noMatchingKernel);
     if (l.note.empty())
@@ -196,7 +196,10 @@ std::string timeText(const LineResult& l) {
 std::string annotation(const LineResult& l, int maxKernels) {
   std::string a = timeText(l) + " · " + std::to_string(l.ops) + " launch" + (l.ops == 1 ? "" : "es");
   if (l.invocations > 1) a += " in " + std::to_string(l.invocations) + " calls";
-  if (l.atomic) a += " · ATOMIC" + (l.atomicReason.empty() ? std::string() : " (" + l.atomicReason + ")");
+  if (l.atomic)
+    a += " · ATOMIC" + (l.atomicReason == attribution::AtomicReason::None
+                            ? std::string()
+                            : " (" + std::string(attribution::atomicReasonName(l.atomicReason)) + ")");
   if (std::string kinds = stepKinds(l); !kinds.empty()) a += " · " + kinds;
   a += " · ";
   int shown = 0;
@@ -256,7 +259,8 @@ std::string renderText(const LoopResult& r, WorkspaceIndex& index, const TextOpt
           os << (k ? "\n       | " : "") << "    # " << annotation(l, opts.maxKernelsPerLine);
           if (l.lastLine > l.line) os << " (lines " << l.line + 1 << "-" << l.lastLine + 1 << ")";
           for (const auto& v : l.variants) os << "\n       |      " << variantText(l, v);
-          if (!l.note.empty() && (!l.atomic || l.atomicReason != "library" || l.noMatchingKernel))
+          if (!l.note.empty() &&
+              (!l.atomic || l.atomicReason != attribution::AtomicReason::Library || l.noMatchingKernel))
             os << "  [" << l.noteWithFocus() << "]";
         }
       }

@@ -79,11 +79,11 @@ Result<void> RunnerExecutor::record(const RoundRequest& req, const attribution::
   return {};
 }
 
-Result<void> RunnerExecutor::annotate(int round, const std::vector<store::RangeVerdict>& verdicts) {
+Result<void> RunnerExecutor::annotate(int round, const std::vector<attribution::LineResult>& lines) {
   if (!store_) return {};
   auto it = roundIds_.find(round);
   if (it == roundIds_.end()) return Error::internal("annotate() of a round that was not recorded");
-  if (auto r = store_->annotateRanges(it->second, verdicts); !r) return Error::io("store: " + r.error().message);
+  if (auto r = store_->annotateRanges(it->second, lines); !r) return Error::io("store: " + r.error().message);
   return {};
 }
 

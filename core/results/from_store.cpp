@@ -122,8 +122,8 @@ Result<std::optional<ResultSet>> loadFromStore(const std::filesystem::path& work
         addTo(it->backwardNs, l.backwardNs);
         it->ops += l.ops;
         it->lastLine = std::min(it->lastLine, l.lastLine);
-        if (it->atomicReason.empty() && it->note.empty()) {  // the verdict of whichever span has one
-          it->atomicReason = std::move(l.atomicReason);
+        if (it->atomicReason == attribution::AtomicReason::None && it->note.empty()) {  // whichever span has one
+          it->atomicReason = l.atomicReason;
           it->note = std::move(l.note);
           it->suggestFocus = std::move(l.suggestFocus);
         }

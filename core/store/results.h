@@ -1,7 +1,8 @@
 // What one profiling round stored: one attribution::LineResult per managed (`kl:`) range (a line
 // span of a file, core/attribution/line_result.h), built by runner::lineResults() from the
-// round's RangeTable, written by Store::writeRound() and read back by the store's queries
-// (editor hints/hovers/lenses).
+// round's RangeTable, written by Store::writeRound() (the convergence loop's verdict on each,
+// LineResult::atomicReason/note/suggestFocus, by Store::annotateRanges() once it has decided) and
+// read back by the store's queries (editor hints/hovers/lenses).
 //
 // Lines of a stored LineResult: `line/lastLine` are the 0-based lines of the file as it was on
 // disk when profiled (the columns disk_first/disk_last hold them 1-based), `range.firstLine/
@@ -18,17 +19,6 @@
 #include "core/attribution/line_result.h"
 
 namespace kl::store {
-
-/// What the convergence loop concluded about one range of a recorded round, written onto it by
-/// Store::annotateRanges once the loop has decided: the verdict fields of the range's LineResult
-/// (atomicReason, note, suggestFocus).
-struct RangeVerdict {
-  std::string rangeName;
-  /// "library" | "unfollowed" | "budget" | "no_source" when the range is an atomic line, else "".
-  std::string atomicReason;
-  std::string note;          // why atomic / other remark ("launches no kernel matching --kernel")
-  std::string suggestFocus;  // FILE::QUALNAME to profile as the focus instead ("" = none)
-};
 
 struct RoundResults {
   std::vector<attribution::LineResult> spans;        // sorted by (path, range.firstLine, range.lastLine desc)

@@ -147,7 +147,7 @@ CREATE INDEX runs_by_status ON runs(status);
 ALTER TABLE ranges ADD COLUMN excl_backward_gpu_ns INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE range_kernels ADD COLUMN pass TEXT NOT NULL DEFAULT 'forward';
 )sql",
-    // v6: the convergence loop's verdict on a range (RangeVerdict): why it is an atomic line
+    // v6: the convergence loop's verdict on a range (Store::annotateRanges): why it is an atomic line
     // ('' when it is not, or for rounds stored before), a note, a function to focus on instead.
     R"sql(
 ALTER TABLE ranges ADD COLUMN atomic_reason TEXT NOT NULL DEFAULT '';
@@ -502,7 +502,7 @@ Result<int64_t> Store::writeRound(int64_t runId, const RoundRecord& rec) {
     KL_TRY(rs->bind(22, int64_t{r.distinctKernelSets}));
     KL_TRY(rs->bind(23, std::string_view(encodeSets(r.kernelSets))));
     KL_TRY(rs->bind(24, s.backwardNs));
-    KL_TRY(rs->bind(25, std::string_view(s.atomicReason)));
+    KL_TRY(rs->bind(25, std::string_view(attribution::atomicReasonName(s.atomicReason))));
     KL_TRY(rs->bind(26, std::string_view(s.note)));
     KL_TRY(rs->bind(27, std::string_view(s.suggestFocus)));
     KL_TRY(rs->run());
@@ -574,7 +574,7 @@ Result<int64_t> Store::writeRound(int64_t runId, const RoundRecord& rec) {
   return roundId;
 }
 
-Result<void> Store::annotateRanges(int64_t roundId, const std::vector<RangeVerdict>& verdicts) {
+Result<void> Store::annotateRanges(int64_t roundId, const std::vector<attribution::LineResult>& lines) {
   auto tx = sql::Transaction::begin(db_, /*immediate=*/true);
   if (!tx) return tx.error();
   {
@@ -585,13 +585,14 @@ Result<void> Store::annotateRanges(int64_t roundId, const std::vector<RangeVerdi
   auto up =
       db_.prepare("UPDATE ranges SET atomic_reason = ?, note = ?, suggest_focus = ? WHERE round_id = ? AND name = ?");
   if (!up) return up.error();
-  for (const auto& v : verdicts) {
+  for (const auto& l : lines) {
+    if (l.range.name.empty()) continue;
     KL_TRY(up->reset());
-    KL_TRY(up->bind(1, std::string_view(v.atomicReason)));
-    KL_TRY(up->bind(2, std::string_view(v.note)));
-    KL_TRY(up->bind(3, std::string_view(v.suggestFocus)));
+    KL_TRY(up->bind(1, std::string_view(attribution::atomicReasonName(l.atomicReason))));
+    KL_TRY(up->bind(2, std::string_view(l.note)));
+    KL_TRY(up->bind(3, std::string_view(l.suggestFocus)));
     KL_TRY(up->bind(4, roundId));
-    KL_TRY(up->bind(5, std::string_view(v.rangeName)));
+    KL_TRY(up->bind(5, std::string_view(l.range.name)));
     KL_TRY(up->run());
   }
   KL_TRY(tx->commit());
@@ -687,7 +688,7 @@ Result<std::vector<attribution::LineResult>> readSpans(const sql::Database& db, 
     rg.distinctKernelSets = static_cast<uint32_t>(st->int64(21));
     rg.kernelSets = decodeSets(st->text(22));
     s.backwardNs = st->int64(23);
-    s.atomicReason = st->text(24);
+    s.atomicReason = attribution::atomicReasonFromName(st->text(24)).value_or(attribution::AtomicReason::None);
     s.note = st->text(25);
     s.suggestFocus = st->text(26);
     KL_TRY(ks->reset());

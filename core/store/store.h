@@ -135,9 +135,11 @@ class Store {
   /// Writes one round in one transaction. Error::Invalid when the run does not exist or the
   /// round index was already written.
   Result<int64_t> writeRound(int64_t runId, const RoundRecord& round);
-  /// Sets the loop's verdicts on ranges of round `roundId` (matched by range name; unknown names
-  /// are ignored), in one transaction. Error::Invalid when the round does not exist.
-  Result<void> annotateRanges(int64_t roundId, const std::vector<RangeVerdict>& verdicts);
+  /// Writes the convergence loop's verdict of each line (atomicReason, note, suggestFocus) onto
+  /// the range of round `roundId` that measured it (matched by range.name; lines of no range or of
+  /// a name the round does not hold are ignored), in one transaction. Error::Invalid when the
+  /// round does not exist.
+  Result<void> annotateRanges(int64_t roundId, const std::vector<attribution::LineResult>& lines);
 
   // ---- queries (what the editor needs) ----
   Result<std::optional<RunInfo>> run(int64_t runId) const;

@@ -251,13 +251,16 @@ struct Style {
 /// workspace function beneath it was not followed, which function to profile instead; or the
 /// loop's note on the line. Store-backed results only (results::LineResult::atomicReason).
 std::string verdictSection(const results::LineResult& line, const Style& st) {
-  if (line.atomicReason.empty()) return line.note.empty() ? std::string() : st.em(st.prose(line.note)) + "\n\n";
-  std::string title = line.atomicReason == "library"      ? "library code: a final answer"
-                      : line.atomicReason == "unfollowed" ? "a workspace function beneath it was not followed"
-                      : line.atomicReason == "budget"     ? "NVTX budget"
-                      : line.atomicReason == "no_source"  ? "no source beneath it"
-                                                          : line.atomicReason;
-  std::string why = title + ": " + line.note;
+  const char* title = "";
+  switch (line.atomicReason) {
+    case attribution::AtomicReason::None:
+      return line.note.empty() ? std::string() : st.em(st.prose(line.note)) + "\n\n";
+    case attribution::AtomicReason::Library: title = "library code: a final answer"; break;
+    case attribution::AtomicReason::Unfollowed: title = "a workspace function beneath it was not followed"; break;
+    case attribution::AtomicReason::Budget: title = "NVTX budget"; break;
+    case attribution::AtomicReason::NoSource: title = "no source beneath it"; break;
+  }
+  std::string why = title + (": " + line.note);
   std::string out = (st.plain ? st.prose("ATOMIC — " + why) : st.bold("ATOMIC") + " — " + st.prose(why)) + "\n\n";
   if (!line.suggestFocus.empty()) {
     auto sep = line.suggestFocus.find("::");

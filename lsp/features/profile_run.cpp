@@ -261,9 +261,11 @@ void startRun(Server& server, const std::shared_ptr<FeatureContext>& ctx, const 
           if (n.find("launched nothing") != std::string::npos)
             server.showMessage(MessageType::Warning, "kernlens: " + n);
         for (const auto& l : res.lines)
-          if (l.atomic && !l.atomicReason.empty() && l.atomicReason != "library")
+          if (l.atomic && l.atomicReason != attribution::AtomicReason::None &&
+              l.atomicReason != attribution::AtomicReason::Library)
             server.logMessage(MessageType::Info, "kernlens: " + l.path + ":" + std::to_string(l.line + 1) +
-                                                     " ATOMIC (" + l.atomicReason + "): " + l.noteWithFocus());
+                                                     " ATOMIC (" + attribution::atomicReasonName(l.atomicReason) +
+                                                     "): " + l.noteWithFocus());
         // The notification is short: the details are in the log and the run view.
         progress->end(std::string(planner::stopReasonName(res.stopReason)) + ": " + std::to_string(res.lines.size()) +
                       " lines in " + std::to_string(res.rounds) + (res.rounds == 1 ? " round" : " rounds") +

@@ -110,3 +110,18 @@ TEST_CASE("a published kernel keeps its pass: backward and recompute are backwar
     CHECK(k.stepPass() == w.step);
   }
 }
+
+TEST_CASE("atomic reasons: the spelling JSON, text output and the store use, read back") {
+  const std::pair<AtomicReason, const char*> spelled[] = {{AtomicReason::None, ""},
+                                                          {AtomicReason::Library, "library"},
+                                                          {AtomicReason::Unfollowed, "unfollowed"},
+                                                          {AtomicReason::Budget, "budget"},
+                                                          {AtomicReason::NoSource, "no_source"}};
+  for (const auto& [r, text] : spelled) {
+    CHECK(std::string(atomicReasonName(r)) == text);
+    CHECK(atomicReasonFromName(text) == r);
+  }
+  CHECK_FALSE(atomicReasonFromName("Library").has_value());
+  CHECK_FALSE(atomicReasonFromName("no-source").has_value());
+  CHECK(LineResult{}.atomicReason == AtomicReason::None);
+}

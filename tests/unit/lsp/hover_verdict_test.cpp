@@ -8,6 +8,7 @@
 #include "core/store/store.h"
 #include "lsp/features/all.h"
 #include "lsp/server/uri.h"
+#include "tests/support/range_verdict.h"
 #include "tests/support/test_support.h"
 #include "tests/unit/lsp/lsp_test_client.h"
 
@@ -74,16 +75,18 @@ void writeStore(const std::filesystem::path& ws) {
   auto rid = st->writeRound(run.id, round);
   REQUIRE(rid.ok());
   // What the loop concludes for this code (its wording: core/planner/loop.cpp atomicReason).
-  REQUIRE(st->annotateRanges(*rid,
-                             {{"kl:net.py:6-6", "unfollowed",
-                               "net.py:4 Block.__init__.<locals>.<lambda> ran beneath it: a lambda: source edits "
-                               "cannot wrap it; its launches stay on this line (make it a def to see them per line)",
-                               ""},
-                              {"kl:net.py:9-9", "unfollowed",
-                               "net.py::Block.forward ran beneath it but could not be wrapped (the annotation "
-                               "engine did not place it)",
-                               "net.py::Block.forward"},
-                              {"kl:net.py:10-10", "library", "its launches come from code outside the workspace", ""}})
+  using attribution::AtomicReason;
+  REQUIRE(st->annotateRanges(
+                *rid, {test::rangeVerdict(
+                           "kl:net.py:6-6", AtomicReason::Unfollowed,
+                           "net.py:4 Block.__init__.<locals>.<lambda> ran beneath it: a lambda: source edits "
+                           "cannot wrap it; its launches stay on this line (make it a def to see them per line)"),
+                       test::rangeVerdict("kl:net.py:9-9", AtomicReason::Unfollowed,
+                                          "net.py::Block.forward ran beneath it but could not be wrapped (the "
+                                          "annotation engine did not place it)",
+                                          "net.py::Block.forward"),
+                       test::rangeVerdict("kl:net.py:10-10", AtomicReason::Library,
+                                          "its launches come from code outside the workspace")})
               .ok());
   run.status = "ok";
   REQUIRE(st->finishRun(run).ok());

@@ -149,7 +149,7 @@ TEST_CASE("the JSON document has exactly the documented shape") {
   l.gpuNs = 1200;
   l.ops = 2;
   l.atomic = true;
-  l.atomicReason = "library";
+  l.atomicReason = kl::attribution::AtomicReason::Library;
   l.kernels.resize(2);
   l.kernels[0].opName = "k\"1";
   l.kernels[0].launches = 2;

@@ -60,7 +60,8 @@ void check(const test::LoopCase& c, const planner::LoopResult& r) {
       return l.path + ":" + std::to_string(l.line + 1) == a.where && l.atomic && l.atomicReason == a.reason &&
              l.note.find(a.noteText) != std::string::npos;
     });
-    CHECK_MESSAGE(found, a.where << " atomic (" << a.reason << ") with a note containing '" << a.noteText << "'");
+    CHECK_MESSAGE(found, a.where << " atomic (" << std::string(attribution::atomicReasonName(a.reason))
+                                 << ") with a note containing '" << a.noteText << "'");
   }
   for (const auto& [name, reason] : c.unmapped) {
     bool found = std::any_of(r.unmapped.begin(), r.unmapped.end(), [&](const auto& u) {
@@ -93,19 +94,21 @@ test::LoopCase load(const std::string& name) {
 }
 
 /// What the loop hands the store (RoundExecutor::annotate, once, for the last recorded round)
-/// is what it reports per line: every atomic line's reason, note and focus suggestion.
+/// is what it reports per line: every atomic line's reason, note and focus suggestion, each on a
+/// range of that round.
 void checkVerdicts(const planner::LoopResult& r, const test::ScriptLog& log) {
-  bool anyReason = std::any_of(r.lines.begin(), r.lines.end(), [](const auto& l) { return !l.atomicReason.empty(); });
+  bool anyReason = std::any_of(r.lines.begin(), r.lines.end(),
+                               [](const auto& l) { return l.atomicReason != attribution::AtomicReason::None; });
   if (!anyReason) return;
   REQUIRE(log.annotatedRounds.size() == 1);
   REQUIRE(!log.recorded.empty());
-  using V = std::tuple<std::string, std::string, std::string>;
+  using V = std::tuple<std::string, attribution::AtomicReason, std::string, std::string>;
   std::vector<V> want, got;
   for (const auto& l : r.lines)
-    if (l.atomic || !l.note.empty()) want.emplace_back(l.atomicReason, l.note, l.suggestFocus);
-  for (const auto& v : log.verdicts) {
-    got.emplace_back(v.atomicReason, v.note, v.suggestFocus);
-    CHECK_MESSAGE(log.recorded.back().find(v.rangeName) != nullptr, v.rangeName << " is a range of the last round");
+    if (l.atomic || !l.note.empty()) want.emplace_back(l.range.name, l.atomicReason, l.note, l.suggestFocus);
+  for (const auto& l : log.annotated) {
+    CHECK_MESSAGE(log.recorded.back().find(l.range.name) != nullptr, l.range.name << " is a range of the last round");
+    if (l.atomic || !l.note.empty()) got.emplace_back(l.range.name, l.atomicReason, l.note, l.suggestFocus);
   }
   std::sort(want.begin(), want.end());
   std::sort(got.begin(), got.end());

@@ -192,7 +192,9 @@ Result<LoopCase> parseLoopCase(const std::string& text, const std::string& name)
     } else if (k == "expect" && w.size() == 3 && w[1] == "runs") {
       c.expectRuns = std::stoi(w[2]);
     } else if (k == "expect" && w.size() >= 4 && w[1] == "atomic") {
-      c.atomicReasons.push_back({w[2], w[3], rest(4)});
+      auto reason = attribution::atomicReasonFromName(w[3]);
+      if (!reason || *reason == attribution::AtomicReason::None) return bad("expect atomic: bad reason '" + w[3] + "'");
+      c.atomicReasons.push_back({w[2], *reason, rest(4)});
     } else if (k == "expect" && w.size() >= 3 && w[1] == "line") {
       ExpectedLine e;
       auto fl = fileLine(w[2], &e.endLine);
@@ -314,9 +316,9 @@ Result<void> ScriptedExecutor::record(const planner::RoundRequest&, const attrib
   return {};
 }
 
-Result<void> ScriptedExecutor::annotate(int round, const std::vector<store::RangeVerdict>& verdicts) {
+Result<void> ScriptedExecutor::annotate(int round, const std::vector<attribution::LineResult>& lines) {
   log_.annotatedRounds.push_back(round);
-  log_.verdicts = verdicts;
+  log_.annotated = lines;
   return {};
 }
 

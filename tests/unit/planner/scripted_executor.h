@@ -34,7 +34,8 @@
 //   expect stop converged|round_budget|cancelled|failed
 //   expect rounds N
 //   expect runs N             run() calls in all (discovery and baseline included)
-//   expect atomic FILE:A REASON [TEXT]  the line is atomic for REASON, its note contains TEXT
+//   expect atomic FILE:A REASON [TEXT]  the line is atomic for REASON (as atomicReasonName spells
+//                             it), its note contains TEXT
 //   expect line FILE:A[-B] [atomic] KERNEL,KERNEL...   (the lines are checked exactly: every
 //                             result line must be expected, with its kernel names)
 //   expect variants FILE:A N   the line launched N distinct kernel sets (dynamic dispatch)
@@ -95,12 +96,12 @@ struct LoopCase {
   std::optional<std::string> stop;
   std::optional<int> expectRounds;
   std::optional<int> expectRuns;
-  struct AtomicReason {
+  struct ExpectedAtomic {
     std::string where;  // FILE:A
-    std::string reason;
+    attribution::AtomicReason reason = attribution::AtomicReason::None;
     std::string noteText;
   };
-  std::vector<AtomicReason> atomicReasons;
+  std::vector<ExpectedAtomic> atomicReasons;
   std::optional<std::vector<ExpectedLine>> lines;
   std::vector<std::pair<std::string, std::string>> unmapped;
   std::vector<std::string> notes;
@@ -118,7 +119,7 @@ struct ScriptLog {
   std::vector<std::string> entries;               // entries executors were made for
   std::vector<std::string> events;   // "run I" (run() of round index I, -1 the baseline), "recorded I" (onRecorded)
   std::vector<int> annotatedRounds;  // annotate() calls: the round index
-  std::vector<store::RangeVerdict> verdicts;  // ... and what it was given
+  std::vector<attribution::LineResult> annotated;  // ... and the lines it was given
 };
 
 class ScriptedExecutor : public planner::RoundExecutor {
@@ -134,7 +135,7 @@ class ScriptedExecutor : public planner::RoundExecutor {
   Result<planner::RoundOutcome> run(const planner::RoundRequest& req, const CancellationToken& cancel) override;
   Result<void> record(const planner::RoundRequest& req, const attribution::RangeTable& table,
                       const CancellationToken& cancel) override;
-  Result<void> annotate(int round, const std::vector<store::RangeVerdict>& verdicts) override;
+  Result<void> annotate(int round, const std::vector<attribution::LineResult>& lines) override;
   std::string backendName() const override { return "scripted"; }
   std::filesystem::path runDir() const override { return runDir_; }
 

@@ -5,6 +5,7 @@
 #include "core/results/from_store.h"
 #include "core/results/remap.h"
 #include "core/store/store.h"
+#include "tests/support/range_verdict.h"
 #include "tests/support/test_support.h"
 
 using namespace kl;
@@ -129,10 +130,12 @@ TEST_CASE("loadFromStore: the loop's verdict on a line (why it is atomic, what t
     REQUIRE(runs.ok());
     auto rounds = st->rounds(runs->front().id);
     REQUIRE(rounds.ok());
-    REQUIRE(st->annotateRanges(
-                  rounds->front().id,
-                  {{"kl:m.py:2-2", "unfollowed", "m.py::g ran beneath it but could not be wrapped (x)", "m.py::g"},
-                   {"kl:m.py:3-3", "library", "its launches come from code outside the workspace", ""}})
+    using attribution::AtomicReason;
+    REQUIRE(st->annotateRanges(rounds->front().id,
+                               {test::rangeVerdict("kl:m.py:2-2", AtomicReason::Unfollowed,
+                                                   "m.py::g ran beneath it but could not be wrapped (x)", "m.py::g"),
+                                test::rangeVerdict("kl:m.py:3-3", AtomicReason::Library,
+                                                   "its launches come from code outside the workspace")})
                 .ok());
   }
   auto rs = results::loadFromStore(ws.path());
@@ -142,9 +145,9 @@ TEST_CASE("loadFromStore: the loop's verdict on a line (why it is atomic, what t
   REQUIRE(file);
   REQUIRE(file->lines.size() == 2);
   CHECK(file->lines[0].line == 1);
-  CHECK(file->lines[0].atomicReason == "unfollowed");
+  CHECK(file->lines[0].atomicReason == attribution::AtomicReason::Unfollowed);
   CHECK(file->lines[0].note == "m.py::g ran beneath it but could not be wrapped (x)");
   CHECK(file->lines[0].suggestFocus == "m.py::g");
-  CHECK(file->lines[1].atomicReason == "library");
+  CHECK(file->lines[1].atomicReason == attribution::AtomicReason::Library);
   CHECK(file->lines[1].suggestFocus.empty());
 }

@@ -12,6 +12,7 @@
 #include <map>
 
 #include "core/store/git_info.h"
+#include "tests/support/range_verdict.h"
 #include "tests/support/test_support.h"
 
 using namespace kl;
@@ -476,7 +477,7 @@ TEST_CASE("the loop's verdicts on a round's ranges, and ranges stored before the
   REQUIRE(old.ok());
   REQUIRE(old->size() == 1);
   CHECK((*old)[0].gpuNs == 700);
-  CHECK((*old)[0].atomicReason.empty());
+  CHECK((*old)[0].atomicReason == attribution::AtomicReason::None);
   CHECK((*old)[0].note.empty());
   CHECK((*old)[0].suggestFocus.empty());
 
@@ -484,25 +485,37 @@ TEST_CASE("the loop's verdicts on a round's ranges, and ranges stored before the
   REQUIRE(s->beginRun(run).ok());
   auto rid = s->writeRound(run.id, makeRound(0));
   REQUIRE(rid.ok());
-  std::vector<RangeVerdict> verdicts = {
-      {"kl:m.py:2-2", "unfollowed", "m.py::g ran beneath it but could not be wrapped (no def line)", "m.py::g"},
-      {"kl:m.py:3-3", "", "launches no kernel matching --kernel", ""},
-      {"kl:m.py:9-9", "library", "not a range of this round: ignored", ""}};
+  using attribution::AtomicReason;
+  std::vector<attribution::LineResult> verdicts = {
+      test::rangeVerdict("kl:m.py:2-2", AtomicReason::Unfollowed,
+                         "m.py::g ran beneath it but could not be wrapped (no def line)", "m.py::g"),
+      test::rangeVerdict("kl:m.py:3-3", AtomicReason::None, "launches no kernel matching --kernel"),
+      test::rangeVerdict("kl:m.py:9-9", AtomicReason::Library, "not a range of this round: ignored"),
+      test::rangeVerdict("", AtomicReason::Budget, "a line of no range: ignored")};
   REQUIRE(s->annotateRanges(*rid, verdicts).ok());
   auto spans = s->spans(*rid);
   REQUIRE(spans.ok());
   REQUIRE(spans->size() == 3);
   CHECK((*spans)[0].range.name == "kl:m.py:2-3");
-  CHECK((*spans)[0].atomicReason.empty());
+  CHECK((*spans)[0].atomicReason == AtomicReason::None);
   CHECK((*spans)[0].note.empty());
-  CHECK((*spans)[1].atomicReason == "unfollowed");
+  CHECK((*spans)[1].atomicReason == AtomicReason::Unfollowed);
   CHECK((*spans)[1].note == verdicts[0].note);
   CHECK((*spans)[1].suggestFocus == "m.py::g");
-  CHECK((*spans)[2].atomicReason.empty());
+  CHECK((*spans)[2].atomicReason == AtomicReason::None);
   CHECK((*spans)[2].note == "launches no kernel matching --kernel");
   CHECK(count(*s, "SELECT count(*) FROM ranges WHERE atomic_reason = 'library'") == 0);
+  CHECK(count(*s, "SELECT count(*) FROM ranges WHERE atomic_reason = 'budget'") == 0);
+  // The column holds the reason's text.
+  CHECK(count(*s, "SELECT count(*) FROM ranges WHERE atomic_reason = 'unfollowed' AND name = 'kl:m.py:2-2'") == 1);
   // Verdicts are per round: the old round is untouched; an unknown round is an error.
-  CHECK(s->spans(oldRound)->front().atomicReason.empty());
+  CHECK(s->spans(oldRound)->front().atomicReason == AtomicReason::None);
+  // A reason this kernlens does not know (a newer one wrote it) reads as none; the note stays.
+  REQUIRE(s->db().exec("UPDATE ranges SET atomic_reason = 'from_a_newer_kernlens' WHERE name = 'kl:m.py:2-2'").ok());
+  auto newer = s->spans(*rid);
+  REQUIRE(newer.ok());
+  CHECK((*newer)[1].atomicReason == AtomicReason::None);
+  CHECK((*newer)[1].note == verdicts[0].note);
   auto bad = s->annotateRanges(123456, verdicts);
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().message.find("no round with id 123456") != std::string::npos);
