@@ -438,3 +438,96 @@ class EmulateFastPathTest(unittest.TestCase):
         self.assertEqual(shorts["remove_padding_kernel"], 1)   # the padded batch becomes nested
         self.assertEqual(shorts["add_padding_2"], 1)           # and padded again at the end
         self.assertNotIn("does not model", r.stderr)
+
+
+CELL_PROGRAM = r'''
+import contextlib, torch, torch.nn as nn, torch.nn.functional as F
+try:  # NVTX exists under the probe; a plain CPU run of the same program has none
+    torch.cuda.nvtx.range_pop()
+    rng = torch.cuda.nvtx.range
+except RuntimeError:
+    rng = lambda _: contextlib.nullcontext()
+torch.manual_seed(0)
+d = "cpu"  # an explicit device: the emulated GPU
+lc, gc = nn.LSTMCell(8, 16).to(d), nn.GRUCell(8, 16, bias=True).to(d)
+x = torch.randn(5, 3, 8).to(d)
+h, c, g = torch.zeros(3, 16).to(d), torch.zeros(3, 16).to(d), torch.zeros(3, 16).to(d)
+for t in range(5):
+    with rng("kl:cell.py:14-14:lstm"):
+        h, c = lc(x[t], (h, c))
+    with rng("kl:cell.py:16-16:gru"):
+        g = gc(x[t], g)
+with rng("kl:cell.py:18-18:loss"):
+    loss = F.mse_loss(h, g)
+loss.backward()
+print("grads %.5f %.5f" % (sum(p.grad.abs().sum().item() for p in lc.parameters()),
+                           sum(p.grad.abs().sum().item() for p in gc.parameters())))
+try:  # the fused op itself, which CPU PyTorch has no kernel for
+    hy, cy, ws = torch.ops.aten._thnn_fused_lstm_cell(torch.randn(3, 64).to(d), torch.randn(3, 64).to(d), c.detach())
+    print("fused", tuple(ws.shape))
+except NotImplementedError:
+    pass
+'''
+
+
+class EmulateRnnCellTest(unittest.TestCase):
+    """nn.LSTMCell / nn.GRUCell as CUDA PyTorch runs them (RNN.cpp's GPU branch, cuda/RNN.cu): per
+    call two gate GEMMs and ONE fused cell kernel, none of CPU PyTorch's per-gate ops; in backward
+    one fused backward kernel and the bias-gradient sums (one for the LSTM, two for the GRU) on
+    pt_autograd_0, linked to the call's line; F.mse_loss forward and backward modelled; the
+    program's gradients those of a plain CPU run."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="kl-probe-cell-")
+        with open(os.path.join(cls.tmp, "cell.py"), "w") as f:
+            f.write(CELL_PROGRAM)
+        cls.db = os.path.join(cls.tmp, "out.sqlite")
+        status = os.path.join(cls.tmp, "status.json")
+        cls.r = run_probe(["--backend", "emulate", "--out", cls.db, "--status", status], ["python3", "cell.py"], cls.tmp)
+        with open(status) as f:
+            cls.status = json.load(f)
+        cls.plain = subprocess.run([PYTHON, "cell.py"], cwd=cls.tmp, capture_output=True, text=True, timeout=300)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, True)
+
+    def test_forward_two_gemms_and_one_fused_kernel_per_call(self):
+        self.assertEqual(self.r.returncode, 0, self.r.stderr)
+        self.assertEqual(self.status["summary"]["unmodelled_ops"], {})
+        ranges = per_range(self.db)
+        for cell, text in (("lstm", "kl:cell.py:14-14:lstm"), ("gru", "kl:cell.py:16-16:gru")):
+            fwd = ranges[text]
+            gemms = sum(n for k, n in fwd.items() if k.startswith(GEMM_PREFIX + "tn_"))
+            self.assertEqual((gemms, fwd["%s_cell_forward" % cell]), (10, 5), fwd)
+            self.assertEqual(sum(fwd.values()), 15, fwd)  # nothing else: no per-gate sigmoid/tanh/mul
+        loss = ranges["kl:cell.py:18-18:loss"]
+        self.assertEqual(sum(loss.values()), 2, loss)  # the mse kernel and its mean reduction
+        names = [d for (d,) in query(self.db, """SELECT d.value FROM CUPTI_ACTIVITY_KIND_KERNEL k
+                                                  JOIN StringIds d ON d.id = k.demangledName""")]
+        self.assertEqual(sum("kernel::lstm_cell_forward<float, float, int, 1>(" in n for n in names), 6)
+        self.assertIn("fused (3, 64)", self.r.stdout)  # torch.ops.aten._thnn_fused_lstm_cell ran
+        self.assertFalse([n for n in names if "igmoid" in n or "anh" in n])
+
+    def test_backward_fused_kernels_and_bias_sums_linked_to_the_call(self):
+        bwd = backward_per_range(self.db)
+        lstm, gru = bwd["kl:cell.py:14-14:lstm"], bwd["kl:cell.py:16-16:gru"]
+        self.assertEqual(lstm["lstm_cell_backward"], 5)
+        self.assertEqual(gru["gru_cell_backward"], 5)
+        self.assertEqual(lstm["reduce_kernel"], 5)    # grad_gates.sum(0), for both biases
+        self.assertEqual(gru["reduce_kernel"], 10)    # input- and hidden-gate sums
+        # wgrad GEMMs of both matmuls per call; dgrad of the hidden-state matmul after step 0.
+        for k in (lstm, gru):
+            self.assertEqual(sum(n for name, n in k.items() if "_nt_n_" in name), 10, k)
+            self.assertEqual(sum(n for name, n in k.items() if "_nn_n_" in name), 4, k)
+        nodes = query(self.db, "SELECT text FROM NVTX_EVENTS WHERE text LIKE 'ThnnFusedLstmCellBackward0, seq = %'")
+        self.assertEqual(len(nodes), 5)
+        mse = bwd["kl:cell.py:18-18:loss"]
+        # mse_loss_backward for the input and for the target (both require grad): fill + strided kernel each.
+        self.assertEqual((mse["vectorized_elementwise_kernel"], mse["elementwise_kernel"]), (2, 2), mse)
+
+    def test_the_program_computes_the_same_numbers(self):
+        self.assertEqual(self.plain.returncode, 0, self.plain.stderr)
+        grads = [l for l in self.r.stdout.splitlines() if l.startswith("grads ")]
+        self.assertEqual(grads, [l for l in self.plain.stdout.splitlines() if l.startswith("grads ")])

@@ -467,3 +467,33 @@ class RealProfileOpsTest(unittest.TestCase):
         got, ok = launches("constant_pad_nd", (x, [1, 1]), torch.zeros(4, 10))
         self.assertTrue(ok)
         self.assertEqual([k.short for k in got], ["vectorized_elementwise_kernel", "elementwise_kernel"])
+
+
+class RnnCellTest(unittest.TestCase):
+    """The fused cell ops (cuda/RNN.cu): kernel template arguments <scalar_t, accscalar_t,
+    index_type, indexing_kind>, launch config (getApplyBlock 512 threads, at most 4 blocks per SM)
+    and the bias sums of backward."""
+
+    def test_fused_cell_kernels(self):
+        ig, cx = torch.randn(4, 64), torch.randn(4, 16)
+        (fwd,), ok = launches("_thnn_fused_lstm_cell", (ig, ig, cx, None, None), (cx, cx, ig))
+        self.assertTrue(ok)
+        self.assertTrue(fwd.demangled.startswith(
+            "void at::native::(anonymous namespace)::kernel::lstm_cell_forward<float, float, int, 1>("
+            "at::cuda::detail::TensorInfo<float, int>, "), fwd.demangled)
+        self.assertEqual(fwd.demangled.count("TensorInfo"), 8)
+        self.assertEqual((fwd.grid, fwd.block), ((1, 1, 1), (512, 1, 1)))
+        strided = torch.randn(16, 4).t()
+        (fwd,), _ = launches("_thnn_fused_lstm_cell", (ig, ig, strided, None, None), (cx, cx, ig))
+        self.assertIn("<float, float, int, 2>", fwd.demangled)
+        bwd, _ = launches("_thnn_fused_lstm_cell_backward_impl", (cx, None, cx, cx, ig, True), (ig, cx, ig[0]))
+        self.assertEqual([k.short for k in bwd], ["lstm_cell_backward", "reduce_kernel"])
+        bwd, _ = launches("_thnn_fused_lstm_cell_backward_impl", (cx, None, cx, cx, ig, False), (ig, cx))
+        self.assertEqual([k.short for k in bwd], ["lstm_cell_backward"])
+        h = torch.randn(8192, 1024).half()
+        (g,), _ = launches("_thnn_fused_gru_cell", (torch.empty(8192, 3072).half(),) * 2 + (h, None, None),
+                           (h, torch.empty(8192, 5120).half()))
+        self.assertIn("gru_cell_forward<c10::Half, float, int, 1>", g.demangled)
+        self.assertEqual(g.grid[0], 132 * 4)  # capped at 4 blocks per SM
+        bwd, _ = launches("_thnn_fused_gru_cell_backward", (h, torch.empty(8192, 5120).half(), True), (h,) * 5)
+        self.assertEqual([k.short for k in bwd], ["gru_cell_backward", "reduce_kernel", "reduce_kernel"])

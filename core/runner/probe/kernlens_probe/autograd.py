@@ -54,6 +54,9 @@ def nvtx_text(name, seq):
 
 
 def _call_name(func):
+    packet = getattr(func, "overloadpacket", func)
+    if hasattr(packet, "_qualified_op_name"):  # torch.ops.<ns>.<op>: the op's own name
+        return packet._qualified_op_name
     name = getattr(func, "__name__", None) or str(func)
     return "aten::" + (name.strip("_") or name)
 
@@ -130,7 +133,8 @@ class AutogradModel:
             out = raw.__get__(None, cls)(*args, **kwargs)
             if torch.is_grad_enabled():
                 try:
-                    model._tag(out, cls.__name__, t0, time.monotonic_ns())
+                    # A Function standing for an ATen op names its range as emit_nvtx names the op.
+                    model._tag(out, getattr(cls, "_kernlens_call_name", cls.__name__), t0, time.monotonic_ns())
                 except Exception as e:  # never break the program
                     model._error("tagging", e)
             return out

@@ -274,7 +274,8 @@ class Emulator:
             def __torch_dispatch__(self, func, types, args=(), kwargs=None):
                 kwargs = kwargs or {}
                 t0 = time.monotonic_ns()
-                out = func(*args, **kwargs)
+                fallback = CPU_FALLBACKS.get(func.overloadpacket.__name__)
+                out = fallback(*args, **kwargs) if fallback is not None else func(*args, **kwargs)
                 t1 = time.monotonic_ns()
                 try:
                     emu.on_op(func, args, kwargs, out, t0, t1)
@@ -312,6 +313,7 @@ class Emulator:
 
         self._patch_placement()
         self._patch_rnn()
+        self._patch_rnn_cells()
         self.autograd.install()
         self._fmode = self.autograd.function_mode()
         if self._fmode is not None:
@@ -515,6 +517,50 @@ class Emulator:
             self._rnn_patched[name] = orig
             setattr(_VF, name, wrap(name, orig))
 
+    # ---- nn.LSTMCell / nn.GRUCell --------------------------------------------------------------
+    def _patch_rnn_cells(self):
+        """torch._VF.lstm_cell / gru_cell (nn.LSTMCell, nn.GRUCell) run the ATen ops CUDA PyTorch
+        runs for them (RNN.cpp, the cell's GPU branch): igates = matmul(input, w_ih.t()),
+        hgates = matmul(hx, w_hh.t()), then aten::_thnn_fused_lstm_cell / _thnn_fused_gru_cell
+        with the biases. Autograd records the real nodes (MmBackward0, ThnnFusedLstmCellBackward0),
+        and backward calls _thnn_fused_lstm_cell_backward_impl / _thnn_fused_gru_cell_backward
+        (or, with create_graph, the differentiable composite). CPU PyTorch has no kernels for the
+        fused ops: the dispatch mode computes them (CPU_FALLBACKS) and kernel_table models their
+        launches like any op's."""
+        import torch
+        from torch import _VF
+        self._cell_patched = getattr(self, "_cell_patched", {})
+        emu = self
+        aten = torch.ops.aten
+
+        def usable(x, *tensors):
+            return (not getattr(emu.tls, "suppress", 0) and isinstance(x, torch.Tensor) and x.dim() == 2
+                    and x.is_floating_point() and x not in emu.host
+                    and all(t is None or isinstance(t, torch.Tensor) for t in tensors))
+
+        def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+            if not (isinstance(hx, (list, tuple)) and len(hx) == 2 and usable(input, hx[0], hx[1], w_ih, w_hh, b_ih, b_hh)):
+                return emu._cell_patched["lstm_cell"](input, hx, w_ih, w_hh, b_ih, b_hh)
+            igates = torch.matmul(input, w_ih.t())
+            hgates = torch.matmul(hx[0], w_hh.t())
+            hy, cy, _ = aten._thnn_fused_lstm_cell(igates, hgates, hx[1], b_ih, b_hh)
+            return hy, cy
+
+        def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+            if not usable(input, hx, w_ih, w_hh, b_ih, b_hh):
+                return emu._cell_patched["gru_cell"](input, hx, w_ih, w_hh, b_ih, b_hh)
+            igates = torch.matmul(input, w_ih.t())
+            hgates = torch.matmul(hx, w_hh.t())
+            return aten._thnn_fused_gru_cell(igates, hgates, hx, b_ih, b_hh)[0]
+
+        for name, fn in (("lstm_cell", lstm_cell), ("gru_cell", gru_cell)):
+            orig = getattr(_VF, name, None)
+            if orig is None or getattr(orig, "_kernlens", False):
+                continue
+            fn._kernlens = True
+            self._cell_patched[name] = orig
+            setattr(_VF, name, fn)
+
     def _patch_fast_paths(self):
         """nn.MultiheadAttention and nn.TransformerEncoder(Layer) take their fused inference fast
         paths (aten::_native_multi_head_attention, aten::_transformer_encoder_layer_fwd) only when
@@ -570,6 +616,13 @@ class Emulator:
             except Exception:
                 pass
         self._rnn_patched = {}
+        for name in list(getattr(self, "_cell_patched", {})):
+            try:
+                from torch import _VF
+                delattr(_VF, name)  # back to the module's __getattr__
+            except Exception:
+                pass
+        self._cell_patched = {}
         if self._fmode is not None:
             try:
                 self._fmode.__exit__(None, None, None)
@@ -701,3 +754,73 @@ def _allow_tf32():
 def _torch_version():
     mod = sys.modules.get("torch")
     return getattr(mod, "__version__", "") if mod is not None else ""
+
+
+
+# ---- CPU versions of CUDA-only ops the emulator dispatches ----------------------------------------
+# The fused RNN cell ops (RNN.cu) have no CPU kernel. These compute what the CUDA kernels compute
+# (kernel::lstm_cell_forward/backward, gru_cell_forward/backward, the bias sums), returning the
+# op's schema outputs; the dispatch mode calls them instead of the op (below autograd, so the
+# program's autograd graph has the real nodes).
+
+def _lstm_cell(igates, hgates, cx, input_bias=None, hidden_bias=None):
+    import torch
+    gates = igates + hgates
+    if input_bias is not None:
+        gates = gates + input_bias + hidden_bias
+    i, f, g, o = gates.chunk(4, 1)
+    i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
+    cy = f * cx + i * g
+    return o * cy.tanh(), cy, torch.cat((i, f, g, o), 1)
+
+
+def _lstm_cell_backward(grad_hy, grad_cy, cx, cy, workspace, has_bias):
+    import torch
+    if grad_hy is None and grad_cy is None:
+        return None, None, None
+    i, f, g, o = workspace.chunk(4, 1)
+    tcy = cy.tanh()
+    ghy = grad_hy if grad_hy is not None else torch.zeros_like(cy)
+    gcx = ghy * o * (1 - tcy * tcy) + (grad_cy if grad_cy is not None else 0)
+    gates = torch.cat((gcx * g * (1 - i) * i, gcx * cx * (1 - f) * f, gcx * i * (1 - g * g),
+                       ghy * tcy * (1 - o) * o), 1)
+    return gates, gcx * f, gates.sum(0) if has_bias else None
+
+
+def _lstm_cell_backward_full(grad_hy, grad_cy, cx, cy, workspace, has_bias):
+    gates, gcx, gb = _lstm_cell_backward(grad_hy, grad_cy, cx, cy, workspace, has_bias)
+    return gates, gates, gcx, gb, gb
+
+
+def _gru_cell(igates, hgates, hx, input_bias=None, hidden_bias=None):
+    import torch
+    ir, ii, inn = igates.chunk(3, 1)
+    hr, hi, hn = hgates.chunk(3, 1)
+    if input_bias is not None:
+        b1r, b1i, b1n = input_bias.chunk(3)
+        b2r, b2i, b2n = hidden_bias.chunk(3)
+        ir, ii, inn, hr, hi, hn = ir + b1r, ii + b1i, inn + b1n, hr + b2r, hi + b2i, hn + b2n
+    rg = (ir + hr).sigmoid()
+    ig = (ii + hi).sigmoid()
+    ng = (inn + rg * hn).tanh()
+    return ng + ig * (hx - ng), torch.cat((rg, ig, ng, hx, hn), 1)
+
+
+def _gru_cell_backward(grad_hy, workspace, has_bias):
+    import torch
+    rg, ig, ng, hx, hn = workspace.chunk(5, 1)
+    gig = grad_hy * (hx - ng) * (1 - ig) * ig
+    gin = grad_hy * (1 - ig) * (1 - ng * ng)
+    grg = gin * hn * (1 - rg) * rg
+    gi = torch.cat((grg, gig, gin), 1)
+    gh = torch.cat((grg, gig, gin * rg), 1)
+    return gi, gh, grad_hy * ig, gi.sum(0) if has_bias else None, gh.sum(0) if has_bias else None
+
+
+CPU_FALLBACKS = {
+    "_thnn_fused_lstm_cell": _lstm_cell,
+    "_thnn_fused_lstm_cell_backward_impl": _lstm_cell_backward,
+    "_thnn_fused_lstm_cell_backward": _lstm_cell_backward_full,
+    "_thnn_fused_gru_cell": _gru_cell,
+    "_thnn_fused_gru_cell_backward": _gru_cell_backward,
+}

@@ -1281,6 +1281,82 @@ def rnn_call(name, args, spec, allow_tf32=False):
         return None
 
 
+# ---- nn.LSTMCell / nn.GRUCell (aten/src/ATen/native/RNN.cpp, cuda/RNN.cu) --------------------
+# On CUDA, aten::lstm_cell / gru_cell run LSTMCell/GRUCell's GPU branch: igates = matmul(input,
+# w_ih.t()), hgates = matmul(hx, w_hh.t()) (two GEMMs, biases not added), then ONE fused pointwise
+# kernel, aten::_thnn_fused_lstm_cell / _thnn_fused_gru_cell (kernel::lstm_cell_forward /
+# gru_cell_forward, which also adds both biases and saves a workspace). Backward (GradMode off):
+# kernel::lstm_cell_backward / gru_cell_backward, then with biases grad_gates.sum(0) - one sum for
+# the LSTM (both biases get it), one per gates tensor for the GRU. CPU PyTorch instead runs
+# addmm + chunk + sigmoid/tanh/mul..., so the emulator wraps the call (emulate.py).
+
+RNN_CELL_GATES = {"lstm": 4, "gru": 3}
+# TensorInfo arguments of each kernel (cuda/RNN.cu)
+RNN_CELL_INFOS = {("lstm", False): 8, ("lstm", True): 7, ("gru", False): 7, ("gru", True): 5}
+# elements read + written per hidden unit (gates, states, the workspace)
+RNN_CELL_TRAFFIC = {("lstm", False): 15, ("lstm", True): 13, ("gru", False): 13, ("gru", True): 13}
+
+
+def rnn_cell_launches(cell, backward, like, batch, hidden, contiguous, has_bias, spec, allow_tf32=False):
+    """The fused cell kernel (and in backward the bias-gradient sums) CUDA PyTorch launches for
+    one _thnn_fused_<cell>_cell call. `like`: a tensor of the call's dtype; `contiguous`: all the
+    kernel's tensors are contiguous (indexing kind 1, else the strided kind 2)."""
+    gates = RNN_CELL_GATES[cell]
+    numel = batch * hidden
+    work = numel * (5 if cell == "gru" else 4)
+    t = ctype(like)
+    acc = "double" if like.dtype == torch.float64 else "float"
+    index = "int" if work < 2 ** 31 else "long"
+    name = "%s_cell_%s" % (cell, "backward" if backward else "forward")
+    info = "at::cuda::detail::TensorInfo<%s, %s>" % (t, index)
+    dem = "void at::native::(anonymous namespace)::kernel::%s<%s, %s, %s, %d>(%s, %s, %s)" % (
+        name, t, acc, index, 1 if contiguous else 2, ", ".join([info] * RNN_CELL_INFOS[(cell, backward)]), index, index)
+    es = like.element_size()
+    moved = es * numel * RNN_CELL_TRAFFIC[(cell, backward)]
+    cls = roofline.dtype_class(like.dtype, allow_tf32)
+    out = [kernel(name, dem, grid=(min(math.ceil(numel / 512), spec.sm_count * 4), 1, 1), block=(512, 1, 1),
+                  regs=32, flops=(25 if backward else 20) * numel, nbytes=moved, dtype_class=cls)]
+    if backward and has_bias:
+        grad_gates = torch.empty((batch, gates * hidden), dtype=like.dtype, device="meta")
+        red = types.SimpleNamespace(name="sum", outputs=[torch.empty(gates * hidden, dtype=like.dtype, device="meta")],
+                                    dtype_class=lambda t=None: cls)
+        for _ in range(1 if cell == "lstm" else 2):
+            out += reduce_launch(red, grad_gates)
+    return out
+
+
+def _contiguous(tensors):
+    return all(t is None or not isinstance(t, torch.Tensor) or t.is_contiguous() for t in tensors)
+
+
+def h_fused_lstm_cell(op):
+    """aten::_thnn_fused_lstm_cell(input_gates, hidden_gates, cx, input_bias, hidden_bias)."""
+    cx = op.args[2]
+    return rnn_cell_launches("lstm", False, cx, cx.shape[0], cx.shape[-1], _contiguous(op.inputs + op.outputs),
+                             False, op.spec, op.allow_tf32)
+
+
+def h_fused_lstm_cell_bwd(op):
+    """aten::_thnn_fused_lstm_cell_backward[_impl](grad_hy, grad_cy, cx, cy, workspace, has_bias)."""
+    cx, has_bias = op.args[2], bool(op.args[5])
+    return rnn_cell_launches("lstm", True, cx, cx.shape[0], cx.shape[-1], _contiguous(op.inputs + op.outputs),
+                             has_bias, op.spec, op.allow_tf32)
+
+
+def h_fused_gru_cell(op):
+    """aten::_thnn_fused_gru_cell(input_gates, hidden_gates, hx, input_bias, hidden_bias)."""
+    hx = op.args[2]
+    return rnn_cell_launches("gru", False, hx, hx.shape[0], hx.shape[-1], _contiguous(op.inputs + op.outputs),
+                             False, op.spec, op.allow_tf32)
+
+
+def h_fused_gru_cell_bwd(op):
+    """aten::_thnn_fused_gru_cell_backward(grad_hy, workspace, has_bias)."""
+    g, has_bias = op.args[0], bool(op.args[2])
+    return rnn_cell_launches("gru", True, g, g.shape[0], g.shape[-1], _contiguous(op.inputs + op.outputs),
+                             has_bias, op.spec, op.allow_tf32)
+
+
 def h_embedding_bag_bwd(op):
     """aten::_embedding_bag_dense_backward(grad, indices, offset2bag, bag_size, maximum_indices,
     num_weights, scale_grad_by_freq, mode, ...) on CUDA: a zeroed weight gradient, then for max
@@ -1374,6 +1450,10 @@ RULES = [
     (r"constant_pad_nd", "copy", h_constant_pad),
     (r"max_pool2d_with_indices", "pool", h_max_pool2d),
     (r"max_pool2d_with_indices_backward", "pool", h_max_pool2d_bwd),
+    (r"_thnn_fused_lstm_cell", "rnn", h_fused_lstm_cell),
+    (r"_thnn_fused_lstm_cell_backward(_impl)?", "rnn", h_fused_lstm_cell_bwd),
+    (r"_thnn_fused_gru_cell", "rnn", h_fused_gru_cell),
+    (r"_thnn_fused_gru_cell_backward", "rnn", h_fused_gru_cell_bwd),
     (r"embedding", "embedding", h_embedding),
     (r"embedding_dense_backward", "embedding", h_embedding_bwd),
     (r"native_dropout|fused_dropout|_fused_dropout", "dropout", h_dropout),
