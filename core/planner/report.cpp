@@ -224,10 +224,9 @@ std::string renderText(const LoopResult& r, WorkspaceIndex& index, const TextOpt
   std::ostringstream os;
   const char* label = r.emulated ? "  [EMULATED: kernels and times modelled on CPU, not measured]" : "";
   // The stop reason in parentheses only where it says more than the verdict ("converged (converged)").
-  std::string reason = stopReasonName(r.stopReason);
   os << "kernlens profile: " << (r.converged ? "converged" : "NOT converged")
-     << (reason == "converged" ? std::string() : " (" + reason + ")") << " after " << r.rounds << " round"
-     << (r.rounds == 1 ? "" : "s") << ", backend " << r.backend << label << "\n";
+     << (r.stopReason == StopReason::Converged ? std::string() : " (" + std::string(stopReasonName(r.stopReason)) + ")")
+     << " after " << r.rounds << " round" << (r.rounds == 1 ? "" : "s") << ", backend " << r.backend << label << "\n";
   if (!r.why.empty()) os << "  why: " << r.why << "\n";
   int64_t total = 0;
   for (const auto& l : r.lines) addTo(total, l.gpuNs);
