@@ -18,7 +18,7 @@ int run(const Args& args, Context& ctx) {
   noteEmulated(o, lp->model);
   if (r.findings.empty()) o << "No rule fired.\n";
   for (const auto& f : r.findings) {
-    o << "[" << f.severity << "] " << f.title << "  (" << f.id << ")\n";
+    o << "[" << analysis::severityName(f.severity) << "] " << f.title << "  (" << f.id << ")\n";
     for (const auto& x : f.facts) o << "  fact: " << x << "\n";
     o << "  hypothesis: " << f.hypothesis << "\n";
     for (const auto& e : f.evidence) {

@@ -48,7 +48,7 @@ void ruleCpuBoundLaunch(const View& v, DiagnoseResult& r) {
   if (!chk.fired) return;
   Finding fd;
   fd.id = chk.id;
-  fd.severity = f >= 0.2 ? "high" : "medium";
+  fd.severity = f >= 0.2 ? Severity::High : Severity::Medium;
   fd.title = "GPU idle while waiting for the CPU to launch work";
   fd.facts.push_back(std::to_string(g.top.size()) + " idle gaps of at least 10 µs total " +
                      fmtDuration(static_cast<double>(allNs)) + " (" + fmtPercent(frac(allNs, active)) +
@@ -96,7 +96,7 @@ void ruleNcclExposed(const View& v, DiagnoseResult& r) {
   if (!chk.fired) return;
   Finding fd;
   fd.id = chk.id;
-  fd.severity = frac(exposed, active) >= 0.1 ? "high" : "medium";
+  fd.severity = frac(exposed, active) >= 0.1 ? Severity::High : Severity::Medium;
   fd.title = "NCCL communication not overlapped with compute";
   for (const auto& d : o.devices) {
     if (!d.ncclNs) continue;
@@ -178,7 +178,7 @@ void ruleLaunchBoundTiny(const View& v, DiagnoseResult& r) {
   if (!chk.fired) return;
   Finding fd;
   fd.id = chk.id;
-  fd.severity = "medium";
+  fd.severity = Severity::Medium;
   fd.title = "Many kernels are shorter than their own launch call (launch-bound)";
   fd.facts.push_back(std::to_string(tinyCount) + " of " + std::to_string(launched) +
                      " kernels with a launch call ran for less time on the GPU than the CPU spent "
@@ -240,7 +240,7 @@ void ruleHostCopies(const View& v, DiagnoseResult& r) {
   if (!chk.fired) return;
   Finding fd;
   fd.id = chk.id;
-  fd.severity = pageable ? "medium" : "low";
+  fd.severity = pageable ? Severity::Medium : Severity::Low;
   fd.title = steps ? "Host-device copies inside the training/inference step"
                    : "Host-device copies (no step ranges found to place them)";
   fd.facts.push_back(
@@ -297,7 +297,7 @@ void ruleExcessiveSync(const View& v, DiagnoseResult& r) {
   const auto& th = v.m.threads[worst];
   Finding fd;
   fd.id = chk.id;
-  fd.severity = frac(wp.second, window) >= 0.2 ? "high" : "medium";
+  fd.severity = frac(wp.second, window) >= 0.2 ? Severity::High : Severity::Medium;
   fd.title = "Frequent synchronisation between CPU and GPU";
   fd.facts.push_back("Thread " + std::to_string(th.tid) + " (pid " + std::to_string(v.m.processes[th.process].pid) +
                      ") made " + std::to_string(wp.first) + " synchronising CUDA calls taking " +
@@ -329,6 +329,15 @@ void ruleExcessiveSync(const View& v, DiagnoseResult& r) {
 
 }  // namespace
 
+const char* severityName(Severity s) {
+  switch (s) {
+    case Severity::High: return "high";
+    case Severity::Medium: return "medium";
+    case Severity::Low: return "low";
+  }
+  return "medium";
+}
+
 DiagnoseResult computeDiagnose(const View& v) {
   DiagnoseResult r;
   r.emulated = v.m.meta.emulated;
@@ -338,17 +347,15 @@ DiagnoseResult computeDiagnose(const View& v) {
   ruleLaunchBoundTiny(v, r);
   ruleHostCopies(v, r);
   ruleExcessiveSync(v, r);
-  std::stable_sort(r.findings.begin(), r.findings.end(), [](const Finding& a, const Finding& b) {
-    auto rank = [](const std::string& s) { return s == "high" ? 0 : s == "medium" ? 1 : 2; };
-    return rank(a.severity) < rank(b.severity);
-  });
+  std::stable_sort(r.findings.begin(), r.findings.end(),
+                   [](const Finding& a, const Finding& b) { return a.severity < b.severity; });
   return r;
 }
 
 void writeJson(json::Writer& w, const DiagnoseResult& r, const View& v) {
   w.beginObject().field("emulated", r.emulated).key("findings").beginArray();
   for (const auto& f : r.findings) {
-    w.beginObject().field("id", f.id).field("severity", f.severity).field("title", f.title);
+    w.beginObject().field("id", f.id).field("severity", severityName(f.severity)).field("title", f.title);
     w.key("facts").beginArray();
     for (const auto& s : f.facts) w.value(s);
     w.endArray();

@@ -32,8 +32,15 @@ struct Evidence {
   std::string note;
 };
 
+/// How much a finding matters; findings are listed most severe first.
+enum class Severity : uint8_t { High, Medium, Low };
+/// "high", "medium", "low" (the JSON and text spelling).
+const char* severityName(Severity s);
+
 struct Finding {
-  std::string id, severity, title;  // severity: high | medium | low
+  std::string id;
+  Severity severity = Severity::Medium;
+  std::string title;
   std::vector<std::string> facts;
   std::string hypothesis;
   std::vector<Evidence> evidence;

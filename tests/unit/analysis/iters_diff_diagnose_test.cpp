@@ -117,6 +117,11 @@ TEST_CASE("diagnose: CPU-bound launching and launch-bound tiny kernels fire with
   const Finding* tiny = find("launch_bound_tiny");
   REQUIRE(tiny);
   CHECK(tiny->evidence[0].name == "tiny_add");
+  // 89% of the active span idle: high; launch-bound is always medium; the most severe first.
+  CHECK(std::string(severityName(cpu->severity)) == "high");
+  CHECK(std::string(severityName(tiny->severity)) == "medium");
+  CHECK(cpu < tiny);
+  CHECK(std::string(severityName(Severity::Low)) == "low");
   CHECK(find("nccl_exposed") == nullptr);
   CHECK(r.checked.size() == 5);
   auto l = computeLaunch(v);
