@@ -107,6 +107,24 @@ std::optional<std::string> Module::dottedName(int32_t e) const {
   return std::nullopt;
 }
 
+int32_t Module::argument(int32_t call, size_t position, std::string_view keyword) const {
+  if (call == kNone || expressions[call].kind != Expression::Kind::Call) return kNone;
+  size_t k = 0;
+  bool splatBefore = false;
+  for (const Expression::Argument& a : expressions[call].arguments) {
+    if (a.splat == Expression::Argument::Splat::List) splatBefore = true;
+    if (!a.positional()) continue;
+    if (k++ == position) {
+      if (!splatBefore) return a.value;
+      break;
+    }
+  }
+  if (!keyword.empty())
+    for (const Expression::Argument& a : expressions[call].arguments)
+      if (a.keyword == keyword) return a.value;
+  return kNone;
+}
+
 std::span<const WithItem> Module::withItemsOf(int32_t statement) const {
   auto first = std::lower_bound(withItems.begin(), withItems.end(), statement,
                                 [](const WithItem& w, int32_t s) { return w.statement < s; });

@@ -300,6 +300,11 @@ struct Module {
   bool insideMultilineString(uint32_t offset) const;
   /// "a.b.c" for a Name/Attribute chain expression; nullopt for anything else (a call, `a[i].b`).
   std::optional<std::string> dottedName(int32_t expression) const;
+  /// The value (an Expression) of argument `position` (0-based, counting positional arguments
+  /// only) of Call expression `call`, else of its `keyword=` argument when `keyword` is not empty;
+  /// kNone when neither is there or `call` is not a Call. A positional argument after a `*splat`
+  /// does not count (its position is unknown); the keyword is looked up then.
+  int32_t argument(int32_t call, size_t position, std::string_view keyword = {}) const;
   /// The with items of with-statement `statement`, in order.
   std::span<const WithItem> withItemsOf(int32_t statement) const;
   /// Resolves a dotted name through the imports: "th.nn.functional.gelu" -> "torch.nn.functional.gelu"

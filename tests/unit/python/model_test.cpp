@@ -728,6 +728,35 @@ TEST_CASE("expression facts: callee chains and arguments of every call") {
   CHECK(m.statements[m.moduleBlock().statements[1]].call == kNone);
 }
 
+TEST_CASE("Module::argument: by position among positional arguments, else by keyword") {
+  auto f = parse(
+      "f(a, b, *rest, c, k=x, tag=t)\n"
+      "g(\n"
+      "    d[\"i, j\"],  # a comment, with a comma\n"
+      "    h(1, (2, 3)),\n"
+      "    tag=u,\n"
+      ")\n"
+      "n.x\n");
+  const Module& m = f->model();
+  REQUIRE(m.calls.size() >= 3);
+  int32_t fc = m.calls[0].expression, gc = m.calls[1].expression;
+  auto text = [&](int32_t e) { return e == kNone ? std::string("<none>") : exprText(*f, e); };
+  CHECK(text(m.argument(fc, 0)) == "a");
+  CHECK(text(m.argument(fc, 1)) == "b");
+  CHECK(text(m.argument(fc, 2)) == "<none>");    // after *rest: its position is unknown
+  CHECK(text(m.argument(fc, 2, "tag")) == "t");  // then the keyword is looked up
+  CHECK(text(m.argument(fc, 9, "k")) == "x");
+  CHECK(text(m.argument(fc, 9, "missing")) == "<none>");
+  CHECK(text(m.argument(gc, 0)) == "d[\"i, j\"]");   // a string with a comma is one argument
+  CHECK(text(m.argument(gc, 1)) == "h(1, (2, 3))");  // nested brackets, across lines, after a comment
+  CHECK(text(m.argument(gc, 2)) == "<none>");
+  CHECK(text(m.argument(gc, 2, "tag")) == "u");
+  CHECK(m.argument(kNone, 0) == kNone);
+  int32_t attr = m.statements[m.moduleBlock().statements[2]].call;
+  CHECK(attr == kNone);                                     // `n.x` is no call
+  CHECK(m.argument(m.expressions[gc].object, 0) == kNone);  // not a Call expression
+}
+
 TEST_CASE("assignment, for-loop, with-item, parameter, base-class and decorator facts") {
   auto f = parse(
       "import torch.nn as nn\n"                                                  // 0
