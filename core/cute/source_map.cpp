@@ -4,48 +4,55 @@
 #include <cctype>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
-
-#include "core/python/query.h"
 
 namespace kl::cute {
 namespace {
 
-// Profiler calls with an Int32(<identifier>) argument, and TAG_ integer constants.
-constexpr const char* kQuery = R"scm(
-((call
-   function: [(identifier) (attribute)] @fn
-   arguments: (argument_list
-     (call function: (identifier) @int32 arguments: (argument_list (identifier) @tag)))) @call
- (#match? @fn "(^|\\.)(profile_region|lane0_warp0_stop)$")
- (#eq? @int32 "Int32"))
+using python::Expression;
+using python::kNone;
+using python::Module;
 
-((expression_statement
-   (assignment left: (identifier) @const right: (integer) @value))
- (#match? @const "^TAG_[A-Za-z0-9_]+$"))
-)scm";
-
-std::string text(const std::string& src, TSNode n) {
-  return src.substr(ts_node_start_byte(n), ts_node_end_byte(n) - ts_node_start_byte(n));
+/// The name a call's callee ends with: `f` of `f(...)` and of `a.b.f(...)`; "" for anything
+/// else (`f(x)(y)`, `a[i](y)`).
+std::string_view calleeName(const Module& m, int32_t call) {
+  if (call == kNone || m.expressions[call].kind != Expression::Kind::Call) return {};
+  int32_t callee = m.expressions[call].object;
+  if (callee == kNone) return {};
+  const Expression& e = m.expressions[callee];
+  return e.kind == Expression::Kind::Name || e.kind == Expression::Kind::Attribute ? std::string_view(e.name)
+                                                                                   : std::string_view();
 }
 
-std::string lastComponent(const std::string& callee) {
-  size_t dot = callee.rfind('.');
-  return dot == std::string::npos ? callee : callee.substr(dot + 1);
+bool isProfilerCall(std::string_view name) { return name == "profile_region" || name == "lane0_warp0_stop"; }
+
+std::string textOf(const std::string& src, const Expression& e) { return src.substr(e.bytes.start, e.bytes.size()); }
+
+/// The constant a region's tag argument names: `X` of `Int32(X)` (or `cutlass.Int32(X)`) passed as
+/// the third positional argument or as `tag=` (`profile_region(buf, max_events, tag, tid)`,
+/// `lane0_warp0_stop(buf, eid, tag, tid, max_events)`); "" when the tag is anything else.
+std::string tagConstantOf(const Module& m, int32_t call) {
+  int32_t tag = m.argument(call, 2, "tag");
+  if (calleeName(m, tag) != "Int32") return {};
+  int32_t name = m.argument(tag, 0);
+  return name != kNone && m.expressions[name].kind == Expression::Kind::Name ? m.expressions[name].name : std::string();
 }
 
-// Argument `i` (positional, 0-based) of a call node as text; "" when absent.
-std::string argText(const std::string& src, TSNode call, uint32_t i) {
-  TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
-  if (ts_node_is_null(args)) return {};
-  uint32_t k = 0;
-  for (uint32_t c = 0; c < ts_node_named_child_count(args); ++c) {
-    TSNode a = ts_node_named_child(args, c);
-    if (std::string_view(ts_node_type(a)) == "keyword_argument" || std::string_view(ts_node_type(a)) == "comment")
-      continue;
-    if (k++ == i) return text(src, a);
+/// `TAG_X = <integer>` (also `TAG_X: int = <integer>`): its value; nullopt for anything else.
+std::optional<int64_t> tagConstantValue(const std::string& src, const Module& m, const python::Assignment& a) {
+  const Expression& target = m.expressions[a.target];
+  if (target.kind != Expression::Kind::Name || target.name.rfind("TAG_", 0) != 0 || target.name.size() == 4)
+    return std::nullopt;
+  const Expression& value = m.expressions[a.value];
+  if (value.nodeType != "integer") return std::nullopt;
+  std::string v = textOf(src, value);
+  v.erase(std::remove(v.begin(), v.end(), '_'), v.end());
+  try {
+    return std::stoll(v, nullptr, 0);
+  } catch (...) {
+    return std::nullopt;
   }
-  return {};
 }
 
 }  // namespace
@@ -64,66 +71,43 @@ TagTable CuteSourceMap::tagTable() const {
 
 CuteSourceMap mapCuteSource(const python::SourceFile& src) {
   CuteSourceMap map;
-  static const auto compiled = python::Query::compile("cute_regions", kQuery);
-  if (!compiled.ok()) {
-    map.warnings.push_back("internal: " + compiled.error().message);
-    return map;
-  }
-  const python::Query& q = *compiled;
   const std::string& s = src.text();
-  const python::Module& mod = src.model();
-  python::QueryCursor cursor;
-  int32_t cCall = q.captureIndex("call"), cFn = q.captureIndex("fn"), cTag = q.captureIndex("tag"),
-          cConst = q.captureIndex("const"), cValue = q.captureIndex("value");
+  const Module& mod = src.model();
   std::map<std::string, int64_t> values;
-  struct RawSite {
-    TSNode call;
-    std::string fn, tag;
-  };
-  std::vector<RawSite> raw;
-  for (const python::Match& m : q.matches(src.root(), s, cursor)) {
-    if (m.has(static_cast<uint32_t>(cConst))) {
-      TSNode c = m.get(static_cast<uint32_t>(cConst));
-      std::string v = text(s, m.get(static_cast<uint32_t>(cValue)));
-      v.erase(std::remove(v.begin(), v.end(), '_'), v.end());
-      int64_t value = 0;
-      try {
-        value = std::stoll(v, nullptr, 0);
-      } catch (...) {
-        continue;
-      }
-      TagConstant tc{text(s, c), value, ts_node_start_point(c).row};
-      if (values.count(tc.name))
-        map.warnings.push_back(tc.name + " is assigned more than once; the first value is used");
-      else
-        values[tc.name] = value;
-      for (const auto& o : map.constants)
-        if (o.value == value && o.name != tc.name)
-          map.warnings.push_back(tc.name + " and " + o.name + " share the value " + std::to_string(value));
-      map.constants.push_back(tc);
-    } else if (m.has(static_cast<uint32_t>(cCall))) {
-      raw.push_back({m.get(static_cast<uint32_t>(cCall)), text(s, m.get(static_cast<uint32_t>(cFn))),
-                     text(s, m.get(static_cast<uint32_t>(cTag)))});
-    }
+  for (const python::Assignment& a : mod.assignments) {
+    std::optional<int64_t> value = tagConstantValue(s, mod, a);
+    if (!value) continue;
+    const Expression& target = mod.expressions[a.target];
+    TagConstant tc{target.name, *value, src.lines().toLineCol(target.bytes.start).line};
+    if (values.count(tc.name))
+      map.warnings.push_back(tc.name + " is assigned more than once; the first value is used");
+    else
+      values[tc.name] = *value;
+    for (const auto& o : map.constants)
+      if (o.value == *value && o.name != tc.name)
+        map.warnings.push_back(tc.name + " and " + o.name + " share the value " + std::to_string(*value));
+    map.constants.push_back(tc);
   }
-  for (const RawSite& r : raw) {
+  for (const python::CallSite& c : mod.calls) {
+    std::string_view api = calleeName(mod, c.expression);
+    if (!isProfilerCall(api)) continue;
+    std::string constant = tagConstantOf(mod, c.expression);
+    if (constant.empty()) continue;
     TagSite site;
-    site.constant = r.tag;
-    site.api = lastComponent(r.fn);
-    uint32_t start = ts_node_start_byte(r.call);
-    site.callLine = ts_node_start_point(r.call).row;
-    if (auto it = values.find(r.tag); it != values.end())
+    site.constant = constant;
+    site.api = std::string(api);
+    site.callLine = c.line;
+    if (auto it = values.find(constant); it != values.end())
       site.tag = it->second;
     else
-      map.warnings.push_back("line " + std::to_string(site.callLine + 1) + ": " + r.tag + " has no `" + r.tag +
+      map.warnings.push_back("line " + std::to_string(site.callLine + 1) + ": " + constant + " has no `" + constant +
                              " = <int>` constant");
-    int32_t stIdx = mod.statementAt(start);
-    if (stIdx == python::kNone) continue;
-    const python::Statement& st = mod.statements[static_cast<size_t>(stIdx)];
-    if (st.function != python::kNone) site.function = mod.functions[static_cast<size_t>(st.function)].qualName;
+    if (c.statement == kNone) continue;
+    const python::Statement& st = mod.statements[static_cast<size_t>(c.statement)];
+    if (st.function != kNone) site.function = mod.functions[static_cast<size_t>(st.function)].qualName;
+    site.anchorLine = st.lines.first;
+    site.anchorBytes = st.bytes;
     if (site.api == "profile_region") {
-      site.anchorLine = st.lines.first;
-      site.anchorBytes = st.bytes;
       if (st.kind == python::StatementKind::With && !st.blocks.empty())
         site.region = mod.blocks[static_cast<size_t>(st.blocks[0])].lines;
       else
@@ -131,28 +115,41 @@ CuteSourceMap mapCuteSource(const python::SourceFile& src) {
     } else {
       // lane0_warp0_stop(buf, eid, ...): the latest `eid = lane0_warp0_start(...)` before it in
       // the same block.
-      std::string eid = argText(s, r.call, 1);
-      site.anchorLine = st.lines.first;
-      site.anchorBytes = st.bytes;
+      int32_t eidArg = mod.argument(c.expression, 1, "eid");
+      std::string eid = eidArg == kNone ? std::string() : textOf(s, mod.expressions[eidArg]);
+      bool eidIsName = eidArg != kNone && mod.expressions[eidArg].kind == Expression::Kind::Name;
       site.region = {st.lines.first, st.lines.first};
-      const python::Block& blk = mod.blocks[static_cast<size_t>(st.parentBlock)];
-      for (int32_t other : blk.statements) {
-        const python::Statement& o = mod.statements[static_cast<size_t>(other)];
+      bool found = false;
+      for (const python::Assignment& a : mod.assignments) {
+        const python::Statement& o = mod.statements[static_cast<size_t>(a.statement)];
         if (o.bytes.start >= st.bytes.start) break;
-        std::string t = s.substr(o.bytes.start, o.bytes.size());
-        if (!eid.empty() && t.rfind(eid, 0) == 0 && t.find("lane0_warp0_start") != std::string::npos) {
-          site.anchorLine = o.lines.first;
-          site.anchorBytes = o.bytes;
-          site.region = {o.lines.last + 1, st.lines.first == 0 ? 0 : st.lines.first - 1};
-        }
+        if (!eidIsName || o.parentBlock != st.parentBlock) continue;
+        const Expression& target = mod.expressions[a.target];
+        if (target.kind != Expression::Kind::Name || target.name != eid) continue;
+        if (calleeName(mod, a.value) != "lane0_warp0_start") continue;
+        found = true;
+        site.anchorLine = o.lines.first;
+        site.anchorBytes = o.bytes;
+        site.region = {o.lines.last + 1, st.lines.first == 0 ? 0 : st.lines.first - 1};
       }
-      if (site.anchorLine == st.lines.first)
+      if (!found)
         map.warnings.push_back("line " + std::to_string(site.callLine + 1) + ": no `" + eid +
                                " = lane0_warp0_start(...)` before this stop in the same block");
     }
     map.sites.push_back(std::move(site));
   }
   return map;
+}
+
+bool inCuteKernel(const Module& m, int32_t function) {
+  for (int32_t f = function; f != kNone; f = m.functions[static_cast<size_t>(f)].parent)
+    for (const python::Decorator& d : m.functions[static_cast<size_t>(f)].decorators) {
+      int32_t e = d.expression;
+      if (e != kNone && m.expressions[e].kind == Expression::Kind::Call) e = m.expressions[e].object;
+      std::optional<std::string> name = m.dottedName(e);
+      if (name && (*name == "cute.kernel" || m.resolve(*name) == "cutlass.cute.kernel")) return true;
+    }
+  return false;
 }
 
 Result<CuteSourceMap> mapCuteSourceFile(const std::filesystem::path& path) {
@@ -196,42 +193,18 @@ Result<TimeRegionPlan> planTimeRegion(const python::SourceFile& src, uint32_t fi
   // Existing profiler arguments in this function.
   CuteSourceMap map = mapCuteSource(src);
   std::string buf = "prof_buf", maxEv = "max_events", tid = "bidx";
-  const std::string fname = mod.functions[static_cast<size_t>(sa.function)].qualName;
   for (const python::CallSite& c : mod.calls) {
     if (c.function != sa.function) continue;
-    std::string fn = lastComponent(c.callee);
-    if (fn != "profile_region" && fn != "lane0_warp0_stop") continue;
-    // Re-split the argument list text at top-level commas.
-    std::string args = s.substr(c.calleeBytes.end, c.bytes.end - c.calleeBytes.end);
-    if (args.size() < 2) continue;
-    args = args.substr(1, args.size() - 2);
-    std::vector<std::string> parts;
-    int d = 0;
-    std::string cur;
-    for (char ch : args) {
-      if (ch == '(' || ch == '[' || ch == '{') ++d;
-      if (ch == ')' || ch == ']' || ch == '}') --d;
-      if (ch == ',' && d == 0) {
-        parts.push_back(cur);
-        cur.clear();
-      } else {
-        cur.push_back(ch);
-      }
-    }
-    parts.push_back(cur);
-    for (auto& p : parts) {
-      while (!p.empty() && std::isspace(static_cast<unsigned char>(p.front()))) p.erase(p.begin());
-      while (!p.empty() && std::isspace(static_cast<unsigned char>(p.back()))) p.pop_back();
-    }
-    if (fn == "profile_region" && parts.size() >= 4) {
-      buf = parts[0];
-      maxEv = parts[1];
-      tid = parts[3];
-    } else if (fn == "lane0_warp0_stop" && parts.size() >= 5) {
-      buf = parts[0];
-      tid = parts[3];
-      maxEv = parts[4];
-    }
+    std::string_view fn = calleeName(mod, c.expression);
+    if (!isProfilerCall(fn)) continue;
+    // profile_region(buf, max_events, tag, tid) / lane0_warp0_stop(buf, eid, tag, tid, max_events).
+    bool region = fn == "profile_region";
+    int32_t bufArg = mod.argument(c.expression, 0, "buf"), tidArg = mod.argument(c.expression, 3, "tid"),
+            maxArg = mod.argument(c.expression, region ? 1 : 4, "max_events");
+    if (bufArg == kNone || maxArg == kNone || tidArg == kNone) continue;
+    buf = textOf(s, mod.expressions[bufArg]);
+    maxEv = textOf(s, mod.expressions[maxArg]);
+    tid = textOf(s, mod.expressions[tidArg]);
     break;
   }
   int64_t next = 0;
@@ -283,7 +256,6 @@ Result<TimeRegionPlan> planTimeRegion(const python::SourceFile& src, uint32_t fi
     constLine += "\n";
   }
   plan.edits.insert(plan.edits.begin(), {at, at, constLine});
-  (void)fname;
   return plan;
 }
 

@@ -45,6 +45,10 @@ struct CuteSourceMap {
 };
 
 CuteSourceMap mapCuteSource(const python::SourceFile& src);
+/// Whether function `function` (a Module::functions index), or a function enclosing it, is a CUTE
+/// DSL kernel: decorated `@cute.kernel` / `@cutlass.cute.kernel`, with or without arguments, also
+/// under an import alias (`from cutlass import cute as ct` and `@ct.kernel`). False for kNone.
+bool inCuteKernel(const python::Module& m, int32_t function);
 Result<CuteSourceMap> mapCuteSourceFile(const std::filesystem::path& path);
 
 /// The edits of the code action "Time this region inside the kernel": for the statements on

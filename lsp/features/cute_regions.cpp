@@ -131,23 +131,9 @@ std::string tooltipFor(const std::string& constant, const cute::TagStats& s, con
   return t;
 }
 
-/// `@cute.kernel` / `@cutlass.cute.kernel` (with or without call arguments).
-bool isCuteKernel(const python::Function& f) {
-  for (const auto& d : f.decorators) {
-    std::string name = d.text.substr(0, d.text.find('('));
-    name.erase(std::remove_if(name.begin(), name.end(), [](unsigned char c) { return std::isspace(c); }), name.end());
-    if (name == "cute.kernel" || name == "cutlass.cute.kernel") return true;
-  }
-  return false;
-}
-
 /// The function (or an enclosing one) of statement `st` is a CUTE DSL kernel.
 bool inCuteKernel(const python::Module& m, int32_t st) {
-  if (st == python::kNone) return false;
-  for (int32_t f = m.statements[static_cast<size_t>(st)].function; f != python::kNone;
-       f = m.functions[static_cast<size_t>(f)].parent)
-    if (isCuteKernel(m.functions[static_cast<size_t>(f)])) return true;
-  return false;
+  return st != python::kNone && cute::inCuteKernel(m, m.statements[static_cast<size_t>(st)].function);
 }
 
 }  // namespace

@@ -234,3 +234,158 @@ TEST_CASE("code action edits: time a selected block") {
   CHECK(m2.warnings.empty());
   CHECK_FALSE(planTimeRegion(**sf, 0, 0).ok());  // module level: not inside a kernel
 }
+
+TEST_CASE("tag sites and constants come from the call's arguments, not its text") {
+  const std::string src =
+      "TAG_A = 0\n"
+      "TAG_B: int = 0x1\n"
+      "TAG_C = TAG_D = 2\n"
+      "NOT_A_TAG = 7\n"
+      "TAG_NEG = -1\n"
+      "\n"
+      "@cute.kernel\n"
+      "def k(buf, n, bidx):\n"
+      "    eid = lane0_warp0_start(buf, n)\n"
+      "    x = 1\n"
+      "    eid_b = lane0_warp0_start(buf, n)\n"
+      "    y = 2\n"
+      "    lane0_warp0_stop(buf, eid, Int32(TAG_A), bidx, n)\n"
+      "    with profile_region(buf, n, Int32(TAG_B), Int32(bidx)):\n"
+      "        z = 3\n"
+      "    with ops.profile_region(\n"
+      "        buf,  # the buffer, one per block\n"
+      "        n,\n"
+      "        tag=cutlass.Int32(TAG_C),\n"
+      "        tid=bidx,\n"
+      "    ):\n"
+      "        w = 4\n"
+      "    other(buf, n, Int32(TAG_A), bidx)\n";
+  auto sf = kl::python::SourceFile::parse(src);
+  REQUIRE(sf.ok());
+  CuteSourceMap m = mapCuteSource(**sf);
+  std::vector<std::string> names;
+  for (const auto& c : m.constants) names.push_back(c.name + "=" + std::to_string(c.value));
+  // Annotated and chained assignments count; a negative literal is no integer constant.
+  CHECK(names == std::vector<std::string>{"TAG_A=0", "TAG_B=1", "TAG_C=2", "TAG_D=2"});
+  CHECK(m.constants[2].line == 2);
+  // Sites: only the third positional (or tag=) Int32(NAME) argument of the two profiler calls; an
+  // Int32(...) tid is not a second tag, `other(...)` is no site.
+  REQUIRE(m.sites.size() == 3);
+  // The stop pairs with `eid = ...`, not with the later `eid_b = ...` whose text starts with "eid".
+  CHECK(m.sites[0].api == "lane0_warp0_stop");
+  CHECK(m.sites[0].constant == "TAG_A");
+  CHECK(m.sites[0].anchorLine == 8);
+  CHECK(m.sites[0].region.first == 9);
+  CHECK(m.sites[0].region.last == 11);
+  CHECK(m.sites[1].constant == "TAG_B");
+  CHECK(m.sites[1].tag == 1);
+  CHECK(m.sites[1].region.first == 14);
+  CHECK(m.sites[1].region.last == 14);
+  // A multi-line call with a comment and keyword arguments.
+  CHECK(m.sites[2].api == "profile_region");
+  CHECK(m.sites[2].constant == "TAG_C");
+  CHECK(m.sites[2].tag == 2);
+  CHECK(m.sites[2].callLine == 15);
+  CHECK(m.sites[2].anchorLine == 15);
+  CHECK(m.sites[2].region.first == 21);
+  CHECK(m.sites[2].function == "k");
+  // Only the shared value is worth a warning.
+  CHECK(m.warnings == std::vector<std::string>{"TAG_D and TAG_C share the value 2"});
+}
+
+TEST_CASE("a stop with no matching start in its block is reported") {
+  const std::string src =
+      "TAG_A = 0\n"
+      "def k(buf, n, bidx):\n"
+      "    eid_x = lane0_warp0_start(buf, n)\n"
+      "    if n:\n"
+      "        eid = lane0_warp0_start(buf, n)\n"
+      "    lane0_warp0_stop(buf, eid, Int32(TAG_A), bidx, n)\n"
+      "    lane0_warp0_stop(buf, eid, Int32(TAG_X), bidx, n)\n";
+  auto sf = kl::python::SourceFile::parse(src);
+  REQUIRE(sf.ok());
+  CuteSourceMap m = mapCuteSource(**sf);
+  REQUIRE(m.sites.size() == 2);
+  CHECK(m.sites[0].anchorLine == 5);  // the stop itself: no start of `eid` in its block
+  CHECK(m.sites[1].tag == -1);
+  CHECK(m.warnings ==
+        std::vector<std::string>{"line 6: no `eid = lane0_warp0_start(...)` before this stop in the same block",
+                                 "line 7: TAG_X has no `TAG_X = <int>` constant",
+                                 "line 7: no `eid = lane0_warp0_start(...)` before this stop in the same block"});
+}
+
+TEST_CASE("code action edits take buffer, max_events and tid from the call's arguments") {
+  auto planFor = [](const std::string& call) {
+    const std::string src =
+        "TAG_A = 0\n"
+        "\n"
+        "@cute.kernel\n"
+        "def k(bufs, n, bidx):\n" +
+        call +
+        "        x = 1\n"
+        "    y = 2\n";
+    auto sf = kl::python::SourceFile::parse(src);
+    REQUIRE(sf.ok());
+    auto lines = static_cast<uint32_t>(std::count(src.begin(), src.end(), '\n'));
+    auto plan = planTimeRegion(**sf, lines - 1, lines - 1, "tail");
+    REQUIRE_MESSAGE(plan.ok(), (plan.ok() ? "" : plan.error().message));
+    REQUIRE(plan->edits.size() == 3);
+    return plan->edits[1].newText + plan->edits[2].newText;
+  };
+  // Nested brackets and a string with a comma in an argument.
+  CHECK(planFor("    with profile_region(bufs[\"a, b\"], min(n, (4, 5)[0]), Int32(TAG_A), bidx):\n") ==
+        "    eid_tail = lane0_warp0_start(bufs[\"a, b\"], min(n, (4, 5)[0]))\n"
+        "    lane0_warp0_stop(bufs[\"a, b\"], eid_tail, Int32(TAG_TAIL), bidx, min(n, (4, 5)[0]))\n");
+  // Keyword arguments: their values, not `name=value`.
+  CHECK(planFor("    with profile_region(buf=bufs[0], max_events=n, tag=Int32(TAG_A), tid=bidx + 1):\n") ==
+        "    eid_tail = lane0_warp0_start(bufs[0], n)\n"
+        "    lane0_warp0_stop(bufs[0], eid_tail, Int32(TAG_TAIL), bidx + 1, n)\n");
+  // A multi-line call with comments between the arguments.
+  CHECK(planFor("    with profile_region(\n"
+                "        bufs[1],  # one buffer, per block\n"
+                "        n * 2,\n"
+                "        Int32(TAG_A),  # the tag\n"
+                "        bidx,\n"
+                "    ):\n") ==
+        "    eid_tail = lane0_warp0_start(bufs[1], n * 2)\n"
+        "    lane0_warp0_stop(bufs[1], eid_tail, Int32(TAG_TAIL), bidx, n * 2)\n");
+  // lane0_warp0_stop's own order: buf, eid, tag, tid, max_events.
+  CHECK(planFor("    e = lane0_warp0_start(bufs, n)\n"
+                "    lane0_warp0_stop(bufs, e, Int32(TAG_A), bidx * 3, n - 1)\n"
+                "    if n:\n") ==
+        "    eid_tail = lane0_warp0_start(bufs, n - 1)\n"
+        "    lane0_warp0_stop(bufs, eid_tail, Int32(TAG_TAIL), bidx * 3, n - 1)\n");
+  // A call whose arguments cannot be read (a splat before them) gives the defaults.
+  CHECK(planFor("    with profile_region(*args):\n") ==
+        "    eid_tail = lane0_warp0_start(prof_buf, max_events)\n"
+        "    lane0_warp0_stop(prof_buf, eid_tail, Int32(TAG_TAIL), bidx, max_events)\n");
+}
+
+TEST_CASE("CUTE DSL kernels are told by their decorator expression") {
+  const std::string src =
+      "import cutlass.cute as ct\n"
+      "@cute.kernel\n"
+      "def a(): pass\n"
+      "@cutlass.cute.kernel(preprocess = True)\n"
+      "def b():\n"
+      "    def inner(): pass\n"
+      "@ct.kernel\n"
+      "def c(): pass\n"
+      "@cute.jit\n"
+      "def d(): pass\n"
+      "@other.kernel\n"
+      "def e(): pass\n"
+      "def f(): pass\n";
+  auto sf = kl::python::SourceFile::parse(src);
+  REQUIRE(sf.ok());
+  const auto& m = (*sf)->model();
+  auto kernel = [&](const char* q) { return inCuteKernel(m, m.findFunction(q)); };
+  CHECK(kernel("a"));
+  CHECK(kernel("b"));
+  CHECK(kernel("b.<locals>.inner"));  // inside a kernel
+  CHECK(kernel("c"));                 // through the import alias
+  CHECK_FALSE(kernel("d"));
+  CHECK_FALSE(kernel("e"));
+  CHECK_FALSE(kernel("f"));
+  CHECK_FALSE(inCuteKernel(m, kl::python::kNone));
+}
