@@ -18,36 +18,41 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-bool isIdentifier(std::string_view s) {
-  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  for (char c : s)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
-  return true;
-}
+using Items = std::vector<std::pair<std::string, std::string>>;
 
-/// Splits the items of a directive comment ("a=1, b=(2, 3)") at top-level commas (strings and
-/// brackets respected). Whitespace is trimmed; empty items are dropped.
-std::vector<std::string> splitItems(std::string_view text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  int depth = 0;
-  for (size_t i = 0; i <= text.size(); ++i) {
-    char c = i < text.size() ? text[i] : ',';
-    if (c == '"' || c == '\'') {
-      char q = c;
-      for (++i; i < text.size() && text[i] != q; ++i)
-        if (text[i] == '\\') ++i;
-      continue;
+/// The `name=value` items of a directive comment ("a=1, b=(2, 3)") with their value expressions:
+/// the text is read as the keyword arguments of a Python call, so strings, brackets and a
+/// trailing comment are Python's. A positional item, a splat or a syntax error is an error.
+struct DirectiveItems {
+  python::SourceFilePtr file;                          // "_(<text>\n)"
+  std::vector<std::pair<std::string, int32_t>> items;  // name, value Expression
+  std::string value(int32_t e) const {
+    const auto& b = file->model().expressions[static_cast<size_t>(e)].bytes;
+    return file->text().substr(b.start, b.size());
+  }
+};
+Result<DirectiveItems> directiveItems(std::string_view text, std::string_view key, std::string_view expects) {
+  std::string what = "'# kernlens: " + std::string(key) + "'";
+  auto parsed = python::SourceFile::parse("_(" + std::string(text) + "\n)");
+  if (!parsed) return parsed.error();
+  DirectiveItems out{*parsed, {}};
+  const python::Module& m = out.file->model();
+  const python::Statement* st = m.moduleBlock().statements.size() == 1
+                                    ? &m.statements[static_cast<size_t>(m.moduleBlock().statements[0])]
+                                    : nullptr;
+  if (!m.errors.empty() || !st || st->call == python::kNone || m.calls[static_cast<size_t>(st->call)].bytes.start != 0)
+    return Error::invalid(what + " expects " + std::string(expects) + " items, got '" + std::string(trim(text)) + "'");
+  for (const auto& a :
+       m.expressions[static_cast<size_t>(m.calls[static_cast<size_t>(st->call)].expression)].arguments) {
+    if (a.keyword.empty()) {
+      const auto& b = m.expressions[static_cast<size_t>(a.value)].bytes;
+      std::string item = (a.splat == python::Expression::Argument::Splat::List   ? "*"
+                          : a.splat == python::Expression::Argument::Splat::Dict ? "**"
+                                                                                 : "") +
+                         out.file->text().substr(b.start, b.size());
+      return Error::invalid(what + " expects " + std::string(expects) + " items, got '" + item + "'");
     }
-    if (c == '(' || c == '[' || c == '{')
-      ++depth;
-    else if (c == ')' || c == ']' || c == '}')
-      --depth;
-    else if (c == ',' && depth == 0) {
-      auto a = trim(text.substr(start, i - start));
-      if (!a.empty()) out.emplace_back(a);
-      start = i + 1;
-    }
+    out.items.emplace_back(a.keyword, a.value);
   }
   return out;
 }
@@ -67,30 +72,25 @@ std::optional<std::string> directive(const python::SourceFile& f, uint32_t first
   return std::nullopt;
 }
 
-Result<std::vector<std::pair<std::string, std::string>>> parseArgsComment(std::string_view text) {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& a : splitItems(text)) {
-    size_t eq = a.find('=');
-    if (eq == std::string::npos) return Error::invalid("'# kernlens: args' expects name=value items, got '" + a + "'");
-    std::string name(trim(std::string_view(a).substr(0, eq)));
-    if (!isIdentifier(name)) return Error::invalid("'# kernlens: args': bad name '" + name + "'");
-    out.emplace_back(name, std::string(trim(std::string_view(a).substr(eq + 1))));
-  }
+Result<Items> parseArgsComment(std::string_view text) {
+  auto d = directiveItems(text, "args", "name=value");
+  if (!d) return d.error();
+  Items out;
+  for (const auto& [name, e] : d->items) out.emplace_back(name, d->value(e));
   return out;
 }
 
 }  // namespace
 
-Result<std::vector<std::pair<std::string, std::string>>> parseShapesComment(std::string_view text) {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& a : splitItems(text)) {
-    size_t eq = a.find('=');
-    if (eq == std::string::npos)
-      return Error::invalid("'# kernlens: shapes' expects name=(d0,d1,...), got '" + a + "'");
-    std::string name(trim(std::string_view(a).substr(0, eq)));
-    std::string shape(trim(std::string_view(a).substr(eq + 1)));
-    if (!isIdentifier(name)) return Error::invalid("'# kernlens: shapes': bad name '" + name + "'");
-    bool ok = shape.size() >= 2 && shape.front() == '(' && shape.back() == ')';
+Result<Items> parseShapesComment(std::string_view text) {
+  auto d = directiveItems(text, "shapes", "name=(d0,d1,...)");
+  if (!d) return d.error();
+  Items out;
+  for (const auto& [name, e] : d->items) {
+    // A tuple of integer literals, `(8)` included: digits, commas and spaces inside the brackets.
+    const python::Expression& x = d->file->model().expressions[static_cast<size_t>(e)];
+    std::string shape = d->value(e);
+    bool ok = x.nodeType == "tuple" || x.nodeType == "parenthesized_expression";
     bool digit = false;
     for (size_t i = 1; ok && i + 1 < shape.size(); ++i) {
       char c = shape[i];

@@ -62,6 +62,36 @@ TEST_CASE("harness: shapes comment, defaults, constructor args, factory") {
   CHECK_FALSE(parseShapesComment("").ok());
 }
 
+TEST_CASE("harness directives are read as Python keyword arguments") {
+  // Strings with commas and brackets, nested brackets and a trailing comment.
+  kl::test::TempDir d;
+  kl::test::writeFile(
+      d / "m.py",
+      "# kernlens: args name=\"a, (b\", dims=dict(a=[1, 2], b=(3, 4)), n=4  # why: a comment, with a=1\n"
+      "# kernlens: shapes x=(8, 16)  # batch, dim\n"
+      "def f(x, name, dims, n):\n"
+      "    return x\n");
+  WorkspaceIndex ix(d.path());
+  auto h = generateHarness(ix, HarnessRequest{d.path(), "m.py", "f", "", 1, 3});
+  REQUIRE_MESSAGE(h.ok(), (h.ok() ? "" : h.error().message));
+  CHECK(h->script.find("x=torch.randn((8, 16), device=device), name=\"a, (b\", dims=dict(a=[1, 2], b=(3, 4)), n=4)") !=
+        std::string::npos);
+  auto shapes = parseShapesComment("x=(8,128,512), m=(4,), s=(8)");
+  REQUIRE(shapes.ok());
+  CHECK(shapes->size() == 3);
+  CHECK((*shapes)[1] == std::pair<std::string, std::string>{"m", "(4,)"});
+  // Not name=value items: said with the item at fault.
+  auto positional = parseShapesComment("x=(8,2), y");
+  REQUIRE_FALSE(positional.ok());
+  CHECK(positional.error().message == "'# kernlens: shapes' expects name=(d0,d1,...) items, got 'y'");
+  auto broken = parseShapesComment("x=(8,2");
+  REQUIRE_FALSE(broken.ok());
+  CHECK(broken.error().message == "'# kernlens: shapes' expects name=(d0,d1,...) items, got 'x=(8,2'");
+  CHECK_FALSE(parseShapesComment("x=(8,2)) + (1").ok());
+  CHECK_FALSE(parseShapesComment("**kw").ok());
+  CHECK_FALSE(parseShapesComment("x=(8,2), x2=f(1)").ok());
+}
+
 TEST_CASE("a profile request: typed focus checked against the workspace, refusals name the field") {
   auto root = kl::test::sourcePath("samples/transformer");
   ProfileRequest req;
