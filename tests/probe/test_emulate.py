@@ -329,7 +329,7 @@ except RuntimeError:
     rng = lambda _: contextlib.nullcontext()
 torch.manual_seed(0)
 d = "cpu"  # an explicit device: the emulated GPU
-lstm = nn.LSTM(8, 16, num_layers=2).to(d)
+lstm = nn.LSTM(8, 16, num_layers=2, dropout=0.3).to(d)  # training: cuDNN drops out between the layers
 gru = nn.GRU(8, 16, batch_first=True, bidirectional=True).to(d)
 x = torch.randn(5, 3, 8).to(d)
 for _ in range(2):
@@ -379,6 +379,11 @@ class EmulateCudnnRnnTest(unittest.TestCase):
         shorts = collections.Counter(s for s, _ in self.kernels())
         self.assertEqual(shorts["LSTM_elementWise_bp1"], 20)
         self.assertEqual(shorts["GRU_elementWise_bp1"], 20)
+        # Dropout between the LSTM's 2 layers, in training mode (the no_grad call too): the state
+        # initialised once per process, one kernel per forward call and per backward. Bias
+        # gradients: one kernel per layer and direction per backward (as in cuDNN's real profiles).
+        self.assertEqual((shorts["initstates"], shorts["RNN_dropout_fp"], shorts["RNN_dropout_bp"]), (1, 3, 2))
+        self.assertEqual(shorts["GENERIC_elementWise_bp2"], 2 * 2 + 2 * 2)
         # CPU PyTorch's decomposition (per-step sigmoid/tanh/mul...) launches nothing.
         self.assertFalse([d for _, d in self.kernels() if "igmoid" in d or "anh" in d])
 

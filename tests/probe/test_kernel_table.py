@@ -259,6 +259,36 @@ class CudnnRnnTest(unittest.TestCase):
         c32 = self.call(torch.nn.LSTM(128, 128), x.float(), "lstm", [torch.zeros(1, 4, 128)] * 2)
         self.assertFalse(c32.persistent)
 
+    def test_training_dropout_between_layers_and_bias_gradients(self):
+        # cuDNN, as the sample's real nsys statistics show it: one GENERIC_elementWise_bp2 per
+        # layer (bias gradient) and one cudnn::initstates per process for the dropout state.
+        t, b, i, h, layers = 5, 3, 8, 16, 3
+        lstm = torch.nn.LSTM(i, h, num_layers=layers, dropout=0.2, bidirectional=True)
+        hx = [torch.zeros(2 * layers, b, h)] * 2
+        c = self.call(lstm, torch.randn(t, b, i), "lstm", hx)
+        fwd = [k.short for k in c.forward_launches(init_dropout_state=True)]
+        self.assertEqual(fwd[0], "initstates")
+        self.assertEqual(fwd.count("RNN_dropout_fp"), layers - 1)  # on every layer's output but the last
+        # ... between the layers: after layer 1's cells, before layer 2's input GEMM.
+        first = fwd.index("RNN_dropout_fp")
+        self.assertEqual(fwd[1:first].count("elemWiseRNNcell"), 2 * t)
+        self.assertEqual(fwd.count("initstates"), 1)
+        self.assertNotIn("initstates", [k.short for k in c.forward_launches()])  # later calls
+        bwd = c.backward_launches()
+        shorts = [k.short for k in bwd]
+        self.assertEqual(shorts.count("RNN_dropout_bp"), layers - 1)
+        bias = [k for k in bwd if k.short == "GENERIC_elementWise_bp2"]
+        self.assertEqual(len(bias), layers * 2)  # per layer and direction
+        self.assertIn("GENERIC_elementWise_bp2<float, float, float, 4, (cudnnRNNBiasMode_t)2>", bias[0].demangled)
+        # Inference, no dropout, no biases: none of them.
+        lstm.eval()
+        c = self.call(lstm, torch.randn(t, b, i), "lstm", hx)
+        self.assertFalse({"initstates", "RNN_dropout_fp"} & {k.short for k in c.forward_launches(True)})
+        gru = torch.nn.GRU(i, h, num_layers=2, bias=False, dropout=0.5)
+        c = self.call(gru, torch.randn(t, b, i), "gru", torch.zeros(2, b, h))
+        shorts = [k.short for k in c.backward_launches()]
+        self.assertEqual((shorts.count("GENERIC_elementWise_bp2"), shorts.count("RNN_dropout_bp")), (0, 1))
+
     def test_unknown_arguments_are_left_alone(self):
         x = torch.randn(3, 2, 4)
         self.assertIsNone(kernel_table.rnn_call("lstm", (x,), roofline.gpu("h100")))

@@ -446,7 +446,7 @@ class Emulator:
                 # emit_nvtx forward ranges (only this node has one).
                 with torch.enable_grad():
                     outs = emu._silenced(emu.autograd.untagged, job["orig"], *job["rebuild"](inner))
-                emu._emit_rnn(job["call"].forward_launches(), t0, time.monotonic_ns())
+                emu._emit_rnn(emu._rnn_forward_launches(job["call"]), t0, time.monotonic_ns())
                 ctx.job, ctx.inner, ctx.outs = job, inner, outs
                 ctx.need = [i for i, t in enumerate(tensors) if t.requires_grad]
                 ctx.count = len(tensors)
@@ -496,7 +496,7 @@ class Emulator:
                 if not (torch.is_grad_enabled() and any(t.requires_grad for t in tensors)):
                     t0 = time.monotonic_ns()
                     out = emu._silenced(orig, *args)
-                    emu._emit_rnn(call.forward_launches(), t0, time.monotonic_ns())
+                    emu._emit_rnn(emu._rnn_forward_launches(call), t0, time.monotonic_ns())
                     return out
                 t0 = time.monotonic_ns()
                 job = {"orig": orig, "rebuild": rebuild, "call": call}
@@ -599,6 +599,15 @@ class Emulator:
             return fn(*args, **kwargs)
         finally:
             self.tls.suppress -= 1
+
+    def _rnn_forward_launches(self, call):
+        """The cuDNN launches of one RNN call's forward; the process's first call training with
+        dropout also initialises the dropout state (PyTorch caches it per device)."""
+        with self.lock:
+            first = call.dropout_active and not getattr(self, "_dropout_state", False)
+            if first:
+                self._dropout_state = True
+        return call.forward_launches(init_dropout_state=first)
 
     def _emit_rnn(self, launches, t0, t1):
         with self.lock:

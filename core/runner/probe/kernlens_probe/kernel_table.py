@@ -1113,8 +1113,12 @@ def h_embedding_bag(op):
 # (LSTM_/GRU_/RNN_elementWise_bp1) and the recurrent dgrad GEMM, then the input dgrad GEMM;
 # backward weights: the input and recurrent wgrad GEMMs. PERSIST_STATIC: the input GEMM plus one
 # persistent kernel for all time steps (RNN_blockPersist_fp_LSTM / _GRU), and its backward twin.
-# Not modelled: cuDNN's inter-layer dropout kernel (training with dropout > 0), bias-gradient
-# reductions, the weight-flattening copy of non-contiguous weights.
+# Training with dropout > 0: PyTorch initialises cuDNN's dropout state once per process
+# (RNN.cpp get_dropout_state -> cudnnSetDropoutDescriptor: cudnn::initstates), and cuDNN drops
+# out the output of every layer but the last (forward) and the gradient flowing into it (backward
+# data). With biases, cudnnRNNBackwardWeights reduces the gates' gradient into the bias gradient,
+# one GENERIC_elementWise_bp2 per layer and direction (after its wgrad GEMMs).
+# Not modelled: the weight-flattening copy of non-contiguous weights.
 
 # name -> (cudnnRNNMode_t, gates, kernel tag)
 RNN_MODES = {"rnn_relu": (0, 1, "RNN"), "rnn_tanh": (1, 1, "RNN"), "lstm": (2, 4, "LSTM"), "gru": (3, 3, "GRU")}
@@ -1209,11 +1213,47 @@ class RnnCall:
             order.reverse()  # the reverse direction walks the sequence backwards
         return list(reversed(order)) if backward else order
 
-    def forward_launches(self):
-        """aten::_cudnn_rnn (cudnnRNNForward): layer by layer, direction by direction."""
-        out = []
+    @property
+    def dropout_active(self):
+        """Training with dropout > 0: cuDNN's dropout descriptor carries random state."""
+        return self.train and self.dropout > 0
+
+    def dropout_state_launch(self):
+        """cudnn::initstates, once per process (PyTorch caches the state): curand_init of cuDNN's
+        ~2 MB of XORWOW states; modelled with the cost one real A100 run measured (~0.46 ms)."""
+        return kernel("initstates", "cudnn::initstates(unsigned long long, curandStateXORWOW*)",
+                      grid=(self.spec.sm_count * 2, 1, 1), block=(256, 1, 1), regs=64,
+                      flops=1.6e10 * self.spec.sm_count / 132, nbytes=2 * 1024 * 1024, dtype_class="fp32")
+
+    def _dropout(self, backward):
+        """cuDNN's inter-layer dropout over one layer's whole output (all steps and directions)."""
+        t, c = self._types()
+        n = self.rows * self.rec * self.dirs
+        short = "RNN_dropout_%s" % ("bp" if backward else "fp")
+        dem = "void %s<%s, %s, float>(int, %s const*, %s*, float, curandStateXORWOW*)" % (short, t, c, t, t)
+        return kernel(short, dem, grid=(max(1, math.ceil(n / 1024)), 1, 1), block=(256, 1, 1), regs=32,
+                      flops=10 * n, nbytes=2 * n * self.x.element_size() + n // 8, dtype_class=self.dtype_class())
+
+    def _bias_grad(self):
+        """GENERIC_elementWise_bp2 (one per layer and direction, in cudnnRNNBackwardWeights):
+        the gates' gradient of all steps summed into the (double) bias gradient."""
+        t, c = self._types()
+        gh = self.gates * self.hidden
+        dem = ("void GENERIC_elementWise_bp2<%s, %s, float, %d, (cudnnRNNBiasMode_t)2>(int, int, %s*, %s*, "
+               "cudnn::reduced_divisor, %s*)" % (t, c, self.gates, t, t, c))
+        return kernel("GENERIC_elementWise_bp2", dem, grid=(max(1, math.ceil(gh / 128)), 1, 1), block=(128, 1, 1),
+                      regs=32, flops=self.rows * gh, nbytes=(self.rows * gh + 2 * gh) * self.x.element_size(),
+                      dtype_class=self.dtype_class())
+
+    def forward_launches(self, init_dropout_state=False):
+        """aten::_cudnn_rnn (cudnnRNNForward): layer by layer, direction by direction; dropout on
+        each layer's output but the last's when training with dropout. `init_dropout_state`:
+        this is the process's first such call (the caller keeps track)."""
+        out = [self.dropout_state_launch()] if init_dropout_state and self.dropout_active else []
         gh = self.gates * self.hidden
         for layer in range(self.layers):
+            if layer > 0 and self.dropout_active:
+                out.append(self._dropout(False))
             for d in range(self.dirs):
                 out.append(self._gemm(self.rows, self.widths[layer], gh))
                 if self.persistent:
@@ -1242,12 +1282,16 @@ class RnnCall:
                         out.append(self._cell(self.batches[t], True))
                         out.append(self._gemm(self.batches[t], gh, self.rec, b_transposed=False))
                 out.append(self._gemm(self.rows, gh, self.widths[layer], b_transposed=False))
+            if layer > 0 and self.dropout_active:  # the gradient into the previous layer's dropout
+                out.append(self._dropout(True))
         for layer in range(self.layers):
             for d in range(self.dirs):
                 out.append(self._gemm(gh, self.rows, self.widths[layer]))
                 out.append(self._gemm(gh, self.rows, self.rec))
                 if self.proj:
                     out.append(self._gemm(self.rec, self.rows, self.hidden))
+                if self.has_biases:
+                    out.append(self._bias_grad())
         return out
 
 
