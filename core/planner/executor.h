@@ -82,8 +82,8 @@ class RunnerExecutor : public RoundExecutor {
   Result<void> annotate(int round, const std::vector<attribution::LineResult>& lines) override;
   std::string backendName() const override;
   std::filesystem::path runDir() const override;
-  /// Finishes the store's run row (status ok / failed / cancelled); idempotent.
-  void finish(const std::string& status, const std::string& error = "");
+  /// Finishes the store's run row (status Ok / Failed / Cancelled / Interrupted); idempotent.
+  void finish(store::RunStatus status, const std::string& error = "");
   /// Forwarded to RoundRunner::run.
   runner::ProgressFn progress;
   runner::OutputFn output;

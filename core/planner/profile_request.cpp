@@ -128,8 +128,8 @@ Result<LoopResult> runProfile(const ProfileRequest& req, const ProfileHooks& hoo
   auto res = runLoop(cfg, make, hooks.loop, cancel);
   for (auto& e : executors)
     e->finish(res && res->stopReason == StopReason::Cancelled ? store::cancelledStatus(cancel)
-              : res                                           ? "ok"
-                                                              : "failed",
+              : res                                           ? store::RunStatus::Ok
+                                                              : store::RunStatus::Failed,
               res ? "" : res.error().message);
   return res;
 }

@@ -9,14 +9,14 @@ Result<std::unique_ptr<RunnerExecutor>> RunnerExecutor::create(runner::RunConfig
 }
 
 RunnerExecutor::~RunnerExecutor() {
-  if (run_ && !finished_) finish("failed", "the loop ended without finishing its run");
+  if (run_ && !finished_) finish(store::RunStatus::Failed, "the loop ended without finishing its run");
 }
 
 std::string RunnerExecutor::backendName() const { return runner::backendName(rr_.backend().kind()); }
 
 std::filesystem::path RunnerExecutor::runDir() const { return rr_.runDir(); }
 
-void RunnerExecutor::finish(const std::string& status, const std::string& error) {
+void RunnerExecutor::finish(store::RunStatus status, const std::string& error) {
   if (!run_ || finished_ || !store_) return;
   run_->status = status;
   run_->error = error;

@@ -59,7 +59,7 @@ Result<void> RoundResult::attach(const attribution::RangeTable& table, const Can
 store::RoundRecord RoundResult::record() const {
   store::RoundRecord r;
   r.index = index;
-  r.status = "ok";
+  r.status = store::RunStatus::Ok;
   r.wallMs = wallMs;
   for (const auto& p : profiles) r.profiles.push_back(p.string());
   r.profilerVersion = profilerVersion;
@@ -130,7 +130,7 @@ store::RunInfo RoundRunner::runInfo() const {
   info.gitDirty = g.dirty;
   info.runDir = runDir_.string();
   info.logPath = (runDir_ / "round0" / "stderr.log").string();
-  info.status = "running";
+  info.status = store::RunStatus::Running;
   return info;
 }
 

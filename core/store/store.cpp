@@ -226,7 +226,8 @@ RunInfo readRun(const sql::Statement& st) {
   r.gitCommit = st.text(11);
   r.gitBranch = st.text(12);
   r.gitDirty = st.int64(13) != 0;
-  r.status = st.text(14);
+  // A status this build does not know (none is written by it) reads as failed.
+  r.status = runStatusFromName(st.text(14)).value_or(RunStatus::Failed);
   r.error = st.text(15);
   r.logPath = st.text(16);
   r.runDir = st.text(17);
@@ -245,7 +246,7 @@ RoundInfo readRound(const sql::Statement& st) {
   r.id = st.int64(0);
   r.runId = st.int64(1);
   r.index = static_cast<int>(st.int64(2));
-  r.status = st.text(3);
+  r.status = runStatusFromName(st.text(3)).value_or(RunStatus::Failed);
   r.error = st.text(4);
   r.wallMs = st.int64(5);
   r.profiles = splitLines(st.text(6));
@@ -283,6 +284,24 @@ std::string hostName() {
 }
 
 }  // namespace
+
+const char* runStatusName(RunStatus s) {
+  switch (s) {
+    case RunStatus::Running: return "running";
+    case RunStatus::Ok: return "ok";
+    case RunStatus::Failed: return "failed";
+    case RunStatus::Cancelled: return "cancelled";
+    case RunStatus::Interrupted: return "interrupted";
+  }
+  return "failed";
+}
+
+std::optional<RunStatus> runStatusFromName(std::string_view name) {
+  for (RunStatus s :
+       {RunStatus::Running, RunStatus::Ok, RunStatus::Failed, RunStatus::Cancelled, RunStatus::Interrupted})
+    if (name == runStatusName(s)) return s;
+  return std::nullopt;
+}
 
 std::string isoNow() {
   std::time_t t = std::time(nullptr);
@@ -381,7 +400,7 @@ Result<int64_t> Store::beginRun(RunInfo& info) {
   KL_TRY(bindText(*st, 11, info.gitCommit));
   KL_TRY(bindText(*st, 12, info.gitBranch));
   KL_TRY(st->bind(13, int64_t{info.gitDirty}));
-  KL_TRY(st->bind(14, std::string_view(info.status)));
+  KL_TRY(st->bind(14, std::string_view(runStatusName(info.status))));
   KL_TRY(bindText(*st, 15, info.error));
   KL_TRY(bindText(*st, 16, info.logPath));
   KL_TRY(bindText(*st, 17, info.runDir));
@@ -414,7 +433,7 @@ Result<void> Store::finishRun(const RunInfo& info) {
       "gpu = COALESCE(?, gpu), profiler_version = COALESCE(?, profiler_version), "
       "emulated = MAX(emulated, ?) WHERE id = ?");
   if (!st) return st.error();
-  KL_TRY(st->bind(1, std::string_view(info.status)));
+  KL_TRY(st->bind(1, std::string_view(runStatusName(info.status))));
   KL_TRY(bindText(*st, 2, info.error));
   KL_TRY(st->bind(3, std::string_view(info.endedAt.empty() ? isoNow() : info.endedAt)));
   KL_TRY(st->bind(4, info.wallMs));
@@ -444,7 +463,7 @@ Result<int64_t> Store::writeRound(int64_t runId, const RoundRecord& rec) {
   if (!st) return st.error();
   KL_TRY(st->bind(1, runId));
   KL_TRY(st->bind(2, int64_t{rec.index}));
-  KL_TRY(st->bind(3, std::string_view(rec.status)));
+  KL_TRY(st->bind(3, std::string_view(runStatusName(rec.status))));
   KL_TRY(bindText(*st, 4, rec.error));
   KL_TRY(st->bind(5, rec.wallMs));
   KL_TRY(st->bind(6, std::string_view(joinLines(rec.profiles))));

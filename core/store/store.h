@@ -35,6 +35,13 @@ constexpr int kStoreSchemaVersion = 6;
 /// PRAGMA user_version this build writes and understands (core/support/schema.h).
 using sql::kDatabaseLayoutVersion;
 
+/// The state of a run; a stored round is Ok, Failed or Cancelled.
+enum class RunStatus : uint8_t { Running, Ok, Failed, Cancelled, Interrupted };
+/// "running", "ok", "failed", "cancelled", "interrupted" (the status columns and the run view's spelling).
+const char* runStatusName(RunStatus s);
+/// The status runStatusName spells `name`; nullopt for any other text.
+std::optional<RunStatus> runStatusFromName(std::string_view name);
+
 /// Provenance and state of one run (one `kernlens profile`, one profileFunction).
 struct RunInfo {
   int64_t id = 0;
@@ -50,7 +57,7 @@ struct RunInfo {
   bool gitRepo = false;
   std::string gitCommit, gitBranch;
   bool gitDirty = false;
-  std::string status = "running";  // running | ok | failed | cancelled | interrupted
+  RunStatus status = RunStatus::Running;
   std::string error;               // failure reason (one line)
   std::string logPath;             // where the profiler output went
   std::string runDir;              // absolute .kernlens/runs/<key>
@@ -68,7 +75,7 @@ struct FileSnapshot {
 /// One round as written by writeRound().
 struct RoundRecord {
   int index = 0;
-  std::string status = "ok";  // ok | failed | cancelled
+  RunStatus status = RunStatus::Ok;  // Ok | Failed | Cancelled
   std::string error;
   int64_t wallMs = 0;
   std::vector<std::string> profiles;  // profile files read (absolute)
@@ -81,7 +88,8 @@ struct RoundRecord {
 struct RoundInfo {
   int64_t id = 0, runId = 0;
   int index = 0;
-  std::string status, error;
+  RunStatus status = RunStatus::Ok;
+  std::string error;
   int64_t wallMs = 0;
   std::vector<std::string> profiles;
   int64_t totalOps = 0, mappedOps = 0, totalGpuNs = 0;
@@ -176,10 +184,10 @@ class Store {
   std::function<Result<void>(std::string_view)> failpoint_;
 };
 
-/// The final status of a run stopped through `cancel`: 'interrupted' when a signal stopped it
-/// (the CLI's Ctrl-C, SIGTERM, SIGHUP), else 'cancelled' (the editor, a timeout of the loop).
-inline const char* cancelledStatus(const CancellationToken& cancel) {
-  return cancel.signal() ? "interrupted" : "cancelled";
+/// The final status of a run stopped through `cancel`: Interrupted when a signal stopped it
+/// (the CLI's Ctrl-C, SIGTERM, SIGHUP), else Cancelled (the editor, a timeout of the loop).
+inline RunStatus cancelledStatus(const CancellationToken& cancel) {
+  return cancel.signal() ? RunStatus::Interrupted : RunStatus::Cancelled;
 }
 
 /// ISO 8601 UTC now ("2026-11-21T12:34:56Z").

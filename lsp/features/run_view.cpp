@@ -172,11 +172,12 @@ json summary(const FeatureContext& ctx, const StoreFacts& facts) {
     rounds = o->rounds;
   }
   if (facts.found) {
-    s["status"] = facts.run.status;
+    s["status"] = store::runStatusName(facts.run.status);
     s["error"] = facts.run.error;
     s["runDir"] = facts.run.runDir;
     s["logPath"] = facts.run.logPath;
-    if (stop.empty()) stop = facts.run.status == "ok" ? "finished" : facts.run.status;
+    if (stop.empty())
+      stop = facts.run.status == store::RunStatus::Ok ? "finished" : store::runStatusName(facts.run.status);
   }
   s["rounds"] = rounds;
   s["stopReason"] = stop;

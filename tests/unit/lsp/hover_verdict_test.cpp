@@ -88,7 +88,7 @@ void writeStore(const std::filesystem::path& ws) {
                        test::rangeVerdict("kl:net.py:10-10", AtomicReason::Library,
                                           "its launches come from code outside the workspace")})
               .ok());
-  run.status = "ok";
+  run.status = store::RunStatus::Ok;
   REQUIRE(st->finishRun(run).ok());
 }
 

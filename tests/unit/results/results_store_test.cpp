@@ -63,7 +63,7 @@ int64_t writeRun(store::Store& st, int64_t nsA, int64_t nsB) {
   round.files.push_back({"m.py", kSource});
   auto written = st.writeRound(run.id, round);
   REQUIRE_MESSAGE(written.ok(), (written.ok() ? "" : written.error().message));
-  run.status = "ok";
+  run.status = store::RunStatus::Ok;
   run.endedAt = store::isoNow();
   REQUIRE(st.finishRun(run).ok());
   return run.id;

@@ -187,6 +187,38 @@ TEST_CASE("a database from a newer kernlens is refused") {
   CHECK(Store::openFile(ws / "l.db").error().message.find("layout v5") != std::string::npos);
 }
 
+TEST_CASE("a run's status is stored as its text and read back") {
+  const std::pair<RunStatus, const char*> spelled[] = {{RunStatus::Running, "running"},
+                                                       {RunStatus::Ok, "ok"},
+                                                       {RunStatus::Failed, "failed"},
+                                                       {RunStatus::Cancelled, "cancelled"},
+                                                       {RunStatus::Interrupted, "interrupted"}};
+  test::TempDir ws;
+  auto s = Store::open(ws.path());
+  REQUIRE(s.ok());
+  for (const auto& [status, text] : spelled) {
+    CHECK(runStatusFromName(text) == status);
+    auto r = makeRun(text);
+    REQUIRE(s->beginRun(r).ok());
+    r.status = status;
+    REQUIRE(s->finishRun(r).ok());
+    CHECK(count(*s, "SELECT count(*) FROM runs WHERE run_key = '" + std::string(text) + "' AND status = '" + text +
+                        "'") == 1);
+    CHECK((*s->run(r.id))->status == status);
+  }
+  auto r = makeRun("rounds");
+  REQUIRE(s->beginRun(r).ok());
+  auto round = makeRound(0);
+  round.status = RunStatus::Cancelled;
+  REQUIRE(s->writeRound(r.id, round).ok());
+  CHECK(count(*s, "SELECT count(*) FROM rounds WHERE status = 'cancelled'") == 1);
+  CHECK((*s->rounds(r.id))[0].status == RunStatus::Cancelled);
+  // A status this build does not know reads as failed.
+  REQUIRE(s->db().exec("UPDATE runs SET status = 'paused' WHERE id = " + std::to_string(r.id)).ok());
+  CHECK_FALSE(runStatusFromName("paused").has_value());
+  CHECK((*s->run(r.id))->status == RunStatus::Failed);
+}
+
 TEST_CASE("runs, rounds and the editor queries") {
   test::TempDir ws;
   auto s = Store::open(ws.path());
@@ -195,7 +227,7 @@ TEST_CASE("runs, rounds and the editor queries") {
   REQUIRE(s->beginRun(r1).ok());
   CHECK(r1.id > 0);
   REQUIRE(s->writeRound(r1.id, makeRound(0)).ok());
-  r1.status = "ok";
+  r1.status = RunStatus::Ok;
   r1.gpu = "NVIDIA H100 80GB HBM3 (emulated)";
   r1.emulated = true;
   REQUIRE(s->finishRun(r1).ok());
@@ -208,13 +240,13 @@ TEST_CASE("runs, rounds and the editor queries") {
   REQUIRE(s->beginRun(r2).ok());
   REQUIRE(s->writeRound(r2.id, makeRound(0, 2)).ok());
   REQUIRE(s->writeRound(r2.id, makeRound(1, 3)).ok());
-  r2.status = "ok";
+  r2.status = RunStatus::Ok;
   REQUIRE(s->finishRun(r2).ok());
 
   auto run = s->run(r1.id);
   REQUIRE(run.ok());
   REQUIRE(run->has_value());
-  CHECK((*run)->status == "ok");
+  CHECK((*run)->status == RunStatus::Ok);
   CHECK((*run)->gpu == "NVIDIA H100 80GB HBM3 (emulated)");
   CHECK((*run)->emulated);
   CHECK(!(*run)->endedAt.empty());
@@ -364,7 +396,7 @@ TEST_CASE("two processes writing concurrently") {
       if (!s->beginRun(r)) ::_exit(21);
       for (int i = 0; i < kRounds; ++i)
         if (!s->writeRound(r.id, makeRound(i, i + 1, "text " + std::to_string(k) + "\n"))) ::_exit(22);
-      r.status = "ok";
+      r.status = RunStatus::Ok;
       if (!s->finishRun(r)) ::_exit(23);
       ::_exit(0);
     }
@@ -445,10 +477,10 @@ TEST_CASE("runs left running by a kernlens that died are closed as interrupted b
   auto s = Store::open(ws.path());  // what the next CLI run or server start does
   REQUIRE(s.ok());
   auto status = [&](int64_t id) { return (*s->run(id))->status; };
-  CHECK(status(mine) == "running");  // this process is alive
-  CHECK(status(dead) == "interrupted");
-  CHECK(status(reused) == "interrupted");
-  CHECK(status(remote) == "running");
+  CHECK(status(mine) == RunStatus::Running);  // this process is alive
+  CHECK(status(dead) == RunStatus::Interrupted);
+  CHECK(status(reused) == RunStatus::Interrupted);
+  CHECK(status(remote) == RunStatus::Running);
   CHECK((*s->run(dead))->error.find("ended while the run was running") != std::string::npos);
   CHECK(*s->closeStaleRuns() == 0);  // idempotent
 }
