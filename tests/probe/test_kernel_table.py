@@ -480,24 +480,6 @@ class RealProfileOpsTest(unittest.TestCase):
             self.assertTrue(ok)
             self.check(kernels, got)
 
-    def test_other_losses_padding(self):
-        # Counts per op from ATen's CUDA code (Loss.cpp / cuda/Loss.cu / PadNd.cpp).
-        x, t = torch.rand(4, 8), torch.rand(4, 8)
-        for name in ("smooth_l1_loss", "huber_loss"):
-            got, ok = launches(name, (x, t, 1, 1.0), torch.zeros(()))
-            self.assertTrue(ok)
-            self.assertEqual([k.short for k in got], ["vectorized_elementwise_kernel", "reduce_kernel"])
-            self.assertIn(name.replace("_loss", "") + "_kernel_cuda", got[0].demangled)
-            got, _ = launches(name + "_backward", (torch.tensor(1.0), x, t, 1, 1.0), x)
-            self.assertEqual([k.short for k in got], ["vectorized_elementwise_kernel", "elementwise_kernel"])
-        got, ok = launches("binary_cross_entropy", (x, t, None, 1), torch.zeros(()))
-        self.assertEqual([k.kind for k in got], ["kernel", "kernel", "memcpy"])  # loss, mean, copy into loss
-        got, _ = launches("binary_cross_entropy_backward", (torch.tensor(1.0), x, t, x, 1), x)
-        self.assertEqual(len(got), 3)  # gradient, mul_(weight), div_(numel)
-        got, ok = launches("constant_pad_nd", (x, [1, 1]), torch.zeros(4, 10))
-        self.assertTrue(ok)
-        self.assertEqual([k.short for k in got], ["vectorized_elementwise_kernel", "elementwise_kernel"])
-
 
 class RnnCellTest(unittest.TestCase):
     """The fused cell ops (cuda/RNN.cu): kernel template arguments <scalar_t, accscalar_t,
@@ -527,3 +509,40 @@ class RnnCellTest(unittest.TestCase):
         self.assertEqual(g.grid[0], 132 * 4)  # capped at 4 blocks per SM
         bwd, _ = launches("_thnn_fused_gru_cell_backward", (h, torch.empty(8192, 5120).half(), True), (h,) * 5)
         self.assertEqual([k.short for k in bwd], ["gru_cell_backward", "reduce_kernel", "reduce_kernel"])
+
+
+class LossAndPaddingTest(unittest.TestCase):
+    """Launch counts per op from ATen's CUDA code (Loss.cpp, cuda/Loss.cu, PadNd.cpp)."""
+
+    def test_other_losses_padding(self):
+        # Counts per op from ATen's CUDA code (Loss.cpp / cuda/Loss.cu / PadNd.cpp).
+        x, t = torch.rand(4, 8), torch.rand(4, 8)
+        for name in ("smooth_l1_loss", "huber_loss"):
+            got, ok = launches(name, (x, t, 1, 1.0), torch.zeros(()))
+            self.assertTrue(ok)
+            self.assertEqual([k.short for k in got], ["vectorized_elementwise_kernel", "reduce_kernel"])
+            self.assertIn(name.replace("_loss", "") + "_kernel_cuda", got[0].demangled)
+            got, _ = launches(name + "_backward", (torch.tensor(1.0), x, t, 1, 1.0), x)
+            self.assertEqual([k.short for k in got], ["vectorized_elementwise_kernel", "elementwise_kernel"])
+        got, ok = launches("binary_cross_entropy", (x, t, None, 1), torch.zeros(()))
+        self.assertEqual([k.kind for k in got], ["kernel", "kernel", "memcpy"])  # loss, mean, copy into loss
+        got, _ = launches("binary_cross_entropy_backward", (torch.tensor(1.0), x, t, x, 1), x)
+        self.assertEqual(len(got), 3)  # gradient, mul_(weight), div_(numel)
+        got, ok = launches("constant_pad_nd", (x, [1, 1]), torch.zeros(4, 10))
+        self.assertTrue(ok)
+        self.assertEqual([k.short for k in got], ["vectorized_elementwise_kernel", "elementwise_kernel"])
+
+    def test_bce_with_logits_is_its_composite(self):
+        # Loss.cpp: log_sigmoid, rsub, mul_, sub_, mean; with pos_weight 4 more; backward sigmoid,
+        # sub, mul_(grad) (strided: grad is a broadcast scalar), div_ for the mean.
+        x, t = torch.randn(4, 8), torch.rand(4, 8)
+        got, ok = launches("binary_cross_entropy_with_logits", (x, t, None, None, 1), torch.zeros(()))
+        self.assertTrue(ok)
+        self.assertEqual(len(got), 5)
+        self.assertEqual(got[-1].short, "reduce_kernel")
+        got, _ = launches("binary_cross_entropy_with_logits", (x, t, None, torch.ones(8), 1), torch.zeros(()))
+        self.assertEqual(len(got), 9)
+        got, ok = launches("binary_cross_entropy_with_logits_backward", (torch.tensor(1.0), x, t, None, None, 1), x)
+        self.assertTrue(ok)
+        self.assertEqual([k.short for k in got], ["vectorized_elementwise_kernel", "vectorized_elementwise_kernel",
+                                                  "elementwise_kernel", "vectorized_elementwise_kernel"])

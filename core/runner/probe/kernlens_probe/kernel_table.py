@@ -619,6 +619,53 @@ def h_bce_bwd(op):
     return launches
 
 
+def _opt_tensor(op, i):
+    return op.args[i] if len(op.args) > i and isinstance(op.args[i], torch.Tensor) else None
+
+
+def h_bce_logits(op):
+    """aten::binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction): a
+    composite on CUDA (Loss.cpp): log_sigmoid(input) [* ((pos_weight - 1) * target + 1)], then
+    (1 - target) * input - that [* weight], then the reduction - one kernel per ATen op."""
+    x, tgt = op.args[0], op.args[1]
+    weight, pos_weight = _opt_tensor(op, 2), _opt_tensor(op, 3)
+    per = torch.empty(x.shape, dtype=x.dtype, device="meta")
+    ew = lambda name, ins: elementwise_launch(op, name=name, out=per, ins=ins)  # noqa: E731
+    out = [ew("log_sigmoid_forward", [x])]
+    if pos_weight is not None:
+        out += [ew("sub", [pos_weight]), ew("mul", [per, tgt]), ew("add", [per]), ew("mul", [per, per])]
+    out += [ew("rsub", [tgt]), ew("mul", [per, x]), ew("sub", [per, per])]
+    if weight is not None:
+        out.append(ew("mul", [per, weight]))
+    reduction = _reduction(op, 4)
+    if reduction != 0:
+        red = types.SimpleNamespace(name="mean" if reduction == 1 else "sum", outputs=op.outputs,
+                                    dtype_class=op.dtype_class)
+        out += reduce_launch(red, per)
+    return out
+
+
+def h_bce_logits_bwd(op):
+    """binary_cross_entropy_with_logits' gradient (FunctionsManual / Loss.cpp): sigmoid(input) -
+    target (with pos_weight: t = pos_weight * target; (t + 1 - target) * sigmoid(input) - t), times
+    grad (a broadcast scalar after a reduction), [times weight], [/ numel for a mean]."""
+    grad, x, tgt = op.args[0], op.args[1], op.args[2]
+    weight, pos_weight = _opt_tensor(op, 3), _opt_tensor(op, 4)
+    out = op.outputs[0] if op.outputs else x
+    ew = lambda name, ins: elementwise_launch(op, name=name, out=out, ins=ins)  # noqa: E731
+    if pos_weight is not None:
+        launches = [ew("mul", [pos_weight, tgt]), ew("add", [out]), ew("sub", [out, tgt]), ew("sigmoid", [x]),
+                    ew("mul", [out, out]), ew("sub", [out, out])]
+    else:
+        launches = [ew("sigmoid", [x]), ew("sub", [out, tgt])]
+    launches.append(functor_kernel(op, functor("mul", out), out, [out, grad], flops_per=1))
+    if weight is not None:
+        launches.append(ew("mul", [out, weight]))
+    if _reduction(op, 5) == 1:
+        launches.append(ew("div", [out]))
+    return launches
+
+
 def h_constant_pad(op):
     """aten::constant_pad_nd (F.pad, mode="constant"): the output filled with the value, then the
     input copied into its interior (a strided copy)."""
@@ -1450,7 +1497,8 @@ POINTWISE = ("add|sub|rsub|mul|div|neg|abs|sign|sgn|exp|exp2|expm1|log|log2|log1
              "hardtanh_backward|leaky_relu_backward|elu_backward|softplus_backward|mish_backward|"
              "hardswish_backward|hardsigmoid_backward|native_dropout_backward|_masked_scale|"
              "_to_copy_backward|bitwise_left_shift|bitwise_right_shift|"
-             "binary_cross_entropy_with_logits_backward|l1_loss_backward|_softmax_backward_data_elementwise")
+             "l1_loss_backward|_softmax_backward_data_elementwise|log_sigmoid_forward|log_sigmoid_backward|"
+             "glu|glu_backward")
 
 RULES = [
     # (regex, family, handler) - first full match wins
@@ -1491,6 +1539,8 @@ RULES = [
     (r"mse_loss_backward|smooth_l1_loss_backward|huber_loss_backward", "loss", h_pointwise_loss_bwd),
     (r"binary_cross_entropy", "loss", h_bce),
     (r"binary_cross_entropy_backward", "loss", h_bce_bwd),
+    (r"binary_cross_entropy_with_logits", "loss", h_bce_logits),
+    (r"binary_cross_entropy_with_logits_backward", "loss", h_bce_logits_bwd),
     (r"constant_pad_nd", "copy", h_constant_pad),
     (r"max_pool2d_with_indices", "pool", h_max_pool2d),
     (r"max_pool2d_with_indices_backward", "pool", h_max_pool2d_bwd),
