@@ -35,7 +35,7 @@ int run(const Args& args, Context& ctx) {
     o << "No iterations found (no step-like NVTX/annotation ranges and no repeating kernel sequence).\n";
     return 0;
   }
-  o << "Iterations: " << r.iterations.size() << " (" << r.method << ": " << r.detail << ")\n"
+  o << "Iterations: " << r.iterations.size() << " (" << analysis::iterMethodName(r.method) << ": " << r.detail << ")\n"
     << "Launch-bound: " << r.launchBound << " of " << r.iterations.size() << "; GPU waited for the CPU "
     << fmtDuration(static_cast<double>(r.gpuWaitCpuNs)) << " = "
     << analysis::fmtPercent(r.wallNs ? static_cast<double>(r.gpuWaitCpuNs) / static_cast<double>(r.wallNs) : 0)

@@ -28,7 +28,7 @@ int run(const Args& args, Context& ctx) {
   }
   auto& o = ctx.out;
   noteEmulated(o, lp->model);
-  o << "method: " << r.method << " — " << r.detail << "\n";
+  o << "method: " << analysis::iterMethodName(r.method) << " — " << r.detail << "\n";
   if (r.iterations.empty()) return 0;
   o << r.iterations.size() << " iterations: median " << fmtDuration(static_cast<double>(r.durations.p50)) << ", mean "
     << fmtDuration(r.durations.mean) << ", min " << fmtDuration(static_cast<double>(r.durations.min)) << ", max "

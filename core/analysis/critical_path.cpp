@@ -15,7 +15,7 @@ CriticalPathResult computeCriticalPath(const View& v) {
   r.method = it.method;
   r.detail = it.detail;
   if (it.iterations.empty()) return r;
-  const bool nvtxMethod = it.method == "nvtx";
+  const bool nvtxMethod = it.method == IterMethod::Nvtx;
   std::vector<uint32_t> launch;
   if (v.attr) {
     launch.resize(m.gpuOps.size(), kNone);
@@ -111,7 +111,7 @@ CriticalPathResult computeCriticalPath(const View& v) {
 void writeJson(json::Writer& w, const CriticalPathResult& r, const View& v) {
   w.beginObject()
       .field("emulated", v.m.meta.emulated)
-      .field("method", r.method)
+      .field("method", iterMethodName(r.method))
       .field("detail", r.detail)
       .field("iterations_count", static_cast<uint64_t>(r.iterations.size()))
       .field("launch_bound_iterations", r.launchBound)

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "core/analysis/iters.h"
 #include "core/analysis/view.h"
 #include "core/support/json_writer.h"
 
@@ -42,7 +43,8 @@ struct CriticalIteration {
 };
 
 struct CriticalPathResult {
-  std::string method, detail;  // from iters
+  IterMethod method = IterMethod::None;  // from iters
+  std::string detail;                    // from iters
   std::vector<CriticalIteration> iterations;
   uint64_t launchBound = 0;
   int64_t wallNs = 0, gpuBusyNs = 0, cpuLeadNs = 0, gpuWaitCpuNs = 0, otherIdleNs = 0, cpuTailNs = 0;

@@ -206,7 +206,7 @@ void ruleLaunchBoundTiny(const View& v, DiagnoseResult& r) {
 void ruleHostCopies(const View& v, DiagnoseResult& r) {
   RuleCheck chk{"host_copies_in_step", false, ""};
   ItersResult it = computeIters(v);
-  bool steps = it.method == "nvtx" && !it.iterations.empty();
+  bool steps = it.method == IterMethod::Nvtx && !it.iterations.empty();
   IntervalSet stepIv;
   if (steps) {
     std::vector<Interval> x;

@@ -95,7 +95,8 @@ Result<DiffResult> computeDiff(const View& a, const View& b, const DiffOptions& 
                             std::string(ia.iterations.empty() ? "A" : "B"));
     r.valueA = static_cast<double>(ia.durations.p50);
     r.valueB = static_cast<double>(ib.durations.p50);
-    r.metricDetail = "median iteration duration (ns); A: " + ia.method + ", B: " + ib.method;
+    r.metricDetail = "median iteration duration (ns); A: " + std::string(iterMethodName(ia.method)) +
+                     ", B: " + iterMethodName(ib.method);
   } else {
     return Error::invalid("unknown metric '" + o.metric + "' (total, busy or iter)");
   }

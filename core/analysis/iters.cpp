@@ -58,7 +58,7 @@ bool byNvtx(const View& v, ItersResult& r) {
     }
   }
   if (!best) return false;
-  r.method = "nvtx";
+  r.method = IterMethod::Nvtx;
   r.detail = "ranges named like '" + bestKey + "' (# = a number), rank " + std::to_string(minRank);
   std::unordered_map<uint32_t, size_t> iterOf;
   for (uint32_t ri : *best) {
@@ -161,7 +161,7 @@ bool bySequence(const View& v, ItersResult& r) {
     it.device = laneKey.device;
     r.iterations.push_back(it);
   }
-  r.method = "kernel-sequence";
+  r.method = IterMethod::KernelSequence;
   r.coverage = static_cast<double>(bestScore) / static_cast<double>(n);
   r.detail = "anchor kernel '" + std::string(m.str(bestAnchor)) + "', period " + std::to_string(bestKey.second) +
              " kernels, " + std::to_string(r.iterations.size()) + " repeats on rank " + std::to_string(laneKey.rank) +
@@ -171,10 +171,19 @@ bool bySequence(const View& v, ItersResult& r) {
 
 }  // namespace
 
+const char* iterMethodName(IterMethod m) {
+  switch (m) {
+    case IterMethod::None: return "none";
+    case IterMethod::Nvtx: return "nvtx";
+    case IterMethod::KernelSequence: return "kernel-sequence";
+  }
+  return "none";
+}
+
 ItersResult computeIters(const View& v) {
   ItersResult r;
   if (!byNvtx(v, r) && !bySequence(v, r)) {
-    r.method = "none";
+    r.method = IterMethod::None;
     r.detail = "no step-like ranges and no repeating kernel sequence";
   }
   std::vector<int64_t> d;
@@ -184,8 +193,8 @@ ItersResult computeIters(const View& v) {
 }
 
 void writeJson(json::Writer& w, const ItersResult& r, const View& v) {
-  w.beginObject().field("method", r.method).field("detail", r.detail);
-  if (r.method == "kernel-sequence") w.field("coverage", r.coverage);
+  w.beginObject().field("method", iterMethodName(r.method)).field("detail", r.detail);
+  if (r.method == IterMethod::KernelSequence) w.field("coverage", r.coverage);
   w.key("durations");
   writeDist(w, r.durations);
   w.key("iterations").beginArray();

@@ -31,8 +31,13 @@ struct Iteration {
   int32_t device = -1;               // kernel-sequence: the lane's device; nvtx: -1
 };
 
+/// How iterations were found: step-like NVTX ranges, a repeating kernel sequence, or not at all.
+enum class IterMethod : uint8_t { None, Nvtx, KernelSequence };
+/// "none", "nvtx", "kernel-sequence" (the JSON and text spelling).
+const char* iterMethodName(IterMethod m);
+
 struct ItersResult {
-  std::string method;  // "nvtx", "kernel-sequence" or "none"
+  IterMethod method = IterMethod::None;
   std::string detail;  // what matched (pattern, anchor kernel, period, coverage)
   std::vector<Iteration> iterations;
   Dist durations;       // of end - start

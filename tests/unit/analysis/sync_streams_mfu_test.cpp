@@ -82,7 +82,7 @@ TEST_CASE("critical path: a hole whose next op was launched late is GPU-waits-fo
   REQUIRE(a.ok());
   View v(m, {}, &*a);
   auto r = computeCriticalPath(v);
-  REQUIRE(r.method == "nvtx");
+  REQUIRE(r.method == IterMethod::Nvtx);
   REQUIRE(r.iterations.size() == 2);
   const auto& i1 = r.iterations[0];
   CHECK(i1.gpuBusyNs == 200);
