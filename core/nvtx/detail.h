@@ -43,10 +43,6 @@ class Lines {
 /// caller passes gaps between statements, where only ';' can appear).
 bool realNewlineBetween(std::string_view text, uint32_t from, uint32_t to);
 
-/// End of the last non-comment token of the syntax within [start, end) (a statement's range):
-/// where its code ends, ignoring comments tree-sitter may have attached to it.
-uint32_t lastCodeEnd(const python::SourceFile& f, uint32_t start, uint32_t end);
-
 /// The preferred line ending of the text (the majority one, "\n" if none).
 std::string_view majorityEol(const python::SourceFile& f);
 

@@ -87,8 +87,7 @@ Result<std::vector<RangeRequest>> refinedChildren(const SourceFile& original, co
     for (auto [a, b] : detail::logicalGroups(original, block, first, last)) {
       const auto& sa = m.statements[blk.statements[a]];
       const auto& sb = m.statements[blk.statements[b]];
-      uint32_t endLine =
-          original.lines().toLineCol(detail::lastCodeEnd(original, sb.bytes.start, sb.bytes.end) - 1).line;
+      uint32_t endLine = original.lines().toLineCol(original.lastCodeEnd(sb.bytes.start, sb.bytes.end) - 1).line;
       out.push_back(RangeRequest::statements(sa.lines.first, endLine));
     }
     return out;

@@ -119,7 +119,7 @@ uint32_t importOffset(const SourceFile& f, const Lines& lines) {
     return lines.start(m.statements[mod.statements[0]].lines.first);
   }
   const auto& s = m.statements[lastPrefix];
-  uint32_t endLine = lines.lineOf(detail::lastCodeEnd(f, s.bytes.start, s.bytes.end) - 1);
+  uint32_t endLine = lines.lineOf(f.lastCodeEnd(s.bytes.start, s.bytes.end) - 1);
   if (endLine + 1 >= lines.count()) return static_cast<uint32_t>(f.text().size());
   return lines.start(endLine + 1);
 }

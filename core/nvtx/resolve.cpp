@@ -155,7 +155,7 @@ Result<void> fillGeometry(const python::SourceFile& f, Resolved& r) {
   const Statement& s2 = m.statements[blk.statements[r.last]];
   Lines lines(f);
   r.startByte = s1.bytes.start;
-  r.endByte = lastCodeEnd(f, s2.bytes.start, s2.bytes.end);
+  r.endByte = f.lastCodeEnd(s2.bytes.start, s2.bytes.end);
   r.L1 = lines.lineOf(r.startByte);
   r.L2 = lines.lineOf(r.endByte > 0 ? r.endByte - 1 : 0);
   std::string fileUnit = m.indentation.unit();

@@ -88,7 +88,7 @@ Result<Stripped> strip(const SourceFile& f) {
     if (bws.size() <= g.h.size() || bws.substr(0, g.h.size()) != g.h)
       return edited("the body is not indented under the header");
     g.unit = std::string(bws.substr(g.h.size()));
-    g.lastLine = lines.lineOf(detail::lastCodeEnd(f, st.bytes.start, st.bytes.end) - 1);
+    g.lastLine = lines.lineOf(f.lastCodeEnd(st.bytes.start, st.bytes.end) - 1);
     if (g.inlineBody) {
       // EOL + H precede `with`, and ':' ends the previous line.
       uint32_t ls = lines.start(g.headerLine);

@@ -130,6 +130,34 @@ const Module& SourceFile::model() const {
   return *model_;
 }
 
+namespace {
+
+bool findLastCode(TSNode n, uint32_t start, uint32_t end, uint32_t& out) {
+  uint32_t count = ts_node_child_count(n);
+  for (uint32_t k = count; k-- > 0;) {
+    TSNode c = ts_node_child(n, k);
+    uint32_t cs = ts_node_start_byte(c), ce = ts_node_end_byte(c);
+    if (ce <= start) return false;
+    if (cs >= end || cs == ce) continue;
+    if (std::string_view(ts_node_type(c)) == "comment") continue;
+    if (ts_node_child_count(c) > 0) {
+      if (findLastCode(c, start, end, out)) return true;
+      continue;
+    }
+    out = std::min(ce, end);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+uint32_t SourceFile::lastCodeEnd(uint32_t start, uint32_t end) const {
+  uint32_t out = end;
+  if (findLastCode(root(), start, end, out)) return out;
+  return end;
+}
+
 std::string SourceFile::sexp() const {
   std::string out;
   out.reserve(text_.size() * 4);

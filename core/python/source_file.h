@@ -65,6 +65,9 @@ class SourceFile {
 
   /// The source model, built on first call (thread-safe) and cached.
   const Module& model() const;
+  /// End of the last non-comment token of the syntax within [start, end) (a statement's range):
+  /// where its code ends, ignoring comments tree-sitter may have attached to it; `end` when none.
+  uint32_t lastCodeEnd(uint32_t start, uint32_t end) const;
 
   /// Debug s-expression of the whole tree: every node (named and anonymous) with its type,
   /// field name, byte range and start/end points, MISSING marks. Two trees print equal iff
