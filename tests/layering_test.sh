@@ -62,6 +62,16 @@ check "core/python must not know the kl: prefix (core/nvtx/naming.h owns it):" \
 # the model's generic facts (with items, decorators, call statements).
 check "core/python must not name NVTX (core/nvtx/source_ranges.h derives NVTX ranges from the model):" \
   "$(grep -rniE 'nvtx' "$root/core/python" "${srcs[@]}" || true)"
+# [invariant 12] Python source is read through the model: outside core/python nothing walks the
+# tree-sitter tree or runs a query (core/python exposes the facts), and no file that reads the model
+# matches brackets in Python text by hand (calls and arguments are Expression facts,
+# python::Module::argument).
+check "tree-sitter is used only in core/python (read the model's facts: python::Module):" \
+  "$(grep -rnE '\bTS(Node|Tree|Query|QueryCursor|TreeCursor|Point|Parser)\b|\bts_[a-z_]+\(|python::(Query|QueryCursor)\b|"core/python/(query|queries|ts_handles)\.h"' \
+      "$root/core" "$root/lsp" "$root/cli" "${srcs[@]}" | grep -v '/core/python/' || true)"
+check "no bracket matching of Python text outside core/python (calls and arguments are the model's Expression facts):" \
+  "$(grep -rlE 'python::|namespace kl::python' "$root/core" "$root/lsp" "$root/cli" "${srcs[@]}" | grep -v '/core/python/' |
+     xargs -r grep -nE "'[(\[]'" || true)"
 # [invariant 12] The kl: prefix is spelled once, nvtx::kNamePrefix (nvtx::isManagedName tests it).
 check "no \"kl:\" literal outside core/nvtx/naming.h (use nvtx::kNamePrefix / nvtx::isManagedName):" \
   "$(grep -rn '"kl:"' "$root/core" "$root/lsp" "$root/cli" "${srcs[@]}" | grep -v '/core/nvtx/naming\.h:' | grep -vE '^[^:]+:[0-9]+:\s*//|//.*"kl:"' || true)"
@@ -132,7 +142,7 @@ check "core/profile/columns.h must count each row's fields (static_assert fieldC
   "$(grep -q 'static_assert(sizeof...(Specs) == columns_detail::fieldCount<Row>()' "$root/core/profile/columns.h" \
       || echo 'core/profile/columns.h: the field-count static_assert is gone')"
 [ "$section_fail" = 0 ] || exit 1
-echo "layering: core/ never reads the working directory, holds no front-end code, its modules form the documented DAG, core/python names no NVTX, C handles are freed in one place each, no grammar sources"
+echo "layering: core/ never reads the working directory, holds no front-end code, its modules form the documented DAG, core/python names no NVTX, Python is read through the model, C handles are freed in one place each, no grammar sources"
 
 # ---- lsp/ invariants (docs/ARCHITECTURE.md, "lsp/"). ----
 # [invariant 10] Inside lsp/, layers point one way: transport <- protocol <- server <- features.

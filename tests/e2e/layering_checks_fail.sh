@@ -61,6 +61,9 @@ expect inv11-cwd "must not read the working directory" "app core/nvtx/overlay.cp
 expect inv12-dag "core/store may include only" "sed -i '1i #include \"core/planner/loop.h\"' core/store/store.cpp"
 expect inv12-table "core/store is not in the module table" "sed -i '/^   | \`store\` |/d' docs/ARCHITECTURE.md"
 expect inv12-python "core/python may include only" "sed -i '1i #include \"core/attribution/attribution.h\"' core/python/model.cpp"
+expect inv12-treesitter "tree-sitter is used only in core/python" "app core/cute/source_map.cpp 'uint32_t at(TSNode n){ return ts_node_start_byte(n); }'"
+expect inv12-brackets "no bracket matching of Python text outside core/python" \
+  "app lsp/features/cute_regions.cpp \"size_t open(const std::string& t){ return t.find('('); }\""
 expect inv12-prefix "no \"kl:\" literal" "app core/analysis/tree.cpp 'bool k(std::string_view t){ return t.substr(0, 3) == \"kl:\"; }'"
 expect inv13-free "sqlite3_close/sqlite3_finalize only" "app core/store/store.cpp 'void c(){ sqlite3_close(db); }'"
 expect inv14-nocheck "invariant 7 of docs/ARCHITECTURE.md names no check" \
