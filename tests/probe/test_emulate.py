@@ -320,15 +320,50 @@ class EmulateLabelsTest(unittest.TestCase):
 
 
 
-RNN_PROGRAM = r'''
-import contextlib, torch, torch.nn as nn
-try:  # NVTX exists under the probe; a plain CPU run of the same program has none
+class EmulatedProgram:
+    """Test mixin: runs PROGRAM (written as SCRIPT) once under the emulate backend and once plainly
+    on the CPU; the lines starting "grads " must be the same (emulation does not change the
+    program)."""
+    PROGRAM = SCRIPT = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="kl-probe-prog-")
+        with open(os.path.join(cls.tmp, cls.SCRIPT), "w") as f:
+            f.write(cls.PROGRAM)
+        cls.db = os.path.join(cls.tmp, "out.sqlite")
+        status = os.path.join(cls.tmp, "status.json")
+        cls.r = run_probe(["--backend", "emulate", "--out", cls.db, "--status", status], ["python3", cls.SCRIPT], cls.tmp)
+        with open(status) as f:
+            cls.status = json.load(f)
+        cls.plain = subprocess.run([PYTHON, cls.SCRIPT], cwd=cls.tmp, capture_output=True, text=True, timeout=300)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, True)
+
+    def test_the_program_computes_the_same_numbers(self):
+        self.assertEqual(self.plain.returncode, 0, self.plain.stderr)
+        grads = [l for l in self.r.stdout.splitlines() if l.startswith("grads ")]
+        self.assertTrue(grads)
+        self.assertEqual(grads, [l for l in self.plain.stdout.splitlines() if l.startswith("grads ")])
+
+
+# The head of the test programs: `rng` opens a kl: range (NVTX exists under the probe; a plain
+# CPU run of the same program has none), `d` is an explicit device (the emulated GPU).
+PROGRAM_HEAD = r'''
+import contextlib, torch, torch.nn as nn, torch.nn.functional as F
+try:
     torch.cuda.nvtx.range_pop()
     rng = torch.cuda.nvtx.range
 except RuntimeError:
     rng = lambda _: contextlib.nullcontext()
 torch.manual_seed(0)
-d = "cpu"  # an explicit device: the emulated GPU
+d = "cpu"
+'''
+
+
+RNN_PROGRAM = PROGRAM_HEAD + r'''
 lstm = nn.LSTM(8, 16, num_layers=2, dropout=0.3).to(d)  # training: cuDNN drops out between the layers
 gru = nn.GRU(8, 16, batch_first=True, bidirectional=True).to(d)
 x = torch.randn(5, 3, 8).to(d)
@@ -344,26 +379,12 @@ print("grads %.6f %.6f" % (sum(p.grad.abs().sum().item() for p in lstm.parameter
 '''
 
 
-class EmulateCudnnRnnTest(unittest.TestCase):
+class EmulateCudnnRnnTest(EmulatedProgram, unittest.TestCase):
     """nn.LSTM/nn.GRU run as cuDNN RNN calls (aten::_cudnn_rnn): the cell kernels per time step,
     none of CPU PyTorch's per-step small ops; the backward kernels on pt_autograd_0 inside the
     node's emit_nvtx range, linked to the forward call; the program's numbers unchanged."""
 
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="kl-probe-rnn-")
-        with open(os.path.join(cls.tmp, "rnn.py"), "w") as f:
-            f.write(RNN_PROGRAM)
-        cls.db = os.path.join(cls.tmp, "out.sqlite")
-        status = os.path.join(cls.tmp, "status.json")
-        cls.r = run_probe(["--backend", "emulate", "--out", cls.db, "--status", status], ["python3", "rnn.py"], cls.tmp)
-        with open(status) as f:
-            cls.status = json.load(f)
-        cls.plain = subprocess.run([PYTHON, "rnn.py"], cwd=cls.tmp, capture_output=True, text=True, timeout=300)
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.tmp, True)
+    PROGRAM, SCRIPT = RNN_PROGRAM, "rnn.py"
 
     def kernels(self, where=""):
         return query(self.db, """SELECT s.value, d.value FROM CUPTI_ACTIVITY_KIND_KERNEL k
@@ -396,11 +417,6 @@ class EmulateCudnnRnnTest(unittest.TestCase):
         self.assertEqual(bwd[None]["LSTM_elementWise_bp1"], 20)  # the LSTM ran outside every kl: range
         nodes = query(self.db, "SELECT text FROM NVTX_EVENTS WHERE text LIKE 'CudnnRnnBackward, seq = %'")
         self.assertEqual(len(nodes), 4)
-
-    def test_the_program_computes_the_same_numbers(self):
-        self.assertEqual(self.plain.returncode, 0, self.plain.stderr)
-        grads = [l for l in self.r.stdout.splitlines() if l.startswith("grads ")]
-        self.assertEqual(grads, [l for l in self.plain.stdout.splitlines() if l.startswith("grads ")])
 
 
 FAST_PATH_PROGRAM = r'''
@@ -445,15 +461,7 @@ class EmulateFastPathTest(unittest.TestCase):
         self.assertNotIn("does not model", r.stderr)
 
 
-CELL_PROGRAM = r'''
-import contextlib, torch, torch.nn as nn, torch.nn.functional as F
-try:  # NVTX exists under the probe; a plain CPU run of the same program has none
-    torch.cuda.nvtx.range_pop()
-    rng = torch.cuda.nvtx.range
-except RuntimeError:
-    rng = lambda _: contextlib.nullcontext()
-torch.manual_seed(0)
-d = "cpu"  # an explicit device: the emulated GPU
+CELL_PROGRAM = PROGRAM_HEAD + r'''
 lc, gc = nn.LSTMCell(8, 16).to(d), nn.GRUCell(8, 16, bias=True).to(d)
 x = torch.randn(5, 3, 8).to(d)
 h, c, g = torch.zeros(3, 16).to(d), torch.zeros(3, 16).to(d), torch.zeros(3, 16).to(d)
@@ -475,28 +483,14 @@ except NotImplementedError:
 '''
 
 
-class EmulateRnnCellTest(unittest.TestCase):
+class EmulateRnnCellTest(EmulatedProgram, unittest.TestCase):
     """nn.LSTMCell / nn.GRUCell as CUDA PyTorch runs them (RNN.cpp's GPU branch, cuda/RNN.cu): per
     call two gate GEMMs and ONE fused cell kernel, none of CPU PyTorch's per-gate ops; in backward
     one fused backward kernel and the bias-gradient sums (one for the LSTM, two for the GRU) on
     pt_autograd_0, linked to the call's line; F.mse_loss forward and backward modelled; the
     program's gradients those of a plain CPU run."""
 
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="kl-probe-cell-")
-        with open(os.path.join(cls.tmp, "cell.py"), "w") as f:
-            f.write(CELL_PROGRAM)
-        cls.db = os.path.join(cls.tmp, "out.sqlite")
-        status = os.path.join(cls.tmp, "status.json")
-        cls.r = run_probe(["--backend", "emulate", "--out", cls.db, "--status", status], ["python3", "cell.py"], cls.tmp)
-        with open(status) as f:
-            cls.status = json.load(f)
-        cls.plain = subprocess.run([PYTHON, "cell.py"], cwd=cls.tmp, capture_output=True, text=True, timeout=300)
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.tmp, True)
+    PROGRAM, SCRIPT = CELL_PROGRAM, "cell.py"
 
     def test_forward_two_gemms_and_one_fused_kernel_per_call(self):
         self.assertEqual(self.r.returncode, 0, self.r.stderr)
@@ -531,8 +525,3 @@ class EmulateRnnCellTest(unittest.TestCase):
         mse = bwd["kl:cell.py:18-18:loss"]
         # mse_loss_backward for the input and for the target (both require grad): fill + strided kernel each.
         self.assertEqual((mse["vectorized_elementwise_kernel"], mse["elementwise_kernel"]), (2, 2), mse)
-
-    def test_the_program_computes_the_same_numbers(self):
-        self.assertEqual(self.plain.returncode, 0, self.plain.stderr)
-        grads = [l for l in self.r.stdout.splitlines() if l.startswith("grads ")]
-        self.assertEqual(grads, [l for l in self.plain.stdout.splitlines() if l.startswith("grads ")])

@@ -554,6 +554,15 @@ def functor_kernel(op, fun, out, ins, flops_per=2):
     return la._replace(short=short, demangled=dem)
 
 
+def loss_reduction(op, per, reduction):
+    """apply_loss_reduction on CUDA: a mean (1) or sum (2) reduce_kernel of the per-element loss,
+    nothing for reduction="none" (0)."""
+    if reduction == 0:
+        return []
+    red = types.SimpleNamespace(name="mean" if reduction == 1 else "sum", outputs=op.outputs, dtype_class=op.dtype_class)
+    return reduce_launch(red, per)
+
+
 def _reduction(op, pos):
     r = op.args[pos] if len(op.args) > pos else op.kwargs.get("reduction", 1)
     return int(r) if isinstance(r, int) else 1
@@ -565,12 +574,7 @@ def h_pointwise_loss(op):
     fn, order, _ = POINTWISE_LOSSES[op.name]
     per = torch.empty(x.shape, dtype=x.dtype, device="meta")  # the per-element loss, never returned
     out = [functor_kernel(op, loss_functor(fn, x, order, 2), per, [x, tgt])]
-    reduction = _reduction(op, 2)
-    if reduction != 0:
-        red = types.SimpleNamespace(name="mean" if reduction == 1 else "sum", outputs=op.outputs,
-                                    dtype_class=op.dtype_class)
-        out += reduce_launch(red, per)
-    return out
+    return out + loss_reduction(op, per, _reduction(op, 2))
 
 
 def h_pointwise_loss_bwd(op):
@@ -595,12 +599,8 @@ def h_bce(op):
     out = [functor_kernel(op, loss_functor(fn, x, ("half", "bf16"), 2), per, [x, tgt], flops_per=6)]
     if weight is not None:
         out.append(elementwise_launch(op, name="mul", out=per, ins=[per, weight]))
-    reduction = _reduction(op, 3)
-    if reduction != 0:
-        red = types.SimpleNamespace(name="mean" if reduction == 1 else "sum", outputs=op.outputs,
-                                    dtype_class=op.dtype_class)
-        out += reduce_launch(red, per) + [memcpy(x.element_size(), DTOD, DEVICE, DEVICE)]
-    return out
+    reduced = loss_reduction(op, per, _reduction(op, 3))
+    return out + (reduced + [memcpy(x.element_size(), DTOD, DEVICE, DEVICE)] if reduced else [])
 
 
 def h_bce_bwd(op):
@@ -637,12 +637,7 @@ def h_bce_logits(op):
     out += [ew("rsub", [tgt]), ew("mul", [per, x]), ew("sub", [per, per])]
     if weight is not None:
         out.append(ew("mul", [per, weight]))
-    reduction = _reduction(op, 4)
-    if reduction != 0:
-        red = types.SimpleNamespace(name="mean" if reduction == 1 else "sum", outputs=op.outputs,
-                                    dtype_class=op.dtype_class)
-        out += reduce_launch(red, per)
-    return out
+    return out + loss_reduction(op, per, _reduction(op, 4))
 
 
 def h_bce_logits_bwd(op):
@@ -1420,32 +1415,22 @@ def _contiguous(tensors):
     return all(t is None or not isinstance(t, torch.Tensor) or t.is_contiguous() for t in tensors)
 
 
-def h_fused_lstm_cell(op):
-    """aten::_thnn_fused_lstm_cell(input_gates, hidden_gates, cx, input_bias, hidden_bias)."""
-    cx = op.args[2]
-    return rnn_cell_launches("lstm", False, cx, cx.shape[0], cx.shape[-1], _contiguous(op.inputs + op.outputs),
-                             False, op.spec, op.allow_tf32)
+# op -> (cell, backward, index of the tensor shaped like the state, index of has_bias or None)
+FUSED_CELL_OPS = {
+    "_thnn_fused_lstm_cell": ("lstm", False, 2, None),            # (igates, hgates, cx, b_ih, b_hh)
+    "_thnn_fused_lstm_cell_backward": ("lstm", True, 2, 5),       # (grad_hy, grad_cy, cx, cy, workspace, has_bias)
+    "_thnn_fused_lstm_cell_backward_impl": ("lstm", True, 2, 5),
+    "_thnn_fused_gru_cell": ("gru", False, 2, None),              # (igates, hgates, hx, b_ih, b_hh)
+    "_thnn_fused_gru_cell_backward": ("gru", True, 0, 2),         # (grad_hy, workspace, has_bias)
+}
 
 
-def h_fused_lstm_cell_bwd(op):
-    """aten::_thnn_fused_lstm_cell_backward[_impl](grad_hy, grad_cy, cx, cy, workspace, has_bias)."""
-    cx, has_bias = op.args[2], bool(op.args[5])
-    return rnn_cell_launches("lstm", True, cx, cx.shape[0], cx.shape[-1], _contiguous(op.inputs + op.outputs),
-                             has_bias, op.spec, op.allow_tf32)
-
-
-def h_fused_gru_cell(op):
-    """aten::_thnn_fused_gru_cell(input_gates, hidden_gates, hx, input_bias, hidden_bias)."""
-    hx = op.args[2]
-    return rnn_cell_launches("gru", False, hx, hx.shape[0], hx.shape[-1], _contiguous(op.inputs + op.outputs),
-                             False, op.spec, op.allow_tf32)
-
-
-def h_fused_gru_cell_bwd(op):
-    """aten::_thnn_fused_gru_cell_backward(grad_hy, workspace, has_bias)."""
-    g, has_bias = op.args[0], bool(op.args[2])
-    return rnn_cell_launches("gru", True, g, g.shape[0], g.shape[-1], _contiguous(op.inputs + op.outputs),
-                             has_bias, op.spec, op.allow_tf32)
+def h_fused_cell(op):
+    """aten::_thnn_fused_lstm_cell / _gru_cell and their backward ops (FUSED_CELL_OPS)."""
+    cell, backward, state, bias = FUSED_CELL_OPS[op.name]
+    t = op.args[state]
+    return rnn_cell_launches(cell, backward, t, t.shape[0], t.shape[-1], _contiguous(op.inputs + op.outputs),
+                             bias is not None and bool(op.args[bias]), op.spec, op.allow_tf32)
 
 
 def h_embedding_bag_bwd(op):
@@ -1544,10 +1529,7 @@ RULES = [
     (r"constant_pad_nd", "copy", h_constant_pad),
     (r"max_pool2d_with_indices", "pool", h_max_pool2d),
     (r"max_pool2d_with_indices_backward", "pool", h_max_pool2d_bwd),
-    (r"_thnn_fused_lstm_cell", "rnn", h_fused_lstm_cell),
-    (r"_thnn_fused_lstm_cell_backward(_impl)?", "rnn", h_fused_lstm_cell_bwd),
-    (r"_thnn_fused_gru_cell", "rnn", h_fused_gru_cell),
-    (r"_thnn_fused_gru_cell_backward", "rnn", h_fused_gru_cell_bwd),
+    (r"|".join(FUSED_CELL_OPS), "rnn", h_fused_cell),
     (r"embedding", "embedding", h_embedding),
     (r"embedding_dense_backward", "embedding", h_embedding_bwd),
     (r"native_dropout|fused_dropout|_fused_dropout", "dropout", h_dropout),
