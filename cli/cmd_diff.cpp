@@ -18,7 +18,8 @@ int run(const Args& args, Context& ctx) {
   analysis::DiffOptions o;
   if (auto t = args.getDouble("--threshold")) o.thresholdPct = *t;
   if (o.thresholdPct < 0) throw UsageError("--threshold needs a percentage >= 0");
-  o.metric = args.choice("--metric", {"total", "busy", "iter"});
+  o.metric = analysis::diffMetricFromName(args.choice("--metric", {"total", "busy", "iter"}))
+                 .value_or(analysis::DiffMetric::Total);
   auto top = args.getInt("--top").value_or(20);
   if (top < 0) throw UsageError("--top needs a value >= 0");
   bool noFail = args.has("--no-fail");
@@ -26,7 +27,7 @@ int run(const Args& args, Context& ctx) {
   auto b = loadProfile({c.files[1]}, ctx.err);
   const analysis::View va = a->view(c.scope), vb = b->view(c.scope);
   auto r = orFail(analysis::computeDiff(va, vb, o));
-  int code = (r.verdict == "regression" && !noFail) ? kRegressionExit : 0;
+  int code = (r.verdict == analysis::DiffVerdict::Regression && !noFail) ? kRegressionExit : 0;
   if (c.format == "json") {
     json::Writer w(ctx.out, 2);
     analysis::writeJson(w, r, static_cast<size_t>(top));
@@ -67,7 +68,7 @@ int run(const Args& args, Context& ctx) {
   char line[256];
   std::snprintf(line, sizeof line, "%s: A %s, B %s, delta %+.2f%% (threshold %.2f%%)", r.metricDetail.c_str(),
                 fmtDuration(r.valueA).c_str(), fmtDuration(r.valueB).c_str(), r.deltaPct, o.thresholdPct);
-  o2 << line << "\nverdict: " << r.verdict << (code ? "  (exit status 3)" : "") << "\n";
+  o2 << line << "\nverdict: " << analysis::diffVerdictName(r.verdict) << (code ? "  (exit status 3)" : "") << "\n";
   o2 << r.newKernels << " new kernel names (only in B), " << r.vanishedKernels << " vanished (only in A)\n\n";
   std::vector<std::string> head = {"status", "count A", "count B", "time A", "time B", "delta", "delta%", "name"};
   std::vector<bool> right = {false, true, true, true, true, true, true, false};

@@ -76,19 +76,43 @@ std::vector<DiffRow> rows(const std::map<std::string, std::pair<uint64_t, int64_
 
 }  // namespace
 
+const char* diffMetricName(DiffMetric m) {
+  switch (m) {
+    case DiffMetric::Total: return "total";
+    case DiffMetric::Busy: return "busy";
+    case DiffMetric::Iter: return "iter";
+  }
+  return "total";
+}
+
+std::optional<DiffMetric> diffMetricFromName(std::string_view name) {
+  for (DiffMetric m : {DiffMetric::Total, DiffMetric::Busy, DiffMetric::Iter})
+    if (name == diffMetricName(m)) return m;
+  return std::nullopt;
+}
+
+const char* diffVerdictName(DiffVerdict v) {
+  switch (v) {
+    case DiffVerdict::Unchanged: return "unchanged";
+    case DiffVerdict::Regression: return "regression";
+    case DiffVerdict::Improvement: return "improvement";
+  }
+  return "unchanged";
+}
+
 Result<DiffResult> computeDiff(const View& a, const View& b, const DiffOptions& o) {
   DiffResult r;
   r.opts = o;
   Side sa = collect(a), sb = collect(b);
-  if (o.metric == "total") {
+  if (o.metric == DiffMetric::Total) {
     r.valueA = static_cast<double>(sa.total);
     r.valueB = static_cast<double>(sb.total);
     r.metricDetail = "sum of GPU op durations (ns)";
-  } else if (o.metric == "busy") {
+  } else if (o.metric == DiffMetric::Busy) {
     r.valueA = static_cast<double>(busy(a));
     r.valueB = static_cast<double>(busy(b));
     r.metricDetail = "GPU busy time, interval union per device, summed (ns)";
-  } else if (o.metric == "iter") {
+  } else {
     ItersResult ia = computeIters(a), ib = computeIters(b);
     if (ia.iterations.empty() || ib.iterations.empty())
       return Error::invalid("metric 'iter': no iterations detected in " +
@@ -97,11 +121,11 @@ Result<DiffResult> computeDiff(const View& a, const View& b, const DiffOptions& 
     r.valueB = static_cast<double>(ib.durations.p50);
     r.metricDetail = "median iteration duration (ns); A: " + std::string(iterMethodName(ia.method)) +
                      ", B: " + iterMethodName(ib.method);
-  } else {
-    return Error::invalid("unknown metric '" + o.metric + "' (total, busy or iter)");
   }
   r.deltaPct = r.valueA > 0 ? (r.valueB - r.valueA) / r.valueA * 100.0 : (r.valueB > 0 ? 100.0 : 0.0);
-  r.verdict = r.deltaPct > o.thresholdPct ? "regression" : r.deltaPct < -o.thresholdPct ? "improvement" : "unchanged";
+  r.verdict = r.deltaPct > o.thresholdPct    ? DiffVerdict::Regression
+              : r.deltaPct < -o.thresholdPct ? DiffVerdict::Improvement
+                                             : DiffVerdict::Unchanged;
   r.kernels = rows(sa.kernels, sb.kernels);
   r.ranges = rows(sa.ranges, sb.ranges);
   for (const auto& k : r.kernels) {
@@ -113,13 +137,13 @@ Result<DiffResult> computeDiff(const View& a, const View& b, const DiffOptions& 
 
 void writeJson(json::Writer& w, const DiffResult& r, size_t top) {
   w.beginObject()
-      .field("metric", r.opts.metric)
+      .field("metric", diffMetricName(r.opts.metric))
       .field("metric_detail", r.metricDetail)
       .field("threshold_pct", r.opts.thresholdPct)
       .field("a", r.valueA)
       .field("b", r.valueB)
       .field("delta_pct", r.deltaPct)
-      .field("verdict", r.verdict)
+      .field("verdict", diffVerdictName(r.verdict))
       .field("new_kernels", r.newKernels)
       .field("vanished_kernels", r.vanishedKernels);
   auto table = [&](const char* key, const std::vector<DiffRow>& rs) {

@@ -10,7 +10,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/analysis/view.h"
@@ -19,9 +21,20 @@
 
 namespace kl::analysis {
 
+/// The metric the verdict is on (see above).
+enum class DiffMetric : uint8_t { Total, Busy, Iter };
+/// "total", "busy", "iter" (the command line's and the JSON's spelling).
+const char* diffMetricName(DiffMetric m);
+/// The metric diffMetricName spells `name`; nullopt for any other text.
+std::optional<DiffMetric> diffMetricFromName(std::string_view name);
+
+enum class DiffVerdict : uint8_t { Unchanged, Regression, Improvement };
+/// "unchanged", "regression", "improvement".
+const char* diffVerdictName(DiffVerdict v);
+
 struct DiffOptions {
   double thresholdPct = 5.0;
-  std::string metric = "total";  // total | busy | iter
+  DiffMetric metric = DiffMetric::Total;
 };
 
 struct DiffRow {
@@ -35,14 +48,14 @@ struct DiffRow {
 struct DiffResult {
   DiffOptions opts;
   double valueA = 0, valueB = 0, deltaPct = 0;
-  std::string verdict;           // regression | improvement | unchanged
+  DiffVerdict verdict = DiffVerdict::Unchanged;
   std::string metricDetail;      // e.g. iteration method used
   std::vector<DiffRow> kernels;  // by |delta| desc
   std::vector<DiffRow> ranges;   // by |delta| desc
   uint64_t newKernels = 0, vanishedKernels = 0;
 };
 
-/// Fails when the metric cannot be computed (unknown metric; "iter" without iterations).
+/// Fails when the metric cannot be computed ("iter" without iterations).
 Result<DiffResult> computeDiff(const View& a, const View& b, const DiffOptions& o);
 /// Writes at most `top` rows per table (0 = all).
 void writeJson(json::Writer& w, const DiffResult& r, size_t top);

@@ -77,16 +77,17 @@ TEST_CASE("diff: verdict against the threshold, new and vanished kernels") {
   REQUIRE(r.ok());
   CHECK(r->valueA == 1100);
   CHECK(r->valueB == 1150);
-  CHECK(r->verdict == "unchanged");  // +4.5%
+  CHECK(std::string(diffVerdictName(r->verdict)) == "unchanged");  // +4.5%
   CHECK(r->newKernels == 1);
   CHECK(r->vanishedKernels == 1);
   o.thresholdPct = 4;
-  CHECK(computeDiff(va, vb, o)->verdict == "regression");
-  CHECK(computeDiff(vb, va, o)->verdict == "improvement");
-  o.metric = "iter";
+  CHECK(std::string(diffVerdictName(computeDiff(va, vb, o)->verdict)) == "regression");
+  CHECK(std::string(diffVerdictName(computeDiff(vb, va, o)->verdict)) == "improvement");
+  o.metric = DiffMetric::Iter;
   CHECK(!computeDiff(va, vb, o).ok());
-  o.metric = "nope";
-  CHECK(!computeDiff(va, vb, o).ok());
+  CHECK(diffMetricFromName("busy") == DiffMetric::Busy);
+  CHECK(std::string(diffMetricName(DiffMetric::Iter)) == "iter");
+  CHECK_FALSE(diffMetricFromName("nope").has_value());
 }
 
 TEST_CASE("diagnose: CPU-bound launching and launch-bound tiny kernels fire with evidence") {
