@@ -409,7 +409,7 @@ def real_op_kernels(path, op_name):
 # What identifies a kernel across ATen versions and vendors: the functor of an elementwise kernel
 # (with its dispatch lambda numbers and argument types), the reduction's ops, a named kernel's
 # template. Launch-bounds / vector-width / ROCm-vs-CUDA loop details are left out.
-KERNEL_KEYS = re.compile(r"FillFunctor<[^>]*>|MeanOps<[^>]*>|max_pool_\w+<[^>]*>|"
+KERNEL_KEYS = re.compile(r"FillFunctor<[^>]*>|MeanOps<[^>]*>|max_pool_\w+<[^>]*>|adaptive_average_pool<[^>]*>|"
                          r"\w+_cuda(?:_kernel)?\([^)]*\)::\{lambda\(\)#1\}::operator\(\)\(\) const::"
                          r"\{lambda\(\)#\d+\}::operator\(\)\(\) const::\{lambda\([^)]*\)#1\}")
 
@@ -479,6 +479,15 @@ class RealProfileOpsTest(unittest.TestCase):
                                         torch.zeros(dims[7], dtype=torch.long)), torch.zeros_like(x))
             self.assertTrue(ok)
             self.check(kernels, got)
+
+    def test_adaptive_avg_pool2d_as_on_a_real_gpu(self):
+        # AlexNet's 6x6 adaptive pooling (A100; the trace has no shapes: those of AlexNet).
+        real = real_op_kernels(os.path.join(self.DATA, "hta_a100_alexnet_small.json.gz"), "aten::_adaptive_avg_pool2d")
+        self.assertTrue(real)
+        x = torch.randn(2, 256, 13, 13)
+        got, ok = launches("_adaptive_avg_pool2d", (x, [6, 6]), torch.nn.functional.adaptive_avg_pool2d(x, 6))
+        self.assertTrue(ok)
+        self.check(real[0][1], got)
 
 
 class RnnCellTest(unittest.TestCase):

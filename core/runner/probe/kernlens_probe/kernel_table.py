@@ -670,6 +670,20 @@ def h_constant_pad(op):
             functor_kernel(op, functor("copy", x), out, [x], flops_per=0)]
 
 
+def h_adaptive_avg_pool2d(op):
+    """aten::_adaptive_avg_pool2d (output larger than 1x1; 1x1 is a mean): adaptive_average_pool,
+    a 32x8 block per (batch x plane, row band)."""
+    x = op.args[0]
+    out = op.outputs[0] if op.outputs else x
+    t = ctype(x)
+    planes = int(math.prod(x.shape[:-2])) if x.dim() > 2 else 1
+    return [kernel("adaptive_average_pool",
+                   "void at::native::(anonymous namespace)::adaptive_average_pool<%s>(%s const*, %s*, int, int, int, int, "
+                   "long, long, long)" % (t, t, t),
+                   grid=(planes, max(1, 16 // max(1, x.shape[-3] if x.dim() > 2 else 1)), 1), block=(32, 8, 1),
+                   flops=x.numel(), nbytes=nbytes(x) + nbytes(out), dtype_class=op.dtype_class(x))]
+
+
 def h_max_pool2d(op):
     """aten::max_pool2d_with_indices (NCHW): max_pool_forward_nchw, one thread per output."""
     x = op.args[0]
@@ -1528,6 +1542,7 @@ RULES = [
     (r"binary_cross_entropy_with_logits_backward", "loss", h_bce_logits_bwd),
     (r"constant_pad_nd", "copy", h_constant_pad),
     (r"max_pool2d_with_indices", "pool", h_max_pool2d),
+    (r"_adaptive_avg_pool2d", "pool", h_adaptive_avg_pool2d),
     (r"max_pool2d_with_indices_backward", "pool", h_max_pool2d_bwd),
     (r"|".join(FUSED_CELL_OPS), "rnn", h_fused_cell),
     (r"embedding", "embedding", h_embedding),
