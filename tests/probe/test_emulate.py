@@ -417,6 +417,8 @@ class EmulateCudnnRnnTest(EmulatedProgram, unittest.TestCase):
         self.assertEqual(bwd[None]["LSTM_elementWise_bp1"], 20)  # the LSTM ran outside every kl: range
         nodes = query(self.db, "SELECT text FROM NVTX_EVENTS WHERE text LIKE 'CudnnRnnBackward, seq = %'")
         self.assertEqual(len(nodes), 4)
+        calls = query(self.db, "SELECT text FROM NVTX_EVENTS WHERE text LIKE 'aten::_cudnn_rnn, seq = %'")
+        self.assertEqual(len(calls), 4)  # the forward calls' ranges, named as emit_nvtx names them
 
 
 FAST_PATH_PROGRAM = r'''

@@ -438,6 +438,8 @@ class Emulator:
         self._rnn_patched = getattr(self, "_rnn_patched", {})
 
         class CudnnRnn(torch.autograd.Function):
+            _kernlens_call_name = "aten::_cudnn_rnn"  # the op CUDA PyTorch's autograd node belongs to
+
             @staticmethod
             def forward(ctx, job, *tensors):
                 inner = [t.detach().requires_grad_() if t.requires_grad else t for t in tensors]
