@@ -132,7 +132,7 @@ int run(const Args& args, Context& ctx) {
   } else if (args.has("--template")) {
     throw UsageError("--template is only for --launch template");
   }
-  cfg.launch.slurm.mode = args.choice("--slurm-mode", {"srun", "sbatch"});
+  cfg.launch.slurm.mode = orFail(runner::parseSlurmMode(args.choice("--slurm-mode", {"srun", "sbatch"})));
   cfg.launch.slurm.ntasks = static_cast<int>(args.getInt("--ntasks").value_or(1));
   cfg.launch.slurm.nodes = static_cast<int>(args.getInt("--nodes").value_or(1));
   cfg.launch.slurm.partition = args.getOr("--partition", "");

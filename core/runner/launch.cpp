@@ -24,12 +24,20 @@ Result<LaunchKind> parseLaunch(std::string_view s) {
   return Error::invalid("unknown launch '" + std::string(s) + "' (use local, template or slurm)");
 }
 
+const char* slurmModeName(SlurmMode m) { return m == SlurmMode::Sbatch ? "sbatch" : "srun"; }
+
+Result<SlurmMode> parseSlurmMode(std::string_view s) {
+  if (s == "srun") return SlurmMode::Srun;
+  if (s == "sbatch") return SlurmMode::Sbatch;
+  return Error::invalid("unknown slurm mode '" + std::string(s) + "' (use srun or sbatch)");
+}
+
 std::string describeLaunch(const LaunchOptions& o) {
   switch (o.kind) {
     case LaunchKind::Local: return "local";
     case LaunchKind::Template: return "template:" + o.templ;
     case LaunchKind::Slurm:
-      return "slurm:" + o.slurm.mode + " -n" + std::to_string(o.slurm.ntasks) +
+      return "slurm:" + std::string(slurmModeName(o.slurm.mode)) + " -n" + std::to_string(o.slurm.ntasks) +
              (o.slurm.nodes > 1 ? " -N" + std::to_string(o.slurm.nodes) : "");
   }
   return "local";
@@ -87,13 +95,12 @@ Result<ProcessSpec> wrapCommand(const LaunchOptions& o, const std::vector<std::s
       const SlurmOptions& s = o.slurm;
       if (s.ntasks < 1 || s.nodes < 1) return Error::invalid("slurm: ntasks and nodes must be >= 1");
       std::string line = slurmShellLine(command);
-      if (s.mode == "srun") {
+      if (s.mode == SlurmMode::Srun) {
         spec.argv = srunArgs(s, cwd);
         spec.argv.insert(spec.argv.end(), s.extraArgs.begin(), s.extraArgs.end());
         spec.argv.insert(spec.argv.end(), {"/bin/sh", "-c", line});
         return spec;
       }
-      if (s.mode != "sbatch") return Error::invalid("slurm mode '" + s.mode + "' (use srun or sbatch)");
       auto script = roundDir / "job.sh";
       std::ofstream f(script, std::ios::trunc);
       f << "#!/bin/sh\n# kernlens profiling job: one task per rank, each writes its own output\n";

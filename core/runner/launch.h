@@ -30,8 +30,14 @@ enum class LaunchKind { Local, Template, Slurm };
 const char* launchName(LaunchKind k);  // "local" | "template" | "slurm"
 Result<LaunchKind> parseLaunch(std::string_view s);
 
+/// srun: one task per rank in the foreground; sbatch: a batch job (`sbatch --wait`) whose script
+/// runs srun.
+enum class SlurmMode { Srun, Sbatch };
+const char* slurmModeName(SlurmMode m);  // "srun" | "sbatch"
+Result<SlurmMode> parseSlurmMode(std::string_view s);
+
 struct SlurmOptions {
-  std::string mode = "srun";  // "srun" | "sbatch"
+  SlurmMode mode = SlurmMode::Srun;
   int ntasks = 1;
   int nodes = 1;
   std::string partition;               // "" = the cluster default

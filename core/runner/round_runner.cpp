@@ -207,7 +207,7 @@ Result<RoundResult> RoundRunner::run(const RoundPlan& plan, const CancellationTo
   if (!std::filesystem::is_directory(p.roundDir, ec))
     return Error::io("the run folder " + p.roundDir.string() +
                      " was deleted while the program ran (by the program?); its profile is lost");
-  bool sbatch = cfg_.launch.kind == LaunchKind::Slurm && cfg_.launch.slurm.mode == "sbatch";
+  bool sbatch = cfg_.launch.kind == LaunchKind::Slurm && cfg_.launch.slurm.mode == SlurmMode::Sbatch;
   if (pr->cancelled || pr->timedOut) {
     backend_->afterKill(pr->pid);
     if (sbatch)

@@ -118,14 +118,16 @@ TEST_CASE("slurm wrapper: per-rank output names expanded by each task's shell") 
   CHECK(local->argv[2] == "out/profile.sqlite");
 
   o.kind = LaunchKind::Slurm;
-  o.slurm.mode = "sbatch";
+  o.slurm.mode = SlurmMode::Sbatch;
   auto sb = wrapCommand(o, command, tmp.path(), tmp / "out", tmp.path());
   REQUIRE(sb.ok());
   CHECK(sb->argv[0] == "sbatch");
   CHECK(std::find(sb->argv.begin(), sb->argv.end(), "--wait") != sb->argv.end());
   CHECK(kl::test::readFile(tmp / "job.sh").find("exec srun") != std::string::npos);
-  o.slurm.mode = "mpirun";
-  CHECK_FALSE(wrapCommand(o, command, tmp.path(), tmp / "out", tmp.path()).ok());
+  CHECK(describeLaunch(o) == "slurm:sbatch -n2");
+  CHECK(*parseSlurmMode("srun") == SlurmMode::Srun);
+  CHECK(*parseSlurmMode("sbatch") == SlurmMode::Sbatch);
+  CHECK_FALSE(parseSlurmMode("mpirun").ok());
 }
 
 TEST_CASE("slurmJobId reads sbatch --parsable output") {
