@@ -555,3 +555,16 @@ class LossAndPaddingTest(unittest.TestCase):
         self.assertTrue(ok)
         self.assertEqual([k.short for k in got], ["vectorized_elementwise_kernel", "vectorized_elementwise_kernel",
                                                   "elementwise_kernel", "vectorized_elementwise_kernel"])
+
+    def test_avg_pool2d(self):
+        # cuda/AveragePool2d.cu: one kernel forward, one backward (every input gradient written).
+        x = torch.randn(2, 4, 8, 8)
+        y = torch.nn.functional.avg_pool2d(x, 2)
+        (f,), ok = launches("avg_pool2d", (x, [2, 2]), y)
+        self.assertTrue(ok)
+        self.assertIn("avg_pool2d_out_cuda_frame<float, float>(", f.demangled)
+        (b,), ok = launches("avg_pool2d_backward", (y, x, [2, 2]), x)
+        self.assertIn("avg_pool2d_backward_out_cuda_frame<float, float, int>(", b.demangled)
+        xl = x.to(memory_format=torch.channels_last)
+        (f,), _ = launches("avg_pool2d", (xl, [2, 2]), y)
+        self.assertEqual(f.short, "avg_pool2d_out_cuda_frame_nhwc")

@@ -684,6 +684,37 @@ def h_adaptive_avg_pool2d(op):
                    flops=x.numel(), nbytes=nbytes(x) + nbytes(out), dtype_class=op.dtype_class(x))]
 
 
+def _pool_nhwc(x):
+    return x.dim() == 4 and not x.is_contiguous() and x.is_contiguous(memory_format=torch.channels_last)
+
+
+def h_avg_pool2d(op):
+    """aten::avg_pool2d (cuda/AveragePool2d.cu): one thread per output element."""
+    x = op.args[0]
+    out = op.outputs[0] if op.outputs else x
+    t = ctype(x)
+    sfx = "_nhwc" if _pool_nhwc(x) else ""
+    return [kernel("avg_pool2d_out_cuda_frame" + sfx,
+                   "void at::native::(anonymous namespace)::avg_pool2d_out_cuda_frame%s<%s, %s>(int, %s const*, long, "
+                   "long, long, long, int, int, int, int, int, int, int, %s*, int, bool, bool)" % (sfx, t, _opmath(t), t, t),
+                   grid=(math.ceil(out.numel() / 256), 1, 1), block=(256, 1, 1), flops=x.numel(),
+                   nbytes=nbytes(x) + nbytes(out), dtype_class=op.dtype_class(x))]
+
+
+def h_avg_pool2d_bwd(op):
+    """aten::avg_pool2d_backward(grad, input, ...): one thread per input element (each writes its
+    own gradient, no zeroing)."""
+    grad, x = op.args[0], op.args[1]
+    out = op.outputs[0] if op.outputs else x
+    t = ctype(x)
+    sfx = "_nhwc" if _pool_nhwc(x) else ""
+    return [kernel("avg_pool2d_backward_out_cuda_frame" + sfx,
+                   "void at::native::(anonymous namespace)::avg_pool2d_backward_out_cuda_frame%s<%s, %s, int>(int, %s const*, "
+                   "long, long, long, long, long, int, int, int, int, int, int, %s*, int, bool, bool)" % (sfx, t, _opmath(t), t, t),
+                   grid=(math.ceil(out.numel() / 256), 1, 1), block=(256, 1, 1), flops=out.numel(),
+                   nbytes=nbytes(grad) + nbytes(out), dtype_class=op.dtype_class(x))]
+
+
 def h_max_pool2d(op):
     """aten::max_pool2d_with_indices (NCHW): max_pool_forward_nchw, one thread per output."""
     x = op.args[0]
@@ -1543,6 +1574,8 @@ RULES = [
     (r"constant_pad_nd", "copy", h_constant_pad),
     (r"max_pool2d_with_indices", "pool", h_max_pool2d),
     (r"_adaptive_avg_pool2d", "pool", h_adaptive_avg_pool2d),
+    (r"avg_pool2d", "pool", h_avg_pool2d),
+    (r"avg_pool2d_backward", "pool", h_avg_pool2d_bwd),
     (r"max_pool2d_with_indices_backward", "pool", h_max_pool2d_bwd),
     (r"|".join(FUSED_CELL_OPS), "rnn", h_fused_cell),
     (r"embedding", "embedding", h_embedding),
