@@ -688,31 +688,29 @@ def _pool_nhwc(x):
     return x.dim() == 4 and not x.is_contiguous() and x.is_contiguous(memory_format=torch.channels_last)
 
 
-def h_avg_pool2d(op):
-    """aten::avg_pool2d (cuda/AveragePool2d.cu): one thread per output element."""
-    x = op.args[0]
-    out = op.outputs[0] if op.outputs else x
+def _avg_pool_kernel(op, x, out, backward):
+    """avg_pool2d_[backward_]out_cuda_frame[_nhwc] (cuda/AveragePool2d.cu): one thread per
+    output (forward) or input-gradient (backward) element."""
     t = ctype(x)
-    sfx = "_nhwc" if _pool_nhwc(x) else ""
-    return [kernel("avg_pool2d_out_cuda_frame" + sfx,
-                   "void at::native::(anonymous namespace)::avg_pool2d_out_cuda_frame%s<%s, %s>(int, %s const*, long, "
-                   "long, long, long, int, int, int, int, int, int, int, %s*, int, bool, bool)" % (sfx, t, _opmath(t), t, t),
-                   grid=(math.ceil(out.numel() / 256), 1, 1), block=(256, 1, 1), flops=x.numel(),
-                   nbytes=nbytes(x) + nbytes(out), dtype_class=op.dtype_class(x))]
+    name = "avg_pool2d_%sout_cuda_frame%s" % ("backward_" if backward else "", "_nhwc" if _pool_nhwc(x) else "")
+    tmpl = "%s, %s, int" % (t, _opmath(t)) if backward else "%s, %s" % (t, _opmath(t))
+    sizes = "long, long, long, long, long" if backward else "long, long, long, long, int"
+    dem = "void at::native::(anonymous namespace)::%s<%s>(int, %s const*, %s, int, int, int, int, int, int, %s*, int, bool, bool)" % (
+        name, tmpl, t, sizes, t)
+    return kernel(name, dem, grid=(math.ceil(out.numel() / 256), 1, 1), block=(256, 1, 1), flops=max(x.numel(), out.numel()),
+                  nbytes=nbytes(op.args[0]) + nbytes(out), dtype_class=op.dtype_class(x))
+
+
+def h_avg_pool2d(op):
+    """aten::avg_pool2d(input, kernel_size, ...)."""
+    x = op.args[0]
+    return [_avg_pool_kernel(op, x, op.outputs[0] if op.outputs else x, False)]
 
 
 def h_avg_pool2d_bwd(op):
-    """aten::avg_pool2d_backward(grad, input, ...): one thread per input element (each writes its
-    own gradient, no zeroing)."""
-    grad, x = op.args[0], op.args[1]
-    out = op.outputs[0] if op.outputs else x
-    t = ctype(x)
-    sfx = "_nhwc" if _pool_nhwc(x) else ""
-    return [kernel("avg_pool2d_backward_out_cuda_frame" + sfx,
-                   "void at::native::(anonymous namespace)::avg_pool2d_backward_out_cuda_frame%s<%s, %s, int>(int, %s const*, "
-                   "long, long, long, long, long, int, int, int, int, int, int, %s*, int, bool, bool)" % (sfx, t, _opmath(t), t, t),
-                   grid=(math.ceil(out.numel() / 256), 1, 1), block=(256, 1, 1), flops=out.numel(),
-                   nbytes=nbytes(grad) + nbytes(out), dtype_class=op.dtype_class(x))]
+    """aten::avg_pool2d_backward(grad, input, ...): every input gradient written, no zeroing."""
+    x = op.args[1]
+    return [_avg_pool_kernel(op, x, op.outputs[0] if op.outputs else x, True)]
 
 
 def h_max_pool2d(op):
