@@ -128,24 +128,17 @@ Result<Run> selectLines(const python::SourceFile& f, uint32_t a, uint32_t b) {
 
 std::string statementHead(const python::SourceFile& f, const Statement& s) {
   Lines lines(f);
-  uint32_t l = s.lines.first;
-  uint32_t e = std::min(lines.end(l), s.bytes.end);
+  uint32_t from = s.bytes.start, to = std::min(lines.end(s.lines.first), s.bytes.end);
   // Decorated definitions: name them by their def/class line.
-  const std::string_view text = f.text();  // views into the snapshot, never into a temporary
-  std::string_view t = text.substr(s.bytes.start, e - s.bytes.start);
-  if (s.decorated && s.definesFunction != kNone) {
-    const auto& fn = f.model().functions[s.definesFunction];
-    uint32_t dl = fn.defLine;
-    t = text.substr(lines.wsEnd(dl), lines.end(dl) - lines.wsEnd(dl));
-  } else if (s.decorated && s.definesClass != kNone) {
-    uint32_t cl = f.model().classes[s.definesClass].classLine;
-    t = text.substr(lines.wsEnd(cl), lines.end(cl) - lines.wsEnd(cl));
+  if (s.decorated && (s.definesFunction != kNone || s.definesClass != kNone)) {
+    uint32_t l = s.definesFunction != kNone ? f.model().functions[s.definesFunction].defLine
+                                            : f.model().classes[s.definesClass].classLine;
+    from = lines.wsEnd(l);
+    to = lines.end(l);
   }
-  // Cut a trailing comment when it is clearly one (no quote before the '#').
-  size_t hash = t.find('#');
-  if (hash != std::string_view::npos && t.substr(0, hash).find_first_of("'\"") == std::string_view::npos)
-    t = t.substr(0, hash);
-  return makeLabel(t);
+  // The code of that line: a trailing comment is cut (the tree knows which '#' starts one).
+  to = f.codeEnd(from, to).value_or(from);
+  return makeLabel(std::string_view(f.text()).substr(from, to - from));
 }
 
 Result<void> fillGeometry(const python::SourceFile& f, Resolved& r) {

@@ -51,11 +51,12 @@ namespace {
 std::string safeLabel(const python::SourceFile& f, uint32_t line) {
   if (line >= f.lines().lineCount()) return "stmt";
   const std::string& t = f.text();
-  std::string s = t.substr(f.lines().lineStart(line), f.lines().lineEnd(line, t) - f.lines().lineStart(line));
+  uint32_t from = f.lines().lineStart(line), to = f.lines().lineEnd(line, t);
+  // The code of the line: a trailing comment is cut (the tree knows which '#' starts one).
+  to = f.codeEnd(from, to).value_or(from);
+  std::string s = t.substr(from, to - from);
   size_t a = s.find_first_not_of(" \t");
   s = a == std::string::npos ? "" : s.substr(a);
-  size_t hash = s.find('#');
-  if (hash != std::string::npos && s.substr(0, hash).find_first_of("'\"") == std::string::npos) s = s.substr(0, hash);
   for (char& c : s)
     if (c == '{' || c == '}') c = '?';
   while (!s.empty() && (s.back() == ' ' || s.back() == ':')) s.pop_back();

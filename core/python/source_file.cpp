@@ -139,8 +139,9 @@ bool findLastCode(TSNode n, uint32_t start, uint32_t end, uint32_t& out) {
     uint32_t cs = ts_node_start_byte(c), ce = ts_node_end_byte(c);
     if (ce <= start) return false;
     if (cs >= end || cs == ce) continue;
-    if (std::string_view(ts_node_type(c)) == "comment") continue;
-    if (ts_node_child_count(c) > 0) {
+    std::string_view type = ts_node_type(c);
+    if (type == "comment") continue;
+    if (ts_node_child_count(c) > 0 && type != "string") {  // a string is one token, even over lines
       if (findLastCode(c, start, end, out)) return true;
       continue;
     }
@@ -152,10 +153,10 @@ bool findLastCode(TSNode n, uint32_t start, uint32_t end, uint32_t& out) {
 
 }  // namespace
 
-uint32_t SourceFile::lastCodeEnd(uint32_t start, uint32_t end) const {
+std::optional<uint32_t> SourceFile::codeEnd(uint32_t start, uint32_t end) const {
   uint32_t out = end;
   if (findLastCode(root(), start, end, out)) return out;
-  return end;
+  return std::nullopt;
 }
 
 std::string SourceFile::sexp() const {

@@ -10,6 +10,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,7 +68,9 @@ class SourceFile {
   const Module& model() const;
   /// End of the last non-comment token of the syntax within [start, end) (a statement's range):
   /// where its code ends, ignoring comments tree-sitter may have attached to it; `end` when none.
-  uint32_t lastCodeEnd(uint32_t start, uint32_t end) const;
+  uint32_t lastCodeEnd(uint32_t start, uint32_t end) const { return codeEnd(start, end).value_or(end); }
+  /// The same, nullopt when [start, end) holds no code (blank, or only a comment).
+  std::optional<uint32_t> codeEnd(uint32_t start, uint32_t end) const;
 
   /// Debug s-expression of the whole tree: every node (named and anonymous) with its type,
   /// field name, byte range and start/end points, MISSING marks. Two trees print equal iff

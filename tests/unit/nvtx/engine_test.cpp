@@ -420,3 +420,15 @@ TEST_CASE("labels of long statements are exact and brace-free (torch formats the
   CHECK(header.find('}') == std::string::npos);
   CHECK(makeLabel("d = {'k': v}") == "d = ?'k': v?");
 }
+
+TEST_CASE("labels stop where the code of the first line stops: comments cut, '#' in strings kept") {
+  // A multi-line statement: its first line ends in a comment, after a string holding a '#'.
+  std::string out = wrap("x = g(\"a#b\",  # the key\n      y)\n", {lines(1, 2)});
+  CHECK(out.find("with torch.cuda.nvtx.range(\"kl:m.py:1-2:x = g(?a#b?,\"):") != std::string::npos);
+  // A comment with a quote in it is still a comment.
+  out = wrap("z = h(1,  # don't\n      2)\n", {lines(1, 2)});
+  CHECK(out.find("with torch.cuda.nvtx.range(\"kl:m.py:1-2:z = h(1,\"):") != std::string::npos);
+  // A decorated def is named by its def line, its comment cut.
+  out = wrap("@dec\ndef f(s='#'):  # doc\n    pass\n", {lines(1, 3)});
+  CHECK(out.find("kl:m.py:1-3:def f(s='#')\"") != std::string::npos);
+}

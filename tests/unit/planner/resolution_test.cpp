@@ -218,3 +218,21 @@ TEST_CASE("plan: round 0 wraps the function and each top-level line; refining de
   // Unknown function.
   CHECK_FALSE(plan.addFunction(FunctionRef{"tinyformer/block.py", "Nope.forward", 0}, Origin::Focus, -1, 0).ok());
 }
+
+TEST_CASE("plan: a statement node's label is the code of its first line (comments cut, strings kept)") {
+  kl::test::TempDir d;
+  kl::test::writeFile(d / "m.py",
+                      "def f(y):\n"
+                      "    x = g(\"a#b\", {1: 2},  # don't {k}\n"
+                      "          y)\n"
+                      "    # only a comment\n"
+                      "    return x\n");
+  WorkspaceIndex ix(d.path());
+  Plan plan(ix);
+  auto a = plan.addStatements("m.py", {1, 2}, Origin::Focus, -1, 0);
+  REQUIRE(a.ok());
+  CHECK(plan.node(*a).label == "x = g(\"a#b\", ?1: 2?,");
+  auto b = plan.addStatements("m.py", {3, 4}, Origin::Focus, -1, 0);
+  REQUIRE(b.ok());
+  CHECK(plan.node(*b).label == "stmt");
+}
