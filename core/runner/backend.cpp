@@ -28,20 +28,20 @@ Result<BackendKind> parseBackend(std::string_view s) {
   return Error::invalid("unknown backend '" + std::string(s) + "' (use nsys, torch or emulate)");
 }
 
-std::vector<std::string> Backend::probeCommand(const ProbeOptions& p, std::string_view backend, const RoundPaths& paths,
+std::vector<std::string> Backend::probeCommand(const ProbeOptions& p, BackendKind backend, const RoundPaths& paths,
                                                const std::optional<std::string>& out,
                                                const std::vector<std::string>& entry) {
   std::string pythonPath = p.probeDir.string();
   if (const char* cur = std::getenv("PYTHONPATH"); cur && *cur) pythonPath += std::string(":") + cur;
   std::vector<std::string> a = {"env",       "PYTHONPATH=" + pythonPath, p.python, "-m", "kernlens_probe",
-                                "--backend", std::string(backend)};
+                                "--backend", backendName(backend)};
   if (!paths.overlayDir.empty()) a.insert(a.end(), {"--overlay", paths.overlayDir.string()});
   if (!paths.lineRanges.empty()) a.insert(a.end(), {"--line-ranges", paths.lineRanges.string()});
   if (!paths.callsFile.empty()) a.insert(a.end(), {"--discover-calls", paths.callsFile.string()});
   if (!paths.autogradRanges) a.insert(a.end(), {"--autograd-nvtx", "off"});
   a.insert(a.end(), {"--workspace", p.workspace.string(), "--status", (paths.outDir / "status{rank}.json").string()});
   if (out) a.insert(a.end(), {"--out", *out});
-  if (backend == "emulate") a.insert(a.end(), {"--gpu", p.gpu});
+  if (backend == BackendKind::Emulate) a.insert(a.end(), {"--gpu", p.gpu});
   a.push_back("--");
   a.insert(a.end(), entry.begin(), entry.end());
   return a;
@@ -97,7 +97,7 @@ class NsysBackend : public Backend {
     NsysCaps caps = caps_;
     caps.pytorchAutogradNvtx = caps_.pytorchAutogradNvtx && paths.autogradRanges;
     auto a = nsysProfileArgs(caps, (paths.outDir / ("round" + std::to_string(paths.index) + "{rank}")).string());
-    auto p = probeCommand(probe_, "nsys", paths, std::nullopt, entry);
+    auto p = probeCommand(probe_, BackendKind::Nsys, paths, std::nullopt, entry);
     if (caps.pytorchAutogradNvtx) {  // nsys writes the sequence ranges: the probe must not as well
       auto sep = std::find(p.begin(), p.end(), std::string("--"));
       p.insert(sep, {"--autograd-nvtx", "off"});
@@ -168,7 +168,7 @@ class ProbeBackend : public Backend {
   }
   std::vector<std::string> command(const RoundPaths& paths, const std::vector<std::string>& entry) const override {
     std::string out = (paths.outDir / (std::string("profile{rank}") + ext())).string();
-    return probeCommand(probe_, backendName(kind_), paths, out, entry);
+    return probeCommand(probe_, kind_, paths, out, entry);
   }
   Result<std::vector<std::filesystem::path>> collect(const RoundPaths& paths, const CancellationToken&) const override {
     auto files = listOutputs(paths.outDir, "profile", ext());

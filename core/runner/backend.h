@@ -70,8 +70,8 @@ class Backend {
   virtual void afterKill(int leaderPid) const { (void)leaderPid; }
 
  protected:
-  /// `env PYTHONPATH=... python -m kernlens_probe --backend <b> ... -- entry`.
-  static std::vector<std::string> probeCommand(const ProbeOptions& p, std::string_view backend, const RoundPaths& paths,
+  /// `env PYTHONPATH=... python -m kernlens_probe --backend <backendName(b)> ... -- entry`.
+  static std::vector<std::string> probeCommand(const ProbeOptions& p, BackendKind backend, const RoundPaths& paths,
                                                const std::optional<std::string>& out,
                                                const std::vector<std::string>& entry);
 };
