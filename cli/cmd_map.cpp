@@ -87,7 +87,7 @@ int run(const Args& args, Context& ctx) {
 
   if (format == "json") {
     nlohmann::json j = {
-        {"source", rs.provenance.source},
+        {"source", results::attributionSourceName(rs.provenance.source)},
         {"emulated", rs.provenance.emulated},
         {"lines", nlohmann::json::array()},
         {"unmapped",
@@ -116,7 +116,7 @@ int run(const Args& args, Context& ctx) {
     ctx.out << j.dump(1) << "\n";
     return 0;
   }
-  ctx.out << "mapped from " << rs.provenance.source << " in " << o.profilePath
+  ctx.out << "mapped from " << results::attributionSourceName(rs.provenance.source) << " in " << o.profilePath
           << (rs.provenance.emulated ? "  [EMULATED: kernels and times modelled, not measured]" : "") << "\n";
   for (const auto& f : rs.files) {
     ctx.out << "\n== " << f.path << "\n";

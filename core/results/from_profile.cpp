@@ -258,7 +258,7 @@ Result<ResultSet> buildFromProfile(const profile::ProfileModel& m, const BuildOp
 
   auto& p = rs.provenance;
   p.runId = "profile:" + fileName;
-  p.source = hasKl ? "kl-ranges" : "python-stacks";
+  p.source = hasKl ? AttributionSource::KlRanges : AttributionSource::PythonStacks;
   p.emulated = m.meta.emulated;
   p.backend = m.meta.emulated ? "emulate" : m.meta.format == profile::SourceFormat::Nsys ? "nsys" : "torch";
   p.profilePath = opts.profilePath;

@@ -170,7 +170,7 @@ Result<std::optional<ResultSet>> loadFromStore(const std::filesystem::path& work
       auto& p = rs.provenance;
       p.runId = f.run.key;
       p.backend = f.run.backend;
-      p.source = "kl-ranges";
+      p.source = AttributionSource::KlRanges;
       p.gpu = f.run.gpu;
       p.gitCommit = f.run.gitCommit;
       p.gitDirty = f.run.gitDirty;

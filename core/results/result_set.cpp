@@ -10,6 +10,10 @@
 
 namespace kl::results {
 
+const char* attributionSourceName(AttributionSource s) {
+  return s == AttributionSource::KlRanges ? "kl-ranges" : "python-stacks";
+}
+
 const LineResult* FileResult::lineAt(uint32_t line) const {
   auto it =
       std::lower_bound(lines.begin(), lines.end(), line, [](const LineResult& r, uint32_t l) { return r.line < l; });

@@ -59,11 +59,17 @@ struct FileResult {
   const FunctionResult* function(std::string_view qualName) const;
 };
 
+/// How GPU ops were attributed to lines: through `kl:` NVTX ranges, or the innermost workspace
+/// frame of the launch call's Python stack.
+enum class AttributionSource : uint8_t { KlRanges, PythonStacks };
+/// "kl-ranges" | "python-stacks" (the JSON and text spelling).
+const char* attributionSourceName(AttributionSource s);
+
 /// Where the numbers come from (shown in hovers).
 struct Provenance {
-  std::string runId;        // store run id, or "profile:<file name>" for loaded profiles
-  std::string backend;      // "nsys", "torch", "emulate", or "loaded"
-  std::string source;       // "kl-ranges" or "python-stacks"
+  std::string runId;    // store run id, or "profile:<file name>" for loaded profiles
+  std::string backend;  // "nsys", "torch", "emulate", or "loaded"
+  AttributionSource source = AttributionSource::PythonStacks;
   std::string profilePath;  // the profile file(s) read
   std::string gpu;          // GPU name(s), "" when unknown
   std::string gitCommit;    // "" when unknown

@@ -404,7 +404,8 @@ std::string hoverText(const results::LineResult& line, const DocumentResults& dr
       "commit " + (p.gitCommit.empty() ? std::string("unknown")
                                        : st.code(p.gitCommit.substr(0, 10)) + (p.gitDirty ? " (dirty)" : ""))};
   if (std::string age = results::formatAge(p.createdUnix, now); !age.empty()) prov.push_back(age);
-  prov.push_back("from " + std::string(p.source == "kl-ranges" ? "kl: NVTX ranges" : "Python stacks"));
+  prov.push_back("from " +
+                 std::string(p.source == results::AttributionSource::KlRanges ? "kl: NVTX ranges" : "Python stacks"));
   md += (st.plain ? "\n" : "\n---\n") + st.join(prov);
   if (dr.file.stale) md += "\n\n⚠ results are from an older version of this file";
   return md;

@@ -95,7 +95,7 @@ void registerLoadProfile(Server& server, std::shared_ptr<FeatureContext> ctx) {
                           {"lines", lines},
                           {"mappedOps", rs.totalOps - rs.unmapped.ops},
                           {"unmappedOps", rs.unmapped.ops},
-                          {"source", rs.provenance.source},
+                          {"source", results::attributionSourceName(rs.provenance.source)},
                           {"emulated", rs.provenance.emulated},
                           {"runId", rs.provenance.runId}};
           std::string msg = "kernlens: " + rs.provenance.runId.substr(rs.provenance.runId.find(':') + 1) + ": " +

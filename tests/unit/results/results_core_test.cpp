@@ -341,7 +341,7 @@ TEST_CASE("buildFromProfile: kl: ranges, path by suffix, unmapped ops") {
   };
   auto rs = buildFromProfile(m, o);
   REQUIRE(rs.ok());
-  CHECK(rs->provenance.source == "kl-ranges");
+  CHECK(std::string(attributionSourceName(rs->provenance.source)) == "kl-ranges");
   REQUIRE(rs->files.size() == 1);
   const auto& f = rs->files[0];
   REQUIRE(f.lines.size() == 1);
@@ -386,7 +386,7 @@ TEST_CASE("buildFromProfile: Python stacks -> innermost workspace frame") {
   o.matcher = &matcher;
   auto rs = buildFromProfile(m, o);
   REQUIRE(rs.ok());
-  CHECK(rs->provenance.source == "python-stacks");
+  CHECK(std::string(attributionSourceName(rs->provenance.source)) == "python-stacks");
   CHECK(rs->provenance.backend == "torch");
   REQUIRE(rs->files.size() == 2);
   const auto* model = rs->file("pkg/model.py");
