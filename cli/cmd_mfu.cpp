@@ -53,11 +53,12 @@ int run(const Args& args, Context& ctx) {
   }
   auto& o = ctx.out;
   noteEmulated(o, m);
-  if (r.source == "none") {
+  if (r.source == analysis::FlopSource::None) {
     o << "No FLOPs: no GEMM/attention operator with recorded shapes (Kineto record_shapes=True,\n"
          "or emit_nvtx(record_shapes=True) ranges) launched a kernel in scope.\n";
   } else {
-    o << "FLOPs from " << r.source << " (model FLOPs of GEMM/attention operators, docs/analyses.md#mfu)\n\n";
+    o << "FLOPs from " << analysis::flopSourceName(r.source)
+      << " (model FLOPs of GEMM/attention operators, docs/analyses.md#mfu)\n\n";
   }
   std::vector<std::vector<std::string>> dr;
   for (const auto& d : r.devices)

@@ -35,10 +35,18 @@ bool isGemmLikeKernel(std::string_view n) {
   return false;
 }
 
+const char* flopSourceName(FlopSource s) {
+  switch (s) {
+    case FlopSource::None: return "none";
+    case FlopSource::KinetoShapes: return "kineto-shapes";
+    case FlopSource::NvtxShapes: return "nvtx-shapes";
+  }
+  return "none";
+}
+
 MfuResult computeMfu(const View& v) {
   const auto& m = v.m;
   MfuResult r;
-  r.source = "none";
   // GPU name per (rank, device).
   std::map<DeviceKey, std::string> gpuName;
   for (const auto& g : m.gpus) gpuName[{g.rank, g.deviceId}] = std::string(m.str(g.name));
@@ -153,7 +161,7 @@ MfuResult computeMfu(const View& v) {
       addTo(u.kernelNs, op.duration());
     }
   }
-  r.source = kineto ? "kineto-shapes" : nvtx ? "nvtx-shapes" : "none";
+  r.source = kineto ? FlopSource::KinetoShapes : nvtx ? FlopSource::NvtxShapes : FlopSource::None;
 
   std::map<std::string, MfuGroup> ops, lines;
   for (auto& entry : invs) {
@@ -208,7 +216,7 @@ void writeJson(json::Writer& w, const MfuResult& r, const ProfileModel& m, size_
   };
   w.beginObject()
       .field("emulated", m.meta.emulated)
-      .field("source", r.source)
+      .field("source", flopSourceName(r.source))
       .field("flops", r.flops)
       .field("flop_kernel_ns", r.flopKernelNs);
   w.key("devices").beginArray();

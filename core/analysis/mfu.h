@@ -51,8 +51,13 @@ struct MfuDevice {
   uint64_t uncountedGemmKernels = 0;
 };
 
+/// Where the operators' input shapes (hence FLOPs) come from; None: no FLOPs counted.
+enum class FlopSource : uint8_t { None, KinetoShapes, NvtxShapes };
+/// "none", "kineto-shapes", "nvtx-shapes" (the JSON and text spelling).
+const char* flopSourceName(FlopSource s);
+
 struct MfuResult {
-  std::string source;               // "kineto-shapes", "nvtx-shapes", "none"
+  FlopSource source = FlopSource::None;
   std::vector<MfuDevice> devices;   // by (rank, device)
   std::vector<MfuGroup> ops;        // by flops desc
   std::vector<MfuGroup> lines;      // by flops desc
