@@ -31,16 +31,8 @@ std::string apiOf(const Module& m, int32_t e) {
 /// The name argument of an NVTX call: the first positional argument, else msg= / message=.
 void fillName(const Module& m, const std::string& text, SourceRange& r, int32_t call) {
   if (call == kNone) return;
-  int32_t keyword = kNone, positional = kNone;
-  for (const auto& a : m.expressions[call].arguments) {
-    if (a.splat != Expression::Argument::Splat::None) continue;
-    if (a.keyword.empty()) {
-      positional = a.value;
-      break;
-    }
-    if (keyword == kNone && (a.keyword == "msg" || a.keyword == "message")) keyword = a.value;
-  }
-  int32_t arg = positional != kNone ? positional : keyword;
+  int32_t arg = m.argument(call, 0, "msg");
+  if (arg == kNone) arg = m.argument(call, 0, "message");
   if (arg == kNone) return;
   const Expression& e = m.expressions[arg];
   r.nameText = text.substr(e.bytes.start, e.bytes.size());
