@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <ranges>
 #include <unordered_map>
 
 #include "core/nvtx/naming.h"
@@ -110,7 +111,6 @@ struct ThreadIndex {
 }  // namespace
 
 std::vector<LinkedCall> linkAutograd(const ProfileModel& m, const std::vector<uint8_t>& wanted) {
-  std::vector<LinkedCall> out(m.apiCalls.size());
   const size_t nThreads = m.threads.size();
 
   // 1. Tagged ranges: backward nodes and forward ops per thread; forward ops by (process, seq).
@@ -143,10 +143,7 @@ std::vector<LinkedCall> linkAutograd(const ProfileModel& m, const std::vector<ui
     if (seq >= 0 || nodeFlag) dataTag = SeqTag{seq, nodeFlag || isBackwardNodeName(m.str(rText[r]))};
     if (!dataTag && lastTag && rText[r] == lastText && !*lastTag) continue;
     const auto g = m.ranges[r];
-    if (!dataTag && nvtx::isManagedName(m.str(g.text))) {
-      lineRanges[g.thread].items.push_back({g.start, g.end, r, -1});
-      continue;
-    }
+    if (!dataTag && nvtx::isManagedName(m.str(g.text))) continue;  // line ranges: collected below
     auto it = tags.end();
     if (!dataTag) {
       it = tags.find(g.text);
@@ -172,7 +169,21 @@ std::vector<LinkedCall> linkAutograd(const ProfileModel& m, const std::vector<ui
       bySeq.push_back({m.threads[g.thread].process, t.seq, g.start, r});
     }
   }
+  // Nothing tagged (no autograd ranges): nothing allocated per call or per line range.
   if (!any) return {};
+  lastText = kNone;
+  bool lastManaged = false;
+  for (uint32_t r = 0; r < m.ranges.size(); ++r) {
+    if (rThread[r] >= nThreads || m.ranges.get<&Range::seq>(r) >= 0 || m.ranges.get<&Range::backwardNode>(r)) continue;
+    if (rText[r] != lastText) {
+      lastText = rText[r];
+      lastManaged = nvtx::isManagedName(m.str(lastText));
+    }
+    const RangeKind kind = m.ranges.get<&Range::kind>(r);
+    if (!lastManaged || kind == RangeKind::NvtxMark || kind == RangeKind::GpuUserAnnotation) continue;
+    lineRanges[rThread[r]].items.push_back({m.ranges.get<&Range::start>(r), m.ranges.get<&Range::end>(r), r, -1});
+  }
+  std::vector<LinkedCall> out(m.apiCalls.size());
   for (auto& x : nodes) x.finish();
   for (auto& x : fwdOps) x.finish();
   for (auto& x : lineRanges) x.finish();
@@ -251,10 +262,9 @@ std::vector<LinkedCall> linkAutograd(const ProfileModel& m, const std::vector<ui
       }
     }
   };
-  std::vector<uint32_t> order(m.apiCalls.size());
-  for (uint32_t c = 0; c < order.size(); ++c) order[c] = c;
-  fill(order.begin(), order.end());
-  fill(order.rbegin(), order.rend());
+  auto calls = std::views::iota(uint32_t{0}, static_cast<uint32_t>(m.apiCalls.size()));
+  fill(calls.begin(), calls.end());
+  fill(std::make_reverse_iterator(calls.end()), std::make_reverse_iterator(calls.begin()));
   return out;
 }
 
