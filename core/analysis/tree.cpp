@@ -22,10 +22,9 @@ TreeResult computeTree(const View& v) {
   // the part below the common prefix is looked up (inclusive numbers are summed at the end).
   std::vector<uint32_t> prevStack, path;
   const auto& opStart = m.gpuOps.col<&profile::GpuOp::start>();
-  const auto& opEnd = m.gpuOps.col<&profile::GpuOp::end>();
   const auto& opName = m.gpuOps.col<&profile::GpuOp::name>();
   for (uint32_t i : v.ops) {
-    const int64_t d = opEnd[i] - opStart[i];
+    const int64_t d = m.gpuOps.get<&profile::GpuOp::end>(i) - opStart[i];
     addTo(r.totalNs, d);
     auto stack = v.attr->stack(i);
     if (stack.empty()) {

@@ -95,10 +95,29 @@ uint64_t fnv(std::span<const StrId> s) {
 
 }  // namespace
 
+uint32_t* Attribution::StackPool::append(uint32_t k, uint32_t& handle) {
+  const uint64_t need = uint64_t{k} + 1;
+  if (blocks_.empty()) {  // block 0 starts with the empty stack, so handle 0 reads as empty
+    blocks_.push_back(std::make_unique_for_overwrite<uint32_t[]>(kBlock));
+    blocks_[0][0] = 0;
+    used_ = 1;
+  }
+  if (used_ + need > kBlock) {
+    if (blocks_.size() >= (size_t{1} << (32 - kPosBits))) return nullptr;
+    blocks_.push_back(std::make_unique_for_overwrite<uint32_t[]>(std::max<uint64_t>(kBlock, need)));
+    used_ = 0;
+  }
+  handle = static_cast<uint32_t>((blocks_.size() - 1) << kPosBits) | used_;
+  uint32_t* p = blocks_.back().get() + used_;
+  p[0] = k;
+  used_ = need >= kBlock ? kBlock : used_ + static_cast<uint32_t>(need);
+  return p + 1;
+}
+
 std::vector<uint32_t> linkLaunches(const ProfileModel& m) {
   // Per process, a dense table correlation id -> call over the process' id range (ids are
   // small consecutive integers in practice); a hash map for a process whose ids are sparse.
-  const auto& callCorr = m.apiCalls.col<&ApiCall::correlationId>();
+  auto callCorr = [&m](uint32_t c) { return m.apiCalls.get<&ApiCall::correlationId>(c); };
   const auto& callThread = m.apiCalls.col<&ApiCall::thread>();
   const size_t nCalls = m.apiCalls.size(), nProc = m.processes.size(), nThreads = m.threads.size();
   auto processOf = [&](uint32_t c) -> uint32_t {
@@ -115,10 +134,11 @@ std::vector<uint32_t> linkLaunches(const ProfileModel& m) {
   std::vector<Index> index(nProc);
   for (uint32_t c = 0; c < nCalls; ++c) {
     uint32_t p = processOf(c);
-    if (callCorr[c] < 0 || p >= nProc) continue;
+    const int64_t corr = callCorr(c);
+    if (corr < 0 || p >= nProc) continue;
     auto& x = index[p];
-    x.lo = std::min(x.lo, callCorr[c]);
-    x.hi = std::max(x.hi, callCorr[c]);
+    x.lo = std::min(x.lo, corr);
+    x.hi = std::max(x.hi, corr);
     ++x.count;
   }
   size_t denseSize = 0;
@@ -136,18 +156,18 @@ std::vector<uint32_t> linkLaunches(const ProfileModel& m) {
   // ...) beats bookkeeping calls; then the earliest (calls are in start order).
   for (uint32_t c = 0; c < nCalls; ++c) {
     uint32_t p = processOf(c);
-    if (callCorr[c] < 0 || p >= nProc) continue;
+    const int64_t corr = callCorr(c);
+    if (corr < 0 || p >= nProc) continue;
     auto& x = index[p];
-    uint32_t* slot = x.dense ? &table[x.offset + static_cast<size_t>(callCorr[c] - x.lo)]
-                             : &x.sparse.try_emplace(callCorr[c], kNone).first->second;
+    uint32_t* slot = x.dense ? &table[x.offset + static_cast<size_t>(corr - x.lo)]
+                             : &x.sparse.try_emplace(corr, kNone).first->second;
     if (*slot == kNone || roleRank(m.apiCalls.get<&ApiCall::role>(c)) < roleRank(m.apiCalls.get<&ApiCall::role>(*slot)))
       *slot = c;
   }
-  const auto& opCorr = m.gpuOps.col<&GpuOp::correlationId>();
   const auto& opProc = m.gpuOps.col<&GpuOp::process>();
   std::vector<uint32_t> out(m.gpuOps.size(), kNone);
   for (size_t i = 0; i < out.size(); ++i) {
-    int64_t corr = opCorr[i];
+    const int64_t corr = m.gpuOps.get<&GpuOp::correlationId>(i);
     uint32_t p = opProc[i];
     if (corr < 0 || p >= nProc) continue;
     const auto& x = index[p];
@@ -166,6 +186,12 @@ std::atomic<uint64_t> gAttributionRuns{0};
 }  // namespace
 
 uint64_t attributionRuns() { return gAttributionRuns.load(std::memory_order_relaxed); }
+
+namespace {
+Error poolFull() {
+  return Error::unsupported("attribution: more than 2^32 stack entries (distinct range stacks); not supported");
+}
+}  // namespace
 
 Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
   gAttributionRuns.fetch_add(1, std::memory_order_relaxed);
@@ -190,11 +216,10 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
   const std::vector<Pass> steps = opts.linkBackward ? stepScopes(m, callUsed) : std::vector<Pass>{};
   const auto& callThread = m.apiCalls.col<&ApiCall::thread>();
   const auto& cStart = m.apiCalls.col<&ApiCall::start>();
-  const auto& cEnd = m.apiCalls.col<&ApiCall::end>();
   auto linked = [&](uint32_t c) { return !links.empty() && links[c].thread < nThreads; };
   auto queryThread = [&](uint32_t c) { return linked(c) ? links[c].thread : callThread[c]; };
   auto queryStart = [&](uint32_t c) { return linked(c) ? links[c].start : cStart[c]; };
-  auto queryEnd = [&](uint32_t c) { return linked(c) ? links[c].end : cEnd[c]; };
+  auto queryEnd = [&](uint32_t c) { return linked(c) ? links[c].end : m.apiCalls.get<&ApiCall::end>(c); };
 
   // 3. One sweep over ranges, frames and used calls by start time (the model keeps each table
   // in start order; linked calls are put in lookup-start order), with the open ranges and frames
@@ -213,7 +238,6 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
   const auto& rStart = m.ranges.col<&Range::start>();
   const auto& rThread = m.ranges.col<&Range::thread>();
   a.callStack_.assign(nCalls, 0);
-  a.stackPool_.assign(1, 0);
   const bool withFrames = opts.pythonFrames && !m.pyFrames.empty();
   if (withFrames) a.callFrame_.assign(nCalls, kNone);
   struct PerThread {
@@ -259,6 +283,7 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
   };
   uint32_t ri = 0, fi = 0;
   const uint32_t nFrames = withFrames ? static_cast<uint32_t>(m.pyFrames.size()) : 0;
+  bool full = false;  // the stack pool's handles are used up
   auto visit = [&](uint32_t c) {
     const uint32_t t = queryThread(c);
     if (t >= nThreads) return;
@@ -273,15 +298,19 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
       a.callStack_[c] = th.lastAt;
     } else {
       auto first = th.active.v.begin(), last = th.active.v.begin() + static_cast<long>(k);
-      const uint32_t at = static_cast<uint32_t>(a.stackPool_.size());
+      uint32_t at = 0;
+      uint32_t* out = a.stacks_.append(static_cast<uint32_t>(k), at);
+      if (!out) {
+        full = true;
+        return;
+      }
       a.callStack_[c] = at;
-      a.stackPool_.push_back(static_cast<uint32_t>(k));
       if (std::is_sorted(first, last, stackOrder)) {
-        for (auto it = first; it != last; ++it) a.stackPool_.push_back(it->idx);
+        for (auto it = first; it != last; ++it) *out++ = it->idx;
       } else {
         tmp.assign(first, last);
         std::sort(tmp.begin(), tmp.end(), stackOrder);
-        for (const auto& e : tmp) a.stackPool_.push_back(e.idx);
+        for (const auto& e : tmp) *out++ = e.idx;
       }
       th.lastVersion = th.version;
       th.lastK = k;
@@ -313,11 +342,13 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
       if ((c & 0xFFFF) == 0 && opts.cancel.isCancelled()) return Error::cancelled();
       if (callUsed[c]) visit(c);
     }
+    if (full) return poolFull();
   } else {
     for (size_t j = 0; j < linkedOrder.size(); ++j) {
       if ((j & 0xFFFF) == 0 && opts.cancel.isCancelled()) return Error::cancelled();
       visit(linkedOrder[j]);
     }
+    if (full) return poolFull();
     linkedOrder = {};
   }
   if (stats)
@@ -339,14 +370,12 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
     ++a.counts_[c == kNone ? 1 : a.callStack_[c] == 0 ? 2 : 0];
   }
   if (opts.cancel.isCancelled()) return Error::cancelled();
-  // No shrink_to_fit of the stack pool: its copy would be the peak of the whole attribution.
   if (!stats) return a;
 
   // 5. Per-range statistics. Kernel names per range are bucketed by range (a counting sort;
   // a name repeated by consecutive ops of a range is kept once), then each bucket is sorted
   // and deduplicated.
   const auto& opStart = m.gpuOps.col<&GpuOp::start>();
-  const auto& opEnd = m.gpuOps.col<&GpuOp::end>();
   const auto& opName = m.gpuOps.col<&GpuOp::name>();
   const bool allKernels = !m.gpuOps.stored<&GpuOp::kind>();
   auto isKernel = [&](uint32_t i) { return allKernels || m.gpuOps.get<&GpuOp::kind>(i) == GpuOpKind::Kernel; };
@@ -355,7 +384,7 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
   for (uint32_t i = 0; i < nOps; ++i) {
     auto st = a.stack(i);
     if (st.empty()) continue;
-    const int64_t start = opStart[i], end = opEnd[i], dur = end - start;
+    const int64_t start = opStart[i], end = m.gpuOps.get<&GpuOp::end>(i), dur = end - start;
     const bool kernel = isKernel(i);
     for (uint32_t r : st) {
       auto& s = a.ranges_[r];
@@ -458,7 +487,7 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
   for (uint32_t i = 0; i < nOps; ++i) {
     auto st = a.stack(i);
     if (st.empty()) continue;
-    const int64_t dur = opEnd[i] - opStart[i];
+    const int64_t dur = m.gpuOps.get<&GpuOp::end>(i) - opStart[i];
     const bool kernel = isKernel(i);
     distinctNames(st);
     for (uint32_t n : seen) {

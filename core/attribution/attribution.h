@@ -28,6 +28,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -78,8 +79,7 @@ struct Options {
 /// launch index is a property of the launch call and is stored once per call).
 struct OpAttribution {
   uint32_t launch = kNone;        // index into apiCalls
-  uint32_t stackBegin = 0;        // into Attribution's stack pool (stack(i) is the span)
-  uint32_t stackSize = 0;         // 0 when unattributed
+  uint32_t stackSize = 0;         // ranges in stack(i); 0 when unattributed
   uint32_t pyFrame = kNone;       // Kineto: innermost python_function frame around the launch
   uint32_t backwardNode = kNone;  // innermost backward-node range around the launch (autograd link)
   uint32_t forwardOp = kNone;     // the forward op range whose ranges the op took (kNone: its own)
@@ -131,8 +131,7 @@ class Attribution {
     o.launch = launch_[i];
     if (o.launch == kNone) return o;  // reason NoLaunchCall
     const uint32_t c = o.launch;
-    o.stackBegin = callStack_[c] + 1;
-    o.stackSize = stackPool_[callStack_[c]];
+    o.stackSize = static_cast<uint32_t>(stacks_.get(callStack_[c]).size());
     o.reason = o.stackSize ? Unattributed::None : Unattributed::OutsideRanges;
     if (!callFrame_.empty()) o.pyFrame = callFrame_[c];
     if (!links_.empty()) {
@@ -171,14 +170,31 @@ class Attribution {
 
  private:
   friend Result<Attribution> attribute(const profile::ProfileModel&, const Options&);
-  /// The stack of launch call c: stackPool_[callStack_[c]] is its size, the ranges follow.
-  std::span<const uint32_t> callStack(uint32_t c) const {
-    const uint32_t at = callStack_[c];
-    return {stackPool_.data() + at + 1, stackPool_[at]};
-  }
+  /// The stack of launch call c.
+  std::span<const uint32_t> callStack(uint32_t c) const { return stacks_.get(callStack_[c]); }
+  /// Size-prefixed stacks in fixed blocks (a stack never straddles two), so the pool grows
+  /// without reallocating or copying what it holds: its peak is its size plus one block.
+  /// A handle is block << kPosBits | position; handle 0 is the empty stack.
+  class StackPool {
+   public:
+    static constexpr uint32_t kPosBits = 18, kBlock = 1u << kPosBits;
+    /// Room for a stack of k ranges: writes the size, returns where the k ranges go and
+    /// sets `handle`. A stack longer than a block gets a block of its own. nullptr when the
+    /// handles are used up (2^(32 - kPosBits) blocks, 2^32 entries: the limit of a 4-byte handle).
+    uint32_t* append(uint32_t k, uint32_t& handle);
+    std::span<const uint32_t> get(uint32_t handle) const {
+      if (handle == 0) return {};
+      const uint32_t* p = blocks_[handle >> kPosBits].get() + (handle & (kBlock - 1));
+      return {p + 1, p[0]};
+    }
+
+   private:
+    std::vector<std::unique_ptr<uint32_t[]>> blocks_;
+    uint32_t used_ = kBlock;  // entries used in the last block (full: a new block next)
+  };
   std::vector<uint32_t> launch_;     // per op: launch call, kNone = none
-  std::vector<uint32_t> callStack_;  // per API call: its stack's size slot in stackPool_ (0 = empty)
-  std::vector<uint32_t> stackPool_;  // [0] = 0 (the empty stack), then size-prefixed stacks
+  std::vector<uint32_t> callStack_;  // per API call: its stack's handle in stacks_ (0 = empty)
+  StackPool stacks_;
   std::vector<uint32_t> callFrame_;  // per API call: innermost Python frame; empty without frames
   struct CallLink {
     uint32_t node, forwardOp;  // LinkedCall::node / forwardOp
@@ -191,7 +207,8 @@ class Attribution {
   uint32_t counts_[3] = {0, 0, 0};
 };
 
-/// Runs attribution. Fails only when cancelled.
+/// Runs attribution. Fails when cancelled, and (unsupported) when the distinct stacks need more
+/// than 2^32 pool entries.
 Result<Attribution> attribute(const profile::ProfileModel& model, const Options& opts = {});
 
 /// How many times attribute() ran in this process (a diagnostic: tests check that a profiling

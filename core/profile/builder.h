@@ -20,15 +20,15 @@ template <typename Table>
 std::vector<uint32_t> sortByTime(Table& t) {
   using Row = typename Table::value_type;
   const auto& start = t.template col<&Row::start>();
-  const auto& end = t.template col<&Row::end>();
+  auto end = [&t](size_t i) { return t.template get<&Row::end>(i); };
   const size_t n = t.size();
   bool sorted = true;
   for (size_t i = 1; i < n && sorted; ++i)
-    sorted = start[i - 1] < start[i] || (start[i - 1] == start[i] && end[i - 1] >= end[i]);
+    sorted = start[i - 1] < start[i] || (start[i - 1] == start[i] && end(i - 1) >= end(i));
   if (sorted) return {};
   auto before = [&](uint32_t a, uint32_t b) {
     if (start[a] != start[b]) return start[a] < start[b];
-    if (end[a] != end[b]) return end[a] > end[b];
+    if (const int64_t ea = end(a), eb = end(b); ea != eb) return ea > eb;
     return a < b;
   };
   std::vector<uint32_t> perm;

@@ -21,9 +21,17 @@
 //  - Sparse<&Row::f>: stored only once some row holds a value other than Row{}.f — a column
 //    that is default in every row (rank 0 of a single file, no CUDA graphs, no NVTX domains)
 //    costs nothing. get<>() and rows read the default while it is not stored.
+//  - Compact<&Row::f> / Compact<&Row::f, &Row::base> (integer fields): 4 bytes a row, the
+//    value's offset from Row{}.f (correlation ids from -1) or from the same row's `base` field
+//    (an end from its start: the duration). A value whose offset is negative or does not fit
+//    in 32 bits is kept exactly in a side list (16 bytes for that row), so every value reads
+//    back as written. col<>() is not available (use get<>()); `base` must be an earlier
+//    column and changes only with the whole row (set/update), never alone (put/mapColumn),
+//    so the compact field keeps its own value when the base moves.
 // Every field of Row must have a column: a static_assert counts Row's fields.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -38,6 +46,8 @@ template <auto M>
 struct Dense {};
 template <auto M>
 struct Sparse {};
+template <auto M, auto Base = nullptr>
+struct Compact {};
 
 namespace columns_detail {
 
@@ -60,6 +70,11 @@ template <auto M>
 struct SpecOf<Sparse<M>> {
   static constexpr auto member = M;
   static constexpr bool sparse = true;
+};
+template <auto M, auto B>
+struct SpecOf<Compact<M, B>> {
+  static constexpr auto member = M;
+  static constexpr bool sparse = false;
 };
 
 template <auto A, auto B>
@@ -89,11 +104,14 @@ constexpr size_t fieldCount() {
     return N;
 }
 
-/// Storage of one column.
+/// Storage of one Dense or Sparse column.
 template <typename Row, typename Spec>
 struct Store {
   static constexpr auto member = SpecOf<Spec>::member;
   static constexpr bool sparse = SpecOf<Spec>::sparse;
+  static constexpr bool compact = false;
+  static constexpr bool relative = false;
+  static constexpr auto base = nullptr;
   using T = typename MemberOf<member>::Type;
   using S = std::conditional_t<std::is_same_v<T, bool>, uint8_t, T>;  // no std::vector<bool>
   std::vector<S> v;   // sparse: empty while every row is default (on == false)
@@ -137,6 +155,96 @@ struct Store {
       on = false;
     }
   }
+  void shrink() { v.shrink_to_fit(); }
+  void permute(const std::vector<uint32_t>& order) {
+    if (!on) return;
+    std::vector<S> out;
+    out.reserve(v.size());
+    for (uint32_t o : order) out.push_back(v[o]);
+    v = std::move(out);
+  }
+  size_t bytes() const { return v.capacity() * sizeof(S); }
+};
+
+/// Storage of one Compact column: per row the 32-bit offset of the value from a reference
+/// (the field's default, or the row's base field), kEscaped where it does not fit; those rows'
+/// values in `escaped`, ordered by row.
+template <typename Row, auto M, auto B>
+struct CompactStore {
+  static constexpr auto member = M;
+  static constexpr bool sparse = false;
+  static constexpr bool compact = true;
+  static constexpr bool relative = !std::is_same_v<decltype(B), std::nullptr_t>;
+  static constexpr auto base = B;
+  using T = typename MemberOf<M>::Type;
+  static_assert(std::is_integral_v<T> && sizeof(T) <= 8, "Compact<> holds integer fields");
+  using U = std::make_unsigned_t<T>;
+  static constexpr uint32_t kEscaped = UINT32_MAX;
+  std::vector<uint32_t> v;
+  std::vector<std::pair<uint64_t, T>> escaped;
+
+  static T dflt() { return Row{}.*member; }
+  bool stored() const { return true; }
+  /// The value of row i given its reference (the default, or the row's base value).
+  T get(size_t i, T ref) const {
+    const uint32_t d = v[i];
+    if (d != kEscaped) return static_cast<T>(static_cast<U>(ref) + d);
+    return find(i)->second;
+  }
+  void push(const T& x, T ref, size_t rows) {
+    const uint32_t d = offset(x, ref);
+    v.push_back(d);
+    if (d == kEscaped) escaped.emplace_back(rows, x);
+  }
+  void put(size_t i, const T& x, T ref) {
+    if (v[i] == kEscaped) escaped.erase(find(i));
+    v[i] = offset(x, ref);
+    if (v[i] == kEscaped) escaped.insert(lowerBound(i), {i, x});
+  }
+  void clear() {
+    v.clear();
+    escaped.clear();
+  }
+  void shrink() {
+    v.shrink_to_fit();
+    escaped.shrink_to_fit();
+  }
+  void permute(const std::vector<uint32_t>& order) {
+    std::vector<uint32_t> out;
+    out.reserve(v.size());
+    std::vector<std::pair<uint64_t, T>> esc;
+    for (uint32_t o : order) {
+      if (v[o] == kEscaped) esc.emplace_back(out.size(), find(o)->second);
+      out.push_back(v[o]);
+    }
+    v = std::move(out);
+    escaped = std::move(esc);
+  }
+  size_t bytes() const { return v.capacity() * sizeof(uint32_t) + escaped.capacity() * sizeof(escaped[0]); }
+
+ private:
+  static uint32_t offset(T x, T ref) {
+    if (x < ref) return kEscaped;
+    const U d = static_cast<U>(x) - static_cast<U>(ref);
+    return d < kEscaped ? static_cast<uint32_t>(d) : kEscaped;
+  }
+  auto lowerBound(size_t i) {
+    return std::lower_bound(escaped.begin(), escaped.end(), uint64_t{i},
+                            [](const std::pair<uint64_t, T>& e, uint64_t r) { return e.first < r; });
+  }
+  auto find(size_t i) const {
+    return std::lower_bound(escaped.begin(), escaped.end(), uint64_t{i},
+                            [](const std::pair<uint64_t, T>& e, uint64_t r) { return e.first < r; });
+  }
+};
+
+template <typename Row, typename Spec>
+struct StoreFor {
+  using type = Store<Row, Spec>;
+};
+template <typename Row, auto M, auto B>
+struct StoreFor<Row, Compact<M, B>> {
+  using type = CompactStore<Row, M, B>;
 };
 
 }  // namespace columns_detail
@@ -155,8 +263,38 @@ class Columns {
     else
       return indexOf<M, I + 1>();
   }
+  using Stores = std::tuple<typename columns_detail::StoreFor<Row, Specs>::type...>;
   template <auto M>
-  using StoreOf = std::tuple_element_t<indexOf<M>(), std::tuple<columns_detail::Store<Row, Specs>...>>;
+  using StoreOf = std::tuple_element_t<indexOf<M>(), Stores>;
+  /// Whether some Compact column stores its values relative to column M.
+  template <typename S, auto M>
+  static constexpr bool relativeTo() {
+    if constexpr (S::compact && S::relative)
+      return columns_detail::sameMember<S::base, M>();
+    else
+      return false;
+  }
+  template <auto M>
+  static constexpr bool isBase() {
+    return (relativeTo<typename columns_detail::StoreFor<Row, Specs>::type, M>() || ...);
+  }
+  /// The reference a compact store's values are relative to, for row i / for row r.
+  template <typename S>
+  auto refAt(size_t i) const {
+    if constexpr (S::relative) {
+      static_assert(indexOf<S::base>() < indexOf<S::member>(), "Compact<f, base>: base must be an earlier column");
+      return static_cast<typename S::T>(get<S::base>(i));
+    } else {
+      return S::dflt();
+    }
+  }
+  template <typename S>
+  static auto refOf(const Row& r) {
+    if constexpr (S::relative)
+      return static_cast<typename S::T>(r.*(S::base));
+    else
+      return S::dflt();
+  }
 
  public:
   using value_type = Row;
@@ -235,19 +373,52 @@ class Columns {
   /// Row i by value (every field; unused loads vanish when inlined).
   Row operator[](size_t i) const {
     Row r;
-    std::apply([&](const auto&... s) { ((r.*(s.member) = s.get(i)), ...); }, stores_);
+    std::apply(
+        [&](const auto&... s) {
+          (([&] {
+             using S = std::remove_cvref_t<decltype(s)>;
+             if constexpr (S::compact)
+               r.*(s.member) = s.get(i, refOf<S>(r));  // a base column comes earlier: r has it
+             else
+               r.*(s.member) = s.get(i);
+           }()),
+           ...);
+        },
+        stores_);
     return r;
   }
   Row front() const { return (*this)[0]; }
   Row back() const { return (*this)[size_ - 1]; }
 
   void push_back(const Row& r) {
-    std::apply([&](auto&... s) { (s.push(r.*(s.member), size_, reserve_), ...); }, stores_);
+    std::apply(
+        [&](auto&... s) {
+          (([&] {
+             using S = std::remove_cvref_t<decltype(s)>;
+             if constexpr (S::compact)
+               s.push(r.*(s.member), refOf<S>(r), size_);
+             else
+               s.push(r.*(s.member), size_, reserve_);
+           }()),
+           ...);
+        },
+        stores_);
     ++size_;
   }
   /// Overwrites row i.
   void set(size_t i, const Row& r) {
-    std::apply([&](auto&... s) { (s.put(i, r.*(s.member), size_), ...); }, stores_);
+    std::apply(
+        [&](auto&... s) {
+          (([&] {
+             using S = std::remove_cvref_t<decltype(s)>;
+             if constexpr (S::compact)
+               s.put(i, r.*(s.member), refOf<S>(r));
+             else
+               s.put(i, r.*(s.member), size_);
+           }()),
+           ...);
+        },
+        stores_);
   }
   /// Read-modify-write of row i: fn(Row&).
   template <typename Fn>
@@ -265,26 +436,40 @@ class Columns {
   /// One field of row i.
   template <auto M>
   auto get(size_t i) const {
-    return std::get<indexOf<M>()>(stores_).get(i);
+    using S = StoreOf<M>;
+    if constexpr (S::compact)
+      return std::get<indexOf<M>()>(stores_).get(i, refAt<S>(i));
+    else
+      return std::get<indexOf<M>()>(stores_).get(i);
   }
-  /// Sets one field of row i.
+  /// Sets one field of row i (not the base of a Compact column: set the whole row).
   template <auto M>
   void put(size_t i, const typename columns_detail::MemberOf<M>::Type& x) {
-    std::get<indexOf<M>()>(stores_).put(i, x, size_);
+    static_assert(!isBase<M>(), "the base of a Compact column changes with its row only (set/update)");
+    using S = StoreOf<M>;
+    if constexpr (S::compact)
+      std::get<indexOf<M>()>(stores_).put(i, x, refAt<S>(i));
+    else
+      std::get<indexOf<M>()>(stores_).put(i, x, size_);
   }
   /// Rewrites every stored value of column M in place: v = fn(v). A sparse column that is not
   /// stored is left alone, so fn must map the column's default to itself.
   template <auto M, typename Fn>
   void mapColumn(Fn&& fn) {
+    static_assert(!isBase<M>(), "the base of a Compact column changes with its row only (set/update)");
     using T = typename columns_detail::MemberOf<M>::Type;
     auto& s = std::get<indexOf<M>()>(stores_);
-    if (!s.stored()) return;
-    for (auto& x : s.v) x = static_cast<typename StoreOf<M>::S>(fn(static_cast<T>(x)));
+    if constexpr (StoreOf<M>::compact) {
+      for (size_t i = 0; i < size_; ++i) put<M>(i, static_cast<T>(fn(get<M>(i))));
+    } else {
+      if (!s.stored()) return;
+      for (auto& x : s.v) x = static_cast<typename StoreOf<M>::S>(fn(static_cast<T>(x)));
+    }
   }
   /// A dense column (size() values).
   template <auto M>
   const auto& col() const {
-    static_assert(!StoreOf<M>::sparse, "col<>() needs a Dense<> column; use get<>()");
+    static_assert(!StoreOf<M>::sparse && !StoreOf<M>::compact, "col<>() needs a Dense<> column; use get<>()");
     return std::get<indexOf<M>()>(stores_).v;
   }
   /// Whether column M holds values (always for Dense; for Sparse: some row is not default).
@@ -303,33 +488,23 @@ class Columns {
     size_ = 0;
   }
   void shrink_to_fit() {
-    std::apply([](auto&... s) { ((s.v.shrink_to_fit()), ...); }, stores_);
+    std::apply([](auto&... s) { ((s.shrink()), ...); }, stores_);
   }
   /// Reorders the rows: new row k = old row order[k] (order is a permutation of [0, size)).
-  /// One column at a time, so the transient memory is one column.
+  /// One column at a time, so the transient memory is one column. Compact columns move their
+  /// offsets as they are: a row's base moves with it.
   void permute(const std::vector<uint32_t>& order) {
-    std::apply(
-        [&](auto&... s) {
-          (([&] {
-             if (!s.stored()) return;
-             std::remove_reference_t<decltype(s.v)> out;
-             out.reserve(s.v.size());
-             for (uint32_t o : order) out.push_back(s.v[o]);
-             s.v = std::move(out);
-           }()),
-           ...);
-        },
-        stores_);
+    std::apply([&](auto&... s) { ((s.permute(order)), ...); }, stores_);
   }
   /// Bytes held by the stored columns (capacity), for memory reports.
   size_t bytes() const {
     size_t b = 0;
-    std::apply([&](const auto&... s) { ((b += s.v.capacity() * sizeof(s.v[0])), ...); }, stores_);
+    std::apply([&](const auto&... s) { ((b += s.bytes()), ...); }, stores_);
     return b;
   }
 
  private:
-  std::tuple<columns_detail::Store<Row, Specs>...> stores_;
+  Stores stores_;
   size_t size_ = 0;
   size_t reserve_ = 0;
 };

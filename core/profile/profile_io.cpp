@@ -345,7 +345,7 @@ void finalizeModel(ProfileModel& m) {
   auto span = [&](const auto& table) {
     using Row = typename std::remove_reference_t<decltype(table)>::value_type;
     for (int64_t s : table.template col<&Row::start>()) lo = std::min(lo, s);
-    for (int64_t e : table.template col<&Row::end>()) hi = std::max(hi, e);
+    for (size_t i = 0; i < table.size(); ++i) hi = std::max(hi, table.template get<&Row::end>(i));
   };
   span(m.gpuOps);
   span(m.apiCalls);

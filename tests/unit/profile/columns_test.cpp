@@ -68,3 +68,91 @@ TEST_CASE("columns: the first non-default value stores the column; earlier rows 
   CHECK_FALSE(t.stored<&Row::tag>());
   CHECK(t[0].start == 5);
 }
+
+namespace {
+
+struct Span {
+  int64_t start = 0;
+  int64_t end = 0;
+  int64_t id = -1;
+};
+using SpanTable = Columns<Span, Dense<&Span::start>, Compact<&Span::end, &Span::start>, Compact<&Span::id>>;
+
+}  // namespace
+
+TEST_CASE("columns: compact columns read back every value exactly, 4 bytes a row where the offset fits") {
+  SpanTable t;
+  const int64_t big = int64_t{1} << 40;
+  // Fitting offsets (a short duration, ids from -1), a long one, a negative one (end < start),
+  // the extremes of int64, and an offset of exactly UINT32_MAX (the escape value itself).
+  std::vector<Span> rows = {{100, 150, -1},
+                            {big, big + 7, 0},
+                            {5, 5 + (int64_t{1} << 33), int64_t{1} << 35},
+                            {50, 40, -7},
+                            {INT64_MIN, INT64_MAX, INT64_MAX},
+                            {0, UINT32_MAX, int64_t{UINT32_MAX} - 1},
+                            {1, 1, INT64_MIN}};
+  for (const auto& r : rows) t.push_back(r);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    INFO("row " << i);
+    CHECK(t[i].start == rows[i].start);
+    CHECK(t[i].end == rows[i].end);
+    CHECK(t[i].id == rows[i].id);
+    CHECK(t.get<&Span::end>(i) == rows[i].end);
+    CHECK(t.get<&Span::id>(i) == rows[i].id);
+  }
+  // A table of fitting values costs 8 (start) + 4 + 4 bytes a row.
+  SpanTable small;
+  small.reserve(1000);
+  for (int64_t i = 0; i < 1000; ++i) small.push_back(Span{i * 1000, i * 1000 + 10, i});
+  CHECK(small.bytes() == 1000 * (8 + 4 + 4));
+}
+
+TEST_CASE("columns: a compact column keeps its values through set, put, update, mapColumn and permute") {
+  SpanTable t;
+  t.push_back(Span{10, 20, 1});
+  t.push_back(Span{30, 30 + (int64_t{1} << 36), 2});  // escaped duration
+  t.push_back(Span{50, 60, int64_t{1} << 34});        // escaped id
+  // The whole row moves (clock alignment shifts start and end together).
+  t.update(0, [](Span& s) {
+    s.start += 1000;
+    s.end += 1000;
+  });
+  CHECK(t[0].start == 1010);
+  CHECK(t[0].end == 1020);
+  // An escaped value replaced by a fitting one and back.
+  t.put<&Span::end>(1, 35);
+  CHECK(t[1].end == 35);
+  t.put<&Span::end>(2, 50 - 1);  // negative duration: escaped
+  CHECK(t[2].end == 49);
+  t.put<&Span::id>(2, 3);
+  CHECK(t[2].id == 3);
+  t.set(1, Span{-5, int64_t{1} << 50, -1});
+  CHECK(t[1].start == -5);
+  CHECK(t[1].end == int64_t{1} << 50);
+  t.mapColumn<&Span::id>([](int64_t x) { return x * (int64_t{1} << 33); });
+  CHECK(t[0].id == int64_t{1} << 33);
+  CHECK(t[1].id == -(int64_t{1} << 33));
+  CHECK(t[2].id == 3 * (int64_t{1} << 33));
+  t.permute({2, 0, 1});
+  CHECK(t[0].start == 50);
+  CHECK(t[0].end == 49);
+  CHECK(t[0].id == 3 * (int64_t{1} << 33));
+  CHECK(t[1].end == 1020);
+  CHECK(t[2].end == int64_t{1} << 50);
+  CHECK(t[2].id == -(int64_t{1} << 33));
+  // The model's tables: a correlation id and an end per row cost 4 bytes each.
+  ApiCallTable calls;
+  calls.reserve(10);
+  for (int i = 0; i < 10; ++i) {
+    ApiCall c;
+    c.start = int64_t{1} << 40;
+    c.end = c.start + 5000;
+    c.correlationId = i;
+    c.thread = 0;
+    calls.push_back(c);
+  }
+  CHECK(calls.bytes() == 10 * (8 + 4 + 4 + 4));
+  CHECK(calls[9].correlationId == 9);
+  CHECK(calls[9].end == (int64_t{1} << 40) + 5000);
+}
