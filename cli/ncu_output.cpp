@@ -52,7 +52,7 @@ nlohmann::json kernelJson(const ncu::KernelRow& k) {
           {"runs", k.runs},
           {"total_time_ns", opt(k.totalNs)},
           {"mean_duration_ns", opt(k.meanNs)},
-          {"limiter", k.limiter},
+          {"limiter", std::string(ncu::memoryLevelName(k.limiter))},
           {"detail", k.detail},
           {"roofline",
            {{"intensity_flop_per_byte", opt(k.intensity)},

@@ -369,7 +369,7 @@ Result<void> Catalog::importOne(std::string_view text, const std::string& source
     KL_TRY(bindOpt(*update, 6, km.l2Pct));
     KL_TRY(bindOpt(*update, 7, km.l1Pct));
     KL_TRY(update->bind(8, boundName(c.bound)));
-    KL_TRY(update->bind(9, c.limiter));
+    KL_TRY(update->bind(9, memoryLevelName(c.limiter)));
     KL_TRY(update->bind(10, c.bound == Bound::Unknown ? c.missing : c.detail));
     std::optional<double> fl2, bps, ai;
     if (rp.ok) {
@@ -401,7 +401,7 @@ Result<std::vector<KernelRow>> Catalog::aggregate(const std::vector<int64_t>* on
     KernelRow row;
     double smW = 0, memW = 0, smSum = 0, memSum = 0, durW = 0, durSum = 0;
     double boundW[5] = {0, 0, 0, 0, 0};
-    std::map<int, std::pair<std::string, std::string>> lastDetail;  // bound -> (limiter, detail)
+    std::map<int, std::pair<MemoryLevel, std::string>> lastDetail;  // bound -> (limiter, detail)
     std::set<std::string> models, runs;
   };
   std::map<int64_t, Acc> acc;
@@ -440,7 +440,8 @@ Result<std::vector<KernelRow>> Catalog::aggregate(const std::vector<int64_t>* on
     Bound b = parseBound(st->text(9)).value_or(Bound::Unknown);
     if (b != Bound::Unknown) {
       a.boundW[static_cast<int>(b)] += inv;
-      a.lastDetail[static_cast<int>(b)] = {std::string(st->text(10)), std::string(st->text(11))};
+      a.lastDetail[static_cast<int>(b)] = {parseMemoryLevel(st->text(10)).value_or(MemoryLevel::Unknown),
+                                           std::string(st->text(11))};
     }
     if (auto ai = optReal(*st, 12)) {
       a.row.intensity = ai;

@@ -40,7 +40,9 @@ struct KernelRow {
   int64_t profiled = 0;                 // launches that carry ncu counters
   std::optional<double> totalNs, meanNs;
   std::vector<std::string> models, runs;
-  std::string limiter, detail;  // from the most recent profiled launch of the class above
+  // From the most recent profiled launch of the class above.
+  MemoryLevel limiter = MemoryLevel::Unknown;
+  std::string detail;
   std::optional<double> intensity, flopsPerSec, bytesPerSec, peakFlopsPerSec, peakBytesPerSec;
   std::string rooflineMissing;
 };

@@ -57,6 +57,22 @@ std::optional<Bound> parseBound(std::string_view s) {
   return std::nullopt;
 }
 
+std::string_view memoryLevelName(MemoryLevel l) {
+  switch (l) {
+    case MemoryLevel::Unknown: return "";
+    case MemoryLevel::Dram: return "dram";
+    case MemoryLevel::L2: return "l2";
+    case MemoryLevel::L1: return "l1";
+  }
+  return "";
+}
+
+std::optional<MemoryLevel> parseMemoryLevel(std::string_view s) {
+  for (MemoryLevel l : {MemoryLevel::Unknown, MemoryLevel::Dram, MemoryLevel::L2, MemoryLevel::L1})
+    if (memoryLevelName(l) == s) return l;
+  return std::nullopt;
+}
+
 Classification classify(const KernelMetrics& m, const Thresholds& t) {
   Classification c;
   c.smPct = m.smPct;
@@ -85,18 +101,18 @@ Classification classify(const KernelMetrics& m, const Thresholds& t) {
     c.bound = Bound::Memory;
     // The busiest memory level.
     double best = -1;
-    auto consider = [&](const std::optional<double>& v, const char* name) {
+    auto consider = [&](const std::optional<double>& v, MemoryLevel level) {
       if (v && *v > best) {
         best = *v;
-        c.limiter = name;
+        c.limiter = level;
       }
     };
-    consider(m.dramPct, "dram");
-    consider(m.l2Pct, "l2");
-    consider(m.l1Pct, "l1");
-    if (c.limiter == "dram" && m.l2HitPct && *m.l2HitPct < 50)
+    consider(m.dramPct, MemoryLevel::Dram);
+    consider(m.l2Pct, MemoryLevel::L2);
+    consider(m.l1Pct, MemoryLevel::L1);
+    if (c.limiter == MemoryLevel::Dram && m.l2HitPct && *m.l2HitPct < 50)
       append(c.detail, "DRAM-bound with a low L2 hit rate (" + pct(*m.l2HitPct) + "): check reuse/tiling");
-    else if (c.limiter == "l2" && m.l1HitPct && *m.l1HitPct < 50)
+    else if (c.limiter == MemoryLevel::L2 && m.l1HitPct && *m.l1HitPct < 50)
       append(c.detail, "L2-bound with a low L1 hit rate (" + pct(*m.l1HitPct) + ")");
   } else {
     c.bound = Bound::Balanced;
@@ -113,7 +129,8 @@ std::string Classification::summary() const {
   std::string s(boundName(bound));
   s += "-bound";
   if (bound == Bound::Balanced) s = "balanced";
-  if (bound == Bound::Memory && !limiter.empty()) s += " (" + limiter + ")";
+  if (bound == Bound::Memory && limiter != MemoryLevel::Unknown)
+    s += " (" + std::string(memoryLevelName(limiter)) + ")";
   s += ": SM " + pct(*smPct) + ", memory " + pct(*memPct);
   if (nearPeak) s += ", near peak";
   if (!detail.empty()) s += "; " + detail;

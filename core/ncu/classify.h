@@ -15,6 +15,12 @@ enum class Bound { Compute, Memory, Latency, Balanced, Unknown };
 std::string_view boundName(Bound b);
 std::optional<Bound> parseBound(std::string_view s);
 
+/// The busiest memory level of a memory-bound kernel (Unknown: not memory-bound, or not measured).
+enum class MemoryLevel { Unknown, Dram, L2, L1 };
+/// "" (Unknown), "dram", "l2", "l1" (the catalogue's and the JSON's spelling).
+std::string_view memoryLevelName(MemoryLevel l);
+std::optional<MemoryLevel> parseMemoryLevel(std::string_view s);
+
 struct Thresholds {
   double latency = 60;   // both SM% and memory% below this -> latency-bound
   double balanced = 10;  // |SM% - memory%| at least this -> compute- or memory-bound
@@ -25,8 +31,8 @@ struct Thresholds {
 struct Classification {
   Bound bound = Bound::Unknown;
   std::optional<double> smPct, memPct;
-  /// Memory-bound: the busiest memory level, "dram", "l2" or "l1" (empty when unknown).
-  std::string limiter;
+  /// Memory-bound: the busiest memory level.
+  MemoryLevel limiter = MemoryLevel::Unknown;
   /// Latency-bound refinements: "small grid (0.7 waves)", "low occupancy (11%)",
   /// "stall: long_scoreboard (global-memory latency)"; memory-bound: hit-rate notes.
   std::string detail;

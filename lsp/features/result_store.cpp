@@ -132,7 +132,7 @@ std::map<std::string, BoundInfo> catalogBounds(const fs::path& root) {
       std::snprintf(buf, sizeof buf, " (SM %.0f %%, memory %.0f %%)", *k.smPct, *k.memPct);
       summary += buf;
     }
-    if (!k.limiter.empty()) summary += ", limiter " + k.limiter;
+    if (k.limiter != ncu::MemoryLevel::Unknown) summary += ", limiter " + std::string(ncu::memoryLevelName(k.limiter));
     if (!k.detail.empty()) summary += "; " + k.detail;
     BoundInfo b{k.bound, summary, BoundInfo::Source::KernelCatalogue};
     out.emplace(ncu::normalizedKey(k.name), b);

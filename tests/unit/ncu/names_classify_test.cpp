@@ -173,7 +173,7 @@ TEST_CASE("speed-of-light rule boundaries") {
   near.l2Pct = 94;
   Classification c = classify(near);
   CHECK(c.bound == Bound::Memory);
-  CHECK(c.limiter == "l2");
+  CHECK(c.limiter == MemoryLevel::L2);
   CHECK(c.nearPeak);
 }
 
@@ -202,14 +202,14 @@ TEST_CASE("classification of the 20 real kernels agrees with ncu's own SOLBottle
   }
   // Hand-checked against the README table (SM%, Mem%, DRAM%, L2%).
   Classification k10 = classify(extractMetrics(loadOne(kernelFile(10))));
-  CHECK(k10.bound == Bound::Memory);  // 12.07 vs 93.99
-  CHECK(k10.limiter == "l2");         // L2 93.99 > DRAM 10.29
+  CHECK(k10.bound == Bound::Memory);      // 12.07 vs 93.99
+  CHECK(k10.limiter == MemoryLevel::L2);  // L2 93.99 > DRAM 10.29
   CHECK(*k10.smPct == doctest::Approx(12.07));
   Classification k4 = classify(extractMetrics(loadOne(kernelFile(4))));
   CHECK(k4.bound == Bound::Latency);  // 0.02 vs 6.32, 2 blocks
   Classification k3 = classify(extractMetrics(loadOne(kernelFile(3))));
   CHECK(k3.bound == Bound::Memory);  // 41.49 vs 61.83 (L2)
-  CHECK(k3.limiter == "l2");
+  CHECK(k3.limiter == MemoryLevel::L2);
 }
 
 TEST_CASE("legacy V100 files classify with the old SOL names") {
@@ -231,7 +231,7 @@ TEST_CASE("refinement from raw metrics: limiter, waves, stalls (synthetic raw pa
   REQUIRE(r.ok());
   Classification tri = classify(extractMetrics(r->launches[0]));
   CHECK(tri.bound == Bound::Memory);
-  CHECK(tri.limiter == "dram");
+  CHECK(tri.limiter == MemoryLevel::Dram);
   CHECK(tri.detail.find("long_scoreboard") != std::string::npos);  // 45.2 > 3.1; "selected" ignored
   Classification jet = classify(extractMetrics(r->launches[1]));
   CHECK(jet.bound == Bound::Compute);
