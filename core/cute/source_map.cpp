@@ -5,6 +5,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 
 namespace kl::cute {
@@ -29,30 +30,42 @@ bool isProfilerCall(std::string_view name) { return name == "profile_region" || 
 
 std::string textOf(const std::string& src, const Expression& e) { return src.substr(e.bytes.start, e.bytes.size()); }
 
-/// The constant a region's tag argument names: `X` of `Int32(X)` (or `cutlass.Int32(X)`) passed as
-/// the third positional argument or as `tag=` (`profile_region(buf, max_events, tag, tid)`,
-/// `lane0_warp0_stop(buf, eid, tag, tid, max_events)`); "" when the tag is anything else.
-std::string tagConstantOf(const Module& m, int32_t call) {
-  int32_t tag = m.argument(call, 2, "tag");
-  if (calleeName(m, tag) != "Int32") return {};
-  int32_t name = m.argument(tag, 0);
-  return name != kNone && m.expressions[name].kind == Expression::Kind::Name ? m.expressions[name].name : std::string();
-}
-
-/// `TAG_X = <integer>` (also `TAG_X: int = <integer>`): its value; nullopt for anything else.
-std::optional<int64_t> tagConstantValue(const std::string& src, const Module& m, const python::Assignment& a) {
-  const Expression& target = m.expressions[a.target];
-  if (target.kind != Expression::Kind::Name || target.name.rfind("TAG_", 0) != 0 || target.name.size() == 4)
-    return std::nullopt;
-  const Expression& value = m.expressions[a.value];
-  if (value.nodeType != "integer") return std::nullopt;
-  std::string v = textOf(src, value);
+/// An integer literal's value (`3`, `0x1`, `1_000`); nullopt for any other expression (a negative
+/// number is a unary minus, not a literal).
+std::optional<int64_t> integerLiteral(const std::string& src, const Module& m, int32_t e) {
+  if (e == kNone || m.expressions[e].nodeType != "integer") return std::nullopt;
+  std::string v = textOf(src, m.expressions[e]);
   v.erase(std::remove(v.begin(), v.end(), '_'), v.end());
   try {
     return std::stoll(v, nullptr, 0);
   } catch (...) {
     return std::nullopt;
   }
+}
+
+bool isTagName(std::string_view name) { return name.size() > 4 && name.rfind("TAG_", 0) == 0; }
+
+/// What a profiler call passes as its region tag: the third positional argument or `tag=`
+/// (`profile_region(buf, max_events, tag, tid)`, `lane0_warp0_stop(buf, eid, tag, tid,
+/// max_events)`), optionally wrapped in `Int32(...)` / `cutlass.Int32(...)`.
+struct TagArgument {
+  std::string constant;            // a name: `TAG_X`, or `X` of `mod.X`; "" for a literal
+  std::optional<int64_t> literal;  // an integer literal: its value
+};
+
+/// The tag argument of `call` when it is an integer literal or names a constant: a name spelled
+/// `TAG_...` or one of `intNames` (module-level `NAME = <int>`), bare or as an attribute
+/// (`tags.TAG_X`); nullopt for anything else (a runtime value such as a parameter `tag`).
+std::optional<TagArgument> tagArgumentOf(const std::string& src, const Module& m, int32_t call,
+                                         const std::map<std::string, int64_t>& intNames) {
+  int32_t tag = m.argument(call, 2, "tag");
+  if (calleeName(m, tag) == "Int32") tag = m.argument(tag, 0);
+  if (tag == kNone) return std::nullopt;
+  if (std::optional<int64_t> v = integerLiteral(src, m, tag)) return TagArgument{"", v};
+  const Expression& e = m.expressions[tag];
+  if (e.kind != Expression::Kind::Name && e.kind != Expression::Kind::Attribute) return std::nullopt;
+  if (!isTagName(e.name) && !intNames.count(e.name)) return std::nullopt;
+  return TagArgument{e.name, std::nullopt};
 }
 
 }  // namespace
@@ -73,35 +86,72 @@ CuteSourceMap mapCuteSource(const python::SourceFile& src) {
   CuteSourceMap map;
   const std::string& s = src.text();
   const Module& mod = src.model();
-  std::map<std::string, int64_t> values;
+  // Integer constants: `TAG_X = n` anywhere, and module-level `NAME = n` (a tag when a profiler
+  // call passes it).
+  struct Candidate {
+    int32_t target;
+    int64_t value;
+  };
+  std::vector<Candidate> candidates;
+  std::map<std::string, int64_t> intNames;  // module-level NAME = n: first value
   for (const python::Assignment& a : mod.assignments) {
-    std::optional<int64_t> value = tagConstantValue(s, mod, a);
-    if (!value) continue;
     const Expression& target = mod.expressions[a.target];
-    TagConstant tc{target.name, *value, src.lines().toLineCol(target.bytes.start).line};
-    if (values.count(tc.name))
-      map.warnings.push_back(tc.name + " is assigned more than once; the first value is used");
-    else
-      values[tc.name] = *value;
-    for (const auto& o : map.constants)
-      if (o.value == *value && o.name != tc.name)
-        map.warnings.push_back(tc.name + " and " + o.name + " share the value " + std::to_string(*value));
-    map.constants.push_back(tc);
+    std::optional<int64_t> value = integerLiteral(s, mod, a.value);
+    if (target.kind != Expression::Kind::Name || !value) continue;
+    bool moduleLevel = mod.statements[static_cast<size_t>(a.statement)].function == kNone;
+    if (!isTagName(target.name) && !moduleLevel) continue;
+    candidates.push_back({a.target, *value});
+    if (moduleLevel) intNames.emplace(target.name, *value);
   }
+  struct Call {
+    const python::CallSite* call;
+    std::string_view api;
+    TagArgument tag;
+  };
+  std::vector<Call> calls;
+  std::set<std::string> usedNames;
   for (const python::CallSite& c : mod.calls) {
     std::string_view api = calleeName(mod, c.expression);
     if (!isProfilerCall(api)) continue;
-    std::string constant = tagConstantOf(mod, c.expression);
-    if (constant.empty()) continue;
-    TagSite site;
-    site.constant = constant;
-    site.api = std::string(api);
-    site.callLine = c.line;
-    if (auto it = values.find(constant); it != values.end())
-      site.tag = it->second;
+    std::optional<TagArgument> tag = tagArgumentOf(s, mod, c.expression, intNames);
+    if (!tag) continue;
+    if (!tag->constant.empty()) usedNames.insert(tag->constant);
+    calls.push_back({&c, api, std::move(*tag)});
+  }
+  std::map<std::string, int64_t> values;
+  for (const Candidate& cand : candidates) {
+    const Expression& target = mod.expressions[cand.target];
+    if (!isTagName(target.name) && !usedNames.count(target.name)) continue;
+    TagConstant tc{target.name, cand.value, src.lines().toLineCol(target.bytes.start).line};
+    if (values.count(tc.name))
+      map.warnings.push_back(tc.name + " is assigned more than once; the first value is used");
     else
-      map.warnings.push_back("line " + std::to_string(site.callLine + 1) + ": " + constant + " has no `" + constant +
-                             " = <int>` constant");
+      values[tc.name] = cand.value;
+    for (const auto& o : map.constants)
+      if (o.value == cand.value && o.name != tc.name)
+        map.warnings.push_back(tc.name + " and " + o.name + " share the value " + std::to_string(cand.value));
+    map.constants.push_back(tc);
+  }
+  for (const Call& call : calls) {
+    const python::CallSite& c = *call.call;
+    TagSite site;
+    site.api = std::string(call.api);
+    site.callLine = c.line;
+    if (call.tag.literal) {
+      // A literal tag is shown under the constant holding its value, else as the tag table
+      // names an id without one.
+      site.tag = *call.tag.literal;
+      auto named = std::find_if(map.constants.begin(), map.constants.end(),
+                                [&](const TagConstant& k) { return k.value == site.tag; });
+      site.constant = named != map.constants.end() ? named->name : "tag_" + std::to_string(site.tag);
+    } else {
+      site.constant = call.tag.constant;
+      if (auto it = values.find(site.constant); it != values.end())
+        site.tag = it->second;
+      else
+        map.warnings.push_back("line " + std::to_string(site.callLine + 1) + ": " + site.constant + " has no `" +
+                               site.constant + " = <int>` constant");
+    }
     if (c.statement == kNone) continue;
     const python::Statement& st = mod.statements[static_cast<size_t>(c.statement)];
     if (st.function != kNone) site.function = mod.functions[static_cast<size_t>(st.function)].qualName;

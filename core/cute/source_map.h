@@ -1,6 +1,7 @@
-// Maps CUTE DSL region tags to their source with tree-sitter: the `TAG_X = n` constants and the
-// `profile_region(buf, max_events, Int32(TAG_X), tid)` / `lane0_warp0_stop(buf, eid,
-// Int32(TAG_X), tid, max_events)` call sites; and the edit that times a selected block.
+// Maps CUTE DSL region tags to their source from the Python model: the `TAG_X = n` constants and the
+// `profile_region(buf, max_events, TAG_X, tid)` / `lane0_warp0_stop(buf, eid, TAG_X, tid,
+// max_events)` call sites (the tag bare, `Int32(...)`-wrapped, an attribute or a literal); and the
+// edit that times a selected block.
 #pragma once
 
 #include <cstdint>
@@ -23,9 +24,11 @@ struct TagConstant {
 };
 
 struct TagSite {
-  std::string constant;  // the TAG_ name passed in Int32(...)
-  int64_t tag = -1;      // its value; -1 when no TAG_ constant defines it
-  std::string api;       // "profile_region" or "lane0_warp0_stop"
+  /// The constant the call passes as its tag (`TAG_X` of `TAG_X`, `Int32(TAG_X)`, `mod.TAG_X`);
+  /// for a literal tag the constant holding that value, else "tag_<id>".
+  std::string constant;
+  int64_t tag = -1;  // its value; -1 when no constant in the file defines it
+  std::string api;   // "profile_region" or "lane0_warp0_stop"
   uint32_t callLine = 0;
   /// Lines of the timed code (0-based, inclusive): the `with` body, or the statements between
   /// the matching lane0_warp0_start and the stop. first > last when the region is empty.
@@ -37,9 +40,10 @@ struct TagSite {
 };
 
 struct CuteSourceMap {
+  /// `TAG_X = n` assignments (any level), and module-level `NAME = n` passed as a site's tag.
   std::vector<TagConstant> constants;
   std::vector<TagSite> sites;
-  std::vector<std::string> warnings;  // duplicate values, Int32(TAG) with no constant...
+  std::vector<std::string> warnings;  // duplicate values, a TAG_ name with no constant...
   /// Names by value: names[v] = constant name; ids without a constant are "tag_<id>".
   TagTable tagTable() const;
 };

@@ -60,6 +60,19 @@ const std::vector<Ev> kEvents = {
     {1'000'000'000'900LL, 100, 1, 1},
 };
 
+CuteSourceMap mapSource(const std::string& text) {
+  auto sf = kl::python::SourceFile::parse(text);
+  REQUIRE(sf.ok());
+  return mapCuteSource(**sf);
+}
+
+/// "NAME=value" of each constant, in order.
+std::vector<std::string> constantValues(const CuteSourceMap& m) {
+  std::vector<std::string> names;
+  for (const auto& c : m.constants) names.push_back(c.name + "=" + std::to_string(c.value));
+  return names;
+}
+
 }  // namespace
 
 TEST_CASE("decode a raw little-endian buffer and summarise per tag") {
@@ -260,13 +273,9 @@ TEST_CASE("tag sites and constants come from the call's arguments, not its text"
       "    ):\n"
       "        w = 4\n"
       "    other(buf, n, Int32(TAG_A), bidx)\n";
-  auto sf = kl::python::SourceFile::parse(src);
-  REQUIRE(sf.ok());
-  CuteSourceMap m = mapCuteSource(**sf);
-  std::vector<std::string> names;
-  for (const auto& c : m.constants) names.push_back(c.name + "=" + std::to_string(c.value));
+  CuteSourceMap m = mapSource(src);
   // Annotated and chained assignments count; a negative literal is no integer constant.
-  CHECK(names == std::vector<std::string>{"TAG_A=0", "TAG_B=1", "TAG_C=2", "TAG_D=2"});
+  CHECK(constantValues(m) == std::vector<std::string>{"TAG_A=0", "TAG_B=1", "TAG_C=2", "TAG_D=2"});
   CHECK(m.constants[2].line == 2);
   // Sites: only the third positional (or tag=) Int32(NAME) argument of the two profiler calls; an
   // Int32(...) tid is not a second tag, `other(...)` is no site.
@@ -291,6 +300,65 @@ TEST_CASE("tag sites and constants come from the call's arguments, not its text"
   CHECK(m.sites[2].function == "k");
   // Only the shared value is worth a warning.
   CHECK(m.warnings == std::vector<std::string>{"TAG_D and TAG_C share the value 2"});
+}
+
+TEST_CASE("region tags: bare names, literals, Int32 wrappers and attributes") {
+  // The forms transformer_nuggets' README and examples use: the tag constant passed bare
+  // (`profile_region(buf, max_events, TAG_X, tid)`), by keyword, as a literal, in Int32(...).
+  const std::string src =
+      "TAG_PRODUCER = 0\n"
+      "TAG_CONSUMER = 1\n"
+      "LOAD = 5\n"
+      "NUM_BLOCKS = 4\n"
+      "\n"
+      "@cute.kernel\n"
+      "def k(buf, n, bidx, tag):\n"
+      "    with profile_region(buf, n, TAG_PRODUCER, bidx, target_warp=Int32(0), event_idx=Int32(0)):\n"
+      "        a = 1\n"
+      "    with profile_region(buf, n, tag=TAG_CONSUMER, unit_id=bidx):\n"
+      "        b = 2\n"
+      "    with profile_region(buf, n, 3, bidx):\n"
+      "        c = 3\n"
+      "    with profile_region(buf, n, Int32(1), bidx):\n"
+      "        d = 4\n"
+      "    with profile_region(buf, n, tags.TAG_PRODUCER, bidx):\n"
+      "        e = 5\n"
+      "    with profile_region(buf, n, cutlass.Int32(LOAD), bidx):\n"
+      "        f = 6\n"
+      "    with profile_region(buf, n, tag, bidx):\n"
+      "        g = 7\n"
+      "    local = 9\n"
+      "    with profile_region(buf, n, local, bidx):\n"
+      "        h = 8\n"
+      "    with profile_region(buf, n, NUM_BLOCKS - 1, bidx):\n"
+      "        i = 9\n"
+      "    with profile_region(buf, NUM_BLOCKS, tag=0x2, unit_id=NUM_BLOCKS):\n"
+      "        j = 10\n"
+      "    eid = lane0_warp0_start(buf, n)\n"
+      "    y = eid\n"
+      "    lane0_warp0_stop(buf, eid, TAG_CONSUMER, bidx, n)\n"
+      "    with profile_region(buf, n, consts.TAG_MISSING, bidx):\n"
+      "        l = 11\n";
+  CuteSourceMap m = mapSource(src);
+  // A module-level integer is a tag constant when a call passes it as the tag (LOAD); one passed
+  // only as max_events or unit_id (NUM_BLOCKS) is not.
+  CHECK(constantValues(m) == std::vector<std::string>{"TAG_PRODUCER=0", "TAG_CONSUMER=1", "LOAD=5"});
+  std::vector<std::string> sites;
+  for (const auto& site : m.sites)
+    sites.push_back(site.constant + "=" + std::to_string(site.tag) + "@" + std::to_string(site.anchorLine + 1));
+  // A parameter (`tag`), a local variable (`local`) and an expression are runtime values: no
+  // sites. A literal shows under the constant holding its value, else as `tag_<id>`.
+  CHECK(sites == std::vector<std::string>{"TAG_PRODUCER=0@8", "TAG_CONSUMER=1@10", "tag_3=3@12", "TAG_CONSUMER=1@14",
+                                          "TAG_PRODUCER=0@16", "LOAD=5@18", "tag_2=2@27", "TAG_CONSUMER=1@29",
+                                          "TAG_MISSING=-1@32"});
+  CHECK(m.sites[0].region.first == 8);
+  CHECK(m.sites[0].region.last == 8);
+  CHECK(m.sites[7].api == "lane0_warp0_stop");
+  CHECK(m.sites[7].region.first == 29);
+  CHECK(m.sites[7].region.last == 29);
+  CHECK(m.warnings == std::vector<std::string>{"line 32: TAG_MISSING has no `TAG_MISSING = <int>` constant"});
+  TagTable t = m.tagTable();
+  CHECK(t.names == std::vector<std::string>{"TAG_PRODUCER", "TAG_CONSUMER", "tag_2", "tag_3", "tag_4", "LOAD"});
 }
 
 TEST_CASE("a stop with no matching start in its block is reported") {
