@@ -42,4 +42,57 @@ names = {e["args"]["name"] for e in t["traceEvents"] if e["ph"] == "M" and e["na
 assert names == {"tid 0", "tid 1"}, names
 PY
 "$K" cute map "$SRC/samples/cute/tiled_add.py" | grep -q "TAG_ADD (1) lane0_warp0_stop" || fail "map"
+# A kernel in the transformer_nuggets README style (the tag passed bare, by keyword, as a literal,
+# Int32-wrapped): the sites `cute map` finds are the profiler calls Python's own ast sees.
+cat > readme_style.py <<'PY'
+import cutlass
+import cutlass.cute as cute
+from cutlass import Int32
+from transformer_nuggets.cute.profiler import lane0_warp0_start, lane0_warp0_stop, profile_region
+
+TAG_ITERATION = 0
+TAG_COMPUTE = 1
+STORE = 2
+MAX_EVENTS = 64
+
+
+@cute.kernel
+def kernel(output, prof_buf, max_events, tag):
+    bidx, _, _ = cute.arch.block_idx()
+    with profile_region(prof_buf, max_events, TAG_ITERATION, bidx):
+        for i in cutlass.range(4):
+            with profile_region(prof_buf, MAX_EVENTS, tag=TAG_COMPUTE, unit_id=bidx, event_idx=Int32(1)):
+                output[i] = output[i] + 1
+    with profile_region(prof_buf, max_events, STORE, bidx, target_warp=Int32(0)):
+        output[0] = 0
+    eid = lane0_warp0_start(prof_buf, max_events)
+    output[1] = 1
+    lane0_warp0_stop(prof_buf, eid, cutlass.Int32(3), bidx, max_events)
+    with profile_region(prof_buf, max_events, tag, bidx):  # a runtime tag: no site
+        output[2] = 2
+PY
+"$K" cute map readme_style.py --format json > map.json
+python3 - readme_style.py map.json <<'PY'
+import ast, json, sys
+tree = ast.parse(open(sys.argv[1]).read())
+consts = {t.id: n.value.value for n in tree.body if isinstance(n, ast.Assign)
+          for t in n.targets if isinstance(n.value, ast.Constant)}
+want = []
+for node in ast.walk(tree):
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id in ("profile_region", "lane0_warp0_stop")):
+        continue
+    tag = node.args[2] if len(node.args) > 2 else next(k.value for k in node.keywords if k.arg == "tag")
+    if isinstance(tag, ast.Call):
+        tag = tag.args[0]
+    if isinstance(tag, ast.Constant):
+        want.append((node.func.id, tag.value))
+    elif tag.id in consts:
+        want.append((node.func.id, consts[tag.id]))
+m = json.load(open(sys.argv[2]))
+got = [(s["api"], s["tag_id"]) for s in m["sites"]]
+assert sorted(got) == sorted(want) and len(want) == 4, (got, want)
+assert {c["name"] for c in m["constants"]} == {"TAG_ITERATION", "TAG_COMPUTE", "STORE"}, m["constants"]
+assert m["warnings"] == [], m["warnings"]
+PY
 echo "ncu_cute_regions: ok"
