@@ -118,10 +118,10 @@ std::vector<uint32_t> linkLaunches(const ProfileModel& m) {
   // Per process, a dense table correlation id -> call over the process' id range (ids are
   // small consecutive integers in practice); a hash map for a process whose ids are sparse.
   auto callCorr = [&m](uint32_t c) { return m.apiCalls.get<&ApiCall::correlationId>(c); };
-  const auto& callThread = m.apiCalls.col<&ApiCall::thread>();
+  auto callThread = [&m](size_t i) { return m.apiCalls.get<&ApiCall::thread>(i); };
   const size_t nCalls = m.apiCalls.size(), nProc = m.processes.size(), nThreads = m.threads.size();
   auto processOf = [&](uint32_t c) -> uint32_t {
-    uint32_t t = callThread[c];
+    uint32_t t = callThread(c);
     return t < nThreads ? m.threads[t].process : kNone;
   };
   struct Index {
@@ -164,11 +164,11 @@ std::vector<uint32_t> linkLaunches(const ProfileModel& m) {
     if (*slot == kNone || roleRank(m.apiCalls.get<&ApiCall::role>(c)) < roleRank(m.apiCalls.get<&ApiCall::role>(*slot)))
       *slot = c;
   }
-  const auto& opProc = m.gpuOps.col<&GpuOp::process>();
+  auto opProc = [&m](size_t i) { return m.gpuOps.get<&GpuOp::process>(i); };
   std::vector<uint32_t> out(m.gpuOps.size(), kNone);
   for (size_t i = 0; i < out.size(); ++i) {
     const int64_t corr = m.gpuOps.get<&GpuOp::correlationId>(i);
-    uint32_t p = opProc[i];
+    uint32_t p = opProc(i);
     if (corr < 0 || p >= nProc) continue;
     const auto& x = index[p];
     if (x.count == 0 || corr < x.lo || corr > x.hi) continue;
@@ -214,10 +214,10 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
   if (opts.linkBackward) links = linkAutograd(m, callUsed);
   // The training-step scopes (optimizer, zero_grad, clipping, AMP scaler) label forward-pass work.
   const std::vector<Pass> steps = opts.linkBackward ? stepScopes(m, callUsed) : std::vector<Pass>{};
-  const auto& callThread = m.apiCalls.col<&ApiCall::thread>();
+  auto callThread = [&m](size_t i) { return m.apiCalls.get<&ApiCall::thread>(i); };
   const auto& cStart = m.apiCalls.col<&ApiCall::start>();
   auto linked = [&](uint32_t c) { return !links.empty() && links[c].thread < nThreads; };
-  auto queryThread = [&](uint32_t c) { return linked(c) ? links[c].thread : callThread[c]; };
+  auto queryThread = [&](uint32_t c) { return linked(c) ? links[c].thread : callThread(c); };
   auto queryStart = [&](uint32_t c) { return linked(c) ? links[c].start : cStart[c]; };
   auto queryEnd = [&](uint32_t c) { return linked(c) ? links[c].end : m.apiCalls.get<&ApiCall::end>(c); };
 
@@ -236,7 +236,7 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
                      [&](uint32_t x, uint32_t y) { return queryStart(x) < queryStart(y); });
   }
   const auto& rStart = m.ranges.col<&Range::start>();
-  const auto& rThread = m.ranges.col<&Range::thread>();
+  auto rThread = [&m](size_t i) { return m.ranges.get<&Range::thread>(i); };
   a.callStack_.assign(nCalls, 0);
   const bool withFrames = opts.pythonFrames && !m.pyFrames.empty();
   if (withFrames) a.callFrame_.assign(nCalls, kNone);
@@ -260,7 +260,7 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
   };
   auto pushRange = [&](uint32_t r) {
     if (!rangeCounted(m, r, opts)) return;
-    PerThread& th = threads[rThread[r]];
+    PerThread& th = threads[rThread(r)];
     const int64_t gStart = rStart[r], gEnd = m.ranges.get<&Range::end>(r);
     expire(th, gStart);
     if (stats) {

@@ -129,13 +129,13 @@ std::vector<LinkedCall> linkAutograd(const ProfileModel& m, const std::vector<ui
     return (static_cast<uint64_t>(m.threads[thread].process) << 40) ^ static_cast<uint64_t>(flow);
   };
   bool any = false;
-  const auto& rThread = m.ranges.col<&Range::thread>();
+  auto rThread = [&m](size_t i) { return m.ranges.get<&Range::thread>(i); };
   const auto& rText = m.ranges.col<&Range::text>();
   StrId lastText = kNone;  // consecutive ranges often share a text: one lookup per run
   const std::optional<SeqTag>* lastTag = nullptr;
   for (uint32_t r = 0; r < m.ranges.size(); ++r) {
     const RangeKind kind = m.ranges.get<&Range::kind>(r);
-    if (rThread[r] >= nThreads || kind == RangeKind::NvtxMark || kind == RangeKind::GpuUserAnnotation) continue;
+    if (rThread(r) >= nThreads || kind == RangeKind::NvtxMark || kind == RangeKind::GpuUserAnnotation) continue;
     // Recorded as data (Kineto args), not in the text: such ranges are never skipped by text.
     const int64_t seq = m.ranges.get<&Range::seq>(r);
     const bool nodeFlag = m.ranges.get<&Range::backwardNode>(r);
@@ -174,14 +174,14 @@ std::vector<LinkedCall> linkAutograd(const ProfileModel& m, const std::vector<ui
   lastText = kNone;
   bool lastManaged = false;
   for (uint32_t r = 0; r < m.ranges.size(); ++r) {
-    if (rThread[r] >= nThreads || m.ranges.get<&Range::seq>(r) >= 0 || m.ranges.get<&Range::backwardNode>(r)) continue;
+    if (rThread(r) >= nThreads || m.ranges.get<&Range::seq>(r) >= 0 || m.ranges.get<&Range::backwardNode>(r)) continue;
     if (rText[r] != lastText) {
       lastText = rText[r];
       lastManaged = nvtx::isManagedName(m.str(lastText));
     }
     const RangeKind kind = m.ranges.get<&Range::kind>(r);
     if (!lastManaged || kind == RangeKind::NvtxMark || kind == RangeKind::GpuUserAnnotation) continue;
-    lineRanges[rThread[r]].items.push_back({m.ranges.get<&Range::start>(r), m.ranges.get<&Range::end>(r), r, -1});
+    lineRanges[rThread(r)].items.push_back({m.ranges.get<&Range::start>(r), m.ranges.get<&Range::end>(r), r, -1});
   }
   std::vector<LinkedCall> out(m.apiCalls.size());
   for (auto& x : nodes) x.finish();
@@ -272,17 +272,17 @@ std::vector<Pass> stepScopes(const ProfileModel& m, const std::vector<uint8_t>& 
   const size_t nThreads = m.threads.size();
   std::vector<ThreadIndex> scopes(nThreads);
   std::unordered_map<StrId, std::optional<Pass>> kinds;
-  const auto& rThread = m.ranges.col<&Range::thread>();
+  auto rThread = [&m](size_t i) { return m.ranges.get<&Range::thread>(i); };
   const auto& rText = m.ranges.col<&Range::text>();
   bool any = false;
   for (uint32_t r = 0; r < m.ranges.size(); ++r) {
     const RangeKind kind = m.ranges.get<&Range::kind>(r);
-    if (rThread[r] >= nThreads || kind == RangeKind::NvtxMark || kind == RangeKind::GpuUserAnnotation) continue;
+    if (rThread(r) >= nThreads || kind == RangeKind::NvtxMark || kind == RangeKind::GpuUserAnnotation) continue;
     auto it = kinds.find(rText[r]);
     if (it == kinds.end()) it = kinds.emplace(rText[r], stepKindOf(m.str(rText[r]))).first;
     if (!it->second) continue;
     any = true;
-    scopes[rThread[r]].items.push_back(
+    scopes[rThread(r)].items.push_back(
         {m.ranges.get<&Range::start>(r), m.ranges.get<&Range::end>(r), r, static_cast<int64_t>(*it->second)});
   }
   if (!any) return {};

@@ -23,11 +23,11 @@
 //    costs nothing. get<>() and rows read the default while it is not stored.
 //  - Compact<&Row::f> / Compact<&Row::f, &Row::base> (integer fields): 4 bytes a row, the
 //    value's offset from Row{}.f (correlation ids from -1) or from the same row's `base` field
-//    (an end from its start: the duration). A value whose offset is negative or does not fit
-//    in 32 bits is kept exactly in a side list (16 bytes for that row), so every value reads
-//    back as written. col<>() is not available (use get<>()); `base` must be an earlier
-//    column and changes only with the whole row (set/update), never alone (put/mapColumn),
-//    so the compact field keeps its own value when the base moves.
+//    (an end from its start: the duration); Small<&Row::f>: 2 bytes a row (thread and process
+//    indices, offset from kNone). A value whose offset is negative or does not fit is kept
+//    exactly in a side list (16 bytes for that row), so every value reads back as written. col<>() is not available
+//    (use get<>()); `base` must be an earlier column and changes only with the whole row (set/update), never alone
+//    (put/mapColumn), so the compact field keeps its own value when the base moves.
 // Every field of Row must have a column: a static_assert counts Row's fields.
 #pragma once
 
@@ -35,6 +35,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <limits>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -46,8 +47,11 @@ template <auto M>
 struct Dense {};
 template <auto M>
 struct Sparse {};
-template <auto M, auto Base = nullptr>
+template <auto M, auto Base = nullptr, typename W = uint32_t>
 struct Compact {};
+/// A small index (thread, process): 2 bytes a row while it is below 65535.
+template <auto M>
+using Small = Compact<M, nullptr, uint16_t>;
 
 namespace columns_detail {
 
@@ -71,8 +75,8 @@ struct SpecOf<Sparse<M>> {
   static constexpr auto member = M;
   static constexpr bool sparse = true;
 };
-template <auto M, auto B>
-struct SpecOf<Compact<M, B>> {
+template <auto M, auto B, typename W>
+struct SpecOf<Compact<M, B, W>> {
   static constexpr auto member = M;
   static constexpr bool sparse = false;
 };
@@ -166,10 +170,11 @@ struct Store {
   size_t bytes() const { return v.capacity() * sizeof(S); }
 };
 
-/// Storage of one Compact column: per row the 32-bit offset of the value from a reference
-/// (the field's default, or the row's base field), kEscaped where it does not fit; those rows'
-/// values in `escaped`, ordered by row.
-template <typename Row, auto M, auto B>
+/// Storage of one Compact column: per row the offset of the value from a reference (the
+/// field's default, or the row's base field) in W, modulo the field's width (a kNone default
+/// makes index 0 offset 1), kEscaped where it does not fit; those rows' values in `escaped`,
+/// ordered by row.
+template <typename Row, auto M, auto B, typename W>
 struct CompactStore {
   static constexpr auto member = M;
   static constexpr bool sparse = false;
@@ -179,20 +184,21 @@ struct CompactStore {
   using T = typename MemberOf<M>::Type;
   static_assert(std::is_integral_v<T> && sizeof(T) <= 8, "Compact<> holds integer fields");
   using U = std::make_unsigned_t<T>;
-  static constexpr uint32_t kEscaped = UINT32_MAX;
-  std::vector<uint32_t> v;
+  static_assert(std::is_unsigned_v<W> && sizeof(W) <= sizeof(uint32_t));
+  static constexpr W kEscaped = std::numeric_limits<W>::max();
+  std::vector<W> v;
   std::vector<std::pair<uint64_t, T>> escaped;
 
   static T dflt() { return Row{}.*member; }
   bool stored() const { return true; }
   /// The value of row i given its reference (the default, or the row's base value).
   T get(size_t i, T ref) const {
-    const uint32_t d = v[i];
-    if (d != kEscaped) return static_cast<T>(static_cast<U>(ref) + d);
+    const W d = v[i];
+    if (d != kEscaped) return static_cast<T>(static_cast<U>(static_cast<U>(ref) + d));
     return find(i)->second;
   }
   void push(const T& x, T ref, size_t rows) {
-    const uint32_t d = offset(x, ref);
+    const W d = offset(x, ref);
     v.push_back(d);
     if (d == kEscaped) escaped.emplace_back(rows, x);
   }
@@ -210,7 +216,7 @@ struct CompactStore {
     escaped.shrink_to_fit();
   }
   void permute(const std::vector<uint32_t>& order) {
-    std::vector<uint32_t> out;
+    std::vector<W> out;
     out.reserve(v.size());
     std::vector<std::pair<uint64_t, T>> esc;
     for (uint32_t o : order) {
@@ -220,13 +226,12 @@ struct CompactStore {
     v = std::move(out);
     escaped = std::move(esc);
   }
-  size_t bytes() const { return v.capacity() * sizeof(uint32_t) + escaped.capacity() * sizeof(escaped[0]); }
+  size_t bytes() const { return v.capacity() * sizeof(W) + escaped.capacity() * sizeof(escaped[0]); }
 
  private:
-  static uint32_t offset(T x, T ref) {
-    if (x < ref) return kEscaped;
-    const U d = static_cast<U>(x) - static_cast<U>(ref);
-    return d < kEscaped ? static_cast<uint32_t>(d) : kEscaped;
+  static W offset(T x, T ref) {
+    const U d = static_cast<U>(static_cast<U>(x) - static_cast<U>(ref));  // modulo the width: x < ref is large
+    return d < kEscaped ? static_cast<W>(d) : kEscaped;
   }
   auto lowerBound(size_t i) {
     return std::lower_bound(escaped.begin(), escaped.end(), uint64_t{i},
@@ -242,9 +247,9 @@ template <typename Row, typename Spec>
 struct StoreFor {
   using type = Store<Row, Spec>;
 };
-template <typename Row, auto M, auto B>
-struct StoreFor<Row, Compact<M, B>> {
-  using type = CompactStore<Row, M, B>;
+template <typename Row, auto M, auto B, typename W>
+struct StoreFor<Row, Compact<M, B, W>> {
+  using type = CompactStore<Row, M, B, W>;
 };
 
 }  // namespace columns_detail

@@ -2,8 +2,8 @@
 // Kineto/PyTorch-profiler JSON, possibly several files = ranks of one run).
 //
 // Layout: the row tables (gpuOps, apiCalls, ranges, pyFrames) are columnar (core/profile/
-// columns.h: one vector per field, read as rows by value or as whole columns; ends and
-// correlation ids are Compact: 4 bytes a row, exact); processes,
+// columns.h: one vector per field, read as rows by value or as whole columns; ends,
+// correlation ids and thread/process indices are compact: 4 or 2 bytes a row, exact); processes,
 // threads, gpus and the per-op detail tables are plain vectors of small structs. Rows are
 // cross-referenced by uint32_t indices (kNone = absent) and interned strings (StrId into
 // `strings`). Nothing points into another table, so a model can be moved, copied and shared
@@ -300,18 +300,19 @@ struct Metadata {
 
 // ---- the columnar row tables -------------------------------------------------------------------
 
-// Ends are stored as durations and correlation ids from -1 (Compact: 4 bytes a row, exact).
+// Ends are stored as durations and correlation ids from -1 (Compact: 4 bytes a row), thread and
+// process indices in 2 bytes (Small); every value reads back exactly.
 using GpuOpTable =
     Columns<GpuOp, Dense<&GpuOp::start>, Compact<&GpuOp::end, &GpuOp::start>, Compact<&GpuOp::correlationId>,
-            Dense<&GpuOp::name>, Dense<&GpuOp::process>, Sparse<&GpuOp::detail>, Sparse<&GpuOp::graphId>,
+            Dense<&GpuOp::name>, Small<&GpuOp::process>, Sparse<&GpuOp::detail>, Sparse<&GpuOp::graphId>,
             Sparse<&GpuOp::deviceId>, Sparse<&GpuOp::rank>, Sparse<&GpuOp::contextId>, Sparse<&GpuOp::streamId>,
             Sparse<&GpuOp::kind>>;
 using ApiCallTable = Columns<ApiCall, Dense<&ApiCall::start>, Compact<&ApiCall::end, &ApiCall::start>,
-                             Compact<&ApiCall::correlationId>, Sparse<&ApiCall::name>, Dense<&ApiCall::thread>,
+                             Compact<&ApiCall::correlationId>, Sparse<&ApiCall::name>, Small<&ApiCall::thread>,
                              Sparse<&ApiCall::rank>, Sparse<&ApiCall::level>, Sparse<&ApiCall::role>>;
 using RangeTable =
     Columns<Range, Dense<&Range::start>, Compact<&Range::end, &Range::start>, Dense<&Range::text>,
-            Sparse<&Range::domain>, Sparse<&Range::category>, Dense<&Range::thread>, Sparse<&Range::endThread>,
+            Sparse<&Range::domain>, Sparse<&Range::category>, Small<&Range::thread>, Sparse<&Range::endThread>,
             Sparse<&Range::rank>, Sparse<&Range::categoryId>, Sparse<&Range::domainId>, Sparse<&Range::deviceId>,
             Sparse<&Range::streamId>, Sparse<&Range::kind>, Sparse<&Range::open>, Sparse<&Range::shapes>,
             Sparse<&Range::seq>, Sparse<&Range::fwdbwdFlow>, Sparse<&Range::backwardNode>>;

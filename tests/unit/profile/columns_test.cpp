@@ -141,7 +141,7 @@ TEST_CASE("columns: a compact column keeps its values through set, put, update, 
   CHECK(t[1].end == 1020);
   CHECK(t[2].end == int64_t{1} << 50);
   CHECK(t[2].id == -(int64_t{1} << 33));
-  // The model's tables: a correlation id and an end per row cost 4 bytes each.
+  // The model's tables: a correlation id and an end per row cost 4 bytes each, the thread 2.
   ApiCallTable calls;
   calls.reserve(10);
   for (int i = 0; i < 10; ++i) {
@@ -152,7 +152,37 @@ TEST_CASE("columns: a compact column keeps its values through set, put, update, 
     c.thread = 0;
     calls.push_back(c);
   }
-  CHECK(calls.bytes() == 10 * (8 + 4 + 4 + 4));
+  CHECK(calls.bytes() == 10 * (8 + 4 + 4 + 2));
   CHECK(calls[9].correlationId == 9);
   CHECK(calls[9].end == (int64_t{1} << 40) + 5000);
+}
+
+TEST_CASE("columns: a small index column takes 2 bytes a row and reads back kNone and large indices") {
+  RangeTable t;
+  const std::vector<uint32_t> threads = {kNone, 0, 1, 65533, 65534, 65535, 70000, kNone - 1};
+  for (uint32_t th : threads) {
+    Range r;
+    r.start = 10;
+    r.end = 20;
+    r.thread = th;
+    t.push_back(r);
+  }
+  for (size_t i = 0; i < threads.size(); ++i) {
+    INFO("row " << i);
+    CHECK(t[i].thread == threads[i]);
+    CHECK(t.get<&Range::thread>(i) == threads[i]);
+  }
+  t.permute({7, 6, 5, 4, 3, 2, 1, 0});
+  for (size_t i = 0; i < threads.size(); ++i) CHECK(t[i].thread == threads[threads.size() - 1 - i]);
+  // Indices below 65534 (and kNone) cost 2 bytes; start 8, end (duration) 4, text 4.
+  RangeTable small;
+  small.reserve(100);
+  for (uint32_t i = 0; i < 100; ++i) {
+    Range r;
+    r.start = i;
+    r.end = i + 1;
+    r.thread = i % 3;
+    small.push_back(r);
+  }
+  CHECK(small.bytes() == 100 * (8 + 4 + 4 + 2));
 }
