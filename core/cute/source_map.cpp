@@ -26,7 +26,36 @@ std::string_view calleeName(const Module& m, int32_t call) {
                                                                                    : std::string_view();
 }
 
-bool isProfilerCall(std::string_view name) { return name == "profile_region" || name == "lane0_warp0_stop"; }
+/// A profiler call that closes a region opened by an earlier `HANDLE = start(...)` assignment:
+/// `lane0_warp0_stop(buf, eid, tag, tid, max_events)` after `eid = lane0_warp0_start(...)`, and
+/// `region_end(buf, tag, token, max_events_per_unit)` after `token = region_start(...)`.
+struct StopApi {
+  std::string_view name;
+  size_t tagPosition;
+  size_t handlePosition;
+  std::string_view handleKeyword;
+  std::string_view start;
+};
+constexpr StopApi kStopApis[] = {
+    {"lane0_warp0_stop", 2, 1, "eid", "lane0_warp0_start"},
+    {"region_end", 1, 2, "token", "region_start"},
+};
+
+const StopApi* stopApi(std::string_view name) {
+  for (const StopApi& a : kStopApis)
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
+/// A call that records a region: `profile_region(buf, max_events, tag, tid)` (the `with` body) or
+/// a StopApi.
+bool isProfilerCall(std::string_view name) { return name == "profile_region" || stopApi(name) != nullptr; }
+
+/// Where a profiler call passes its tag (a position, else `tag=`).
+size_t tagPosition(std::string_view api) {
+  const StopApi* stop = stopApi(api);
+  return stop ? stop->tagPosition : 2;
+}
 
 std::string textOf(const std::string& src, const Expression& e) { return src.substr(e.bytes.start, e.bytes.size()); }
 
@@ -45,9 +74,8 @@ std::optional<int64_t> integerLiteral(const std::string& src, const Module& m, i
 
 bool isTagName(std::string_view name) { return name.size() > 4 && name.rfind("TAG_", 0) == 0; }
 
-/// What a profiler call passes as its region tag: the third positional argument or `tag=`
-/// (`profile_region(buf, max_events, tag, tid)`, `lane0_warp0_stop(buf, eid, tag, tid,
-/// max_events)`), optionally wrapped in `Int32(...)` / `cutlass.Int32(...)`.
+/// What a profiler call passes as its region tag: the argument at tagPosition or `tag=`,
+/// optionally wrapped in `Int32(...)` / `cutlass.Int32(...)`.
 struct TagArgument {
   std::string constant;            // a name: `TAG_X`, or `X` of `mod.X`; "" for a literal
   std::optional<int64_t> literal;  // an integer literal: its value
@@ -58,7 +86,7 @@ struct TagArgument {
 /// (`tags.TAG_X`); nullopt for anything else (a runtime value such as a parameter `tag`).
 std::optional<TagArgument> tagArgumentOf(const std::string& src, const Module& m, int32_t call,
                                          const std::map<std::string, int64_t>& intNames) {
-  int32_t tag = m.argument(call, 2, "tag");
+  int32_t tag = m.argument(call, tagPosition(calleeName(m, call)), "tag");
   if (calleeName(m, tag) == "Int32") tag = m.argument(tag, 0);
   if (tag == kNone) return std::nullopt;
   if (std::optional<int64_t> v = integerLiteral(src, m, tag)) return TagArgument{"", v};
@@ -163,9 +191,9 @@ CuteSourceMap mapCuteSource(const python::SourceFile& src) {
       else
         site.region = {st.lines.first, st.lines.last};
     } else {
-      // lane0_warp0_stop(buf, eid, ...): the latest `eid = lane0_warp0_start(...)` before it in
-      // the same block.
-      int32_t eidArg = mod.argument(c.expression, 1, "eid");
+      // A stop: the latest `HANDLE = start(...)` before it in the same block.
+      const StopApi& stop = *stopApi(site.api);
+      int32_t eidArg = mod.argument(c.expression, stop.handlePosition, stop.handleKeyword);
       std::string eid = eidArg == kNone ? std::string() : textOf(s, mod.expressions[eidArg]);
       bool eidIsName = eidArg != kNone && mod.expressions[eidArg].kind == Expression::Kind::Name;
       site.region = {st.lines.first, st.lines.first};
@@ -176,15 +204,15 @@ CuteSourceMap mapCuteSource(const python::SourceFile& src) {
         if (!eidIsName || o.parentBlock != st.parentBlock) continue;
         const Expression& target = mod.expressions[a.target];
         if (target.kind != Expression::Kind::Name || target.name != eid) continue;
-        if (calleeName(mod, a.value) != "lane0_warp0_start") continue;
+        if (calleeName(mod, a.value) != stop.start) continue;
         found = true;
         site.anchorLine = o.lines.first;
         site.anchorBytes = o.bytes;
         site.region = {o.lines.last + 1, st.lines.first == 0 ? 0 : st.lines.first - 1};
       }
       if (!found)
-        map.warnings.push_back("line " + std::to_string(site.callLine + 1) + ": no `" + eid +
-                               " = lane0_warp0_start(...)` before this stop in the same block");
+        map.warnings.push_back("line " + std::to_string(site.callLine + 1) + ": no `" + eid + " = " +
+                               std::string(stop.start) + "(...)` before this stop in the same block");
     }
     map.sites.push_back(std::move(site));
   }
@@ -246,7 +274,7 @@ Result<TimeRegionPlan> planTimeRegion(const python::SourceFile& src, uint32_t fi
   for (const python::CallSite& c : mod.calls) {
     if (c.function != sa.function) continue;
     std::string_view fn = calleeName(mod, c.expression);
-    if (!isProfilerCall(fn)) continue;
+    if (fn != "profile_region" && fn != "lane0_warp0_stop") continue;
     // profile_region(buf, max_events, tag, tid) / lane0_warp0_stop(buf, eid, tag, tid, max_events).
     bool region = fn == "profile_region";
     int32_t bufArg = mod.argument(c.expression, 0, "buf"), tidArg = mod.argument(c.expression, 3, "tid"),

@@ -1,7 +1,7 @@
 // Maps CUTE DSL region tags to their source from the Python model: the `TAG_X = n` constants and the
 // `profile_region(buf, max_events, TAG_X, tid)` / `lane0_warp0_stop(buf, eid, TAG_X, tid,
-// max_events)` call sites (the tag bare, `Int32(...)`-wrapped, an attribute or a literal); and the
-// edit that times a selected block.
+// max_events)` / `region_end(buf, TAG_X, token, max_events)` call sites (the tag bare,
+// `Int32(...)`-wrapped, an attribute or a literal); and the edit that times a selected block.
 #pragma once
 
 #include <cstdint>
@@ -28,12 +28,13 @@ struct TagSite {
   /// for a literal tag the constant holding that value, else "tag_<id>".
   std::string constant;
   int64_t tag = -1;  // its value; -1 when no constant in the file defines it
-  std::string api;   // "profile_region" or "lane0_warp0_stop"
+  std::string api;   // "profile_region", "lane0_warp0_stop" or "region_end"
   uint32_t callLine = 0;
   /// Lines of the timed code (0-based, inclusive): the `with` body, or the statements between
-  /// the matching lane0_warp0_start and the stop. first > last when the region is empty.
+  /// the matching lane0_warp0_start / region_start and the stop. first > last when empty.
   python::LineSpan region;
-  /// Where the region starts: the `with` line or the lane0_warp0_start line (hint anchor).
+  /// Where the region starts: the `with` line or the lane0_warp0_start / region_start line (hint
+  /// anchor).
   uint32_t anchorLine = 0;
   python::ByteRange anchorBytes;  // that statement's bytes
   std::string function;           // qualified name of the enclosing def ("" at module level)

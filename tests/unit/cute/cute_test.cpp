@@ -73,6 +73,15 @@ std::vector<std::string> constantValues(const CuteSourceMap& m) {
   return names;
 }
 
+/// Each site as "api CONSTANT=tag anchor:first-last" (0-based lines).
+std::vector<std::string> regionsOf(const CuteSourceMap& m) {
+  std::vector<std::string> out;
+  for (const auto& s : m.sites)
+    out.push_back(s.api + " " + s.constant + "=" + std::to_string(s.tag) + " " + std::to_string(s.anchorLine) + ":" +
+                  std::to_string(s.region.first) + "-" + std::to_string(s.region.last));
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("decode a raw little-endian buffer and summarise per tag") {
@@ -359,6 +368,32 @@ TEST_CASE("region tags: bare names, literals, Int32 wrappers and attributes") {
   CHECK(m.warnings == std::vector<std::string>{"line 32: TAG_MISSING has no `TAG_MISSING = <int>` constant"});
   TagTable t = m.tagTable();
   CHECK(t.names == std::vector<std::string>{"TAG_PRODUCER", "TAG_CONSUMER", "tag_2", "tag_3", "tag_4", "LOAD"});
+}
+
+TEST_CASE("token regions: region_end pairs with the region_start that made its token") {
+  const std::string src =
+      "TAG_ITERATION = 0\n"
+      "TAG_COMPUTE = 1\n"
+      "@cute.kernel\n"
+      "def k(buf, n, bidx):\n"
+      "    outer_tok = region_start(buf, bidx, n)\n"
+      "    for i in cutlass.range(4):\n"
+      "        compute_tok = region_start(buf, bidx, n)\n"
+      "        x = 1\n"
+      "        region_end(buf, TAG_COMPUTE, compute_tok, n)\n"
+      "    region_end(buf, Int32(TAG_ITERATION), token=outer_tok, max_events_per_unit=n)\n"
+      "    region_end(buf, 1, compute_tok, n)\n"
+      "    region_end(buf, n, bidx, TAG_COMPUTE)\n";
+  CuteSourceMap m = mapSource(src);
+  // The tag is region_end's second argument; `n` there is no tag, and TAG_COMPUTE passed fourth
+  // (as max_events_per_unit) is not taken as one.
+  // Each site as "api CONSTANT=tag anchor:first-last" (0-based lines). The inner token was made in
+  // the loop body, not in the block of the third stop: that stop anchors on itself. Its literal
+  // tag 1 shows under TAG_COMPUTE.
+  CHECK(regionsOf(m) == std::vector<std::string>{"region_end TAG_COMPUTE=1 6:7-7", "region_end TAG_ITERATION=0 4:5-8",
+                                                 "region_end TAG_COMPUTE=1 10:10-10"});
+  CHECK(m.warnings ==
+        std::vector<std::string>{"line 11: no `compute_tok = region_start(...)` before this stop in the same block"});
 }
 
 TEST_CASE("a stop with no matching start in its block is reported") {
