@@ -25,9 +25,9 @@
 //    value's offset from Row{}.f (correlation ids from -1) or from the same row's `base` field
 //    (an end from its start: the duration); Small<&Row::f>: 2 bytes a row (thread and process
 //    indices, offset from kNone). A value whose offset is negative or does not fit is kept
-//    exactly in a side list (16 bytes for that row), so every value reads back as written. col<>() is not available
-//    (use get<>()); `base` must be an earlier column and changes only with the whole row (set/update), never alone
-//    (put/mapColumn), so the compact field keeps its own value when the base moves.
+//    exactly in a side map (about 40 bytes for that row), so every value reads back as written. col<>() is not
+//    available (use get<>()); `base` must be an earlier column and changes only with the whole row (set/update), never
+//    alone (put/mapColumn), so the compact field keeps its own value when the base moves.
 // Every field of Row must have a column: a static_assert counts Row's fields.
 #pragma once
 
@@ -38,6 +38,7 @@
 #include <limits>
 #include <tuple>
 #include <type_traits>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -172,8 +173,8 @@ struct Store {
 
 /// Storage of one Compact column: per row the offset of the value from a reference (the
 /// field's default, or the row's base field) in W, modulo the field's width (a kNone default
-/// makes index 0 offset 1), kEscaped where it does not fit; those rows' values in `escaped`,
-/// ordered by row.
+/// makes index 0 offset 1), kEscaped where it does not fit; those rows' values in `escaped`
+/// (a hash map: writing any row costs O(1), whatever the order of the writes).
 template <typename Row, auto M, auto B, typename W>
 struct CompactStore {
   static constexpr auto member = M;
@@ -187,7 +188,7 @@ struct CompactStore {
   static_assert(std::is_unsigned_v<W> && sizeof(W) <= sizeof(uint32_t));
   static constexpr W kEscaped = std::numeric_limits<W>::max();
   std::vector<W> v;
-  std::vector<std::pair<uint64_t, T>> escaped;
+  std::unordered_map<uint64_t, T> escaped;
 
   static T dflt() { return Row{}.*member; }
   bool stored() const { return true; }
@@ -195,17 +196,17 @@ struct CompactStore {
   T get(size_t i, T ref) const {
     const W d = v[i];
     if (d != kEscaped) return static_cast<T>(static_cast<U>(static_cast<U>(ref) + d));
-    return find(i)->second;
+    return escaped.find(i)->second;
   }
   void push(const T& x, T ref, size_t rows) {
     const W d = offset(x, ref);
     v.push_back(d);
-    if (d == kEscaped) escaped.emplace_back(rows, x);
+    if (d == kEscaped) escaped.emplace(rows, x);
   }
   void put(size_t i, const T& x, T ref) {
-    if (v[i] == kEscaped) escaped.erase(find(i));
+    if (v[i] == kEscaped) escaped.erase(i);
     v[i] = offset(x, ref);
-    if (v[i] == kEscaped) escaped.insert(lowerBound(i), {i, x});
+    if (v[i] == kEscaped) escaped.emplace(i, x);
   }
   void clear() {
     v.clear();
@@ -213,33 +214,32 @@ struct CompactStore {
   }
   void shrink() {
     v.shrink_to_fit();
-    escaped.shrink_to_fit();
+    escaped.rehash(0);
   }
   void permute(const std::vector<uint32_t>& order) {
     std::vector<W> out;
     out.reserve(v.size());
-    std::vector<std::pair<uint64_t, T>> esc;
+    std::unordered_map<uint64_t, T> esc;
+    esc.reserve(escaped.size());
     for (uint32_t o : order) {
-      if (v[o] == kEscaped) esc.emplace_back(out.size(), find(o)->second);
+      if (v[o] == kEscaped) esc.emplace(out.size(), escaped.find(o)->second);
       out.push_back(v[o]);
     }
     v = std::move(out);
     escaped = std::move(esc);
   }
-  size_t bytes() const { return v.capacity() * sizeof(W) + escaped.capacity() * sizeof(escaped[0]); }
+  /// The column's bytes; an escaped value counted as its node (key, value, next pointer) and
+  /// its bucket.
+  size_t bytes() const {
+    if (escaped.empty()) return v.capacity() * sizeof(W);
+    return v.capacity() * sizeof(W) + escaped.size() * (sizeof(uint64_t) + sizeof(T) + sizeof(void*)) +
+           escaped.bucket_count() * sizeof(void*);
+  }
 
  private:
   static W offset(T x, T ref) {
     const U d = static_cast<U>(static_cast<U>(x) - static_cast<U>(ref));  // modulo the width: x < ref is large
     return d < kEscaped ? static_cast<W>(d) : kEscaped;
-  }
-  auto lowerBound(size_t i) {
-    return std::lower_bound(escaped.begin(), escaped.end(), uint64_t{i},
-                            [](const std::pair<uint64_t, T>& e, uint64_t r) { return e.first < r; });
-  }
-  auto find(size_t i) const {
-    return std::lower_bound(escaped.begin(), escaped.end(), uint64_t{i},
-                            [](const std::pair<uint64_t, T>& e, uint64_t r) { return e.first < r; });
   }
 };
 
