@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/attribution/kernel_label.h"
 #include "core/support/json_writer.h"
 #include "core/support/saturating.h"
 
@@ -131,53 +132,25 @@ std::string renderJson(const LoopResult& r) {
 
 namespace {
 
-bool identChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-/// Display name: namespaces, template arguments and signatures dropped; generic ATen kernels keep
-/// the functor that tells them apart ("vectorized_elementwise_kernel[GeluCUDAKernelImpl]").
-std::string shortKernel(const std::string& name, size_t max = 60) {
-  std::string s = name;
-  for (size_t at; (at = s.find("(anonymous namespace)::")) != std::string::npos;) s.erase(at, 23);
-  if (s.rfind("void ", 0) == 0) s = s.substr(5);
-  size_t cut = s.find_first_of("<(");
-  std::string rest = cut == std::string::npos ? "" : s.substr(cut);
-  if (cut != std::string::npos && cut > 0) s = s.substr(0, cut);
-  if (size_t ns = s.rfind("::"); ns != std::string::npos) s = s.substr(ns + 2);
-  if (s.find("elementwise_kernel") != std::string::npos || s == "reduce_kernel") {
-    for (const char* key : {"Functor", "KernelImpl", "_kernel_cuda", "Ops<", "_kernel"}) {
-      size_t k = rest.find(key);
-      if (k == std::string::npos) continue;
-      size_t b = k;
-      while (b > 0 && identChar(rest[b - 1])) --b;
-      size_t e = k;
-      while (e < rest.size() && identChar(rest[e])) ++e;
-      if (e > b) {
-        s += "[" + rest.substr(b, e - b) + "]";
-        break;
-      }
-    }
-  }
-  if (s.size() > max) s = s.substr(0, max - 3) + "...";
-  return s;
-}
-
 /// "variant x3 (2 kernels): cunn_SoftMaxForward" — the kernels not shared by every variant.
 std::string variantText(const LineResult& l, const attribution::KernelSet& v) {
   std::string out = "variant x" + std::to_string(v.invocations) + " (" + std::to_string(v.kernels.size()) + " kernel" +
                     (v.kernels.size() == 1 ? "" : "s") + "):";
-  size_t shown = 0;
-  for (const auto& k : v.kernels) {
-    bool common = std::all_of(l.variants.begin(), l.variants.end(), [&](const attribution::KernelSet& o) {
-      return std::find(o.kernels.begin(), o.kernels.end(), k) != o.kernels.end();
-    });
-    if (common) continue;
-    if (shown++ == 4) {
+  std::vector<std::string> own;  // the kernels not every variant launches
+  for (const auto& k : v.kernels)
+    if (!std::all_of(l.variants.begin(), l.variants.end(), [&](const attribution::KernelSet& o) {
+          return std::find(o.kernels.begin(), o.kernels.end(), k) != o.kernels.end();
+        }))
+      own.push_back(k);
+  const auto labels = attribution::kernelLabels(own, 70);
+  for (size_t i = 0; i < labels.size(); ++i) {
+    if (i == 4) {
       out += " ...";
       break;
     }
-    out += " " + shortKernel(k, 70);
+    out += " " + labels[i];
   }
-  if (shown == 0) out += " (only kernels the other variants launch too)";
+  if (own.empty()) out += " (only kernels the other variants launch too)";
   return out;
 }
 
@@ -203,6 +176,7 @@ std::string annotation(const LineResult& l, int maxKernels) {
   if (std::string kinds = stepKinds(l); !kinds.empty()) a += " · " + kinds;
   a += " · ";
   int shown = 0;
+  const auto labels = attribution::kernelLabels(l.kernels, 60);
   for (const auto& k : l.kernels) {
     if (shown == maxKernels) {
       a += ", +" + std::to_string(l.kernels.size() - shown) + " more";
@@ -212,7 +186,7 @@ std::string annotation(const LineResult& l, int maxKernels) {
          std::string(k.pass == attribution::Pass::Backward    ? "bwd:"
                      : k.pass == attribution::Pass::Recompute ? "recompute:"
                                                               : "") +
-         shortKernel(k.opName) + (k.launches > 1 ? " x" + std::to_string(k.launches) : "");
+         labels[static_cast<size_t>(shown)] + (k.launches > 1 ? " x" + std::to_string(k.launches) : "");
     ++shown;
   }
   return a;
@@ -299,9 +273,12 @@ std::string renderText(const LoopResult& r, WorkspaceIndex& index, const TextOpt
   }
   if (!r.unmapped.empty()) {
     os << "unmapped (not launched inside any wrapped range):\n";
-    for (const auto& u : r.unmapped)
-      os << "  " << shortKernel(u.name) << "  x" << u.launches << "  " << formatNs(u.gpuNs) << "  ("
-         << attribution::unmappedReasonName(u.reason) << ")\n";
+    std::vector<std::string> names;
+    for (const auto& u : r.unmapped) names.push_back(u.name);
+    const auto labels = attribution::kernelLabels(names, 60);
+    for (size_t i = 0; i < r.unmapped.size(); ++i)
+      os << "  " << labels[i] << "  x" << r.unmapped[i].launches << "  " << formatNs(r.unmapped[i].gpuNs) << "  ("
+         << attribution::unmappedReasonName(r.unmapped[i].reason) << ")\n";
     os << "\n";
   }
   os << "overhead: " << r.rangesInserted << " ranges inserted, " << [&] {

@@ -6,7 +6,7 @@
 //   - for a call line (its work runs in workspace callees): the inclusive time and the callee
 //     lines with their share, each a link (Markdown) or "path:line" (plain text);
 //   - the kernel table, top 8 kernels by time, the rest summarised in one row; labels shortened
-//     to what tells the kernels apart (core/results/kernel_label.h); one column per fact, a
+//     to what tells the kernels apart (core/attribution/kernel_label.h); one column per fact, a
 //     column only when some kernel has data for it, optional columns (avg, min, max, grid, block,
 //     stream) only while the table stays within 80 columns;
 //   - Nsight Compute bound classes, the change against the previous run, the provenance
@@ -19,9 +19,9 @@
 #include <cstdio>
 #include <functional>
 
+#include "core/attribution/kernel_label.h"
 #include "core/ncu/classify.h"
 #include "core/results/format.h"
-#include "core/results/kernel_label.h"
 #include "core/support/escape.h"
 #include "lsp/features/feature_context.h"
 #include "lsp/server/server.h"
@@ -31,7 +31,7 @@ namespace kl::lsp {
 
 namespace {
 
-using results::displayWidth;
+using attribution::displayWidth;
 using results::formatDuration;
 
 constexpr size_t kWidth = 80;      // columns a hover must fit
@@ -183,7 +183,7 @@ std::string kernelTable(const results::LineResult& line, int64_t denom, results:
   if (anyRange) optional.push_back({&mn, &mx});
   if (anyShape) optional.push_back({&grid, &block});
   if (anyStream) optional.push_back({&stream});
-  auto labels = results::kernelLabels(ks, 44);
+  auto labels = attribution::kernelLabels(ks, 44);
   size_t labelWidth = 6;
   for (size_t i = 0; i < shown; ++i) labelWidth = std::max(labelWidth, displayWidth(labels[i]));
   labelWidth = std::min<size_t>(labelWidth, 40);
@@ -194,7 +194,7 @@ std::string kernelTable(const results::LineResult& line, int64_t denom, results:
     if (rest + labelWidth + 2 <= kWidth) cols = std::move(trial);
   }
   size_t room = kWidth - (tableWidth(cols) - cols[0].width()) - 2;
-  labels = results::kernelLabels(ks, std::min<size_t>(room, 44));
+  labels = attribution::kernelLabels(ks, std::min<size_t>(room, 44));
   for (size_t i = 0; i < shown; ++i) cols[0].cells.push_back(oneLine(labels[i]));
   if (shown < ks.size()) cols[0].cells.push_back("(" + std::to_string(ks.size() - shown) + " more kernels)");
   return renderTable(cols, plain);
@@ -375,7 +375,7 @@ std::string hoverText(const results::LineResult& line, const DocumentResults& dr
   if (line.isCallLine()) md += calleeSection(line, ctx.server.workspace().root(), units, st);
   md += passGroups(line, denom, units, st);
   std::string bounds;
-  auto labels = results::kernelLabels(line.kernels, 40);
+  auto labels = attribution::kernelLabels(line.kernels, 40);
   for (size_t i = 0; i < line.kernels.size(); ++i)
     if (auto b = ctx.results->boundFor(line.kernels[i].fullName, line.kernels[i].name))
       bounds += "- " + st.code(labels[i]) + ": " + st.bold(std::string(ncu::boundName(b->bound)) + "-bound") + " — " +

@@ -20,8 +20,8 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "core/attribution/kernel_label.h"
 #include "core/results/format.h"
-#include "core/results/kernel_label.h"
 #include "core/runner/process.h"
 #include "core/store/store.h"
 #include "lsp/features/feature_context.h"
@@ -89,7 +89,7 @@ std::string lineText(const results::FileResult& f, const results::LineResult& l)
   while (!t.empty() && (t.back() == '\r' || t.back() == ' ' || t.back() == '\t')) t.pop_back();
   size_t first = t.find_first_not_of(" \t");
   t = first == std::string::npos ? std::string() : t.substr(first);
-  if (results::displayWidth(t) > 60) {
+  if (attribution::displayWidth(t) > 60) {
     size_t cut = 59;  // bytes >= code points: cut at a code point start
     while (cut > 0 && (static_cast<unsigned char>(t[cut]) & 0xC0) == 0x80) --cut;
     t = t.substr(0, cut) + "…";

@@ -4,7 +4,7 @@
 // text. The real loop writing these verdicts is checked end to end by tests/e2e/lsp_atomic_hover.sh.
 #include <doctest/doctest.h>
 
-#include "core/results/kernel_label.h"
+#include "core/attribution/kernel_label.h"
 #include "core/store/store.h"
 #include "lsp/features/all.h"
 #include "lsp/server/uri.h"
@@ -149,7 +149,8 @@ TEST_CASE("hover: why the loop left a line atomic, and which function to focus o
         while (start < text.size()) {
           size_t end = text.find('\n', start);
           if (end == std::string::npos) end = text.size();
-          CHECK_MESSAGE(results::displayWidth(text.substr(start, end - start)) <= 80, text.substr(start, end - start));
+          CHECK_MESSAGE(attribution::displayWidth(text.substr(start, end - start)) <= 80,
+                        text.substr(start, end - start));
           start = end + 1;
         }
       }

@@ -1,7 +1,7 @@
-// core/results/kernel_label: labels that tell a line's kernels apart, on real demangled PyTorch
+// core/attribution/kernel_label: labels that tell a line's kernels apart, on real demangled PyTorch
 // kernel names (from the emulated and real nsys profiles under tests/data), and the hint label of
 // a call line.
-#include "core/results/kernel_label.h"
+#include "core/attribution/kernel_label.h"
 
 #include <doctest/doctest.h>
 
@@ -10,6 +10,7 @@
 #include "core/results/format.h"
 
 using namespace kl::results;
+using namespace kl::attribution;
 
 namespace {
 KernelStat kernel(std::string shortName, std::string full) {
@@ -190,4 +191,28 @@ TEST_CASE("hint labels and lens titles: forward + backward time") {
   f.backwardNs = 8'300'000;
   f.distinctKernels = 14;
   CHECK(lensTitle(f, 0) == "GPU 4.10 ms + bwd 8.30 ms · 14 kernels");
+}
+
+TEST_CASE("kernel labels from names only: the short name from the demangled name, equal labels told apart") {
+  // Two adds that differ only in their pointer array (a tensor + tensor and a tensor + scalar
+  // add, as the emulated optimizer step launches them), a kernel in an anonymous namespace, a
+  // plain name and a copy.
+  const std::vector<std::string> names = {
+      "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
+      "at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)",
+      "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
+      "at::detail::Array<char*, 2> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 2>)",
+      "void at::native::(anonymous namespace)::softmax_warp_forward<float, float, float, 8, false, false>(float*, "
+      "float const*, int, int, int, bool const*, int, bool)",
+      "sm90_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x32", "[CUDA memcpy HtoD]"};
+  const auto labels = kernelLabels(names, 80);
+  REQUIRE(labels.size() == names.size());
+  CHECK(labels[0] != labels[1]);
+  CHECK(labels[0].starts_with("vectorized_elementwise_kernel<CUDAFunctor_add"));
+  CHECK(labels[1].starts_with("vectorized_elementwise_kernel<CUDAFunctor_add"));
+  CHECK(labels[0].find('3') != std::string::npos);
+  CHECK(labels[1].find('2') != std::string::npos);
+  CHECK(labels[2].starts_with("softmax_warp_forward"));
+  CHECK(labels[3] == names[3]);
+  CHECK(labels[4] == names[4]);
 }

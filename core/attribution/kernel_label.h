@@ -15,9 +15,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/results/result_set.h"
+#include "core/attribution/line_result.h"
 
-namespace kl::results {
+namespace kl::attribution {
 
 /// The template arguments of `base` in a demangled name (top level, in order), e.g. for
 /// "void at::native::vectorized_elementwise_kernel<4, at::native::MulFunctor<float>, ...>(...)"
@@ -33,7 +33,11 @@ std::string argumentTag(std::string_view arg);
 /// `maxWidth` code points.
 std::vector<std::string> kernelLabels(const std::vector<KernelStat>& kernels, size_t maxWidth = 44);
 
+/// The same for kernels known by name only (demangled, else as the profile has it): the short
+/// name is the name's last scope component before its template arguments or parameters.
+std::vector<std::string> kernelLabels(const std::vector<std::string>& names, size_t maxWidth = 44);
+
 /// Number of code points of UTF-8 text.
 size_t displayWidth(std::string_view s);
 
-}  // namespace kl::results
+}  // namespace kl::attribution
