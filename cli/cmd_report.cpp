@@ -5,11 +5,11 @@
 #include "cli/profile_common.h"
 #include "core/analysis/report.h"
 #include "core/ncu/classify.h"
-#include "core/ncu/kernel_name.h"
 #include "core/ncu/metrics.h"
 #include "core/ncu/report.h"
 #include "core/ncu/roofline.h"
 #include "core/ncu/roofline_svg.h"
+#include "core/profile/kernel_name.h"
 
 namespace kl::cli {
 namespace {
@@ -34,7 +34,7 @@ std::string rooflineSection(const std::vector<std::string>& files) {
       if (!opt.peakFlopsPerSec && p.peakFlopsPerSec) opt.peakFlopsPerSec = p.peakFlopsPerSec;
       if (!opt.peakBytesPerSec && p.peakBytesPerSec) opt.peakBytesPerSec = p.peakBytesPerSec;
       auto cls = ncu::classify(ncu::extractMetrics(l));
-      points.push_back({ncu::displayName(l.kernelName), p.intensity, p.flopsPerSec, cls.bound});
+      points.push_back({profile::displayName(l.kernelName), p.intensity, p.flopsPerSec, cls.bound});
     }
   }
   std::string html = ncu::rooflineSvg(points, opt);

@@ -5,6 +5,8 @@
 #include <cctype>
 #include <map>
 
+#include "core/profile/kernel_name.h"
+
 namespace kl::attribution {
 
 namespace {
@@ -301,13 +303,8 @@ std::vector<std::string> kernelLabels(const std::vector<KernelStat>& kernels, si
 std::vector<std::string> kernelLabels(const std::vector<std::string>& names, size_t maxWidth) {
   std::vector<KernelStat> ks(names.size());
   for (size_t i = 0; i < names.size(); ++i) {
-    std::string s = names[i];
-    for (size_t at; (at = s.find("(anonymous namespace)::")) != std::string::npos;) s.erase(at, 23);
-    std::string_view v = trim(s);
-    if (v.starts_with("void ")) v.remove_prefix(5);
-    v = v.substr(0, std::min(v.find('<'), v.find('(')));
-    if (size_t ns = v.rfind("::"); ns != std::string_view::npos) v.remove_prefix(ns + 2);
-    ks[i].name = v.empty() ? names[i] : std::string(v);
+    ks[i].name = profile::baseName(names[i]);
+    if (ks[i].name.empty()) ks[i].name = names[i];
     ks[i].fullName = names[i];
   }
   return kernelLabels(ks, maxWidth);

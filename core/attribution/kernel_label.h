@@ -34,7 +34,7 @@ std::string argumentTag(std::string_view arg);
 std::vector<std::string> kernelLabels(const std::vector<KernelStat>& kernels, size_t maxWidth = 44);
 
 /// The same for kernels known by name only (demangled, else as the profile has it): the short
-/// name is the name's last scope component before its template arguments or parameters.
+/// name is profile::baseName of the name.
 std::vector<std::string> kernelLabels(const std::vector<std::string>& names, size_t maxWidth = 44);
 
 /// Number of code points of UTF-8 text.

@@ -10,12 +10,15 @@
 #include <sstream>
 
 #include "core/ncu/family.h"
-#include "core/ncu/kernel_name.h"
 #include "core/ncu/metrics.h"
 #include "core/ncu/roofline.h"
+#include "core/profile/kernel_name.h"
 #include "core/support/schema.h"
 
 namespace kl::ncu {
+
+using profile::informativeName;
+using profile::normalizedKey;
 namespace {
 
 // Migration i (0-based) brings the ncu schema from version i to i + 1. Never edit a shipped

@@ -3,9 +3,11 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/ncu/kernel_name.h"
+#include "core/profile/kernel_name.h"
 
 namespace kl::ncu {
+
+using profile::normalizedKey;
 namespace {
 
 std::string pct(double v) {

@@ -2,9 +2,12 @@
 
 #include <regex>
 
-#include "core/ncu/kernel_name.h"
+#include "core/profile/kernel_name.h"
 
 namespace kl::ncu {
+
+using profile::demangle;
+using profile::displayName;
 namespace {
 
 struct CompiledRule {

@@ -4,9 +4,11 @@
 #include <map>
 #include <numeric>
 
-#include "core/ncu/kernel_name.h"
+#include "core/profile/kernel_name.h"
 
 namespace kl::ncu {
+
+using profile::normalizedKey;
 JoinResult joinToProfile(const NcuReport& report, const profile::ProfileModel& model, const JoinOptions& opt) {
   JoinResult res;
   // Profile kernels grouped by name key, in launch order (gpuOps are sorted by start).

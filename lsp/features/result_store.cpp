@@ -6,7 +6,7 @@
 
 #include "core/ncu/catalog.h"
 #include "core/ncu/classify.h"
-#include "core/ncu/kernel_name.h"
+#include "core/profile/kernel_name.h"
 #include "core/results/format.h"
 #include "core/results/from_store.h"
 #include "lsp/server/server.h"
@@ -109,7 +109,7 @@ std::optional<BoundInfo> ResultStore::boundFor(const std::string& fullName, cons
       if (c.bound != ncu::Bound::Unknown) return BoundInfo{c.bound, c.summary(), BoundInfo::Source::NcuReport};
     }
   for (const auto* n : {&fullName, &shortName})
-    if (auto it = catalog_.find(ncu::normalizedKey(*n)); it != catalog_.end()) return it->second;
+    if (auto it = catalog_.find(profile::normalizedKey(*n)); it != catalog_.end()) return it->second;
   return std::nullopt;
 }
 
@@ -135,8 +135,8 @@ std::map<std::string, BoundInfo> catalogBounds(const fs::path& root) {
     if (k.limiter != ncu::MemoryLevel::Unknown) summary += ", limiter " + std::string(ncu::memoryLevelName(k.limiter));
     if (!k.detail.empty()) summary += "; " + k.detail;
     BoundInfo b{k.bound, summary, BoundInfo::Source::KernelCatalogue};
-    out.emplace(ncu::normalizedKey(k.name), b);
-    if (!k.baseName.empty()) out.emplace(ncu::normalizedKey(k.baseName), b);
+    out.emplace(profile::normalizedKey(k.name), b);
+    if (!k.baseName.empty()) out.emplace(profile::normalizedKey(k.baseName), b);
   }
   return out;
 }

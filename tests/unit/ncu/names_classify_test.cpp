@@ -9,13 +9,18 @@
 
 #include "core/ncu/classify.h"
 #include "core/ncu/family.h"
-#include "core/ncu/kernel_name.h"
 #include "core/ncu/metrics.h"
 #include "core/ncu/report.h"
 #include "core/ncu/roofline.h"
+#include "core/profile/kernel_name.h"
 #include "tests/support/test_support.h"
 
 using namespace kl::ncu;
+using kl::profile::baseName;
+using kl::profile::demangle;
+using kl::profile::displayName;
+using kl::profile::informativeName;
+using kl::profile::normalizedKey;
 using kl::test::dataPath;
 using kl::test::readFile;
 
@@ -294,4 +299,10 @@ TEST_CASE("roofline from counters (synthetic raw page)") {
   CHECK(*p.peakBytesPerSec == doctest::Approx(1280 * 2.6e9));
   RooflinePoint none = rooflinePoint(r->launches[2]);  // counters n/a
   CHECK_FALSE(none.ok);
+}
+
+TEST_CASE("kernel names: the model's copy and graph names are not signatures") {
+  CHECK(displayName("[CUDA memcpy HtoD]") == "[CUDA memcpy HtoD]");
+  CHECK(baseName("[CUDA memset]") == "[CUDA memset]");
+  CHECK(baseName("[CUDA graph 3]") == "[CUDA graph 3]");
 }

@@ -1,4 +1,4 @@
-#include "core/ncu/kernel_name.h"
+#include "core/profile/kernel_name.h"
 
 #include <cxxabi.h>
 
@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <memory>
 
-namespace kl::ncu {
+namespace kl::profile {
 namespace {
 
 bool identChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
@@ -64,6 +64,8 @@ std::string demangle(std::string_view name) {
 std::string displayName(std::string_view nameIn) {
   std::string full = canonicalAnon(demangle(nameIn));
   std::string_view s = trim(full);
+  // The model's names of copies and graphs ("[CUDA memcpy HtoD]") are not signatures.
+  if (s.starts_with('[')) return std::string(s);
   // Drop the trailing top-level parameter list: the '(' matching the final ')'. Only () and <>
   // count as brackets: ncu drops "const::[" from lambda names, leaving unbalanced ']'.
   if (!s.empty() && s.back() == ')') {
@@ -195,4 +197,4 @@ std::string normalizedKey(std::string_view name) {
   return key;
 }
 
-}  // namespace kl::ncu
+}  // namespace kl::profile

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace kl::ncu {
+namespace kl::profile {
 
 /// abi::__cxa_demangle of an Itanium-mangled name (`_Z...`); the input unchanged when it is not
 /// mangled or does not demangle.
@@ -14,6 +14,7 @@ std::string demangle(std::string_view name);
 
 /// The demangled name without a leading return type (`void `, `std::enable_if<...>::type `) and
 /// without the trailing top-level parameter list. Bracket-depth aware (`operator()`, lambdas).
+/// An op name of the model's own ("[CUDA memcpy HtoD]", "[CUDA graph 3]") is returned whole.
 std::string displayName(std::string_view name);
 
 /// The last identifier before the outermost template/parameter list: `vectorized_elementwise_kernel`,
@@ -29,4 +30,4 @@ std::string informativeName(std::string_view name);
 /// `const`, brackets `[` `]` and white space removed; `true`/`false` -> `1`/`0`.
 std::string normalizedKey(std::string_view name);
 
-}  // namespace kl::ncu
+}  // namespace kl::profile
