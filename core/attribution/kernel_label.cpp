@@ -85,11 +85,14 @@ bool isLayout(std::string_view name) {
 }
 
 /// Wrapper templates whose own name says nothing: the tag is inside their arguments. Every layout
-/// wrapper, plus ATen's loaders/reducers and the generic functors of its multi-tensor (foreach)
-/// kernels (`multi_tensor_apply_kernel<TensorListMetadata<1>, BinaryOpScalarFunctor<float, 1, 1, 0>,
+/// wrapper, plus ATen's loaders/reducers, the generic launchers whose lambda a kernel runs
+/// (`gpu_kernel_impl<F>`) and the generic functors of its multi-tensor (foreach) kernels
+/// (`multi_tensor_apply_kernel<TensorListMetadata<1>, BinaryOpScalarFunctor<float, 1, 1, 0>,
 /// std::multiplies<float>, float>` -> tag `multiplies`).
 bool isWrapper(std::string_view name) {
-  static constexpr std::array<std::string_view, 19> kWrappers = {"ReduceOp",
+  static constexpr std::array<std::string_view, 21> kWrappers = {"ReduceOp",
+                                                                 "gpu_kernel_impl",
+                                                                 "gpu_kernel_impl_nocast",
                                                                  "func_wrapper_t",
                                                                  "LoadWithCast",
                                                                  "StoreWithCast",
@@ -128,7 +131,12 @@ std::string tagOf(std::string_view arg, int depth) {
       if (after < comps[i].size() && comps[i][after] == '<') after += bracketed(comps[i], after, '<').size() + 2;
       bool function = after < comps[i].size() && comps[i][after] == '(';
       bool callable = i + 1 < comps.size() && comps[i + 1].rfind("operator()", 0) == 0;
-      if (function || callable) return std::string(name);
+      if (!function && !callable) continue;
+      // A lambda of a generic launcher (`gpu_kernel_impl<F>(...)::{lambda(int)#1}`): the tag is F's.
+      if (isWrapper(name) && after > name.size())
+        for (auto inner : splitTop(bracketed(comps[i], name.size(), '<'), ","))
+          if (auto t = tagOf(inner, depth + 1); !t.empty()) return t;
+      return std::string(name);
     }
     return "lambda";
   }

@@ -216,3 +216,27 @@ TEST_CASE("kernel labels from names only: the short name from the demangled name
   CHECK(labels[3] == names[3]);
   CHECK(labels[4] == names[4]);
 }
+
+TEST_CASE("kernelLabels: a kernel running a generic launcher's lambda is tagged by what the launcher runs") {
+  // Real names (tests/data/real: hta_a100_alexnet_small and param_dlrm_v100_8ranks worker 0):
+  // `elementwise_kernel` runs the lambda of `gpu_kernel_impl<F>`; the tag is F's, not the launcher's.
+  const std::string add =
+      "void at::native::elementwise_kernel<128, 2, at::native::gpu_kernel_impl<at::native::CUDAFunctor_add<float> "
+      ">(at::TensorIteratorBase&, at::native::CUDAFunctor_add<float> const&)::{lambda(int)#1}>(int, "
+      "at::native::gpu_kernel_impl<at::native::CUDAFunctor_add<float> >(at::TensorIteratorBase&, "
+      "at::native::CUDAFunctor_add<float> const&)::{lambda(int)#1})";
+  const std::string copy =
+      "void at::native::elementwise_kernel<128, 2, at::native::gpu_kernel_impl<at::native::direct_copy_kernel_cuda("
+      "at::TensorIteratorBase&)::{lambda()#2}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}>"
+      "(at::TensorIteratorBase&, at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#2}::operator()"
+      "() const::{lambda()#7}::operator()() const::{lambda(float)#1} const&)::{lambda(int)#1}>(int, "
+      "at::native::gpu_kernel_impl<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#2}::"
+      "operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}>(at::TensorIteratorBase&, "
+      "at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#2}::operator()() const::{lambda()#7}::"
+      "operator()() const::{lambda(float)#1} const&)::{lambda(int)#1})";
+  CHECK(argumentTag(templateArguments(add, "elementwise_kernel")[2]) == "CUDAFunctor_add");
+  CHECK(argumentTag(templateArguments(copy, "elementwise_kernel")[2]) == "direct_copy_kernel_cuda");
+  const auto labels = kernelLabels(std::vector<std::string>{add, copy}, 60);
+  CHECK(labels[0] == "elementwise_kernel<CUDAFunctor_add>");
+  CHECK(labels[1] == "elementwise_kernel<direct_copy_kernel_cuda>");
+}
