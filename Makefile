@@ -1,4 +1,5 @@
 # The two commands: `make demo` and `make test` (both install what is missing, then build).
+# `make deps` also makes the project venv .venv/ (PyTorch 2.x from PyPI, pinned: requirements/).
 BUILD ?= build
 JOBS ?= $(shell nproc)
 PREFIX ?= /usr/local
@@ -9,7 +10,8 @@ CMAKE_FLAGS ?=
 all: build
 
 deps:
-	@bash scripts/install-deps.sh build
+	@bash scripts/install-deps.sh build venv
+	@bash scripts/venv.sh
 
 configure: deps
 	@if [ ! -f $(BUILD)/build.ninja ]; then cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS); fi
@@ -22,7 +24,6 @@ test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 1200
 
 demo: build
-	@bash scripts/install-deps.sh probe
 	@bash scripts/demo.sh $(BUILD)/kernlens
 
 # libFuzzer targets (clang); bounded run, see tests/fuzz/README.md.

@@ -137,7 +137,7 @@ int run(const Args& args, Context& ctx) {
   cfg.launch.slurm.nodes = static_cast<int>(args.getInt("--nodes").value_or(1));
   cfg.launch.slurm.partition = args.getOr("--partition", "");
   if (cfg.launch.slurm.ntasks < 1 || cfg.launch.slurm.nodes < 1) throw UsageError("--ntasks/--nodes must be >= 1");
-  cfg.python = args.getOr("--python", "/usr/bin/python3");
+  cfg.python = args.getOr("--python", "");
   cfg.gpu = args.choice("--gpu", {"h100", "h200", "a100"});
   if (auto pd = args.get("--probe-dir")) cfg.probeDir = std::filesystem::absolute(*pd, ec);
   auto timeout = args.getDouble("--timeout").value_or(900);
@@ -175,7 +175,7 @@ Registrar reg{
             "  --timeout S          per-round limit in seconds (default 900); the process group is killed\n"
             "  --keep-runs N        run folders kept in <root>/.kernlens/runs (default 20; 0 = all)\n"
             "  --root DIR           workspace root (default .); --cwd DIR where CMD runs (default: root)\n"
-            "  --python PATH        interpreter for the probe (default /usr/bin/python3)\n"
+            "  --python PATH        interpreter for the probe (default: the one the entry runs)\n"
             "  --nsys PATH          the nsys binary;  --gpu h100|h200|a100  the emulated GPU\n"
             "  --probe-dir DIR      the kernlens probe (default: next to the binary)\n"
             "  --format text|json   output format\n"

@@ -8,7 +8,10 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 KERNLENS=${1:-${KERNLENS:-$ROOT/build/kernlens}}
 [ -x "$KERNLENS" ] || { echo "demo-loop: $KERNLENS not found (make build first)" >&2; exit 1; }
 KERNLENS=$(cd "$(dirname "$KERNLENS")" && pwd)/$(basename "$KERNLENS")  # we cd into a copy below
-/usr/bin/python3 -c "import torch" 2>/dev/null || { echo "demo-loop: needs Debian python3-torch (scripts/install-deps.sh)" >&2; exit 1; }
+# The entry's `python3` is the project venv's (PyTorch 2.x from PyPI, made by scripts/venv.sh),
+# as for a user whose venv is active.
+[ -x "$ROOT/.venv/bin/python3" ] || { echo "demo-loop: no project venv: run scripts/venv.sh (make deps)" >&2; exit 1; }
+export PATH="$ROOT/.venv/bin:$PATH"
 WS=$(mktemp -d)
 trap 'rm -rf "$WS"' EXIT
 cp -r "$ROOT/samples/transformer/." "$WS/"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages a make target needs, idempotently.
-# usage: scripts/install-deps.sh GROUP...   (groups: build, format, package, fuzz, browser, editor, probe, nsys, slurm)
+# usage: scripts/install-deps.sh GROUP...   (groups: build, venv, format, package, fuzz, browser, editor, nsys, slurm)
 # Quiet when everything is present; runs `apt-get update` only when something must be installed.
 set -euo pipefail
 
@@ -11,7 +11,7 @@ declare -A GROUPS_PKGS=(
   [fuzz]="clang libclang-rt-14-dev"
   [browser]="chromium"
   [editor]="neovim chromium libkrb5-dev ripgrep"
-  [probe]="python3-torch"
+  [venv]="python3-venv"
   [nsys]="nsight-systems-target nsight-systems libnvtoolsext1"
   [slurm]="slurmctld slurmd slurm-client munge"
 )

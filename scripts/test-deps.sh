@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Packages only the tests need (real tools the tests drive). Idempotent.
+# Packages only the tests need (real tools the tests drive), and the project venv. Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-exec bash scripts/install-deps.sh build format package browser editor probe nsys slurm
+bash scripts/install-deps.sh build format package browser editor nsys slurm
+exec bash scripts/venv.sh

@@ -47,7 +47,7 @@ struct RoundPaths {
 };
 
 struct ProbeOptions {
-  std::string python = "/usr/bin/python3";
+  std::string python = "python3";   // resolved by RoundRunner (entryInterpreter)
   std::filesystem::path probeDir;   // holds kernlens_probe/ and sitecustomize.py
   std::filesystem::path workspace;  // absolute
   std::string gpu = "h100";         // emulate: h100 | h200 | a100

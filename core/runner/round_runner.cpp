@@ -14,6 +14,7 @@
 #include "core/profile/reader.h"
 #include "core/python/source_file.h"
 #include "core/runner/command.h"
+#include "core/runner/interpreter.h"
 #include "core/runner/line_results.h"
 #include "core/runner/overlay_dir.h"
 #include "core/store/git_info.h"
@@ -89,8 +90,10 @@ Result<RoundRunner> RoundRunner::create(RunConfig cfg) {
   if (cfg.probeDir.empty()) {
     if (auto p = findProbeDir()) cfg.probeDir = *p;
   }
+  auto python = entryInterpreter(rr.entryArgv_, cfg.cwd, cfg.python);
+  if (!python) return python.error();
   BackendOptions bo;
-  bo.probe.python = cfg.python;
+  bo.probe.python = python->string();
   bo.probe.probeDir = cfg.probeDir;
   bo.probe.workspace = cfg.workspace;
   bo.probe.gpu = cfg.gpu;

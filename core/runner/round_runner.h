@@ -42,7 +42,9 @@ struct RunConfig {
   std::filesystem::path cwd;        // where the entry runs; default: workspace; relative: to it
   BackendKind backend = BackendKind::Emulate;
   LaunchOptions launch;
-  std::string python = "/usr/bin/python3";
+  /// The probe's interpreter: "" = the one the entry runs (entryInterpreter: `python3 …` through
+  /// PATH, `.venv/bin/python …`, a python #! script); else a name or path (--python, setting python).
+  std::string python;
   std::filesystem::path probeDir;  // default: findProbeDir()
   std::optional<std::string> nsysPath;
   std::string gpu = "h100";              // emulate GPU model

@@ -16,7 +16,7 @@
 // Settings (initializationOptions.kernlens / didChangeConfiguration): entry (required, e.g.
 // "python train.py --steps 2"), backend (nsys|torch|emulate; default nsys when found, else
 // emulate), launch (local|template|slurm), launchTemplate (for template), nsysPath, python
-// (default /usr/bin/python3), timeoutSeconds (default 900, per round), gpu (emulate:
+// (default: the interpreter the entry runs), timeoutSeconds (default 900, per round), gpu (emulate:
 // h100|h200|a100), rounds (default 8), strategy (edits|lines), keepRuns (run folders kept in
 // .kernlens/runs, default 20, 0 = all). The program's output reaches the editor rate-limited
 // (a burst, then 20 lines/s, 5,000 lines at most, long lines cut, a count of the rest); all of it
@@ -151,7 +151,7 @@ void startRun(Server& server, const std::shared_ptr<FeatureContext>& ctx, const 
   if (!launch) return reply.error(ErrorCode::RequestFailed, "kernlens.launch: " + launch.error().message);
   cfg.launch.kind = *launch;
   cfg.launch.templ = s.get<std::string>("launchTemplate", "");
-  cfg.python = s.get<std::string>("python", "/usr/bin/python3");
+  cfg.python = s.get<std::string>("python", "");
   cfg.gpu = s.get<std::string>("gpu", "h100");
   cfg.timeout = std::chrono::seconds(static_cast<long long>(s.get<double>("timeoutSeconds", 900)));
   cfg.focusPath = rel;

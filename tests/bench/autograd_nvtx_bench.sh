@@ -14,7 +14,7 @@ SRC=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "${1:-$SRC/build}" && pwd)
 PROBE=$BUILD/share/kernlens/probe
 [ -d "$PROBE/kernlens_probe" ] || PROBE=$SRC/core/runner/probe
-PY=/usr/bin/python3
+PY=${KL_PYTHON:-python3}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 cp -r "$SRC/tests/data/realcode/nanogpt" "$T/ng"

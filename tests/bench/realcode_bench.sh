@@ -11,7 +11,7 @@ set -euo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "${1:-$SRC/build}" && pwd)
 KERNLENS=$BUILD/kernlens
-PY=/usr/bin/python3
+PY=${KL_PYTHON:-python3}
 [ -x "$KERNLENS" ] || { echo "realcode_bench: $KERNLENS not found (make build)" >&2; exit 1; }
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT

@@ -82,7 +82,7 @@ cp -r "$S/samples/transformer" "$T"; rm -rf "$T/.kernlens"; mkdir -p "$T/.vscode
 # editor.hover.above = false opens it below, at its full height.
 cat > "$T/.vscode/settings.json" <<JSON
 { "kernlens.entry": "python3 train.py --steps 2", "kernlens.backend": "emulate",
-  "kernlens.python": "/usr/bin/python3", "editor.hover.above": false }
+  "kernlens.python": "", "editor.hover.above": false }
 JSON
 start_code_server "$T" "$W/code-server-run.log"
 NODE_PATH=$PW/node_modules timeout 420 node "$S/tests/e2e/editor/vscode_run_e2e.js" \

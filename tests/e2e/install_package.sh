@@ -69,7 +69,7 @@ DEPENDS=$(field Depends); SUGGESTS=$(field Suggests)
 echo "Depends: $DEPENDS"
 echo "Suggests: $SUGGESTS"
 [[ ", $DEPENDS," == *", python3"[,\ ]* ]] || fail "Depends lacks python3 (the probe)"
-for s in python3-torch nsight-systems; do [[ $SUGGESTS == *"$s"* ]] || fail "Suggests lacks $s"; done
+for s in nsight-systems; do [[ $SUGGESTS == *"$s"* ]] || fail "Suggests lacks $s"; done
 for lib in $(readelf -d "$KL_BINARY_DIR/kernlens" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
   path=$(ldd "$KL_BINARY_DIR/kernlens" | awk -v l="$lib" '$1 == l {print $3}')
   [[ -n $path ]] || fail "ldd does not resolve $lib"

@@ -7,12 +7,12 @@ set -euo pipefail
 SRC="${KL_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
 PROBE="${KL_BINARY_DIR:+$KL_BINARY_DIR/share/kernlens/probe}"
 [[ -n "$PROBE" && -d "$PROBE/kernlens_probe" ]] || PROBE="$SRC/core/runner/probe"
-PY=/usr/bin/python3
+PY=${KL_PYTHON:-python3}
 NSYS=$(command -v nsys || true)
 [[ -n "$NSYS" ]] || NSYS=/usr/lib/x86_64-linux-gnu/nsight-systems/target-linux-x64/nsys
 [[ -x "$NSYS" ]] || { echo "probe_nsys: nsys not found (scripts/install-deps.sh nsys)" >&2; exit 1; }
 command -v sqlite3 >/dev/null || { echo "probe_nsys: sqlite3 CLI missing" >&2; exit 1; }
-"$PY" -c "import torch" 2>/dev/null || { echo "probe_nsys: $PY has no torch (python3-torch)" >&2; exit 1; }
+"$PY" -c "import torch" 2>/dev/null || { echo "probe_nsys: $PY has no torch (scripts/venv.sh makes .venv)" >&2; exit 1; }
 
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 cp -r "$SRC/tests/data/probe/threads_ws" "$T/ws"

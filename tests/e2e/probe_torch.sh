@@ -5,8 +5,8 @@ set -euo pipefail
 SRC="${KL_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
 PROBE="${KL_BINARY_DIR:+$KL_BINARY_DIR/share/kernlens/probe}"
 [[ -n "$PROBE" && -d "$PROBE/kernlens_probe" ]] || PROBE="$SRC/core/runner/probe"
-PY=/usr/bin/python3
-"$PY" -c "import torch" 2>/dev/null || { echo "probe_torch: $PY has no torch (python3-torch)" >&2; exit 1; }
+PY=${KL_PYTHON:-python3}
+"$PY" -c "import torch" 2>/dev/null || { echo "probe_torch: $PY has no torch (scripts/venv.sh makes .venv)" >&2; exit 1; }
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 cp -r "$SRC/tests/data/probe/threads_ws" "$T/ws"
 mkdir -p "$T/ov/files" && cp "$SRC/tests/data/probe/threads_overlay/threads_sample.py" "$T/ov/files/"

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Runs the probe's Python tests (tests/probe/*.py, unittest) with Debian's python3 + python3-torch.
+# Runs the probe's Python tests (tests/probe/*.py, unittest) with the project venv's Python (KL_PYTHON).
 # Needs: scripts/install-deps.sh probe nsys (libnvtoolsext1 for the NVTX provider chain test).
 set -euo pipefail
 SRC="${KL_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
-PY=/usr/bin/python3
+PY=${KL_PYTHON:-python3}
 if ! "$PY" -c "import torch" 2>/dev/null; then
-  echo "probe_unit: $PY cannot import torch (Debian python3-torch): run scripts/test-deps.sh" >&2
+  echo "probe_unit: $PY cannot import torch: run scripts/venv.sh (makes .venv)" >&2
   exit 1
 fi
 cd "$SRC/tests/probe"

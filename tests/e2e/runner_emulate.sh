@@ -5,7 +5,7 @@
 set -euo pipefail
 SRC="${KL_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
 KL="${KERNLENS:?set KERNLENS to the kernlens binary}"
-PY=/usr/bin/python3
+PY=${KL_PYTHON:-python3}
 "$PY" -c "import torch" 2>/dev/null || { echo "runner_emulate: $PY has no torch (scripts/install-deps.sh probe)" >&2; exit 1; }
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 mkdir -p "$T/ws" && cp "$SRC/samples/mlp/mlp.py" "$T/ws/"

@@ -6,7 +6,7 @@
 set -euo pipefail
 SRC="${KL_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
 KL="${KERNLENS:?set KERNLENS to the kernlens binary}"
-PY=/usr/bin/python3
+PY=${KL_PYTHON:-python3}
 command -v nsys >/dev/null || [[ -x /usr/lib/x86_64-linux-gnu/nsight-systems/target-linux-x64/nsys ]] \
   || { echo "runner_nsys: nsys not installed (scripts/install-deps.sh nsys)" >&2; exit 1; }
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT

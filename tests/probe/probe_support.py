@@ -1,4 +1,4 @@
-"""Shared helpers for the probe tests (run with /usr/bin/python3; see tests/e2e/probe_unit.sh)."""
+"""Shared helpers for the probe tests (run with the project venv's Python; see tests/e2e/probe_unit.sh)."""
 
 import json
 import os
@@ -12,7 +12,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE_DIR = os.environ.get("KL_SOURCE_DIR") or os.path.dirname(os.path.dirname(HERE))
 PROBE_DIR = os.environ.get("KL_PROBE_DIR") or os.path.join(SOURCE_DIR, "core", "runner", "probe")
 DATA = os.path.join(SOURCE_DIR, "tests", "data", "probe")
-PYTHON = os.environ.get("KL_PYTHON", "/usr/bin/python3")
+PYTHON = os.environ.get("KL_PYTHON", sys.executable)
 
 if PROBE_DIR not in sys.path:
     sys.path.insert(0, PROBE_DIR)

@@ -1,4 +1,4 @@
-// RoundRunner: a round of a given plan, and the failure paths with the real probe and /usr/bin/python3
+// RoundRunner: a round of a given plan, and the failure paths with the real probe and the venv's python3 (KL_PYTHON)
 // (programs that do not import torch, so each run takes about a second): a crash, a hang, a
 // missing profiler, no export; a run directory layout and the overlay manifest.
 #include "core/runner/round_runner.h"

@@ -64,6 +64,41 @@ def _write_status(path, doc):
         sys.stderr.write("kernlens-probe: error: cannot write status %s: %s\n" % (path, e))
 
 
+# The oldest PyTorch the probe runs on; older ones get one line, not a traceback from inside the
+# probe. Tested: the version pinned in requirements/dev.in (README "Supported PyTorch").
+MIN_TORCH = (2, 1)
+
+
+def _torch_problem(backend):
+    """One line saying why this interpreter's PyTorch cannot run `backend`, or None.
+
+    Reads the installed distribution's metadata (torch is not imported here: the program imports
+    it itself, in its own order). The nsys backend profiles programs without torch too."""
+    try:
+        from importlib import metadata
+        version = metadata.version("torch")
+    except Exception:
+        try:  # a torch on PYTHONPATH without distribution metadata (a source tree)
+            import importlib.util
+            spec = importlib.util.find_spec("torch")
+        except (ImportError, ValueError):
+            spec = None
+        if spec is None:
+            if backend == "nsys":
+                return None
+            return ("%s cannot import torch: the %s backend needs PyTorch %d.%d or later in the entry's "
+                    "interpreter (name another with --python)" % ((sys.executable, backend) + MIN_TORCH))
+        return None
+    parts = []
+    for piece in version.split("+")[0].split(".")[:2]:
+        digits = "".join(c for c in piece if c.isdigit()) or "0"
+        parts.append(int(digits))
+    if tuple(parts) < MIN_TORCH:
+        return ("PyTorch %s in %s is not supported: kernlens needs PyTorch %d.%d or later "
+                "(name another interpreter with --python)" % ((version, sys.executable) + MIN_TORCH))
+    return None
+
+
 def _on_sigterm(signum, frame):
     raise SystemExit(128 + signum)
 
@@ -86,6 +121,9 @@ def main(argv=None):
               "export_error": None, "nvtx_provider": None, "outputs": [], "children": [], "summary": {}}
     if args.backend in ("torch", "emulate") and not args.out:
         return _fail("--out is required for --backend %s" % args.backend, args.status, status)
+    problem = _torch_problem(args.backend)
+    if problem:
+        return _fail(problem, args.status, status)
     if args.backend == "emulate":
         try:
             roofline.gpu(args.gpu)
