@@ -74,7 +74,8 @@ Result<std::filesystem::path> entryInterpreter(const std::vector<std::string>& e
     }
   }
   if (auto p = resolve(want, cwd)) return *p;
-  return Error::notFound("python interpreter '" + want + "' not found on PATH (" + why +
+  return Error::notFound("python interpreter '" + want + "' not found" +
+                         (want.find('/') == std::string::npos ? " on PATH" : "") + " (" + why +
                          "; name one with --python or the python setting)");
 }
 

@@ -232,6 +232,10 @@ Result<RoundResult> RoundRunner::run(const RoundPlan& plan, const CancellationTo
       }
     }
     ProbeStatus st = readProbeStatus(p.outDir / "status.json");
+    // The probe refused before the program ran (unsupported interpreter, bad entry): its one
+    // line says it all, the log tail would only repeat it.
+    if (!st.probeError.empty() && st.entryError.empty())
+      return Error::io("the probe could not run the program: " + st.probeError + "\n(log: " + log.string() + ")");
     std::string why = !st.probeError.empty() ? " — probe: " + st.probeError : "";
     return Error::io("the program failed (" + describe(*pr) + ")" + why + (tail.empty() ? "" : ":\n" + tail) +
                      "\n(log: " + log.string() + ")");

@@ -79,10 +79,12 @@ T=$W/transformer
 cp -r "$S/samples/transformer" "$T"; rm -rf "$T/.kernlens"; mkdir -p "$T/.vscode"
 # No kernlens.hints.prefix: the default glyph (◷) is what the page looks for. The hovered line is
 # near the top of the editor, where a hover above it gets only the room left above the line:
-# editor.hover.above = false opens it below, at its full height.
+# editor.hover.above = false opens it below, at its full height. kernlens.python names the
+# project venv's interpreter, as a user whose PyTorch lives in a venv does (code-server's own
+# PATH is the login shell's, where python3 has no torch).
 cat > "$T/.vscode/settings.json" <<JSON
 { "kernlens.entry": "python3 train.py --steps 2", "kernlens.backend": "emulate",
-  "kernlens.python": "", "editor.hover.above": false }
+  "kernlens.python": "${KL_PYTHON:?}", "editor.hover.above": false }
 JSON
 start_code_server "$T" "$W/code-server-run.log"
 NODE_PATH=$PW/node_modules timeout 420 node "$S/tests/e2e/editor/vscode_run_e2e.js" \
