@@ -953,6 +953,15 @@ def h_foreach(op):
             fn, tail = "UnaryOpFunctor<%s, 1, 1, 0>" % t, ", %s" % om
         elif base == "norm":
             meta, fn, tail = "TensorListMetadata<1>", "LpNormFunctor<%s, 2, %s>" % (t, om), ", %s*, int" % om
+        elif base == "lerp":
+            # ForeachTernaryOp.cu: lerp with a scalar weight is TernaryOpScalarFunctor over
+            # (self, end[, out]); with a weight list, TernaryOpListFunctor over
+            # (self, end, weight[, out]); both with at::native::LerpFunctor<opmath_t>.
+            opf = "at::native::LerpFunctor<%s>" % om
+            if n_lists >= 3:
+                fn, tail = "TernaryOpListFunctor<%s, %d, 3, %d>" % (t, depth, res), ", %s" % opf
+            else:
+                fn, tail = "TernaryOpScalarFunctor<%s, %d, 2, %d>" % (t, depth, res), ", %s, %s" % (opf, om)
         elif n_lists == 1 and not (scalars or scalar_list or scalar_tensor):
             fn, tail = "UnaryOpFunctor<%s, %d, 1, %d>" % (t, depth, res), ", %s" % opf
         elif n_lists == 1:
