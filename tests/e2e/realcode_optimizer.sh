@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The steps of a training step around the model, on real third-party code: nanoGPT's model
 # (tests/data/realcode) trained by our entry with AdamW's multi-tensor (foreach) implementation and
-# clip_grad_norm_. Their kernels stay on the lines that call them, labelled by kind
+# clip_grad_norm_ (foreach too in PyTorch 2.x). Their kernels stay on the lines that call them, labelled by kind
 # (step_kind / pass "optimizer", "grad-clip"), never marked backward; the optimizer's
-# multi_tensor_apply_kernel launches equal an independent count (tests/e2e/foreach_truth.py:
+# and clip_grad_norm_'s multi_tensor_apply_kernel launches equal an independent count (tests/e2e/foreach_truth.py:
 # the run's _foreach_* ops under a TorchDispatchMode and ATen's chunking rule); loss.backward()
 # keeps only backward work of no forward op (and the gradient seed).
 source "$(dirname "$0")/planner_run.inc"
@@ -34,15 +34,22 @@ for text, kind in (("optimizer.step()", "optimizer"), ("clip_grad_norm_", "grad-
     bad = [k for k in l["kernels"] if k["pass"] != kind or k["backward"]]
     if bad:
         errors.append("%s: kernels not labelled %s: %r" % (text, kind, bad))
-opt = line_of("optimizer.step()")
-if opt is not None:
-    key = "train_tiny.py:%d" % opt["line"]
-    mta = sum(k["launches"] for k in opt["kernels"] if k["name"].startswith("void at::native::(anonymous namespace)::multi_tensor_apply_kernel"))
-    print("optimizer.step(): %d multi_tensor_apply_kernel launches, truth %d" % (mta, truth.get(key, 0)))
+# PyTorch >= 2.0 runs clip_grad_norm_ through foreach ops as well (_foreach_norm, _foreach_mul_;
+# torch/nn/utils/clip_grad.py, on CUDA and CPU alike), so the truth holds exactly the lines of
+# optimizer.step() and clip_grad_norm_, and each line's launches must equal it.
+keys = set()
+for text in ("optimizer.step()", "clip_grad_norm_"):
+    l = line_of(text)
+    if l is None:
+        continue
+    key = "train_tiny.py:%d" % l["line"]
+    keys.add(key)
+    mta = sum(k["launches"] for k in l["kernels"] if k["name"].startswith("void at::native::(anonymous namespace)::multi_tensor_apply_kernel"))
+    print("%s: %d multi_tensor_apply_kernel launches, truth %d" % (text, mta, truth.get(key, 0)))
     if mta != truth.get(key) or not mta:
-        errors.append("multi_tensor_apply_kernel launches %d != truth %r" % (mta, truth))
-    if len(truth) != 1:
-        errors.append("foreach ops outside optimizer.step(): %r" % truth)
+        errors.append("%s: multi_tensor_apply_kernel launches %d != truth %r" % (text, mta, truth))
+if set(truth) != keys:
+    errors.append("foreach ops outside optimizer.step() and clip_grad_norm_: %r" % truth)
 bwd = line_of("loss.backward()")
 if bwd is not None:
     # The gradient seed (ones_like, made by backward() on the calling thread) is forward work.

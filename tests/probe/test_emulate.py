@@ -12,7 +12,7 @@ import unittest
 
 from probe_support import ATTRIBUTION_SQL, DATA, PYTHON, make_workspace, query, run_probe, tmpdir
 
-GEMM_PREFIX = "sm90_xmma_gemm_f32f32_f32f32_f32_"
+GEMM_PREFIX = "sm80_xmma_gemm_f32f32_f32f32_f32_"  # fp32 on H100: the FFMA kernels a real H100 ran
 
 
 def run_emulate(test, name, entry, extra=(), gpu="h100"):
@@ -218,7 +218,7 @@ class EmulateMoreTest(unittest.TestCase):
         counts = collections.Counter()
         for _, name, gtid, text in rows:
             by_range[text].add(gtid)
-            counts[(text, name.startswith("sm90_xmma_gemm"))] += 1
+            counts[(text, name.startswith(GEMM_PREFIX))] += 1
         worker = by_range["kl:threads_sample.py:10-10"]
         main = by_range["kl:threads_sample.py:19-19"]
         self.assertEqual(len(worker), 1)

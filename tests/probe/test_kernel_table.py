@@ -24,6 +24,31 @@ def launches(name, args, out, gpu="h100", kwargs=None, overload="default"):
     return kernel_table.launches_for(op)
 
 
+REAL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "real")
+
+
+def real_kernel_names(rel):
+    """Demangled kernel names of a real trace under tests/data/real (Kineto .json.gz or nsys
+    .sqlite.gz; see tests/data/real/README.md for origin and licence)."""
+    import gzip
+    import json
+    import sqlite3
+    import tempfile
+    path = os.path.join(REAL, rel)
+    if rel.endswith(".json.gz"):
+        doc = json.load(gzip.open(path))
+        return {e["name"] for e in doc["traceEvents"] if e.get("cat") in ("kernel", "Kernel")}
+    with tempfile.NamedTemporaryFile(suffix=".sqlite") as tmp:
+        tmp.write(gzip.open(path).read())
+        tmp.flush()
+        db = sqlite3.connect(tmp.name)
+        try:
+            return {r[0] for r in db.execute("SELECT s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+                                              "JOIN StringIds s ON s.id = k.demangledName")}
+        finally:
+            db.close()
+
+
 class KernelTableTest(unittest.TestCase):
     def test_gemm_layouts_and_dtypes(self):
         x = torch.randn(64, 128)
@@ -39,9 +64,30 @@ class KernelTableTest(unittest.TestCase):
         self.assertEqual(fwd.flops, 2.0 * 64 * 256 * 128)
         xb, wb = x.bfloat16(), w.bfloat16()
         (b,), _ = launches("mm", (xb, wb.t()), xb @ wb.t())
-        self.assertTrue(b.short.startswith("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize"), b.short)
+        # 16-bit GEMMs on Hopper: cuBLASLt nvjet kernels, in the grammar of the names a real H100
+        # and H200 ran (tests/data/real/nsys/mfu_2gpu_before.sqlite.gz, H100;
+        # fuser_h200_*.sqlite.gz, H200); addmm with a 1-D bias fuses it (`bias_`), as there.
+        real16 = real_kernel_names("nsys/mfu_2gpu_before.sqlite.gz") | real_kernel_names("fuser_h200_xent_nvtx.sqlite.gz")
+        nvjet = [n for n in real16 if n.startswith("nvjet_")]
+        self.assertTrue(nvjet)
+        grammar = re.compile(r"nvjet_tst_\d+x\d+_64x\d+_\dx\d_[hv]_bz_(coop[AB]_)?(bias_)?[TN]{3}$")
+        for n in nvjet:
+            self.assertRegex(n, grammar)
+        self.assertRegex(b.short, grammar)
+        bias = torch.randn(256).bfloat16()
+        (bb,), _ = launches("addmm", (bias, xb, wb.t()), xb @ wb.t())
+        self.assertRegex(bb.short, grammar)
+        self.assertIn("_bias_TN", bb.short)
+        self.assertTrue(any("_bias_TN" in n for n in nvjet))
         (j,), _ = launches("mm", (xb, wb.t()), xb @ wb.t(), gpu="h200")
-        self.assertTrue(j.short.startswith("nvjet_tst_"), j.short)
+        self.assertRegex(j.short, grammar)
+        # fp32 (no TF32) on Hopper: the sm80 FFMA kernels a real H100 ran; every name the model
+        # gives for these shapes is one of the names in that trace.
+        real32 = {n for n in real_kernel_names("nsys/h100_2gpu_1s.sqlite.gz") if "_ffma_" in n}
+        self.assertTrue(real32)
+        for m, n in ((64, 256), (512, 512), (512, 64), (16, 16), (64, 4096)):
+            (f,), _ = launches("mm", (torch.empty(m, 128), torch.empty(n, 128).t()), torch.empty(m, n))
+            self.assertIn(f.short, real32)
         (a,), _ = launches("mm", (xb, wb.t()), xb @ wb.t(), gpu="a100")
         self.assertTrue(a.short.startswith("ampere_bf16_s16816gemm_bf16_"), a.short)
         # bf16 GEMMs on tensor cores are much faster than fp32 on SIMT in the model.
@@ -52,11 +98,38 @@ class KernelTableTest(unittest.TestCase):
         self.assertGreater(roofline.kernel_ns(spec, f32), 5 * roofline.kernel_ns(spec, bf))
         self.assertGreater(roofline.kernel_ns(roofline.gpu("a100"), bf), roofline.kernel_ns(spec, bf))
 
+    def test_attention_backend_choice(self):
+        """select_sdp_backend as CUDA PyTorch 2.x: H100 prefers cuDNN for 16-bit, A100 flash;
+        fp32 goes to the memory-efficient kernel; a mask rules flash out; a disabled backend is
+        skipped (torch.backends.cuda.enable_*_sdp, what sdpa_kernel sets)."""
+        q = torch.randn(1, 8, 141, 64).bfloat16()
+        (h,), _ = launches("_scaled_dot_product_flash_attention_for_cpu", (q, q, q), (q,))
+        self.assertTrue(h.short.startswith("cudnn_generated_fort_native_sdpa_sm90_flash_fprop"), h.short)
+        # flash on A100, named as a real H100 ran pytorch_flash for this shape (bf16, d 64, s 141)
+        (a,), _ = launches("_scaled_dot_product_flash_attention_for_cpu", (q, q, q), (q,), gpu="a100")
+        seen = [n for n in real_kernel_names("tracelens_h100_bert_small_infer.json.gz") if "flash_fwd_kernel" in n]
+        self.assertEqual([a.demangled], seen)
+        self.assertEqual(a.grid, (2, 1, 8))
+        mask = torch.ones(141, 141, dtype=torch.bool)
+        (m,), _ = launches("_scaled_dot_product_flash_attention_for_cpu", (q, q, q), (q,), gpu="a100",
+                           kwargs={"attn_mask": mask})
+        self.assertTrue(m.short.startswith("fmha_cutlassF_bf16"), m.short)
+        prev = torch.backends.cuda.cudnn_sdp_enabled()
+        torch.backends.cuda.enable_cudnn_sdp(False)
+        try:
+            (f,), _ = launches("_scaled_dot_product_flash_attention_for_cpu", (q, q, q), (q,))
+        finally:
+            torch.backends.cuda.enable_cudnn_sdp(prev)
+        self.assertEqual(f.short, "flash_fwd_kernel")
+        bwd, _ = launches("_scaled_dot_product_flash_attention_for_cpu_backward", (q, q, q, q, q, q), (q, q, q))
+        self.assertEqual(len(bwd), 2)
+        self.assertIn("flash_bprop", bwd[0].short)
+
     def test_attention_families(self):
         q = torch.randn(2, 4, 128, 64).bfloat16()
-        (k,), _ = launches("_scaled_dot_product_flash_attention", (q, q, q), (q,))
+        (k,), _ = launches("_scaled_dot_product_flash_attention", (q, q, q), (q,), gpu="a100")
         self.assertEqual(k.short, "flash_fwd_kernel")
-        bwd, _ = launches("_scaled_dot_product_flash_attention_backward", (q, q, q, q), (q, q, q))
+        bwd, _ = launches("_scaled_dot_product_flash_attention_backward", (q, q, q, q), (q, q, q), gpu="a100")
         self.assertEqual([x.short for x in bwd], ["flash_bwd_dot_do_o_kernel",
                                                   "flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel",
                                                   "flash_bwd_convert_dq_kernel"])
@@ -64,13 +137,13 @@ class KernelTableTest(unittest.TestCase):
         (e,), _ = launches("_scaled_dot_product_efficient_attention", (qf, qf, qf), (qf,))
         self.assertTrue(e.short.startswith("fmha_cutlassF_f32"), e.short)
         # CPU PyTorch's variant (what the emulator sees on torch >= 2.1): the kernel a GPU picks.
-        (c,), ok = launches("_scaled_dot_product_flash_attention_for_cpu", (q, q, q, 0.0, True), (q,))
+        (c,), ok = launches("_scaled_dot_product_flash_attention_for_cpu", (q, q, q, 0.0, True), (q,), gpu="a100")
         self.assertTrue(ok)
         self.assertEqual(c.short, "flash_fwd_kernel")
         self.assertLess(c.flops, k.flops)  # causal: half the work
         (c32,), _ = launches("_scaled_dot_product_flash_attention_for_cpu", (qf, qf, qf), (qf,))
         self.assertTrue(c32.short.startswith("fmha_cutlassF_f32"), c32.short)
-        bwd, ok = launches("_scaled_dot_product_flash_attention_for_cpu_backward", (q, q, q, q, q, q), (q, q, q))
+        bwd, ok = launches("_scaled_dot_product_flash_attention_for_cpu_backward", (q, q, q, q, q, q), (q, q, q), gpu="a100")
         self.assertTrue(ok)
         self.assertEqual(bwd[1].short, "flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel")
 

@@ -312,6 +312,7 @@ class Emulator:
         threading.Thread._bootstrap_inner = _bootstrap_inner
 
         self._patch_placement()
+        self._patch_optimizer_defaults()
         self._patch_rnn()
         self._patch_rnn_cells()
         self.autograd.install()
@@ -344,11 +345,25 @@ class Emulator:
         import torch
         emu = self
 
+        torch_dir = os.path.dirname(os.path.realpath(torch.__file__)) + os.sep
+
+        def library_host(device):
+            """True for a factory call made by torch's own Python code with the literal device
+            "cpu" (a string): that tensor stays on the host in a GPU run too, e.g. the
+            optimizers' step counters (`torch.tensor(0.0, device="cpu")`) and the foreach step
+            increment (`torch.tensor(1.0, device="cpu")`). A device taken from a tensor
+            (`device=p.device`) is a torch.device, and the program's own calls name its configured
+            device, which under emulation is usually "cpu" and means the GPU."""
+            if not (isinstance(device, str) and device.split(":")[0] == "cpu"):
+                return False
+            f = sys._getframe(2)
+            return os.path.realpath(f.f_code.co_filename).startswith(torch_dir)
+
         def factory(orig, copies_data):
             def wrapped(*a, **k):
                 if any(isinstance(x, torch.Tensor) for x in a):  # e.g. torch.normal(mean_tensor)
                     return orig(*a, **k)
-                if k.get("device") is not None:
+                if k.get("device") is not None and not library_host(k.get("device")):
                     out = orig(*a, **k)
                     if copies_data and isinstance(out, torch.Tensor):
                         emu.transfer(out, "HtoD")
@@ -423,6 +438,42 @@ class Emulator:
             to._kernlens_raw, cpu._kernlens_raw = orig_to, orig_cpu
             cuda._kernlens_raw = lambda self_, *a, **k: self_
             torch.Tensor.to, torch.Tensor.cuda, torch.Tensor.cpu = to, cuda, cpu
+
+    def _patch_optimizer_defaults(self):
+        """torch.optim picks its implementation from the parameters' device
+        (optimizer._default_to_fused_or_foreach): on CUDA the foreach (multi-tensor) one by default,
+        on CPU the per-tensor loop. Under emulation the parameters are device tensors on the CPU, so
+        the choice is made as CUDA PyTorch makes it: fused when asked for (fused=True) and every
+        parameter is a floating-point tensor of a supported type, else foreach when every parameter
+        has a supported type. Host parameters and differentiable/scripted runs keep torch's own
+        answer. Applied to every torch.optim module that imported the function."""
+        import torch
+        import torch.optim.optimizer as optimizer_mod
+        emu = self
+        orig = getattr(optimizer_mod, "_default_to_fused_or_foreach", None)
+        if orig is None or getattr(orig, "_kernlens", False):
+            return
+        supported = getattr(optimizer_mod, "_foreach_supported_types", (torch.Tensor, torch.nn.Parameter))
+
+        def default_to_fused_or_foreach(params, differentiable, use_fused=False):
+            fused, foreach = orig(params, differentiable, use_fused)
+            if fused or foreach or differentiable or torch.jit.is_scripting():
+                return fused, foreach
+            present = [p for p in params if p is not None]
+            if any(p.device.type != "cpu" or p in emu.host for p in present):
+                return fused, foreach
+            if not all(type(p) in supported for p in present):
+                return fused, foreach
+            fused = bool(use_fused) and all(torch.is_floating_point(p) for p in present)
+            return fused, not fused
+        default_to_fused_or_foreach._kernlens = True
+        default_to_fused_or_foreach._kernlens_raw = orig
+        self._optim_patched = {}
+        for name, mod in list(sys.modules.items()):
+            if (name == "torch.optim" or name.startswith("torch.optim.")) and \
+                    getattr(mod, "_default_to_fused_or_foreach", None) is orig:
+                self._optim_patched[name] = orig
+                setattr(mod, "_default_to_fused_or_foreach", default_to_fused_or_foreach)
 
     # ---- cuDNN RNNs ------------------------------------------------------------------------------
     def _patch_rnn(self):
@@ -504,7 +555,7 @@ class Emulator:
                 job = {"orig": orig, "rebuild": rebuild, "call": call}
                 out = CudnnRnn.apply(job, *tensors)
                 try:  # emit_nvtx's forward range for the node this call created
-                    emu.autograd._tag(out, orig, t0, time.monotonic_ns())
+                    emu.autograd._tag(out, CudnnRnn._kernlens_call_name, t0, time.monotonic_ns())
                 except Exception as e:
                     emu.internal_error(e)
                 return out
@@ -634,6 +685,11 @@ class Emulator:
             except Exception:
                 pass
         self._cell_patched = {}
+        for name, orig in getattr(self, "_optim_patched", {}).items():
+            mod = sys.modules.get(name)
+            if mod is not None:
+                mod._default_to_fused_or_foreach = orig
+        self._optim_patched = {}
         if self._fmode is not None:
             try:
                 self._fmode.__exit__(None, None, None)

@@ -13,6 +13,7 @@ generic ATen elementwise kernel and are reported as "unmodelled" in the export's
 
 import collections
 import math
+import os
 import re
 import types
 
@@ -52,6 +53,7 @@ class Op:
     """One observed ATen call: name ("addmm"), overload ("default"), real args/kwargs/outputs."""
 
     def __init__(self, func, args, kwargs, out, spec, allow_tf32=False):
+        self.func = func
         self.name = func.overloadpacket.__name__
         self.namespace = getattr(func, "namespace", None) or str(func).split(".")[0]
         self.overload = getattr(func, "_overloadname", "default")
@@ -121,13 +123,37 @@ SM90_IO = {"bf16": "bf16bf16_bf16f32_f32", "fp16": "f16f16_f16f32_f32", "fp32": 
            "int8": "i8i8_i8i32_f32"}
 
 
-def gemm_name(spec, cls, layout, tm, tn, batched):
-    """cuBLAS-style kernel name for the GPU model. layout: cuBLAS op letters, e.g. "tn"."""
+# fp32 (no TF32) GEMMs on Hopper run cuBLAS's sm80 FFMA kernels: the names seen on a real H100
+# (tests/data/real/nsys/h100_2gpu_1s.sqlite) are tilesize64x256x8 warpsize1x4x1,
+# 128x128x8 2x2x1, 128x32x8 2x2x1 and 32x32x8 1x2x1, stage3. Which one cuBLAS picks for a shape
+# is its heuristic (not modelled); this picks by the output's size.
+def ffma_tile(m, n):
+    if m < 128 and n < 128:
+        return 32, 32, "1x2x1"
+    if n >= 256 and m < 128:
+        return 64, 256, "1x4x1"
+    if n < 128:
+        return 128, 32, "2x2x1"
+    return 128, 128, "2x2x1"
+
+
+def gemm_name(spec, cls, layout, tm, tn, batched, bias=False):
+    """cuBLAS-style kernel name for the GPU model. layout: cuBLAS op letters, e.g. "tn".
+    Hopper (sm90_xmma / nvjet styles): 16-bit and fp8 GEMMs are cuBLASLt's nvjet kernels, as the
+    CUDA 12.8+/13 cuBLAS of PyTorch 2.x wheels runs them on H100/H200
+    (nvjet_tst_<tile>_64x<stages>_<cluster>_<h|v>_bz_[coopA|coopB_][bias_]<ops>; `bias_` when
+    the bias is fused into the epilogue, i.e. addmm with a 1-D bias); fp32 runs the sm80 FFMA
+    kernels (ffma_tile); TF32 the sm90 xmma kernels. A100: ampere/sm80 names."""
     if spec.gemm_style in ("sm90_xmma", "nvjet"):
-        if spec.gemm_style == "nvjet" and cls in ("bf16", "fp16", "fp8"):
+        if cls in ("bf16", "fp16", "fp8"):
             cluster = "1x2" if tn >= 256 else "1x1"
-            coop = "coopA" if tm >= 128 else "coopB"
-            return "nvjet_tst_%dx%d_64x4_%s_h_bz_%s_%sT" % (tm, tn, cluster, coop, layout.upper())
+            coop = "coopA_" if tm >= 128 else "coopB_"
+            return "nvjet_tst_%dx%d_64x4_%s_h_bz_%s%s%sN" % (tm, tn, cluster, coop, "bias_" if bias else "",
+                                                           layout.upper())
+        if cls == "fp32":
+            _, _, warps = ffma_tile(tm, tn)
+            return ("sm80_xmma_gemm_f32f32_f32f32_f32_%s_n_tilesize%dx%dx8_stage3_warpsize%s_ffma_aligna4_alignc4"
+                    "_execute_kernel__5x_cublas" % (layout, tm, tn, warps))
         tk = 64 if cls in ("bf16", "fp16", "fp8", "int8") else 32
         wg = "2x1x1" if tn >= 256 else "1x1x1"
         return ("sm90_xmma_gemm_%s_%s_n_tilesize%dx%dx%d_warpgroupsize%s_execute_segment_k_off_kernel__5x_cublas"
@@ -142,16 +168,19 @@ def gemm_name(spec, cls, layout, tm, tn, batched):
     return "ampere_sgemm_%dx%d_%s" % (min(tm, 128), min(tn, 128), layout)
 
 
-def gemm_launch(op, a, b, batch=1, extra_c=False):
+def gemm_launch(op, a, b, batch=1, extra_c=False, bias=False):
     spec = op.spec
     m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
     cls = op.dtype_class(a)
     layout = ("t" if transposed(b) else "n") + ("t" if transposed(a) else "n")
-    tm, tn = pick_tile(m, n)
-    name = gemm_name(spec, cls, layout, tm, tn, batch > 1)
+    sm90 = spec.gemm_style in ("sm90_xmma", "nvjet")
+    if sm90 and cls == "fp32":
+        tm, tn, _ = ffma_tile(m, n)
+    else:
+        tm, tn = pick_tile(m, n)
+    name = gemm_name(spec, cls, layout, tm, tn, batch > 1, bias=bias and batch == 1)
     es = a.element_size()
     moved = (m * k + k * n + m * n * (2 if extra_c else 1)) * es * batch
-    sm90 = spec.gemm_style in ("sm90_xmma", "nvjet")
     return kernel(name, name, grid=(math.ceil(n / tn), math.ceil(m / tm), batch),
                   block=(384 if sm90 else 256, 1, 1), regs=168 if sm90 else 232,
                   smem_dynamic=(213 if sm90 else 98) * 1024, flops=2.0 * m * n * k * batch,
@@ -166,7 +195,7 @@ def h_mm(op):
 
 def h_addmm(op):
     bias, a, b = op.args[0], op.args[1], op.args[2]
-    return [gemm_launch(op, a, b, extra_c=bias.dim() == 2)]
+    return [gemm_launch(op, a, b, extra_c=bias.dim() == 2, bias=bias.dim() == 1)]
 
 
 def h_bmm(op):
@@ -246,21 +275,100 @@ def attention_shape(q, k):
     return b, h, sq, k.shape[-2], d
 
 
+def _sdp_enabled(name):
+    try:
+        return bool(getattr(torch.backends.cuda, name)())
+    except Exception:
+        return True
+
+
+def sdpa_backend(op, q, k, v, mask, dropout):
+    """The backend CUDA PyTorch 2.x's select_sdp_backend (transformers/cuda/sdp_utils.cpp) picks
+    on the modelled GPU, for the checks the emulator can see: priority cuDNN > flash > efficient
+    > math on sm90+ (PyTorch >= 2.10 wheels bring cuDNN > 9.15, which check_prefer_cudnn_attention
+    requires; TORCH_CUDNN_SDPA_DEPRIORITIZED=1 turns that off, as in PyTorch), flash > efficient >
+    math on sm80; each backend must be enabled (torch.backends.cuda.*_sdp_enabled(), which
+    torch.nn.attention.sdpa_kernel sets). cuDNN: fp16/bf16, equal head dims <= 128, multiple of 8.
+    flash: fp16/bf16, equal head dims <= 256, no attn_mask. efficient: fp32/fp16/bf16, head dims
+    a multiple of 4 (fp32) / 8 (16-bit). Otherwise "math" (the caller emits the decomposition's
+    kernels). Returns "cudnn" | "flash" | "efficient" | "math"."""
+    half = q.dtype in (torch.float16, torch.bfloat16)
+    dq, dk, dv = q.shape[-1], k.shape[-1], v.shape[-1]
+    dense = q.dim() == 4 and not q.is_nested
+    order = ["flash", "efficient", "math"]
+    if op.spec.gemm_style in ("sm90_xmma", "nvjet") and os.environ.get("TORCH_CUDNN_SDPA_DEPRIORITIZED", "") not in ("1", "true", "ON", "on"):
+        order = ["cudnn"] + order
+    for b in order:
+        if b == "cudnn" and _sdp_enabled("cudnn_sdp_enabled") and half and dense and dq == dk == dv \
+                and dq <= 128 and dq % 8 == 0:
+            return b
+        if b == "flash" and _sdp_enabled("flash_sdp_enabled") and half and dq == dk == dv and dq <= 256 \
+                and mask is None:
+            return b
+        if b == "efficient" and _sdp_enabled("mem_efficient_sdp_enabled") and \
+                q.dtype in (torch.float32, torch.float16, torch.bfloat16) and dq == dk \
+                and dq % (8 if half else 4) == 0 and dv % (8 if half else 4) == 0:
+            return b
+    return "math"
+
+
+def _flash_tiles(d):
+    """pytorch_flash's Flash_fwd_kernel_traits<d, kBlockM, kBlockN, warps> for sm8x/sm90
+    (flash_fwd_launch_template.h run_mha_fwd_hdim*): hdim 64 -> <64, 128, 128, 4> as seen on a
+    real H100 (tests/data/real/tracelens_h100_bert_small_infer.json.gz); larger head dims use
+    kBlockN 64."""
+    for hd in (32, 64, 96, 128, 160, 192, 224, 256):
+        if d <= hd:
+            break
+    return hd, 128, (128 if hd <= 64 else 64), (4 if hd <= 128 else 8)
+
+
+def _attn_args(op):
+    """(mask, dropout_p, is_causal) of an SDPA-family op from its schema's argument names."""
+    names = []
+    try:
+        names = [a.name for a in op.func._schema.arguments]
+    except AttributeError:
+        pass
+    vals = dict(zip(names, op.args))
+    vals.update(op.kwargs)
+    mask = vals.get("attn_mask", vals.get("attn_bias"))
+    mask = mask if isinstance(mask, torch.Tensor) else None
+    dropout = vals.get("dropout_p", 0.0) or 0.0
+    causal = bool(vals.get("is_causal", False))
+    return mask, float(dropout), causal
+
+
+CUDNN_SDPA_IO = {"bf16": "bf16", "fp16": "f16"}
+
+
 def h_attention_fwd(op):
     q, k, v = op.args[0], op.args[1], op.args[2]
     b, h, sq, sk, d = attention_shape(q, k)
-    causal = bool(op.kwargs.get("is_causal", False)) or any(
-        a is True for a in op.args[3:] if isinstance(a, bool))
+    mask, dropout, causal = _attn_args(op)
+    causal = causal or any(a is True for a in op.args[3:] if isinstance(a, bool))
     flops = 4.0 * b * h * sq * sk * d / (2 if causal else 1)
     moved = nbytes(q) + nbytes(k) + nbytes(v) + nbytes(q)
     cls = op.dtype_class(q)
-    if cls in ("bf16", "fp16") and "efficient" not in op.name:
+    backend = sdpa_backend(op, q, k, v, mask, dropout)
+    if backend == "cudnn":
+        name = ("cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_%s_knob_3_64x64x%d_4x1x1_kernel0_0"
+                % (CUDNN_SDPA_IO[cls], max(64, d)))
+        return [kernel(name, name, grid=(math.ceil(sq / 64), h, b), block=(384, 1, 1), regs=168,
+                       smem_dynamic=160 * 1024, flops=flops, nbytes=moved, dtype_class=cls, tensor_core=True)]
+    if backend == "flash":
         cut = "cutlass::bfloat16_t" if cls == "bf16" else "cutlass::half_t"
-        traits = "pytorch_flash::Flash_fwd_kernel_traits<%d, 128, 64, 4, false, false, %s, pytorch_flash::Flash_kernel_traits<%d, 128, 64, 4, %s> >" % (d, cut, d, cut)
-        dem = "void pytorch_flash::flash_fwd_kernel<%s, false, %s, false, false, true, true, false, false>(pytorch_flash::Flash_fwd_params)" % (traits, "true" if causal else "false")
-        return [kernel("flash_fwd_kernel", dem, grid=(math.ceil(sq / 128), b, h), block=(128, 1, 1),
+        hd, bm, bn, warps = _flash_tiles(d)
+        traits = "pytorch_flash::Flash_fwd_kernel_traits<%d, %d, %d, %d, false, false, %s, pytorch_flash::Flash_kernel_traits<%d, %d, %d, %d, %s> >" % (hd, bm, bn, warps, cut, hd, bm, bn, warps, cut)
+        even_mn = sq % bm == 0 and sk % bn == 0
+        # <Kernel_traits, Is_dropout, Is_causal, Is_local, Has_alibi, Is_even_MN, Is_even_K, Return_softmax>
+        dem = "void pytorch_flash::flash_fwd_kernel<%s, %s, %s, false, false, %s, %s, false>(pytorch_flash::Flash_fwd_params)" % (
+            traits, str(dropout > 0).lower(), str(causal).lower(), str(even_mn).lower(), str(d == hd).lower())
+        return [kernel("flash_fwd_kernel", dem, grid=(math.ceil(sq / bm), b, h), block=(32 * warps, 1, 1),
                        regs=255, smem_dynamic=48 * 1024, flops=flops, nbytes=moved, dtype_class=cls,
                        tensor_core=True)]
+    # efficient (and math, which the CPU run already decomposed unless CPU flash ran it: then the
+    # memory-efficient kernel is the closest fused stand-in)
     name = "fmha_cutlassF_%s_aligned_64x64_rf_sm80" % ("f32" if cls in ("fp32", "tf32") else ("bf16" if cls == "bf16" else "f16"))
     dem = "%s(PyTorchMemEffAttention::AttentionKernel<%s, cutlass::arch::Sm80, true, 64, 64, 64, true, true>::Params)" % (name, ctype(q))
     return [kernel(name, dem, grid=(math.ceil(sq / 64), h, b), block=(32, 4, 1), regs=128,
@@ -274,13 +382,24 @@ def h_attention_bwd(op):
     flops = 10.0 * b * h * sq * sk * d
     moved = 2 * (nbytes(q) + nbytes(k) + nbytes(v)) + 2 * nbytes(grad)
     cls = op.dtype_class(q)
-    if cls in ("bf16", "fp16") and "efficient" not in op.name:
+    mask, dropout, causal = _attn_args(op)
+    backend = sdpa_backend(op, q, k, v, mask, dropout)
+    if backend == "cudnn":
+        io = CUDNN_SDPA_IO[cls]
+        names = [("cudnn_generated_fort_native_sdpa_sm90_flash_bprop_wgmma_%s_knob_5_64x128x%d_4x1x1_kernel0_0" % (io, max(64, d)), flops, moved),
+                 ("cudnn_generated_fort_native_sdpa_sm90_flash_bprop_convert_dq_%s_kernel0_0" % io, 0, 2 * nbytes(q))]
+        return [kernel(n, n, grid=(math.ceil(sk / 128), h, b), block=(384, 1, 1), regs=168,
+                       smem_dynamic=(200 if f else 0) * 1024, flops=f, nbytes=m, dtype_class=cls,
+                       tensor_core=bool(f)) for n, f, m in names]
+    if backend == "flash":
         cut = "cutlass::bfloat16_t" if cls == "bf16" else "cutlass::half_t"
-        traits = "pytorch_flash::Flash_bwd_kernel_traits<%d, 64, 128, 8, 2, 4, 2, false, false, %s, pytorch_flash::Flash_kernel_traits<%d, 64, 128, 8, %s> >" % (d, cut, d, cut)
+        hd = _flash_tiles(d)[0]
+        traits = "pytorch_flash::Flash_bwd_kernel_traits<%d, 64, 128, 8, 2, 4, 2, false, false, %s, pytorch_flash::Flash_kernel_traits<%d, 64, 128, 8, %s> >" % (hd, cut, hd, cut)
         return [
             kernel("flash_bwd_dot_do_o_kernel", "void pytorch_flash::flash_bwd_dot_do_o_kernel<true, %s>(pytorch_flash::Flash_bwd_params)" % traits,
                    grid=(math.ceil(sq / 128), b, h), block=(256, 1, 1), regs=40, nbytes=2 * nbytes(grad), dtype_class=cls),
-            kernel("flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel", "void pytorch_flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<%s, false, false, false, false, false, true, false>(pytorch_flash::Flash_bwd_params)" % traits,
+            kernel("flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel", "void pytorch_flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<%s, %s, %s, false, false, false, %s, false>(pytorch_flash::Flash_bwd_params)" % (
+                       traits, str(dropout > 0).lower(), str(causal).lower(), str(d == hd).lower()),
                    grid=(math.ceil(sk / 128), b, h), block=(256, 1, 1), regs=255, smem_dynamic=96 * 1024,
                    flops=flops, nbytes=moved, dtype_class=cls, tensor_core=True),
             kernel("flash_bwd_convert_dq_kernel", "void pytorch_flash::flash_bwd_convert_dq_kernel<%s, false>(pytorch_flash::Flash_bwd_params, int)" % traits,
@@ -953,6 +1072,15 @@ def h_foreach(op):
             fn, tail = "UnaryOpFunctor<%s, 1, 1, 0>" % t, ", %s" % om
         elif base == "norm":
             meta, fn, tail = "TensorListMetadata<1>", "LpNormFunctor<%s, 2, %s>" % (t, om), ", %s*, int" % om
+        elif base == "lerp":
+            # ForeachTernaryOp.cu: lerp with a scalar weight is TernaryOpScalarFunctor over
+            # (self, end[, out]); with a weight list, TernaryOpListFunctor over
+            # (self, end, weight[, out]); both with at::native::LerpFunctor<opmath_t>.
+            opf = "at::native::LerpFunctor<%s>" % om
+            if n_lists >= 3:
+                fn, tail = "TernaryOpListFunctor<%s, %d, 3, %d>" % (t, depth, res), ", %s" % opf
+            else:
+                fn, tail = "TernaryOpScalarFunctor<%s, %d, 2, %d>" % (t, depth, res), ", %s, %s" % (opf, om)
         elif n_lists == 1 and not (scalars or scalar_list or scalar_tensor):
             fn, tail = "UnaryOpFunctor<%s, %d, 1, %d>" % (t, depth, res), ", %s" % opf
         elif n_lists == 1:
