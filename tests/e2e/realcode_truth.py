@@ -122,6 +122,9 @@ torch.autograd.backward = backward_flag(torch.autograd.backward)
 os.chdir(ws)
 sys.argv = argv
 sys.path.insert(0, os.path.dirname(os.path.abspath(argv[0])))
-with Mode():
+# PyTorch 2.x on the CPU runs nn.LSTM/GRU as one oneDNN op per layer (mkldnn_rnn_layer); a GPU
+# launches per-step GEMMs and cell kernels (cuDNN). With oneDNN off the CPU takes ATen's native
+# path, one op per step like 1.13 did, so the truth counts the work each line really issues.
+with torch.backends.mkldnn.flags(enabled=False), Mode():
     runpy.run_path(argv[0], run_name="__main__")
 json.dump({"lines": {k: dict(v) for k, v in sorted(stats.items())}}, open(outp, "w"), indent=1)
