@@ -244,9 +244,13 @@ class EmulateMoreTest(unittest.TestCase):
         cap = dict(query(db, "SELECT name, value FROM META_DATA_CAPTURE"))
         self.assertTrue(cap["KERNLENS_STATUS"].startswith("partial"), cap["KERNLENS_STATUS"])
         self.assertGreater(query(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL")[0][0], 10)
-        # The range left open by the exception is closed at capture end and still owns its kernel.
+        # The range the exception leaves is closed (PyTorch 2.x's nvtx.range pops in a finally;
+        # one still open at the end would be closed at capture end) and still owns its kernel.
         stop = query(db, "SELECT stopTime FROM ANALYSIS_DETAILS")[0][0]
-        self.assertEqual(query(db, "SELECT \"end\" FROM NVTX_EVENTS WHERE text = 'kl:train.py:24-25'"), [(stop,)])
+        (start, end), = query(db, "SELECT start, \"end\" FROM NVTX_EVENTS WHERE text = 'kl:train.py:24-25'")
+        self.assertIsNotNone(end)
+        self.assertLess(start, end)
+        self.assertLessEqual(end, stop)
         self.assertEqual(per_range(db)["kl:train.py:24-25"], collections.Counter({"vectorized_elementwise_kernel": 1}))
 
     def test_export_error_is_one_line(self):
