@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The loop on real third-party model code (tests/data/realcode), per codebase and focus: the
 # exact-line share of forward GEMM/conv launches and of forward GPU time against the independent
-# ground truth (tests/e2e/realcode_truth.py + realcode_compare.py), rounds, ranges inserted, NVTX
+# ground truth (tests/e2e/realcode_truth.py + realcode_compare.py), backward GEMMs on the forward line
+# that created them (backward_truth.py + backward_compare.py), rounds, ranges inserted, NVTX
 # pushes per launch and the wall-time overhead of the last round against ONE uninstrumented run
 # of the same entry in the same loop; with call discovery (the default) and without it
 # (--no-discovery: static call resolution only, the loop as it was before discovery).
-# Emulate backend, CPU PyTorch, 2 steps.
+# Emulate backend, the project venv's PyTorch 2.x on the CPU, 2 steps.
 #   tests/bench/realcode_bench.sh [BUILD_DIR]    prints a markdown table (docs/loop.md has a run)
 set -euo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -19,6 +20,7 @@ run() {  # codebase entry focus
   local code=$1 entry=$2 focus=$3 ws="$T/$1"
   rm -rf "$ws"; cp -r "$SRC/tests/data/realcode/$code" "$ws"
   (cd "$ws" && $PY "$SRC/tests/e2e/realcode_truth.py" "$ws" "$T/truth.json" "$focus" -- ${entry#python3 } > /dev/null 2>&1)
+  (cd "$ws" && $PY "$SRC/tests/e2e/backward_truth.py" "$ws" "$T/bwd_truth.json" -- ${entry#python3 } > /dev/null 2>&1)
   for mode in discovery static; do
     local extra=""; [ $mode = static ] && extra="--no-discovery"
     rm -rf "$ws/.kernlens"
@@ -30,6 +32,10 @@ run() {  # codebase entry focus
     time=$(sed -n 's/.* time=\([0-9.]*\) .*/\1/p' <<<"$shares")
     rounds=$(sed -n 's/.* rounds=\([0-9]*\) .*/\1/p' <<<"$shares")
     atomic=$(sed -n 's/.* atomic=\(.*\)$/\1/p' <<<"$shares")
+    local bwd="n/a"  # backward GEMMs on their forward line: only a focus that runs backward has them
+    if grep -q '"backward": true' "$T/kl.json"; then
+      bwd=$($PY "$SRC/tests/e2e/backward_compare.py" "$T/kl.json" "$T/bwd_truth.json" | sed 's/bwd_gemm=//')
+    fi
     rm -rf "$ws/.kernlens"
     (cd "$ws" && "$KERNLENS" profile --root "$ws" --entry "$entry" --focus "$focus" --backend emulate --no-store \
        $extra --format text > "$T/kl.txt" 2>/dev/null)
@@ -40,11 +46,11 @@ run() {  # codebase entry focus
     wall=$(sed -n 's/.*wall \([0-9]*\) ms vs.*/\1/p' <<<"$over")
     base=$(sed -n 's/.*vs \([0-9]*\) ms uninstrumented.*/\1/p' <<<"$over")
     [ -n "$wall" ] && [ -n "$base" ] && ratio=$(awk -v a="$wall" -v b="$base" 'BEGIN{printf "%.2f", a/b}')
-    echo "| $code | $focus | $mode | $gemm | $time | $rounds | $ranges | $ppl | $base | $wall | $ratio | $atomic |"
+    echo "| $code | $focus | $mode | $gemm | $bwd | $time | $rounds | $ranges | $ppl | $base | $wall | $ratio | $atomic |"
   done
 }
-echo "| codebase | focus | calls followed | exact-line GEMM share | exact-line fwd GPU time share | rounds | ranges inserted | NVTX pushes/launch | baseline ms | last round ms | wall ratio | atomic lines by reason |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| codebase | focus | calls followed | exact-line GEMM share | bwd GEMMs on their forward line | exact-line fwd GPU time share | rounds | ranges inserted | NVTX pushes/launch | baseline ms | last round ms | wall ratio | atomic lines by reason |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 run nanogpt "python3 train_tiny.py --steps 2" train_tiny.py::train_step
 run nanogpt "python3 train_tiny.py --steps 2" model.py::GPT.forward
 run word_language_model "python3 train_tiny.py --model LSTM --steps 2" model.py::RNNModel.forward

@@ -138,6 +138,8 @@ torch.Tensor.backward = backward
 torch.autograd.backward = autograd_backward
 sys.argv = argv
 sys.path.insert(0, os.path.dirname(os.path.abspath(argv[0])))
-with torch.autograd.set_detect_anomaly(True), Mode():
+# oneDNN off: PyTorch 2.x's CPU LSTM/GRU would be one mkldnn_rnn_layer(_backward) op per layer;
+# ATen's native path issues the per-step GEMMs a GPU launches (as realcode_truth.py does).
+with torch.backends.mkldnn.flags(enabled=False), torch.autograd.set_detect_anomaly(True), Mode():
     runpy.run_path(argv[0], run_name="__main__")
 json.dump({"bwd": bwd, "fwd": fwd, "rec": rec, "unknown_bwd": unknown[0]}, open(out_path, "w"), indent=1, sort_keys=True)

@@ -73,6 +73,7 @@ class AutogradModel:
         self.profiles = []       # (os tid, offset ns, legacy profiler events) per backward pass
         self._orig_engine = None
         self._apply_installed = False
+        self._own_apply = None
         self._fmode_cls = None
 
     # ---- backward on the autograd thread ------------------------------------------------------
@@ -123,8 +124,13 @@ class AutogradModel:
             return
         import torch
         fn = torch.autograd.Function
-        raw = torch._C._FunctionBase.__dict__.get("apply")
-        if raw is None or "apply" in fn.__dict__:  # another version's layout, or already wrapped
+        if fn.__dict__.get("_kernlens_wrapped"):
+            return
+        # PyTorch 2.x defines Function.apply itself (wrapping _FunctionBase.apply for functorch);
+        # 1.x only has _FunctionBase.apply. Wrap whichever a Function subclass reaches.
+        own = fn.__dict__.get("apply")
+        raw = own if own is not None else torch._C._FunctionBase.__dict__.get("apply")
+        if raw is None:  # another version's layout
             return
         model = self
 
@@ -138,13 +144,20 @@ class AutogradModel:
                 except Exception as e:  # never break the program
                     model._error("tagging", e)
             return out
+        self._own_apply = own
         fn.apply = classmethod(apply)
+        fn._kernlens_wrapped = True
         self._apply_installed = True
 
     def uninstall(self):
         if self._apply_installed:
             import torch
-            del torch.autograd.Function.apply  # back to _FunctionBase.apply
+            fn = torch.autograd.Function
+            if self._own_apply is None:
+                del fn.apply  # back to _FunctionBase.apply
+            else:
+                fn.apply = self._own_apply
+            del fn._kernlens_wrapped
             self._apply_installed = False
         if self._orig_engine is not None:
             from torch.autograd.variable import Variable
