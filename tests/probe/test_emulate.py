@@ -531,3 +531,60 @@ class EmulateRnnCellTest(EmulatedProgram, unittest.TestCase):
         mse = bwd["kl:cell.py:18-18:loss"]
         # mse_loss_backward for the input and for the target (both require grad): fill + strided kernel each.
         self.assertEqual((mse["vectorized_elementwise_kernel"], mse["elementwise_kernel"]), (2, 2), mse)
+
+
+AUTOCAST_PROGRAM = PROGRAM_HEAD + r'''
+import warnings
+lin = nn.Linear(256, 256).to(d)
+x = torch.randn(64, 256).to(d)
+with rng("kl:ac.py:1-1:fp32"):
+    y0 = lin(x)
+with torch.autocast(device_type="cuda", dtype=torch.bfloat16):
+    with rng("kl:ac.py:2-2:bf16"):
+        y1 = lin(x)
+        y2 = lin(y1)
+    with torch.autocast(device_type="cuda", enabled=False):
+        with rng("kl:ac.py:3-3:off"):
+            y3 = lin(x)
+(y0.sum() + y2.sum() + y3.sum()).backward()
+print("grads %.6f" % lin.weight.grad.abs().sum().item())
+'''
+
+
+class EmulateCudaAutocastTest(EmulatedProgram, unittest.TestCase):
+    """torch.autocast("cuda", bfloat16) on a CPU-only machine disables itself (the program computes
+    in fp32, with torch's own warning on the user's line); the emulator launches what a GPU runs
+    in the region: the GEMMs as cuBLASLt bf16 kernels (nvjet_* on H100, the family real H100
+    traces name) after a cast kernel per fp32 input, the weight cast once per region (autocast's
+    cache); outside the region and under autocast(enabled=False) fp32 GEMMs without casts."""
+    SCRIPT = "ac.py"
+    PROGRAM = AUTOCAST_PROGRAM
+
+    def kernels_in(self, text):
+        return query(self.db, """SELECT s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k
+            JOIN StringIds s ON s.id = k.shortName JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = k.correlationId
+            JOIN NVTX_EVENTS n ON n.text = ? AND r.start >= n.start AND r."end" <= n."end" AND r.globalTid = n.globalTid
+            ORDER BY k.start""", (text,))
+
+    def test_bf16_region_runs_nvjet_gemms_after_casts(self):
+        names = [n for (n,) in self.kernels_in("kl:ac.py:2-2:bf16")]
+        gemms = [n for n in names if "gemm" in n or n.startswith("nvjet")]
+        self.assertEqual(len(gemms), 2, names)
+        self.assertTrue(all(n.startswith("nvjet_tst_") for n in gemms), gemms)
+        casts = [n for n in names if "elementwise" in n]
+        # lin(x): x, the weight and the bias cast; lin(y1): nothing -- y1 is bf16 on the GPU (fp32
+        # only in the CPU run), the weight and bias come from autocast's cache.
+        self.assertEqual(len(casts), 3, names)
+        self.assertTrue(names.index(gemms[0]) == 3 and names[-1] == gemms[1], names)
+
+    def test_outside_and_disabled_regions_run_fp32_gemms(self):
+        for text in ("kl:ac.py:1-1:fp32", "kl:ac.py:3-3:off"):
+            names = [n for (n,) in self.kernels_in(text)]
+            self.assertEqual(len(names), 1, (text, names))
+            self.assertTrue(names[0].startswith("sm80_xmma_gemm_f32f32"), (text, names))
+
+    def test_the_warning_is_the_programs_own(self):
+        want = [l for l in self.plain.stderr.splitlines() if "Disabling autocast" in l]
+        got = [l for l in self.r.stderr.splitlines() if "Disabling autocast" in l]
+        self.assertEqual(len(want), 1, self.plain.stderr)  # enabled=False does not warn
+        self.assertEqual(got, want)

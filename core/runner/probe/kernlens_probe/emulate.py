@@ -99,6 +99,7 @@ class Emulator:
         self.families = collections.Counter()
         self.errors = collections.Counter()
         self.host = HostSet()
+        self.lowp = HostSet()  # outputs of ops a GPU's autocast ran in 16 bits (their GPU dtype)
         self.tls = threading.local()
         self.main_tid = threading.get_native_id() if threading.current_thread() is threading.main_thread() else None
         self.status = "complete"
@@ -181,6 +182,14 @@ class Emulator:
         if getattr(self.tls, "suppress", 0):
             return
         op = kernel_table.Op(func, args, kwargs, out, self.spec, _allow_tf32())
+        region = self.cuda_autocast() if op.name in kernel_table.AUTOCAST_LOWER else None
+        casts = []
+        if region is not None and not self.autograd.in_backward():
+            dtype, cache = region
+            op.autocast_dtype = dtype
+            casts = kernel_table.autocast_casts(op, dtype, cache, already=self.lowp)
+            for t in op.outputs:
+                self.lowp.add(t)
         if (op.name in ("lift_fresh", "lift", "lift_fresh_copy")
                 or (getattr(self.tls, "host_factory", 0) and not op.inputs)):
             for t in op.outputs:
@@ -197,6 +206,7 @@ class Emulator:
             elif dst in self.host and src not in self.host:
                 op.copy_direction = "DtoH"
         launches, modelled = kernel_table.launches_for(op)
+        launches = casts + launches
         key = "%s::%s" % (op.namespace, op.name)
         with self.lock:
             if not modelled:
@@ -313,6 +323,7 @@ class Emulator:
 
         self._patch_placement()
         self._patch_optimizer_defaults()
+        self._patch_cuda_autocast()
         self._patch_rnn()
         self._patch_rnn_cells()
         self.autograd.install()
@@ -474,6 +485,78 @@ class Emulator:
                     getattr(mod, "_default_to_fused_or_foreach", None) is orig:
                 self._optim_patched[name] = orig
                 setattr(mod, "_default_to_fused_or_foreach", default_to_fused_or_foreach)
+
+    # ---- autocast ------------------------------------------------------------------------------
+    def _patch_cuda_autocast(self):
+        """torch.autocast("cuda", dtype) on a machine without CUDA disables itself (with torch's
+        own warning), so the program computes in its own dtypes, as it does without kernlens. A
+        GPU would run the autocast-listed ops (GEMMs, convolutions, attention) in `dtype` after
+        casting their fp32 inputs: the emulator names and times those launches in `dtype` and
+        emits the casts (weights cast once per autocast region, autocast's cache), while the
+        program's numbers stay its own. Nested regions, enabled=False and the decorator form
+        follow the context manager's enter/exit on each thread."""
+        import torch
+        cls = getattr(getattr(torch, "amp", None), "autocast_mode", None)
+        cls = getattr(cls, "autocast", None)
+        if cls is None or getattr(cls.__init__, "_kernlens", False):
+            return
+        emu = self
+        orig_init, orig_enter, orig_exit = cls.__init__, cls.__enter__, cls.__exit__
+
+        mod = sys.modules.get(cls.__module__)
+        real_warnings = getattr(mod, "warnings", None)
+
+        class _Warnings:
+            """autocast_mode's `warnings`: torch warns "CUDA is not available. Disabling" at its
+            caller's line (stacklevel=2); inside the wrapper below one more frame is skipped, so
+            the warning stays on the user's line (the program's warnings are the program's)."""
+
+            def __getattr__(self, name):
+                return getattr(real_warnings, name)
+
+            def warn(self, message, category=None, stacklevel=1, *args, **kwargs):
+                extra = 1 + (1 if getattr(emu.tls, "autocast_init", 0) else 0)  # this frame, the wrapper
+                return real_warnings.warn(message, category, stacklevel + extra, *args, **kwargs)
+
+        def __init__(self_, device_type, dtype=None, enabled=True, cache_enabled=None):
+            emu.tls.autocast_init = getattr(emu.tls, "autocast_init", 0) + 1
+            try:
+                orig_init(self_, device_type, dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
+            finally:
+                emu.tls.autocast_init -= 1
+            want = None
+            if device_type == "cuda" and enabled and not torch.cuda.is_available():
+                want = dtype if dtype is not None else torch.float16  # CUDA autocast's default
+            self_._kernlens_cuda_dtype = want
+
+        def __enter__(self_):
+            stack = emu.tls.__dict__.setdefault("autocast", [])
+            want = getattr(self_, "_kernlens_cuda_dtype", None)
+            if getattr(self_, "device", None) == "cuda":
+                stack.append((want, {}))  # (dtype or None: a disabled region, weight-cast cache)
+            return orig_enter(self_)
+
+        def __exit__(self_, *exc):
+            try:
+                return orig_exit(self_, *exc)
+            finally:
+                stack = emu.tls.__dict__.get("autocast")
+                if getattr(self_, "device", None) == "cuda" and stack:
+                    stack.pop()
+        for f in (__init__, __enter__, __exit__):
+            f._kernlens = True
+        self._autocast_patched = (cls, orig_init, orig_enter, orig_exit, mod, real_warnings)
+        cls.__init__, cls.__enter__, cls.__exit__ = __init__, __enter__, __exit__
+        if real_warnings is not None:
+            mod.warnings = _Warnings()
+
+    def cuda_autocast(self):
+        """(dtype, weight cache) of the innermost emulated CUDA autocast region on this thread, or
+        None outside one (or inside autocast(enabled=False))."""
+        stack = self.tls.__dict__.get("autocast")
+        if not stack or stack[-1][0] is None:
+            return None
+        return stack[-1]
 
     # ---- cuDNN RNNs ------------------------------------------------------------------------------
     def _patch_rnn(self):
@@ -690,6 +773,13 @@ class Emulator:
             if mod is not None:
                 mod._default_to_fused_or_foreach = orig
         self._optim_patched = {}
+        patched = getattr(self, "_autocast_patched", None)
+        if patched is not None:
+            cls, orig_init, orig_enter, orig_exit, mod, real_warnings = patched
+            cls.__init__, cls.__enter__, cls.__exit__ = orig_init, orig_enter, orig_exit
+            if real_warnings is not None:
+                mod.warnings = real_warnings
+            self._autocast_patched = None
         if self._fmode is not None:
             try:
                 self._fmode.__exit__(None, None, None)

@@ -62,14 +62,56 @@ class Op:
         self.allow_tf32 = allow_tf32
         self.inputs = flat_tensors((args, self.kwargs))
         self.outputs = flat_tensors(out)
+        # The dtype a GPU's autocast region runs this op in (None: the tensors' own); set by the
+        # emulator for AUTOCAST_LOWER ops inside torch.autocast("cuda", dtype).
+        self.autocast_dtype = None
 
     @property
     def first(self):
         return self.inputs[0] if self.inputs else (self.outputs[0] if self.outputs else None)
 
+    def dtype_of(self, t):
+        """The dtype `t` has on the GPU for this op: autocast's for a floating-point fp32 input of
+        an op autocast runs in lower precision, else its own."""
+        if self.autocast_dtype is not None and t is not None and t.dtype == torch.float32:
+            return self.autocast_dtype
+        return t.dtype if t is not None else torch.float32
+
     def dtype_class(self, t=None):
         t = t if t is not None else self.first
-        return roofline.dtype_class(t.dtype if t is not None else "float32", self.allow_tf32)
+        return roofline.dtype_class(self.dtype_of(t) if t is not None else "float32", self.allow_tf32)
+
+
+# The ATen ops CUDA autocast runs in its lower-precision dtype (autocast_mode.cpp's
+# "lower_precision_fp" list, as they reach the dispatcher: linear/matmul arrive as mm/addmm/bmm).
+AUTOCAST_LOWER = frozenset({
+    "mm", "addmm", "bmm", "baddbmm", "addbmm", "addmv", "mv", "addr", "convolution", "_convolution",
+    "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "prelu",
+    "scaled_dot_product_attention", "_scaled_dot_product_flash_attention_for_cpu",
+    "_scaled_dot_product_flash_attention", "_scaled_dot_product_efficient_attention",
+    "_scaled_dot_product_cudnn_attention", "_efficient_attention_forward", "_flash_attention_forward"})
+
+
+def autocast_casts(op, dtype, cache, already=()):
+    """The cast kernels CUDA autocast runs before `op` (an AUTOCAST_LOWER op) in a region of
+    `dtype`: one copy kernel per fp32 floating-point input, except a leaf that requires grad (a
+    weight) already cast in this region (`cache`, autocast's weight cache, keyed by identity) and
+    a tensor in `already` (the output of an earlier autocast op: 16-bit on the GPU, fp32 only in
+    the CPU run)."""
+    out = []
+    for t in op.inputs:
+        if t.dtype != torch.float32 or not t.is_floating_point() or t in already:
+            continue
+        # autocast casts linear's/matmul's own arguments: a weight reaches mm/addmm as a view
+        # (weight.t()) of the parameter it caches and casts.
+        src = t._base if t._base is not None and t._base.is_leaf else t
+        if src.is_leaf and src.requires_grad:
+            if id(src) in cache:
+                continue
+            cache[id(src)] = src  # kept alive with the region, so the id is not reused
+        cast = torch.empty(src.shape, dtype=dtype, device="meta")
+        out.append(elementwise_launch(op, name="copy", out=cast, ins=[src]))
+    return out
 
 
 def flat_tensors(x, acc=None):
@@ -179,7 +221,7 @@ def gemm_launch(op, a, b, batch=1, extra_c=False, bias=False):
     else:
         tm, tn = pick_tile(m, n)
     name = gemm_name(spec, cls, layout, tm, tn, batch > 1, bias=bias and batch == 1)
-    es = a.element_size()
+    es = torch.empty((), dtype=op.dtype_of(a)).element_size()
     moved = (m * k + k * n + m * n * (2 if extra_c else 1)) * es * batch
     return kernel(name, name, grid=(math.ceil(n / tn), math.ceil(m / tm), batch),
                   block=(384 if sm90 else 256, 1, 1), regs=168 if sm90 else 232,
@@ -292,7 +334,7 @@ def sdpa_backend(op, q, k, v, mask, dropout):
     flash: fp16/bf16, equal head dims <= 256, no attn_mask. efficient: fp32/fp16/bf16, head dims
     a multiple of 4 (fp32) / 8 (16-bit). Otherwise "math" (the caller emits the decomposition's
     kernels). Returns "cudnn" | "flash" | "efficient" | "math"."""
-    half = q.dtype in (torch.float16, torch.bfloat16)
+    half = op.dtype_of(q) in (torch.float16, torch.bfloat16)
     dq, dk, dv = q.shape[-1], k.shape[-1], v.shape[-1]
     dense = q.dim() == 4 and not q.is_nested
     order = ["flash", "efficient", "math"]
@@ -451,7 +493,7 @@ def elementwise_launch(op, name=None, out=None, ins=None, flops_per=None):
     arity = len(ins) + len(outs)
     contiguous = all(t.is_contiguous() for t in ins + outs)
     casting = len({t.dtype for t in ins + outs}) > 1
-    arr = "at::detail::Array<char*, %d>" % max(arity, 1)
+    arr = "std::array<char*, %dul>" % max(arity, 1)  # PyTorch 2.x (1.13: at::detail::Array<char*, N>)
     if contiguous and not casting:
         short = "vectorized_elementwise_kernel"
         dem = "void at::native::vectorized_elementwise_kernel<4, %s, %s >(int, %s, %s)" % (fun, arr, fun, arr)
@@ -665,7 +707,7 @@ def functor_kernel(op, fun, out, ins, flops_per=2):
     strided = any(t.numel() != out.numel() for t in ins) or la.short != "vectorized_elementwise_kernel"
     short = "elementwise_kernel" if strided else la.short
     if not strided:
-        arr = "at::detail::Array<char*, %d>" % (len(ins) + 1)
+        arr = "std::array<char*, %dul>" % (len(ins) + 1)
         dem = "void at::native::vectorized_elementwise_kernel<4, %s, %s >(int, %s, %s)" % (fun, arr, fun, arr)
     else:
         lam = "at::native::gpu_kernel_impl<%s>(at::TensorIteratorBase&, %s const&)::{lambda(int)#1}" % (fun, fun)
