@@ -32,10 +32,8 @@ run() {  # codebase entry focus
     time=$(sed -n 's/.* time=\([0-9.]*\) .*/\1/p' <<<"$shares")
     rounds=$(sed -n 's/.* rounds=\([0-9]*\) .*/\1/p' <<<"$shares")
     atomic=$(sed -n 's/.* atomic=\(.*\)$/\1/p' <<<"$shares")
-    local bwd="n/a"  # backward GEMMs on their forward line: only a focus that runs backward has them
-    if grep -q '"backward": true' "$T/kl.json"; then
-      bwd=$($PY "$SRC/tests/e2e/backward_compare.py" "$T/kl.json" "$T/bwd_truth.json" | sed 's/bwd_gemm=//')
-    fi
+    local bwd  # backward GEMMs on their forward line ("n/a": the focus runs no backward)
+    bwd=$($PY "$SRC/tests/e2e/backward_compare.py" "$T/kl.json" "$T/bwd_truth.json" | sed 's/bwd_gemm=//')
     rm -rf "$ws/.kernlens"
     (cd "$ws" && "$KERNLENS" profile --root "$ws" --entry "$entry" --focus "$focus" --backend emulate --no-store \
        $extra --format text > "$T/kl.txt" 2>/dev/null)

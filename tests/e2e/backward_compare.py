@@ -3,7 +3,8 @@
 
   share = sum over forward lines of min(truth backward GEMM ops created there, backward GEMM
           kernels kernlens put on that line) / truth backward GEMM ops
-usage: backward_compare.py KL.json TRUTH.json   prints "bwd_gemm=S (HIT/TOTAL)"
+usage: backward_compare.py KL.json TRUTH.json   prints "bwd_gemm=S (HIT/TOTAL)", or "bwd_gemm=n/a"
+       when kernlens's lines hold no backward kernel (a focus that runs no backward pass)
 """
 import collections
 import json
@@ -23,5 +24,9 @@ def share(doc, truth):
 
 
 if __name__ == "__main__":
-    hit, total, _, _ = share(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))
+    doc = json.load(open(sys.argv[1]))
+    if not any(k["backward"] for line in doc["lines"] for k in line["kernels"]):
+        print("bwd_gemm=n/a")
+        sys.exit(0)
+    hit, total, _, _ = share(doc, json.load(open(sys.argv[2])))
     print("bwd_gemm=%.3f (%d/%d)" % (hit / total if total else 0.0, hit, total))
