@@ -99,6 +99,9 @@ class Session:
             post_import.when_imported("torch", _enter_emit_nvtx)
         elif self.cfg.backend == "torch":
             from . import torch_backend
+            # Kineto logs its stages and a CPU machine's "gpuGetDeviceCount failed" on stderr, which is
+            # not the program's output; read when libtorch loads, so set before torch is imported.
+            os.environ.setdefault("KINETO_LOG_LEVEL", "6")
             self.backend = torch_backend.TorchBackend()
             post_import.when_imported("torch", self.backend.start)
 
