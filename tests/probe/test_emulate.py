@@ -244,9 +244,13 @@ class EmulateMoreTest(unittest.TestCase):
         cap = dict(query(db, "SELECT name, value FROM META_DATA_CAPTURE"))
         self.assertTrue(cap["KERNLENS_STATUS"].startswith("partial"), cap["KERNLENS_STATUS"])
         self.assertGreater(query(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL")[0][0], 10)
-        # The range left open by the exception is closed at capture end and still owns its kernel.
+        # The range the exception left (torch.cuda.nvtx.range pops in a finally on PyTorch 2.x; a
+        # range still open at exit would end at capture end) ends by capture end and still owns its
+        # kernel.
         stop = query(db, "SELECT stopTime FROM ANALYSIS_DETAILS")[0][0]
-        self.assertEqual(query(db, "SELECT \"end\" FROM NVTX_EVENTS WHERE text = 'kl:train.py:24-25'"), [(stop,)])
+        ends = query(db, "SELECT \"end\" FROM NVTX_EVENTS WHERE text = 'kl:train.py:24-25'")
+        self.assertEqual(len(ends), 1, ends)
+        self.assertLessEqual(ends[0][0], stop)
         self.assertEqual(per_range(db)["kl:train.py:24-25"], collections.Counter({"vectorized_elementwise_kernel": 1}))
 
     def test_export_error_is_one_line(self):

@@ -25,7 +25,7 @@ import os
 import sys
 import threading
 
-from . import nvtx_provider, overlay_hook, post_import, roofline, step_scopes, warn_location
+from . import nvtx_provider, overlay_hook, post_import, roofline, step_scopes, trace_chain, warn_location
 
 ENV_KEYS = ("KERNLENS_PROBE_ROOT_PID", "KERNLENS_PROBE_DIR", "KERNLENS_PROBE_OVERLAY",
             "KERNLENS_PROBE_WORKSPACE", "KERNLENS_PROBE_BACKEND", "KERNLENS_PROBE_OUT",
@@ -88,6 +88,7 @@ class Session:
     def install(self):
         """Overlay hook + NVTX provider + lazy backend. Raises OverlayError / ValueError."""
         warn_location.install()
+        trace_chain.wrap_program_hooks()
         if self.cfg.overlay:
             overlay_hook.install(self.cfg.overlay, self.cfg.workspace)
         nvtx_provider.install(warn_if_noop=self.cfg.backend == "nsys")

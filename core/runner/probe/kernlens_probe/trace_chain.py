@@ -1,4 +1,5 @@
-"""Share sys.settrace / threading.settrace with the program (debuggers, coverage, its own tracers).
+"""Share sys.settrace / sys.setprofile (and threading's) with the program (debuggers, coverage,
+its own tracers and profilers), and keep the probe's own frames out of the program's view.
 
 The probe's tracers (call discovery, the line strategy) need a global trace function; so may the
 program. Contract, once install() has run:
@@ -9,13 +10,21 @@ program. Contract, once install() has run:
   * The probe's tracer keeps running next to it: the interpreter holds one combined function per
     thread that calls the probe's tracer first, then the program's, each with its own local
     tracer per frame.
+  * The program's tracer and profiler are not called for the probe's own frames (its dispatch
+    modes, NVTX listeners, wrappers) nor for the frames those call directly (torch's OpOverload a
+    mode re-dispatches, ...): frames a plain run does not have. This also keeps a program tracer
+    that itself pushes NVTX ranges from re-entering the probe while it holds its locks.
+  * sys.setprofile / threading.setprofile / getprofile: the same, for profile functions.
   * uninstall() (end of the run) leaves the program's own tracer in place on this thread.
 A tracer that raises is the interpreter's business as usual: the program's exception propagates
 (as without the probe); the probe's own tracer never raises into the program.
 """
 
+import os
 import sys
 import threading
+
+_PROBE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 _real_settrace = sys.settrace
 _real_gettrace = sys.gettrace
@@ -45,6 +54,26 @@ def _pair(one, two):
     return pair
 
 
+# The probe's runner frames (the entry's caller): frames they call are the program's own.
+_RUNNER = {_PROBE_DIR + n for n in ("entry.py", "__main__.py", "session.py")}
+
+
+def probe_frame(frame):
+    """True for a frame of the probe, or one its interposers (anything but the runner) called,
+    up to two levels down."""
+    if frame.f_code.co_filename.startswith(_PROBE_DIR):
+        return True
+    f = frame.f_back
+    for _ in range(2):
+        if f is None:
+            return False
+        name = f.f_code.co_filename
+        if name.startswith(_PROBE_DIR):
+            return name not in _RUNNER
+        f = f.f_back
+    return False
+
+
 def _global_for(user):
     if user is None:
         return _probe
@@ -54,6 +83,8 @@ def _global_for(user):
             mine = _probe(frame, event, arg) if _probe is not None else None
         except Exception:
             mine = None
+        if probe_frame(frame):
+            return mine
         return _combine(mine, user(frame, event, arg))
     combined._kernlens_user = user
     return combined
@@ -63,22 +94,81 @@ def _settrace(fn):
     if fn is _thread_start:  # threading's bootstrap of a new thread (threading._trace_hook)
         fn = _thread_user
     _tls.user = fn
-    if _probe is None:
-        _real_settrace(fn)
-    else:
-        _real_settrace(_global_for(fn))
+    _real_settrace(_global_for(fn))
 
 
 def _gettrace():
-    if _probe is None:
-        return _real_gettrace()
     return getattr(_tls, "user", None)
+
+
+_real_setprofile = sys.setprofile
+_real_thread_setprofile = threading.setprofile
+_thread_profile = None
+
+
+def _profile_for(user):
+    if user is None:
+        return None
+
+    def filtered(frame, event, arg):
+        if not probe_frame(frame):
+            user(frame, event, arg)
+    filtered._kernlens_user = user
+    return filtered
+
+
+def _setprofile(fn):
+    if fn is _profile_start:
+        fn = _thread_profile
+    _tls.profile = fn
+    _real_setprofile(_profile_for(fn))
+
+
+def _getprofile():
+    return getattr(_tls, "profile", None)
+
+
+def _thread_setprofile(fn):
+    global _thread_profile
+    _thread_profile = fn
+    _real_thread_setprofile(_profile_start if fn is not None else None)
+
+
+def _thread_getprofile():
+    return _thread_profile
+
+
+def _profile_start(frame, event, arg):
+    """threading._profile_hook: see _thread_start."""
+    _setprofile(_thread_profile)
+
+
+_wrapped = False
+
+
+def wrap_program_hooks():
+    """Routes the program's settrace/setprofile calls through this module (idempotent). Every
+    backend does this at start; install() adds a probe tracer."""
+    global _wrapped
+    if _wrapped:
+        return
+    _wrapped = True
+    current = _real_gettrace()
+    _tls.user = getattr(current, "_kernlens_user", current) if current is not None else None
+    sys.settrace = _settrace
+    sys.gettrace = _gettrace
+    threading.settrace = _thread_settrace
+    threading.gettrace = _thread_gettrace
+    sys.setprofile = _setprofile
+    sys.getprofile = _getprofile
+    threading.setprofile = _thread_setprofile
+    threading.getprofile = _thread_getprofile
 
 
 def _thread_settrace(fn):
     global _thread_user
     _thread_user = fn
-    _real_thread_settrace(_thread_start)
+    _real_thread_settrace(_thread_start if (fn is not None or _probe is not None) else None)
 
 
 def _thread_gettrace():
@@ -97,16 +187,9 @@ def install(probe_tracer):
     """Starts `probe_tracer` on this thread and on threads started later, chained with the
     program's tracers (see the module's contract) and with a probe tracer installed before."""
     global _probe
-    first = _probe is None
-    _probe = probe_tracer if first else _pair(_probe, probe_tracer)
-    if first:
-        current = _real_gettrace()
-        _tls.user = getattr(current, "_kernlens_user", current) if current is not None else None
+    wrap_program_hooks()
+    _probe = probe_tracer if _probe is None else _pair(_probe, probe_tracer)
     _tls.user = getattr(_tls, "user", None)
-    sys.settrace = _settrace
-    sys.gettrace = _gettrace
-    threading.settrace = _thread_settrace
-    threading.gettrace = _thread_gettrace
     _real_thread_settrace(_thread_start)
     _real_settrace(_global_for(_tls.user))
 
@@ -115,5 +198,5 @@ def uninstall():
     """Stops the probe's tracer; the program's own tracers stay as it set them."""
     global _probe
     _probe = None
-    _real_settrace(getattr(_tls, "user", None))
-    _real_thread_settrace(_thread_user)
+    _real_settrace(_global_for(getattr(_tls, "user", None)))
+    _real_thread_settrace(_thread_start if _thread_user is not None else None)
