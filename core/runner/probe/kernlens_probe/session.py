@@ -167,7 +167,8 @@ def _enter_emit_nvtx(torch):
     if _emit_nvtx is not None:
         return
     try:
-        if not torch.cuda.is_available():  # no GPU kernels to link (CPU build or no device)
+        from . import cuda_check
+        if not cuda_check.cuda_devices_present(torch):  # no GPU kernels to link (CPU build or no device)
             _emit_nvtx = False
             return
         ctx = torch.autograd.profiler.emit_nvtx()

@@ -24,7 +24,7 @@ import sys
 import threading
 import time
 
-from . import __version__, nvtx_provider, step_scopes
+from . import __version__, cuda_check, nvtx_provider, step_scopes
 
 USER_SCOPE = 7  # at::RecordScope::USER_SCOPE (record_function)
 ANCHOR = "kernlens:clock-anchor"  # fallback only: a range on the starting thread, both clocks
@@ -81,7 +81,7 @@ class TorchBackend:
     def start(self, torch):
         from torch.profiler import ProfilerActivity, profile
         acts = [ProfilerActivity.CPU]
-        if torch.cuda.is_available():
+        if cuda_check.cuda_devices_present(torch):  # not torch.cuda.is_available(): see cuda_check
             acts.append(ProfilerActivity.CUDA)
         self.kineto = bool(torch.autograd.kineto_available())
         self.t0_ns = time.monotonic_ns()
