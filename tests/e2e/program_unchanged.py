@@ -49,6 +49,7 @@ ENTRIES = {
     "introspect": (WS_DATA, ["introspect.py"]),
     "tracers": (WS_DATA, ["tracers.py"]),
     "workers": (WS_DATA, ["workers.py"]),
+    "legacy": (WS_DATA, ["legacy.py"]),
 }
 # Samples not run here, with the reason (printed, so a reader sees they were considered).
 NOT_RUN = {
