@@ -13,4 +13,4 @@ if [[ -n "${KL_BINARY_DIR:-}" && -d "$KL_BINARY_DIR/share/kernlens/probe/kernlen
 fi
 export KL_SOURCE_DIR="$SRC" KL_PYTHON="$PY"
 exec "$PY" "$SRC/tests/e2e/program_unchanged.py" --backends nsys \
-  --only mlp,nanogpt,raises,introspect,tracers,workers
+  --only mlp,nanogpt,raises,introspect,tracers,workers,legacy
