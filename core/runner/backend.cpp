@@ -270,6 +270,15 @@ ProbeStatus readProbeStatus(const std::filesystem::path& path) {
         }
         continue;
       }
+      if (v == Tok::ArrBegin && depth == 2 && key == "notes") {
+        Tok n = p.next();
+        for (; n == Tok::String; n = p.next()) st.notes.emplace_back(p.text());
+        if (n == Tok::ArrEnd) continue;
+        if (n == Tok::ObjBegin || n == Tok::ArrBegin) {
+          if (!p.skip(n)) return st;
+        }
+        continue;
+      }
       std::string val = v == Tok::String || v == Tok::Number ? std::string(p.text()) : "";
       if (parent == "summary" && depth == 2 && key == "kernels" && v == Tok::Number) {
         profile::parseInt64(val, st.kernels);

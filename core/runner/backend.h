@@ -96,6 +96,8 @@ struct ProbeStatus {
   int64_t kernels = -1;                             // summary.kernels (-1 unknown)
   /// summary.unmodelled_ops: ATen ops the emulator has no model for ("aten::x", count).
   std::vector<std::pair<std::string, int64_t>> unmodelledOps;
+  /// notes: where the probe fell back (a file left un-overlaid, ...), one line each.
+  std::vector<std::string> notes;
 };
 /// Reads a status file; found == false when it is missing or unreadable.
 ProbeStatus readProbeStatus(const std::filesystem::path& path);

@@ -285,6 +285,7 @@ Result<RoundResult> RoundRunner::run(const RoundPlan& plan, const CancellationTo
                         "generic elementwise kernel (their kernels and times are guesses): " +
                         list);
   }
+  for (const auto& n : st.notes) res.notes.push_back("probe: " + n);
   if (!res.overlay.files.empty() &&
       std::none_of(shared->ranges.begin(), shared->ranges.end(),
                    [&](const profile::Range& r) { return nvtx::isManagedName(shared->str(r.text)); }))

@@ -26,13 +26,18 @@ class OverlayTest(unittest.TestCase):
         os.makedirs(os.path.join(self.ws, "pkg"))
         os.makedirs(os.path.join(self.ov, "files", "pkg"))
         self.files = {
-            "main.py": ("import sys\nimport pkg.mod\nprint('MAIN original', pkg.mod.value())\n",
+            # The overlays are what instrumentation does: lines inserted (a wrapper around a
+            # statement, which is re-indented), plus a changed line so the tests see which text ran.
+            "main.py": ("import sys\nimport pkg.mod\nprint('MAIN original', pkg.mod.value())\n"
+                        "if '--crash' in sys.argv:\n    pkg.mod.crash()\n",
                         "import sys\nimport pkg.mod\nprint('MAIN overlay', pkg.mod.value())\n"
-                        "if '--crash' in sys.argv:\n    pkg.mod.crash()\n"),
+                        "if '--crash' in sys.argv:\n    if True:  # inserted\n        pkg.mod.crash()\n"),
             "pkg/__init__.py": ("", ""),
-            "pkg/mod.py": ("def value():\n    return 'mod original'\n",
-                           "def value():\n    return 'mod overlay'\n\n\ndef crash():\n"
-                           "    raise RuntimeError('overlay crash')  # overlay line 6\n"),
+            "pkg/mod.py": ("def value():\n    return 'mod original'\n\n\ndef crash():\n"
+                           "    raise RuntimeError('overlay crash')  # original line 6\n",
+                           "def value():\n    if True:  # inserted\n        return 'mod overlay'\n\n\n"
+                           "def crash():\n    if True:  # inserted\n"
+                           "        raise RuntimeError('overlay crash')  # overlay line 8\n"),
             "child.py": ("import pkg.mod\nprint('CHILD', pkg.mod.value())\n", None),
             "spawn.py": ("import subprocess, sys\nimport pkg.mod\nprint('PARENT', pkg.mod.value(), flush=True)\n"
                          "rc = subprocess.call([sys.executable, 'child.py'])\n"
@@ -81,7 +86,10 @@ class OverlayTest(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn('File "%s", line 6, in crash' % os.path.join(self.ws, "pkg", "mod.py"), r.stderr)
         self.assertIn('File "%s", line 5, in <module>' % os.path.join(self.ws, "main.py"), r.stderr)
-        self.assertIn("raise RuntimeError('overlay crash')", r.stderr)  # the line that ran
+        # The user's own line numbers and text (the file on disk), not the instrumented text's.
+        self.assertIn("raise RuntimeError('overlay crash')  # original line 6", r.stderr)
+        self.assertNotIn("overlay line 8", r.stderr)
+        self.assertNotIn("inserted", r.stderr)
         self.assertIn("RuntimeError: overlay crash", r.stderr)
         self.assertNotIn("kernlens_probe", r.stderr)  # probe frames are trimmed
         self.assertUntouched()

@@ -22,3 +22,14 @@ __version__ = "0.1.0"
 EMULATED_PRODUCT_VERSION = "kernlens-emulate %s (emulated)" % __version__
 
 BACKENDS = ("nsys", "torch", "emulate")
+
+# Where the probe could not do its part and fell back (a file left un-overlaid, an op run
+# unmodelled, ...): one line each, in the status JSON's "notes" (docs/probe.md §1), which the C++
+# runner shows among the run's notes. Never printed into the program's own output.
+NOTES = []
+
+
+def note(message):
+    """Records one fallback note (once per distinct text)."""
+    if message not in NOTES:
+        NOTES.append(message)

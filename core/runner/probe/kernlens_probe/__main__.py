@@ -14,7 +14,7 @@ import signal
 import sys
 import threading
 
-from . import BACKENDS, __version__, entry, nvtx_provider, overlay_hook, roofline, session
+from . import BACKENDS, NOTES, __version__, entry, nvtx_provider, overlay_hook, roofline, session
 
 
 class _Parser(argparse.ArgumentParser):
@@ -118,7 +118,8 @@ def main(argv=None):
     command = argv[cut + 1:]
     status = {"probe_version": __version__, "backend": args.backend, "pid": os.getpid(),
               "command": command, "exit_code": None, "probe_error": None, "entry_error": None,
-              "export_error": None, "nvtx_provider": None, "outputs": [], "children": [], "summary": {}}
+              "export_error": None, "nvtx_provider": None, "outputs": [], "children": [], "summary": {},
+              "notes": []}
     if args.backend in ("torch", "emulate") and not args.out:
         return _fail("--out is required for --backend %s" % args.backend, args.status, status)
     problem = _torch_problem(args.backend)
@@ -204,6 +205,7 @@ def main(argv=None):
     status["nvtx_provider"] = nvtx_provider.description()
     status["outputs"] = list(sess.outputs)
     status["summary"] = sess.summary
+    status["notes"] = list(NOTES)
     if args.out:
         status["children"] = session.read_child_log(cfg.out)
     if err:

@@ -11,6 +11,8 @@ For every call of a workspace function C the innermost enclosing workspace frame
 walking f_back (library frames in between, e.g. nn.Module.__call__, functools.partial, decorators
 defined outside the workspace, are skipped): the edge (P, P.f_lineno, C) is counted. Comprehension
 and generator-expression frames are transparent (their lines belong to the enclosing function).
+The tracer is chained with the program's own (trace_chain.py): a program that calls sys.settrace
+(a debugger, coverage) keeps its tracer and discovery keeps recording.
 Workspace frames also get a local tracer counting 'line' events, so the planner knows how often
 each line ran (the NVTX push cost of wrapping it) and which lines never ran.
 
@@ -29,6 +31,8 @@ core/planner/observed_calls.h):
 import os
 import sys
 import threading
+
+from . import trace_chain
 
 _TRANSPARENT = ("<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>")
 _SKIP = object()          # not a workspace code object
@@ -142,8 +146,7 @@ def install(workspace, out_path):
     """Starts discovery on this thread and on threads started later."""
     global _state
     _state = Discovery(workspace, out_path)
-    threading.settrace(_state.trace)
-    sys.settrace(_state.trace)
+    trace_chain.install(_state.trace)  # chained with the program's own sys.settrace users
     return _state
 
 
@@ -152,8 +155,7 @@ def finish():
     global _state
     if _state is None:
         return None
-    sys.settrace(None)
-    threading.settrace(None)
+    trace_chain.uninstall()
     st, _state = _state, None
     try:
         st.write()

@@ -7,7 +7,8 @@ planner writes (core/planner/line_strategy.h):
    "functions": [{"path": "pkg/model.py", "file": "/abs/root/pkg/model.py", "qualname": "Net.forward",
                   "first_line": 12, "def_line": 13}]}
 
-A global trace function (sys.settrace + threading.settrace, so every thread) looks at each new
+A global trace function (sys.settrace + threading.settrace, so every thread; chained with the
+program's own tracers through trace_chain.py) looks at each new
 frame once per code object: only code objects whose realpath(co_filename) and co_firstlineno match
 a listed function (co_qualname too, where the interpreter has it) get a local tracer. That tracer
 pops the previous line's range and pushes `kl:<path>:<L>-<L>:line` on every 'line' event, and pops
@@ -92,8 +93,8 @@ def install(spec_path):
     _load(spec_path)
     if not _by_key:
         return 0
-    threading.settrace(_global)
-    sys.settrace(_global)
+    from . import trace_chain
+    trace_chain.install(_global)  # chained with the program's own sys.settrace users
     return len(_by_key)
 
 

@@ -25,7 +25,7 @@ import os
 import sys
 import threading
 
-from . import nvtx_provider, overlay_hook, post_import, roofline, step_scopes
+from . import nvtx_provider, overlay_hook, post_import, roofline, step_scopes, trace_chain, warn_location
 
 ENV_KEYS = ("KERNLENS_PROBE_ROOT_PID", "KERNLENS_PROBE_DIR", "KERNLENS_PROBE_OVERLAY",
             "KERNLENS_PROBE_WORKSPACE", "KERNLENS_PROBE_BACKEND", "KERNLENS_PROBE_OUT",
@@ -87,6 +87,8 @@ class Session:
 
     def install(self):
         """Overlay hook + NVTX provider + lazy backend. Raises OverlayError / ValueError."""
+        warn_location.install()
+        trace_chain.wrap_program_hooks()
         if self.cfg.overlay:
             overlay_hook.install(self.cfg.overlay, self.cfg.workspace)
         nvtx_provider.install(warn_if_noop=self.cfg.backend == "nsys")
@@ -99,6 +101,9 @@ class Session:
             post_import.when_imported("torch", _enter_emit_nvtx)
         elif self.cfg.backend == "torch":
             from . import torch_backend
+            # Kineto logs its stages and a CPU machine's "gpuGetDeviceCount failed" on stderr, which is
+            # not the program's output; read when libtorch loads, so set before torch is imported.
+            os.environ.setdefault("KINETO_LOG_LEVEL", "6")
             self.backend = torch_backend.TorchBackend()
             post_import.when_imported("torch", self.backend.start)
 
@@ -162,7 +167,8 @@ def _enter_emit_nvtx(torch):
     if _emit_nvtx is not None:
         return
     try:
-        if not torch.cuda.is_available():  # no GPU kernels to link (CPU build or no device)
+        from . import cuda_check
+        if not cuda_check.cuda_devices_present(torch):  # no GPU kernels to link (CPU build or no device)
             _emit_nvtx = False
             return
         ctx = torch.autograd.profiler.emit_nvtx()
