@@ -6,8 +6,8 @@ emulator's TorchDispatchMode, the autograd TorchFunctionMode, the wrapper of the
 run_backward, the placement wrappers) or torch code they call (torch/_ops.py), so the program's
 stderr would name `kernlens_probe/autograd.py:108` where the plain run names the user's line.
 
-Contract: `warnings._showwarnmsg` is wrapped once per process. When the stack at show time holds
-an interposer frame, the message's filename/lineno become those of the frame that called the
+Contract: `warnings._showwarnmsg` is wrapped once per process. When the message's location is an
+interposer, a torch mode helper or torch/_ops.py and the stack at show time holds an interposer frame, the message's filename/lineno become those of the frame that called the
 outermost interposer (skipping torch's mode dispatch helpers, which exist only because a mode is
 on) and its source line is read again from there; otherwise the message is untouched. The text,
 category and order are never changed. Limits: the warning filters and the once-per-location
@@ -67,7 +67,11 @@ def install():
 
     def _showwarnmsg(msg):
         try:
-            f = user_frame(sys._getframe(1))
+            # Only a location a plain run cannot have is moved: a Python warning whose stacklevel
+            # already names the user's (or torch's own) line stays where it is.
+            name = os.path.abspath(msg.filename or "")
+            f = user_frame(sys._getframe(1)) if (name in _INTERPOSERS or name.endswith(_MODE_HELPERS)
+                                                  or name.endswith(_OPS)) else None
             if f is not None:
                 msg.filename = f.f_code.co_filename
                 msg.lineno = f.f_lineno
