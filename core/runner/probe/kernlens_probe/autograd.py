@@ -311,6 +311,17 @@ class AutogradModel:
         nodes = []
         for per_thread in evs:
             open_ = {}
+            # start_us() is a double of realtime us: ~0.25 us steps, enough to give a node and
+            # its engine wrapper the same start. Times relative to the thread's first event keep
+            # their ns order; one rounding of the anchor shifts them all alike.
+            anchor = per_thread[0] if per_thread else None
+            base = int(round(anchor.start_us() * 1000)) if anchor is not None else 0
+
+            def at(e):
+                try:
+                    return base + int(round(anchor.cpu_elapsed_us(e) * 1000))
+                except Exception:  # a PyTorch without cpu_elapsed_us
+                    return int(round(e.start_us() * 1000))
             for e in per_thread:
                 kind = e.kind()
                 if kind == "push":
@@ -319,8 +330,7 @@ class AutogradModel:
                 elif kind == "pop":
                     p = open_.pop(e.handle(), None)
                     if p is not None:
-                        nodes.append((p.name(), p.sequence_nr(), int(round(p.start_us() * 1000)),
-                                      int(round(e.start_us() * 1000))))
+                        nodes.append((p.name(), p.sequence_nr(), at(p), at(e)))
         with self.lock:
             self.profiles.append((getattr(self.tls, "pass_id", -1), offset, bracket, nodes))
 
