@@ -7,6 +7,7 @@
 #include <numeric>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "core/profile/builder.h"
 #include "core/profile/reader.h"
@@ -358,11 +359,38 @@ void finalizeModel(ProfileModel& m) {
     for (size_t i = 0; i < m.ranges.size(); ++i)
       if (m.ranges.get<&Range::open>(i)) m.ranges.put<&Range::end>(i, std::max(m.ranges.get<&Range::start>(i), hi));
 
-  detail::sortByTime(m.gpuOps);
-  detail::sortByTime(m.apiCalls);
-  detail::sortByTime(m.ranges);
+  // Rows of equal start and end are ordered by what they are, never by where they stood in the
+  // file (nsys 2025.6 and later write rows in no particular order; Kineto events come in any
+  // order): the tie keys of docs/profiles.md ("Row order"). Threads and processes by their
+  // recorded ids, strings by their text, never by the index the reader gave them.
+  auto tid = [&m](uint32_t t) { return t < m.threads.size() ? m.threads[t].globalTid : INT64_MIN; };
+  auto pid = [&m](uint32_t p) { return p < m.processes.size() ? m.processes[p].globalPid : INT64_MIN; };
+  detail::sortByTime(m.gpuOps, [&](uint32_t a, uint32_t b) {
+    const auto x = m.gpuOps[a], y = m.gpuOps[b];
+    return std::tuple(x.rank, x.deviceId, x.contextId, x.streamId, pid(x.process), x.correlationId,
+                      static_cast<int>(x.kind), x.graphId,
+                      m.str(x.name)) < std::tuple(y.rank, y.deviceId, y.contextId, y.streamId, pid(y.process),
+                                                  y.correlationId, static_cast<int>(y.kind), y.graphId, m.str(y.name));
+  });
+  detail::sortByTime(m.apiCalls, [&](uint32_t a, uint32_t b) {
+    const auto x = m.apiCalls[a], y = m.apiCalls[b];
+    return std::tuple(x.rank, tid(x.thread), x.correlationId, static_cast<int>(x.level), static_cast<int>(x.role),
+                      m.str(x.name)) < std::tuple(y.rank, tid(y.thread), y.correlationId, static_cast<int>(y.level),
+                                                  static_cast<int>(y.role), m.str(y.name));
+  });
+  detail::sortByTime(m.ranges, [&](uint32_t a, uint32_t b) {
+    const auto x = m.ranges[a], y = m.ranges[b];
+    return std::tuple(x.rank, tid(x.thread), static_cast<int>(x.kind), m.str(x.text), m.str(x.domain), x.seq,
+                      tid(x.endThread), x.deviceId, x.streamId, x.fwdbwdFlow) <
+           std::tuple(y.rank, tid(y.thread), static_cast<int>(y.kind), m.str(y.text), m.str(y.domain), y.seq,
+                      tid(y.endThread), y.deviceId, y.streamId, y.fwdbwdFlow);
+  });
   // Frames: parent links follow the permutation.
-  auto perm = detail::sortByTime(m.pyFrames);
+  auto perm = detail::sortByTime(m.pyFrames, [&](uint32_t a, uint32_t b) {
+    const auto x = m.pyFrames[a], y = m.pyFrames[b];
+    return std::tuple(x.rank, tid(x.thread), x.pythonId, x.line, m.str(x.name), m.str(x.file)) <
+           std::tuple(y.rank, tid(y.thread), y.pythonId, y.line, m.str(y.name), m.str(y.file));
+  });
   if (!perm.empty() && m.pyFrames.stored<&PyFrame::parent>()) {
     std::vector<uint32_t> where(perm.size());
     for (uint32_t i = 0; i < perm.size(); ++i) where[perm[i]] = i;
