@@ -38,13 +38,8 @@ def opened(path, mode="rb"):
     return gzip.open(path, mode) if path.endswith(".gz") else open(path, mode)
 
 
-def key(row):
-    # Mixed column types: None < numbers < text < blobs, as SQLite orders them.
-    return tuple((0, 0) if v is None else (1, v) if isinstance(v, (int, float)) else
-                 (2, v) if isinstance(v, str) else (3, bytes(v)) for v in row)
-
-
 def rewrite_sqlite(src, dst, rng):
+    """Rows move inside SQLite (INSERT ... SELECT ... ORDER BY): every value keeps its bytes and type."""
     with opened(src) as f, open(dst, "wb") as g:
         shutil.copyfileobj(f, g)
     db = sqlite3.connect(dst)
@@ -53,16 +48,24 @@ def rewrite_sqlite(src, dst, rng):
     for t in tables:
         q = '"%s"' % t.replace('"', '""')
         cols = [r[1] for r in db.execute("PRAGMA table_info(%s)" % q)]
-        order = sorted(range(len(cols)), key=lambda i: (cols[i] not in TIME_FIRST, TIME_FIRST.index(cols[i])
-                                                        if cols[i] in TIME_FIRST else 0, i))
-        rows = db.execute("SELECT * FROM %s" % q).fetchall()
+        qc = ['"%s"' % c.replace('"', '""') for c in cols]
+        db.execute("DROP TABLE IF EXISTS temp.kl_rows")
+        db.execute("DROP TABLE IF EXISTS temp.kl_order")
+        db.execute("CREATE TEMP TABLE kl_rows AS SELECT rowid AS kl_rid, * FROM %s" % q)
+        db.execute("CREATE TEMP TABLE kl_order (kl_rid INTEGER PRIMARY KEY, pos INTEGER)")
         if rng is None:
-            rows.sort(key=lambda r: key([r[i] for i in order]))
+            first = [qc[cols.index(c)] for c in TIME_FIRST if c in cols]
+            order = ", ".join(first + [c for c in qc if c not in first])
+            rids = [r[0] for r in db.execute("SELECT kl_rid FROM temp.kl_rows ORDER BY %s" % order)]
         else:
-            rng.shuffle(rows)
+            rids = [r[0] for r in db.execute("SELECT kl_rid FROM temp.kl_rows")]
+            rng.shuffle(rids)
+        db.executemany("INSERT INTO temp.kl_order VALUES (?, ?)", ((rid, i) for i, rid in enumerate(rids)))
         db.execute("DELETE FROM %s" % q)
-        if rows:
-            db.executemany("INSERT INTO %s VALUES (%s)" % (q, ",".join("?" * len(cols))), rows)
+        db.execute("INSERT INTO %s (%s) SELECT %s FROM temp.kl_rows JOIN temp.kl_order USING (kl_rid) ORDER BY pos"
+                   % (q, ", ".join(qc), ", ".join("kl_rows." + c for c in qc)))
+    db.execute("DROP TABLE IF EXISTS temp.kl_rows")
+    db.execute("DROP TABLE IF EXISTS temp.kl_order")
     db.commit()
     db.execute("VACUUM")
     db.close()
