@@ -121,22 +121,35 @@ bool bySequence(const View& v, ItersResult& r) {
   uint64_t bestScore = 0;
   StrId bestAnchor = 0;
   std::pair<uint64_t, size_t> bestKey{0, 0};
+  size_t bestFirst = 0;
+  // Ties (equal score and period) go to the anchor name first in text order, then to the
+  // earliest segment: never to the hash order of name ids, which follows the file's row order.
+  auto better = [&](uint64_t score, size_t len, StrId name, size_t first) {
+    if (score != bestScore) return score > bestScore;
+    if (len != bestKey.second) return len > bestKey.second;
+    if (name != bestAnchor) return m.str(name) < m.str(bestAnchor);
+    return first < bestFirst;
+  };
   for (const auto& [name, ps] : pos) {
     if (ps.size() < 2) continue;
-    std::unordered_map<uint64_t, std::pair<size_t, size_t>> cnt;  // (hash ^ len) -> (count, len)
+    struct Seg {
+      size_t count = 0, len = 0, first = 0;
+    };
+    std::unordered_map<uint64_t, Seg> cnt;  // (hash ^ len) -> (count, len, first position)
     for (size_t j = 0; j + 1 < ps.size(); ++j) {
       size_t len = ps[j + 1] - ps[j];
       auto& c = cnt[segHash(ps[j], ps[j + 1]) ^ (len * 0x94D049BB133111EBull)];
-      ++c.first;
-      c.second = len;
+      if (c.count++ == 0) c.first = ps[j];
+      c.len = len;
     }
     for (const auto& [h, c] : cnt) {
-      if (c.first < 2 || c.second < 2) continue;
-      uint64_t score = static_cast<uint64_t>(c.first) * c.second;
-      if (score > bestScore || (score == bestScore && c.second > bestKey.second)) {
+      if (c.count < 2 || c.len < 2) continue;
+      uint64_t score = static_cast<uint64_t>(c.count) * c.len;
+      if (bestScore == 0 || better(score, c.len, name, c.first)) {
         bestScore = score;
         bestAnchor = name;
-        bestKey = {h, c.second};
+        bestKey = {h, c.len};
+        bestFirst = c.first;
       }
     }
   }

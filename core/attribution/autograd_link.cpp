@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 #include <ranges>
+#include <tuple>
 #include <unordered_map>
 
 #include "core/nvtx/naming.h"
@@ -87,12 +88,17 @@ struct Item {
 
 /// Ranges of one kind on one thread, sorted by start, with the running maximum of ends so a
 /// containment query walks back only over candidates that can still contain the point.
+/// Equal intervals (two pushes within one clock tick) are ordered by content, never by row
+/// order: a numbered range is inner to an unnumbered one (the engine pushes its
+/// "evaluate_function" wrapper before the node), then the model's order (docs/profiles.md).
 struct ThreadIndex {
   std::vector<Item> items;
   std::vector<int64_t> maxEnd;
+  static std::tuple<int64_t, int64_t, bool, uint32_t> key(const Item& x) {
+    return {x.start, -x.end, x.seq >= 0, x.range};
+  }
   void finish() {
-    std::sort(items.begin(), items.end(),
-              [](const Item& a, const Item& b) { return a.start != b.start ? a.start < b.start : a.end > b.end; });
+    std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return key(a) < key(b); });
     maxEnd.resize(items.size());
     int64_t m = INT64_MIN;
     for (size_t i = 0; i < items.size(); ++i) maxEnd[i] = m = std::max(m, items[i].end);

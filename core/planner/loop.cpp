@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <set>
 
 #include "core/nvtx/naming.h"
@@ -77,13 +78,35 @@ class Loop {
   int addEntryStage(int round);
   int addCallersStage(int round);
   bool switchToHarness(const std::string& why);
-  /// The runner's notes on an instrumented round, once each (its "not wrapped" notes are the
-  /// loop's own Unplaced notes, worded per plan node).
-  void addRunnerNotes(const RoundOutcome& out) {
-    for (const auto& note : out.notes)
-      if (note.rfind("not wrapped:", 0) != 0 &&
-          std::find(res_.notes.begin(), res_.notes.end(), note) == res_.notes.end())
-        res_.notes.push_back(note);
+  /// The runner's notes on an instrumented round (0-based `round`), once each, led by the rounds
+  /// they are about ("round 2: ", "rounds 1-3: "), so that a note printed under the result never
+  /// reads as a statement about the result itself or about another run (the discovery and baseline
+  /// runs' notes are the loop's own and name their run). Its "not wrapped" notes are the loop's own
+  /// Unplaced notes, worded per plan node.
+  void addRunnerNotes(const RoundOutcome& out, int round) {
+    for (const auto& note : out.notes) {
+      if (note.rfind("not wrapped:", 0) == 0) continue;
+      auto [it, fresh] = runnerNotes_.try_emplace(note, res_.notes.size(), std::vector<int>{});
+      if (it->second.second.empty() || it->second.second.back() != round + 1) it->second.second.push_back(round + 1);
+      std::string text = roundsLabel(it->second.second) + ": " + note;
+      if (fresh)
+        res_.notes.push_back(std::move(text));
+      else
+        res_.notes[it->second.first] = std::move(text);
+    }
+  }
+  /// "round 2", "rounds 1-3", "rounds 1, 3" (1-based, ascending).
+  static std::string roundsLabel(const std::vector<int>& rounds) {
+    std::string out = rounds.size() == 1 ? "round " : "rounds ";
+    for (size_t i = 0; i < rounds.size();) {
+      size_t j = i;
+      while (j + 1 < rounds.size() && rounds[j + 1] == rounds[j] + 1) ++j;
+      if (i) out += ", ";
+      out += std::to_string(rounds[i]);
+      if (j > i) out += (j == i + 1 ? ", " : "-") + std::to_string(rounds[j]);
+      i = j + 1;
+    }
+    return out;
   }
   static RoundLog roundLog(int index, size_t ranges, const attribution::RangeTable& t, const RoundOutcome& out) {
     RoundLog rl;
@@ -147,6 +170,8 @@ class Loop {
   bool stopped_ = false;
   std::set<int> eagerSkipped_;  // nodes not expanded eagerly because the push budget was spent
   bool widenedAhead_ = false;   // the observed callers were wrapped in round 0
+  /// Runner notes already in res_.notes: note -> (its index there, the 1-based rounds it was made in).
+  std::map<std::string, std::pair<size_t, std::vector<int>>> runnerNotes_;
 };
 
 Result<attribution::RangeTable> Loop::tabulate(const RoundRequest& req, const RoundOutcome& out) {
@@ -617,7 +642,7 @@ Result<LoopResult> Loop::run() {
     }
     ++res_.rounds;
     res_.emulated = res_.emulated || out->emulated;
-    addRunnerNotes(*out);
+    addRunnerNotes(*out, round);
     res_.lastWallMs = out->wallMs;
     plan_.bindOverlay(out->overlay);
     for (const auto& n : plan_.nodes())
@@ -847,7 +872,7 @@ Result<LoopResult> Loop::runLines() {
   res_.rangesInserted = stats->ranges.size();
   res_.pushesPerLaunch =
       stats->totalOps ? static_cast<double>(stats->invocations) / static_cast<double>(stats->totalOps) : 0;
-  addRunnerNotes(*out);
+  addRunnerNotes(*out, 0);
   res_.roundLog.push_back(roundLog(0, stats->ranges.size(), *stats, *out));
   res_.unmapped = stats->unmapped;
   if (auto b = measureBaseline(1); !b)

@@ -10,25 +10,37 @@
 
 namespace kl::profile::detail {
 
-/// Sorts a row table by (start asc, end desc, original order) through a key permutation; the
-/// columns are moved once each, and a table already in that order is left alone. Returns the
+/// No content order: rows of equal start and end keep their original order.
+struct NoTie {
+  bool operator()(uint32_t, uint32_t) const { return false; }
+};
+
+/// Sorts a row table by (start asc, end desc, `tie`, original order) through a key permutation;
+/// `tie(a, b)` orders rows of equal start and end by their content (finalizeModel's keys, so
+/// that the order of rows in the file decides nothing). The columns are moved once each, and a
+/// table already in that order is left alone. Returns the
 /// permutation applied (new row k = old row perm[k]); empty when nothing moved. Memory: 8-byte
 /// keys (start relative to the table's first start, shifted over the row index) when the times
 /// fit beside the index, else an index permutation sorted through the columns; the transient
 /// is at most 8 bytes a row plus one column while the columns are moved.
-template <typename Table>
-std::vector<uint32_t> sortByTime(Table& t) {
+template <typename Table, typename Tie = NoTie>
+std::vector<uint32_t> sortByTime(Table& t, Tie tie = {}) {
   using Row = typename Table::value_type;
   const auto& start = t.template col<&Row::start>();
   auto end = [&t](size_t i) { return t.template get<&Row::end>(i); };
   const size_t n = t.size();
   bool sorted = true;
   for (size_t i = 1; i < n && sorted; ++i)
-    sorted = start[i - 1] < start[i] || (start[i - 1] == start[i] && end(i - 1) >= end(i));
+    sorted = start[i - 1] < start[i] ||
+             (start[i - 1] == start[i] &&
+              (end(i - 1) > end(i) ||
+               (end(i - 1) == end(i) && !tie(static_cast<uint32_t>(i), static_cast<uint32_t>(i - 1)))));
   if (sorted) return {};
   auto before = [&](uint32_t a, uint32_t b) {
     if (start[a] != start[b]) return start[a] < start[b];
     if (const int64_t ea = end(a), eb = end(b); ea != eb) return ea > eb;
+    if (tie(a, b)) return true;
+    if (tie(b, a)) return false;
     return a < b;
   };
   std::vector<uint32_t> perm;
@@ -37,7 +49,7 @@ std::vector<uint32_t> sortByTime(Table& t) {
   while (idxBits < 32 && (uint64_t{1} << idxBits) < n) ++idxBits;
   const uint64_t span = static_cast<uint64_t>(*hi) - static_cast<uint64_t>(*lo);
   if (idxBits < 64 && span < (uint64_t{1} << (64 - idxBits))) {
-    // (start, index) in one integer; runs of equal starts are then ordered by (end desc, index).
+    // (start, index) in one integer; runs of equal starts are then ordered by (end desc, tie, index).
     std::vector<uint64_t> keys(n);
     for (uint32_t i = 0; i < n; ++i)
       keys[i] = ((static_cast<uint64_t>(start[i]) - static_cast<uint64_t>(*lo)) << idxBits) | i;

@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cctype>
 #include <optional>
+#include <tuple>
 #include <unordered_map>
 
 #include "core/profile/json_pull.h"
@@ -531,10 +532,19 @@ class KinetoReader {
   void handle(const Event& e, bool operator2021) {
     if (e.ph == "M") {
       if (!e.pid || e.argName.empty()) return;
-      if (e.name == "process_name")
-        procNames_[*e.pid] = m_.strings.intern(e.argName);
-      else if (e.name == "thread_name" && e.tid)
-        threadNames_[{*e.pid, *e.tid}] = m_.strings.intern(e.argName);
+      // A process or thread named twice (Kineto reuses a tid for another thread) keeps the
+      // name first in text order, whatever order the events come in.
+      auto keep = [&](StrId& slot, bool fresh) {
+        StrId n = m_.strings.intern(e.argName);
+        if (fresh || e.argName < m_.str(slot)) slot = n;
+      };
+      if (e.name == "process_name") {
+        auto [it, fresh] = procNames_.try_emplace(*e.pid, kEmptyStr);
+        keep(it->second, fresh);
+      } else if (e.name == "thread_name" && e.tid) {
+        auto [it, fresh] = threadNames_.try_emplace({*e.pid, *e.tid}, kEmptyStr);
+        keep(it->second, fresh);
+      }
       return;
     }
     if ((e.ph == "s" || e.ph == "f") && e.cat == "fwdbwd") {
@@ -666,9 +676,10 @@ class KinetoReader {
       const auto g = m_.ranges[r];
       if (g.kind != RangeKind::CpuOp) continue;
       auto [it, fresh] = at.try_emplace({g.thread, g.start}, r);
-      if (!fresh) {
+      if (!fresh) {  // the innermost: the shortest; equal ones by text, never by event order
         const auto h = m_.ranges[it->second];
-        if (g.end - g.start < h.end - h.start) it->second = r;
+        if (std::tuple(g.end - g.start, m_.str(g.text), g.seq) < std::tuple(h.end - h.start, m_.str(h.text), h.seq))
+          it->second = r;
       }
     }
     for (const auto& f : flows_) {
@@ -748,8 +759,10 @@ class KinetoReader {
       std::vector<uint32_t> count(m_.processes.size(), 0);
       for (const auto& a : m_.apiCalls) ++count[m_.threads[a.thread].process];
       uint32_t best = 0;
-      for (uint32_t i = 0; i < count.size(); ++i)
-        if (count[i] > best) best = count[i], mainProc = i;
+      for (uint32_t i = 0; i < count.size(); ++i)  // equal counts: the lower process id, not the first met
+        if (count[i] > best || (count[i] == best && best > 0 && mainProc != kNone &&
+                                m_.processes[i].globalPid < m_.processes[mainProc].globalPid))
+          best = count[i], mainProc = i;
       if (mainProc == kNone && !m_.processes.empty()) mainProc = 0;
     }
     for (size_t i = 0; i < m_.gpuOps.size(); ++i) {

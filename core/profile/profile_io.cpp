@@ -7,6 +7,7 @@
 #include <numeric>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "core/profile/builder.h"
 #include "core/profile/reader.h"
@@ -340,7 +341,59 @@ void alignRankClocks(ProfileModel& model) {
   }
 }
 
+namespace {
+
+/// Processes by (rank, process id), threads by (their process, thread id): the order the reader
+/// met them in decides nothing (a thread's index orders ties and listings). Every index into
+/// them is remapped.
+void canonicalThreads(ProfileModel& m) {
+  const auto np = static_cast<uint32_t>(m.processes.size()), nt = static_cast<uint32_t>(m.threads.size());
+  std::vector<uint32_t> pp(np), tp(nt), pWhere(np), tWhere(nt);
+  std::iota(pp.begin(), pp.end(), 0u);
+  std::iota(tp.begin(), tp.end(), 0u);
+  std::stable_sort(pp.begin(), pp.end(), [&](uint32_t a, uint32_t b) {
+    const auto &x = m.processes[a], &y = m.processes[b];
+    return std::tuple(x.rank, x.globalPid, x.pid) < std::tuple(y.rank, y.globalPid, y.pid);
+  });
+  for (uint32_t k = 0; k < np; ++k) pWhere[pp[k]] = k;
+  auto procOf = [&](uint32_t t) { return m.threads[t].process < np ? pWhere[m.threads[t].process] : kNone; };
+  std::stable_sort(tp.begin(), tp.end(), [&](uint32_t a, uint32_t b) {
+    return std::tuple(procOf(a), m.threads[a].globalTid, m.threads[a].tid) <
+           std::tuple(procOf(b), m.threads[b].globalTid, m.threads[b].tid);
+  });
+  for (uint32_t k = 0; k < nt; ++k) tWhere[tp[k]] = k;
+  auto identity = [](const std::vector<uint32_t>& v) {
+    for (uint32_t i = 0; i < v.size(); ++i)
+      if (v[i] != i) return false;
+    return true;
+  };
+  if (identity(pp) && identity(tp)) return;
+  std::vector<Process> procs(np);
+  for (uint32_t k = 0; k < np; ++k) procs[k] = m.processes[pp[k]];
+  std::vector<Thread> threads(nt);
+  for (uint32_t k = 0; k < nt; ++k) {
+    threads[k] = m.threads[tp[k]];
+    if (threads[k].process < np) threads[k].process = pWhere[threads[k].process];
+  }
+  m.processes = std::move(procs);
+  m.threads = std::move(threads);
+  auto t = [&](uint32_t old) { return old < nt ? tWhere[old] : old; };
+  for (size_t i = 0; i < m.apiCalls.size(); ++i)
+    m.apiCalls.put<&ApiCall::thread>(i, t(m.apiCalls.get<&ApiCall::thread>(i)));
+  for (size_t i = 0; i < m.ranges.size(); ++i) {
+    m.ranges.put<&Range::thread>(i, t(m.ranges.get<&Range::thread>(i)));
+    if (uint32_t e = m.ranges.get<&Range::endThread>(i); e != kNone) m.ranges.put<&Range::endThread>(i, t(e));
+  }
+  for (size_t i = 0; i < m.pyFrames.size(); ++i)
+    m.pyFrames.put<&PyFrame::thread>(i, t(m.pyFrames.get<&PyFrame::thread>(i)));
+  for (size_t i = 0; i < m.gpuOps.size(); ++i)
+    if (uint32_t p = m.gpuOps.get<&GpuOp::process>(i); p < np) m.gpuOps.put<&GpuOp::process>(i, pWhere[p]);
+}
+
+}  // namespace
+
 void finalizeModel(ProfileModel& m) {
+  canonicalThreads(m);
   int64_t lo = INT64_MAX, hi = INT64_MIN;
   auto span = [&](const auto& table) {
     using Row = typename std::remove_reference_t<decltype(table)>::value_type;
@@ -358,11 +411,38 @@ void finalizeModel(ProfileModel& m) {
     for (size_t i = 0; i < m.ranges.size(); ++i)
       if (m.ranges.get<&Range::open>(i)) m.ranges.put<&Range::end>(i, std::max(m.ranges.get<&Range::start>(i), hi));
 
-  detail::sortByTime(m.gpuOps);
-  detail::sortByTime(m.apiCalls);
-  detail::sortByTime(m.ranges);
+  // Rows of equal start and end are ordered by what they are, never by where they stood in the
+  // file (nsys 2025.6 and later write rows in no particular order; Kineto events come in any
+  // order): the tie keys of docs/profiles.md ("Row order"). Threads and processes by their
+  // recorded ids, strings by their text, never by the index the reader gave them.
+  auto tid = [&m](uint32_t t) { return t < m.threads.size() ? m.threads[t].globalTid : INT64_MIN; };
+  auto pid = [&m](uint32_t p) { return p < m.processes.size() ? m.processes[p].globalPid : INT64_MIN; };
+  detail::sortByTime(m.gpuOps, [&](uint32_t a, uint32_t b) {
+    const auto x = m.gpuOps[a], y = m.gpuOps[b];
+    return std::tuple(x.rank, x.deviceId, x.contextId, x.streamId, pid(x.process), x.correlationId,
+                      static_cast<int>(x.kind), x.graphId,
+                      m.str(x.name)) < std::tuple(y.rank, y.deviceId, y.contextId, y.streamId, pid(y.process),
+                                                  y.correlationId, static_cast<int>(y.kind), y.graphId, m.str(y.name));
+  });
+  detail::sortByTime(m.apiCalls, [&](uint32_t a, uint32_t b) {
+    const auto x = m.apiCalls[a], y = m.apiCalls[b];
+    return std::tuple(x.rank, tid(x.thread), x.correlationId, static_cast<int>(x.level), static_cast<int>(x.role),
+                      m.str(x.name)) < std::tuple(y.rank, tid(y.thread), y.correlationId, static_cast<int>(y.level),
+                                                  static_cast<int>(y.role), m.str(y.name));
+  });
+  detail::sortByTime(m.ranges, [&](uint32_t a, uint32_t b) {
+    const auto x = m.ranges[a], y = m.ranges[b];
+    return std::tuple(x.rank, tid(x.thread), static_cast<int>(x.kind), m.str(x.text), m.str(x.domain), x.seq,
+                      tid(x.endThread), x.deviceId, x.streamId, x.fwdbwdFlow) <
+           std::tuple(y.rank, tid(y.thread), static_cast<int>(y.kind), m.str(y.text), m.str(y.domain), y.seq,
+                      tid(y.endThread), y.deviceId, y.streamId, y.fwdbwdFlow);
+  });
   // Frames: parent links follow the permutation.
-  auto perm = detail::sortByTime(m.pyFrames);
+  auto perm = detail::sortByTime(m.pyFrames, [&](uint32_t a, uint32_t b) {
+    const auto x = m.pyFrames[a], y = m.pyFrames[b];
+    return std::tuple(x.rank, tid(x.thread), x.pythonId, x.line, m.str(x.name), m.str(x.file)) <
+           std::tuple(y.rank, tid(y.thread), y.pythonId, y.line, m.str(y.name), m.str(y.file));
+  });
   if (!perm.empty() && m.pyFrames.stored<&PyFrame::parent>()) {
     std::vector<uint32_t> where(perm.size());
     for (uint32_t i = 0; i < perm.size(); ++i) where[perm[i]] = i;

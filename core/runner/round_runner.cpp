@@ -286,14 +286,18 @@ Result<RoundResult> RoundRunner::run(const RoundPlan& plan, const CancellationTo
                         list);
   }
   for (const auto& n : st.notes) res.notes.push_back("probe: " + n);
-  if (!res.overlay.files.empty() &&
-      std::none_of(shared->ranges.begin(), shared->ranges.end(),
-                   [&](const profile::Range& r) { return nvtx::isManagedName(shared->str(r.text)); }))
+  const bool anyLineRange = std::any_of(shared->ranges.begin(), shared->ranges.end(), [&](const profile::Range& r) {
+    return nvtx::isManagedName(shared->str(r.text));
+  });
+  // A note must be true of this run's profile. Only nsys depends on the NVTX provider: the
+  // emulator and the torch backend record the ranges from the probe's own listeners whatever
+  // the provider is, so a no-op provider loses nothing there.
+  if (st.found && st.nvtxProvider == "noop" && backend_->kind() == BackendKind::Nsys && !anyLineRange)
+    res.notes.push_back(
+        "NVTX was a no-op in the program (no torch NVTX and no libnvToolsExt.so.1): nsys saw none of its ranges");
+  else if (!res.overlay.files.empty() && !anyLineRange)
     res.notes.push_back(
         "no kl: range was recorded: the instrumented code did not run (is the focus function called by the entry?)");
-  if (st.found && st.nvtxProvider == "noop")
-    res.notes.push_back(
-        "NVTX was a no-op in the program (no torch NVTX and no libnvToolsExt.so.1): the profiler saw no ranges");
   if (!p.callsFile.empty()) {
     if (std::filesystem::is_regular_file(p.callsFile, ec))
       res.callsFile = p.callsFile;

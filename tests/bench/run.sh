@@ -14,3 +14,5 @@ echo "== language server: 5k-line file, 200k mapped launches (client-side times)
 mkdir -p "${KL_BENCH_CACHE:-$ROOT/.tmp/bench}"
 python3 "$ROOT/tests/bench/lsp_bench.py" "$BUILD/kernlens" "$BUILD/tests/bench/kl_ingest_bench" \
   "$ROOT/tests/data/fixtures/nsys-schema.sql" "${KL_BENCH_CACHE:-$ROOT/.tmp/bench}"
+echo "== determinism: every sample and real-code entry profiled 20 times, per-line attribution compared"
+bash "$ROOT/tests/bench/determinism_bench.sh" "$BUILD" 20

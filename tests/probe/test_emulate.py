@@ -588,3 +588,55 @@ class EmulateCudaAutocastTest(EmulatedProgram, unittest.TestCase):
         got = [l for l in self.r.stderr.splitlines() if "Disabling autocast" in l]
         self.assertEqual(len(want), 1, self.plain.stderr)  # enabled=False does not warn
         self.assertEqual(got, want)
+
+
+# A training step whose clocks behave as on a busy machine. The probe maps the legacy profiler's
+# backward-node records (CLOCK_REALTIME) onto the launches' timeline (CLOCK_MONOTONIC) through an
+# offset of the two clocks; a thread preempted between the reads of that offset made it wrong by
+# the preemption (milliseconds), every node range moved away from its launches, and the backward
+# GEMMs fell back to "backward work of no forward line". BUSY = "late" makes every realtime read
+# come 2 ms after the monotonic read before it (a real sleep: the worst such interleaving, always).
+BUSY_CLOCK_PROGRAM = PROGRAM_HEAD + r'''
+import os, time
+if os.environ.get("BUSY") == "late":
+    _realtime = time.time_ns
+    def _late_realtime():
+        time.sleep(0.002)
+        return _realtime()
+    time.time_ns = _late_realtime
+model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 4)).to(d)
+x = torch.randn(8, 16).to(d)
+for _ in range(2):
+    with rng("kl:busy.py:19-19"):
+        h = model[0](x)
+    with rng("kl:busy.py:21-21"):
+        y = model[2](model[1](h))
+    y.sum().backward()
+print("grads %.6f" % sum(p.grad.abs().sum().item() for p in model.parameters()))
+'''
+
+
+class EmulateBusyClockTest(unittest.TestCase):
+    """Backward kernels reach the same forward lines whether or not the machine delays the clock
+    reads: the run with every realtime read 2 ms late links exactly what the quiet run links."""
+
+    def run_program(self, busy):
+        tmp = tmpdir(self)
+        with open(os.path.join(tmp, "busy.py"), "w") as f:
+            f.write(BUSY_CLOCK_PROGRAM)
+        db = os.path.join(tmp, "out.sqlite")
+        r = run_probe(["--backend", "emulate", "--out", db], ["python3", "busy.py"], tmp, env={"BUSY": busy})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return db, r.stdout
+
+    def test_delayed_clock_reads_link_the_same_backward_kernels(self):
+        quiet_db, quiet_out = self.run_program("")
+        busy_db, busy_out = self.run_program("late")
+        self.assertEqual(quiet_out, busy_out)
+        quiet, busy = backward_per_range(quiet_db), backward_per_range(busy_db)
+        # 2 steps x (dgrad + wgrad) GEMMs per Linear; model[0]'s dgrad is not needed (x needs no grad).
+        gemms = lambda c: sum(v for k, v in c.items() if k.startswith(GEMM_PREFIX))
+        self.assertEqual(gemms(quiet["kl:busy.py:19-19"]), 2, quiet)
+        self.assertEqual(gemms(quiet["kl:busy.py:21-21"]), 4, quiet)
+        self.assertFalse(gemms(quiet.get(None, collections.Counter())), quiet)
+        self.assertEqual(busy, quiet)

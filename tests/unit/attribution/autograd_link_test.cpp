@@ -254,3 +254,31 @@ TEST_CASE("training-step scopes label the kernels launched inside them") {
   CHECK(innermostKl(m, *a, opNamed(m, "norm")) == "kl:t.py:6-6:clip_grad_norm_(p, 1.0)");
   CHECK(innermostKl(m, *a, opNamed(m, "zero")) == "kl:t.py:8-8:opt.zero_grad()");
 }
+
+TEST_CASE("autograd link: ranges of one clock tick and rows in any order give one answer") {
+  // The engine's "evaluate_function" wrapper and the node it runs, pushed within one clock tick
+  // (same start, same end), written in either row order: the numbered node is the inner one, so
+  // the backward kernel reaches its forward line; the same rows in the other order, the same.
+  for (bool wrapperFirst : {true, false}) {
+    CAPTURE(wrapperFirst);
+    TempDir dir;
+    NsysFixture f(dir / "tick.sqlite");
+    const uint32_t pid = 5000;
+    auto main = gtid(pid, 5000), autograd = gtid(pid, 5007);
+    Launcher launch{f, pid};
+    f.range(0 + T0, 10'000 + T0, main, "kl:train.py:1-9:step");
+    f.range(100 + T0, 1000 + T0, main, "kl:train.py:3-3:h = x @ w1");
+    f.range(200 + T0, 900 + T0, main, "aten::mm, seq = 10");
+    launch(main, 300, "fwd_gemm");
+    f.range(3000 + T0, 9000 + T0, main, "kl:train.py:6-6:loss.backward()");
+    if (wrapperFirst) f.range(3100 + T0, 4000 + T0, autograd, "autograd::engine::evaluate_function: MmBackward0");
+    f.range(3100 + T0, 4000 + T0, autograd, "MmBackward0, seq = 10");
+    if (!wrapperFirst) f.range(3100 + T0, 4000 + T0, autograd, "autograd::engine::evaluate_function: MmBackward0");
+    launch(autograd, 3300, "bwd_gemm");
+    auto m = readFixture(f);
+    auto a = attribute(m);
+    REQUIRE(a.ok());
+    CHECK(innermostKl(m, *a, opNamed(m, "bwd_gemm")) == "kl:train.py:3-3:h = x @ w1");
+    CHECK(a->op(opNamed(m, "bwd_gemm")).pass == Pass::Backward);
+  }
+}

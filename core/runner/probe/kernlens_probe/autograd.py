@@ -32,7 +32,16 @@ worker threads get no sequence range (their backward kernels stay on the line th
 backward()).
 
 The profiler's clock is CLOCK_REALTIME in microseconds; it is mapped onto CLOCK_MONOTONIC ns (the
-emulator's timeline) with an offset measured when recording starts.
+emulator's timeline) with an offset that must not depend on how busy the machine is:
+  * measured when recording starts and when it stops as the best of several (monotonic, realtime,
+    monotonic) reads, the one with the shortest bracket (a read pair split by a preemption, which
+    on a busy machine lasts milliseconds, is discarded);
+  * then checked against the pass's own hook windows: a node's pre hook runs before its record
+    starts and its post hook after it ends, so every numbered record whose node has a window bounds
+    the offset from both sides; an offset outside those bounds is moved to the nearest one.
+A forward call's range takes its node's sequence number from the node itself (Node._sequence_nr),
+never from the clocks; only where a PyTorch lacks it is a window paired with the record of the same
+name whose start is nearest to its pre hook.
 """
 
 import bisect
@@ -42,6 +51,29 @@ import time
 AUTOGRAD_TID = 0xFFFFF0          # a 24-bit id no Linux thread has (pid_max <= 4194304)
 AUTOGRAD_THREAD_NAME = "pt_autograd_0"
 _TAG = "kernlens_forward_call"
+_OFFSET_READS = 7                # clock read triples per offset measurement
+_PAIR_SLACK_NS = 1000            # the profiler's times are doubles in us: a few hundred ns of rounding
+
+
+def clock_offset(reads=_OFFSET_READS):
+    """CLOCK_MONOTONIC - CLOCK_REALTIME in ns, with its uncertainty: of `reads` (monotonic,
+    realtime, monotonic) triples, the one with the shortest bracket. Returns (offset, bracket)."""
+    best = None
+    for _ in range(reads):
+        m0 = time.monotonic_ns()
+        r = time.time_ns()
+        m1 = time.monotonic_ns()
+        if best is None or m1 - m0 < best[1]:
+            best = ((m0 + m1) // 2 - r, m1 - m0)
+    return best
+
+
+def _sequence_nr(node):
+    """The node's sequence number (PyTorch >= 2.0: Node._sequence_nr), or None."""
+    try:
+        return int(node._sequence_nr())
+    except Exception:
+        return None
 
 
 def is_backward_node(name):
@@ -69,8 +101,9 @@ class AutogradModel:
         self.backward_calls = 0
         self.errors = []
         self.calls = []          # forward calls that created nodes: (tid, t0, t1, name)
-        self.windows = []        # node applies in backward: (call index, node name, os tid, pre ns, post ns)
-        self.profiles = []       # (os tid, offset ns, legacy profiler events) per backward pass
+        self.windows = []        # node applies in backward: (call index, node name, seq or None, pass, pre ns, post ns)
+        self.profiles = []       # per backward pass: (pass, offset ns, bracket ns, node records in realtime ns)
+        self.passes = 0
         self._orig_engine = None
         self._apply_installed = False
         self._own_apply = None
@@ -97,6 +130,10 @@ class AutogradModel:
             def run_backward(self, *a, **k):
                 outer = not model.in_backward()
                 token = model._start_profiler() if outer else None
+                if outer:
+                    with model.lock:
+                        model.tls.pass_id = model.passes
+                        model.passes += 1
                 model.tls.depth = getattr(model.tls, "depth", 0) + 1
                 # A TorchFunctionMode is off while its handler runs (Tensor.backward reaches the
                 # engine from inside it): forward calls re-run in backward (checkpointing) are
@@ -232,6 +269,7 @@ class AutogradModel:
 
     def _hook(self, node, idx):
         model = self
+        seq = _sequence_nr(node)
 
         def pre(*_a):
             stack = getattr(model.tls, "nodes", None)
@@ -246,7 +284,7 @@ class AutogradModel:
                 return
             p = stack.pop()
             with model.lock:
-                model.windows.append((idx, node_name, threading.get_native_id(), p, t))
+                model.windows.append((idx, node_name, seq, getattr(model.tls, "pass_id", -1), p, t))
 
         node_name = node.name()
         node.register_prehook(pre)
@@ -264,10 +302,9 @@ class AutogradModel:
                 cfg = ProfilerConfig(ProfilerState.CPU, False, False, False, False, False, _ExperimentalConfig())
             except (ImportError, TypeError):
                 cfg = ProfilerConfig(ProfilerState.CPU, False, False, False, False, False)
-            offset = time.monotonic_ns() - time.time_ns()
+            before = clock_offset()
             ta._enable_profiler_legacy(cfg)
-            offset = (offset + time.monotonic_ns() - time.time_ns()) // 2
-            return (threading.get_native_id(), offset)
+            return min(before, clock_offset(), key=lambda o: o[1])
         except Exception as e:  # the program may run a profiler of its own: no ranges then
             self._error("sequence ranges off for one backward pass", e)
             return None
@@ -281,10 +318,23 @@ class AutogradModel:
         except Exception as e:
             self._error("sequence ranges lost", e)
             return
-        # Keep only node records now (the event objects are big): (name, seq, start, end) in ns.
+        offset, bracket = min(token, clock_offset(), key=lambda o: o[1])
+        # Keep only node records now (the event objects are big): (name, seq, start, end) in
+        # realtime ns; ranges() maps them onto the monotonic timeline.
         nodes = []
         for per_thread in evs:
             open_ = {}
+            # start_us() is a double of realtime us: ~0.25 us steps, enough to give a node and
+            # its engine wrapper the same start. Times relative to the thread's first event keep
+            # their ns order; one rounding of the anchor shifts them all alike.
+            anchor = per_thread[0] if per_thread else None
+            base = int(round(anchor.start_us() * 1000)) if anchor is not None else 0
+
+            def at(e):
+                try:
+                    return base + int(round(anchor.cpu_elapsed_us(e) * 1000))
+                except Exception:  # a PyTorch without cpu_elapsed_us
+                    return int(round(e.start_us() * 1000))
             for e in per_thread:
                 kind = e.kind()
                 if kind == "push":
@@ -293,46 +343,79 @@ class AutogradModel:
                 elif kind == "pop":
                     p = open_.pop(e.handle(), None)
                     if p is not None:
-                        nodes.append((p.name(), p.sequence_nr(), int(round(p.start_us() * 1000)) + token[1],
-                                      int(round(e.start_us() * 1000)) + token[1]))
+                        nodes.append((p.name(), p.sequence_nr(), at(p), at(e)))
         with self.lock:
-            self.profiles.append(nodes)
+            self.profiles.append((getattr(self.tls, "pass_id", -1), offset, bracket, nodes))
 
     # ---- export --------------------------------------------------------------------------------
     def ranges(self, gtid):
         """NVTX push/pop rows (emulator dicts): backward nodes on AUTOGRAD_TID, and one
         "aten::<call>, seq = N" range per numbered node over the forward call that created it."""
         with self.lock:
-            profiles = [list(p) for p in self.profiles]
-            windows = sorted(self.windows, key=lambda w: w[3])
+            profiles = [(pid, off, br, list(nodes)) for pid, off, br, nodes in self.profiles]
+            windows = sorted(self.windows, key=lambda w: (w[4], w[5], w[0]))
             calls = list(self.calls)
         rows = []
-        nodes = sorted((n for p in profiles for n in p), key=lambda n: n[2])
-        starts = [n[2] for n in nodes]
-        for name, seq, start, end in nodes:
+        placed = []  # (name, seq, start, end) on the monotonic timeline, every pass
+        for pid, offset, _bracket, recs in profiles:
+            offset = self._checked_offset(offset, recs, [w for w in windows if w[3] == pid])
+            placed.extend((name, seq, start + offset, end + offset) for name, seq, start, end in recs)
+        placed.sort(key=lambda n: (n[2], n[3], n[1], n[0]))
+        for name, seq, start, end in placed:
             rows.append({"start": start, "end": max(start, end), "eventType": 59, "text": nvtx_text(name, seq),
                          "globalTid": gtid(AUTOGRAD_TID), "domainId": 0})
-        # A node's hooks run just outside its RecordFunction, but two clocks read from Python and
-        # C++ disagree by up to a microsecond: pair each window with the record of the same name
-        # whose start is nearest to the pre-hook (records of one name are far further apart).
+        # The node's own number where this PyTorch has it; else (older releases) the record of the
+        # same name whose start is nearest to the pre hook (the hooks run just outside the node's
+        # RecordFunction; records of one name are far further apart than the clocks disagree).
+        ran = {(name, seq) for name, seq, _s, _e in placed}
         by_name = {}
-        for name, seq, start, _end in nodes:
+        for name, seq, start, _end in placed:
             by_name.setdefault(name, []).append((start, seq))
         written = set()
-        for idx, name, _tid, pre, post in windows:
-            recs = by_name.get(name)
-            if not recs:
+        for idx, name, seq, _pid, pre, post in windows:
+            if seq is None:
+                recs = by_name.get(name)
+                if not recs:
+                    continue
+                i = bisect.bisect_left(recs, (pre, -2))
+                best = None
+                for j in (i - 1, i):
+                    if 0 <= j < len(recs) and pre - 5000 <= recs[j][0] <= post + 5000:
+                        if best is None or abs(recs[j][0] - pre) < abs(best[0] - pre):
+                            best = recs[j]
+                seq = best[1] if best is not None else -1
+            elif (name, seq) not in ran:
+                seq = -1  # no record of it: the profiler was off for this pass
+            if seq < 0 or (idx, seq) in written:
                 continue
-            i = bisect.bisect_left(recs, (pre, -2))
-            best = None
-            for j in (i - 1, i):
-                if 0 <= j < len(recs) and pre - 5000 <= recs[j][0] <= post + 5000:
-                    if best is None or abs(recs[j][0] - pre) < abs(best[0] - pre):
-                        best = recs[j]
-            if best is None or best[1] < 0 or (idx, best[1]) in written:
-                continue
-            written.add((idx, best[1]))
+            written.add((idx, seq))
             tid, t0, t1, cname = calls[idx]
-            rows.append({"start": t0, "end": t1, "eventType": 59, "text": nvtx_text(cname, best[1]),
+            rows.append({"start": t0, "end": t1, "eventType": 59, "text": nvtx_text(cname, seq),
                          "globalTid": gtid(tid), "domainId": 0})
         return rows
+
+    @staticmethod
+    def _checked_offset(offset, recs, windows):
+        """The measured offset, moved into the bounds the pass's hook windows put on it: for a
+        node with a window [pre, post] (monotonic) and its record [start, end] (realtime),
+        pre <= start + offset and end + offset <= post. Bounds that contradict each other (a
+        clock stepped during the pass) leave the measurement as it is."""
+        at = {}
+        for name, seq, start, end in recs:
+            if seq >= 0:
+                at.setdefault((name, seq), []).append((start, end))
+        lo, hi = None, None
+        for _idx, name, seq, _pid, pre, post in windows:
+            got = at.get((name, seq)) if seq is not None else None
+            if not got or len(got) != 1:  # unknown, or run twice in the pass: not one record
+                continue
+            start, end = got[0]
+            lo = pre - start if lo is None else max(lo, pre - start)
+            hi = post - end if hi is None else min(hi, post - end)
+        if lo is None:
+            return offset
+        lo -= _PAIR_SLACK_NS
+        hi += _PAIR_SLACK_NS
+        if lo > hi:
+            return offset
+        return min(max(offset, lo), hi)
