@@ -582,7 +582,7 @@ class Emulator:
                 # emit_nvtx forward ranges (only this node has one).
                 with torch.enable_grad():
                     outs = emu._silenced(emu.autograd.untagged, job["orig"], *job["rebuild"](inner))
-                emu._emit_rnn(emu._rnn_forward_launches(job["call"]), t0, time.monotonic_ns())
+                emu._emit_rnn(lambda: emu._rnn_forward_launches(job["call"]), t0)
                 ctx.job, ctx.inner, ctx.outs = job, inner, outs
                 ctx.need = [i for i, t in enumerate(tensors) if t.requires_grad]
                 ctx.count = len(tensors)
@@ -593,7 +593,7 @@ class Emulator:
                 t0 = time.monotonic_ns()
                 need = [ctx.inner[i] for i in ctx.need]
                 got = emu._silenced(torch.autograd.grad, ctx.outs, need, grads, allow_unused=True)
-                emu._emit_rnn(ctx.job["call"].backward_launches(), t0, time.monotonic_ns())
+                emu._emit_rnn(ctx.job["call"].backward_launches, t0)
                 ctx.inner = ctx.outs = None
                 res = [None] * ctx.count
                 for i, g in zip(ctx.need, got):
@@ -632,7 +632,7 @@ class Emulator:
                 if not (torch.is_grad_enabled() and any(t.requires_grad for t in tensors)):
                     t0 = time.monotonic_ns()
                     out = emu._silenced(orig, *args)
-                    emu._emit_rnn(emu._rnn_forward_launches(call), t0, time.monotonic_ns())
+                    emu._emit_rnn(lambda: emu._rnn_forward_launches(call), t0)
                     return out
                 t0 = time.monotonic_ns()
                 job = {"orig": orig, "rebuild": rebuild, "call": call}
@@ -745,7 +745,16 @@ class Emulator:
                 self._dropout_state = True
         return call.forward_launches(init_dropout_state=first)
 
-    def _emit_rnn(self, launches, t0, t1):
+    def _emit_rnn(self, build, t0):
+        """Emits the launches `build()` makes for an RNN call that ran from t0 to now; a failure to
+        model them is an internal error (reported, the call's launches missing), never the
+        program's."""
+        try:
+            launches = build()
+        except Exception as e:
+            self.internal_error(e)
+            return
+        t1 = time.monotonic_ns()
         with self.lock:
             self._emit(launches, t0, max(t1, t0 + len(launches)))
 
