@@ -252,7 +252,7 @@ std::vector<Tool> makeTools() {
                                        {"backend", kString},
                                        {"emulated", kBool},
                                        {"lines", kArray},
-                                       {"unmapped", kObject}}),
+                                       {"unmapped", kArray}}),
       profileTool});
   t.push_back(Tool{
       "where_from", "Where from: which lines launched a kernel",
