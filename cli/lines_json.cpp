@@ -116,7 +116,8 @@ json linesJson(const results::ResultSet& rs) {
                             {"invocations", l.invocations},
                             {"sync_ns", l.syncNs},
                             {"sync_calls", l.syncCalls},
-                            {"atomic", l.atomic},
+                            // the store keeps the verdict as its reason: a reason means atomic
+                            {"atomic", l.atomic || l.atomicReason != attribution::AtomicReason::None},
                             {"atomic_reason", attribution::atomicReasonName(l.atomicReason)},
                             {"note", l.note},
                             {"suggest_focus", l.suggestFocus},

@@ -1,5 +1,5 @@
-// The versioned schema tags of kernlens's JSON documents: the first field of every document that
-// the CLI's `--format json` and the MCP server's structured tool output share
+// The versioned schema tags of kernlens's JSON documents: a field (the first one the CLI writes) of
+// every document that the CLI's `--format json` and the MCP server's structured tool output share
 // ("schema": "kernlens/<name>@N"). A change that removes or retypes a field bumps N; adding a
 // field does not. Documented in docs/agents.md; checked by tests/e2e/mcp_client.py.
 #pragma once
