@@ -139,6 +139,11 @@ async def line_tools(session):
     doc = await call(session, "where_from", {"kernel": ".", "profile": BERT})
     check(doc["source"] == "python-stacks" and doc["lines"], "where_from on the BERT trace found no line")
     check(all(l["file"].endswith("modeling_bert.py") for l in doc["lines"]), "bert lines")
+    bert = doc["lines"][0]["file"]
+    costs = await call(session, "line_costs", {"file": bert, "profile": BERT})
+    check(len(costs["lines"]) == len(doc["lines"]), "line_costs on the BERT trace")
+    one = await call(session, "explain_line", {"file": bert, "line": doc["lines"][0]["line"], "profile": BERT})
+    check(len(one["lines"]) == 1 and one["lines"][0]["kernels"], f"explain_line on the BERT trace: {one['lines']}")
     print(f"where_from / line_costs / explain_line: stored run and real trace ({len(doc['lines'])} bert lines)")
 
 
