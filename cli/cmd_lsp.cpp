@@ -1,4 +1,5 @@
-// `kernlens lsp`: the language server, LSP 3.17 over stdin/stdout.
+// `kernlens lsp`: the language server, LSP 3.17 over stdin/stdout; and serveStdio, what it shares
+// with `kernlens mcp` (cli/stdio_server.h).
 #include <unistd.h>
 
 #include <chrono>
@@ -9,6 +10,7 @@
 #include <thread>
 
 #include "cli/cli.h"
+#include "cli/stdio_server.h"
 #include "core/support/log.h"
 #include "lsp/features/all.h"
 #include "lsp/server/server.h"
@@ -35,8 +37,16 @@ constexpr const char* kUsage =
     "exit status: 0 after shutdown + exit, 1 when the client exits without shutdown or\n"
     "closes the input, 2 on bad usage.\n";
 
-int run(const Args& args, Context& ctx) {
-  args.expectPositional(0, 0);
+}  // namespace
+
+std::vector<OptionSpec> serveOptions(std::vector<OptionSpec> extra) {
+  std::vector<OptionSpec> o = {{"--log-file"}, {"--log-level"}, {"--threads"}};
+  o.insert(o.end(), extra.begin(), extra.end());
+  return o;
+}
+
+int serveStdio(const Args& args, lsp::ServerOptions options, lsp::Framing framing,
+               const std::function<void(lsp::Server&)>& registerAll) {
   std::string level = args.choice("--log-level", {"info", "debug", "warn", "error"});
   unsigned hw = std::thread::hardware_concurrency();
   long long threads = args.getInt("--threads").value_or(hw > 1 ? hw - 1 : 1);
@@ -53,31 +63,38 @@ int run(const Args& args, Context& ctx) {
                        : level == "warn"  ? kl::log::Level::Warn
                        : level == "error" ? kl::log::Level::Error
                                           : kl::log::Level::Info);
-  (void)ctx;  // stdout belongs to the protocol from here on
   // A client that goes away must not kill us mid-write; the failed write is logged instead.
   std::signal(SIGPIPE, SIG_IGN);
 
-  lsp::StdioTransport transport(STDIN_FILENO, stdout);
-  lsp::Server server(transport, lsp::ServerOptions{static_cast<unsigned>(threads)});
-  lsp::registerAllFeatures(server);
-  if (args.has("--bench-baseline")) lsp::registerBenchBaseline(server);
+  lsp::StdioTransport transport(STDIN_FILENO, stdout, {}, framing);
+  options.threads = static_cast<unsigned>(threads);
+  lsp::Server server(transport, options);
+  registerAll(server);
   int rc = server.run();
   // `exit` or end of input: running work was cancelled and normally ends at once (a profiled
   // program gets SIGTERM). Should it not within 1.5 s, leave anyway: the runner's supervisor
   // stops the program when this process ends, and the next start closes its run as interrupted.
   std::thread([rc] {
     std::this_thread::sleep_for(std::chrono::milliseconds(1500));
-    kl::log::warn("lsp: background work did not stop within 1.5 s of exit; leaving");
+    kl::log::warn("server: background work did not stop within 1.5 s of exit; leaving");
     std::_Exit(rc);
   }).detach();
   return rc;
 }
 
-Registrar reg{Command{"lsp",
-                      "run the language server (LSP 3.17 over stdio)",
-                      kUsage,
-                      {{"--log-file"}, {"--log-level"}, {"--threads"}, {"--stdio", false}, {"--bench-baseline", false}},
-                      run,
+namespace {
+
+int run(const Args& args, Context& ctx) {
+  args.expectPositional(0, 0);
+  (void)ctx;  // stdout belongs to the protocol from here on
+  return serveStdio(args, lsp::ServerOptions{}, lsp::Framing::ContentLength, [&args](lsp::Server& server) {
+    lsp::registerAllFeatures(server);
+    if (args.has("--bench-baseline")) lsp::registerBenchBaseline(server);
+  });
+}
+
+Registrar reg{Command{"lsp", "run the language server (LSP 3.17 over stdio)", kUsage,
+                      serveOptions({{"--stdio", false}, {"--bench-baseline", false}}), run,
                       /*rawOutput=*/true}};
 
 }  // namespace

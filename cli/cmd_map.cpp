@@ -8,11 +8,13 @@
 #include <sstream>
 
 #include "cli/cli.h"
+#include "cli/lines_json.h"
 #include "cli/profile_common.h"
 #include "core/attribution/op_table.h"
 #include "core/profile/reader.h"
 #include "core/results/format.h"
 #include "core/results/from_profile.h"
+#include "core/results/from_store.h"
 #include "core/results/path_match.h"
 #include "core/support/safe_file.h"
 
@@ -60,63 +62,82 @@ int printOps(const profile::ProfileModel& model, const std::string& path, const 
   return 0;
 }
 
+/// --kernel, --file, --line: which lines to show (FILE:N for --line).
+LinesFilter filterFrom(const Args& args) {
+  LinesFilter f;
+  f.kernelPattern = args.getOr("--kernel", "");
+  f.file = args.getOr("--file", "");
+  if (auto l = args.get("--line")) {
+    auto colon = l->rfind(':');
+    long long n = 0;
+    try {
+      n = colon == std::string::npos ? -1 : std::stoll(l->substr(colon + 1));
+    } catch (const std::exception&) {
+      n = -1;
+    }
+    if (colon == std::string::npos || colon == 0 || n < 1 || n > 100000000)
+      throw UsageError("--line FILE:N: expected a file and a 1-based line number, got " + *l);
+    if (!f.file.empty()) throw UsageError("give one of --file and --line");
+    f.file = l->substr(0, colon);
+    f.line = static_cast<uint32_t>(n);
+  }
+  return f;
+}
+
+/// The latest stored run of the workspace.
+results::ResultSet storedResults(const fs::path& root) {
+  auto stored = orFail(results::loadFromStore(root));
+  if (!stored)
+    throw InputError("no stored run in " + (root / ".kernlens" / "kernlens.db").string() +
+                     ": profile first (kernlens profile, or the MCP tool profile)");
+  return std::move(*stored);
+}
+
 int run(const Args& args, Context& ctx) {
-  args.expectPositional(1, 1);
+  bool fromStore = args.has("--store");
+  args.expectPositional(fromStore ? 0 : 1, fromStore ? 0 : 1);
   std::string format = args.choice("--format", {"text", "json"});
   fs::path root = args.getOr("--root", ".");
   std::error_code ec;
   if (!fs::is_directory(root, ec)) throw InputError("--root " + root.string() + ": not a directory");
   root = fs::absolute(root, ec).lexically_normal();
+  LinesFilter filter = filterFrom(args);
 
-  results::PathMatcher matcher(results::scanPythonFiles(root));
-  results::BuildOptions o;
-  o.matcher = &matcher;
-  o.profilePath = args.positional()[0];
-  o.textOf = [&](const std::string& rel) -> std::optional<std::string> {
-    auto text = readWorkspaceFile(root, rel);  // a symlink out of the workspace is not followed
-    if (!text) return std::nullopt;
-    return std::move(*text);
-  };
-  auto file = resolveReports({args.positional()[0]}, ctx.err).front();
-  auto model = orFail(profile::readProfile(file));
-  if (!results::mapsToSource(model) &&
-      std::any_of(model.ranges.begin(), model.ranges.end(),
-                  [](const profile::Range& r) { return r.kind == profile::RangeKind::CpuOp; }))
-    return printOps(model, o.profilePath, format, ctx);
-  auto rs = orFail(results::buildFromProfile(model, o));
+  std::string from;
+  results::ResultSet all;
+  if (fromStore) {
+    all = storedResults(root);
+    from = "run " + all.provenance.runId;
+  } else {
+    results::PathMatcher matcher(results::scanPythonFiles(root));
+    results::BuildOptions o;
+    o.matcher = &matcher;
+    o.profilePath = from = args.positional()[0];
+    o.textOf = [&](const std::string& rel) -> std::optional<std::string> {
+      auto text = readWorkspaceFile(root, rel);  // a symlink out of the workspace is not followed
+      if (!text) return std::nullopt;
+      return std::move(*text);
+    };
+    auto file = resolveReports({args.positional()[0]}, ctx.err).front();
+    auto model = orFail(profile::readProfile(file));
+    if (!results::mapsToSource(model) &&
+        std::any_of(model.ranges.begin(), model.ranges.end(),
+                    [](const profile::Range& r) { return r.kind == profile::RangeKind::CpuOp; })) {
+      if (!filter.kernelPattern.empty() || !filter.file.empty())
+        throw InputError(o.profilePath +
+                         ": no kl: ranges and no Python stacks, so no source lines to select (kernlens map PROFILE "
+                         "lists its forward ops)");
+      return printOps(model, o.profilePath, format, ctx);
+    }
+    all = orFail(results::buildFromProfile(model, o));
+  }
+  auto rs = filterLines(all, filter);
 
   if (format == "json") {
-    nlohmann::json j = {
-        {"source", results::attributionSourceName(rs.provenance.source)},
-        {"emulated", rs.provenance.emulated},
-        {"lines", nlohmann::json::array()},
-        {"unmapped",
-         {{"ops", rs.unmapped.ops}, {"gpu_ns", rs.unmapped.gpuNs}, {"top_kernels", rs.unmapped.topKernels}}}};
-    for (const auto& f : rs.files)
-      for (const auto& l : f.lines) {
-        nlohmann::json ks = nlohmann::json::array();
-        for (const auto& k : l.kernels)
-          ks.push_back({{"name", k.fullName},
-                        {"launches", k.launches},
-                        {"gpu_ns", k.totalNs},
-                        {"backward", k.backward()},
-                        {"pass", attribution::passName(k.pass)},
-                        {"forward_owner", !k.noForwardOwner}});
-        j["lines"].push_back({{"file", f.path},
-                              {"line", l.line + 1},
-                              {"end_line", l.lastLine + 1},
-                              {"function", l.function},
-                              {"gpu_ns", l.gpuNs},
-                              {"backward_gpu_ns", l.backwardNs},
-                              {"launches", l.ops},
-                              {"sync_ns", l.syncNs},
-                              {"sync_calls", l.syncCalls},
-                              {"kernels", std::move(ks)}});
-      }
-    ctx.out << j.dump(1) << "\n";
+    ctx.out << linesJson(rs).dump(1) << "\n";
     return 0;
   }
-  ctx.out << "mapped from " << results::attributionSourceName(rs.provenance.source) << " in " << o.profilePath
+  ctx.out << "mapped from " << results::attributionSourceName(rs.provenance.source) << " in " << from
           << (rs.provenance.emulated ? "  [EMULATED: kernels and times modelled, not measured]" : "") << "\n";
   for (const auto& f : rs.files) {
     ctx.out << "\n== " << f.path << "\n";
@@ -153,7 +174,8 @@ int run(const Args& args, Context& ctx) {
 
 Registrar reg{Command{"map",
                       "map an existing profile's GPU ops to workspace source lines",
-                      "usage: kernlens map PROFILE [--root DIR] [--format text|json]\n\n"
+                      "usage: kernlens map (PROFILE | --store) [--root DIR] [--kernel RE] [--file F | --line F:N]\n"
+                      "                    [--format text|json]\n\n"
                       "Shows what a profile already says about the source lines of the workspace\n"
                       "(DIR, default .), without running anything: from kernlens' kl: NVTX ranges, or\n"
                       "from the python_function stacks of a PyTorch-profiler trace (paths matched to\n"
@@ -162,8 +184,12 @@ Registrar reg{Command{"map",
                       "Backward kernels go to the forward line (or, in a trace with neither, the\n"
                       "top-level forward ATen op, listed per op) that created their autograd node,\n"
                       "marked backward (time shown as \"fwd + bwd\").\n"
+                      "  --store       the latest run stored in DIR/.kernlens/kernlens.db instead of a profile\n"
+                      "  --kernel RE   only lines launching a kernel whose name matches RE (only those kernels)\n"
+                      "  --file F      only the lines of workspace file F;  --line F:N  only line N of F\n"
+                      "JSON: the kernlens/lines@1 document (docs/agents.md).\n"
                       "Exit status: 0 success, 1 bad input, 2 bad usage.\n",
-                      {{"--root"}, {"--format"}},
+                      {{"--root"}, {"--format"}, {"--store", false}, {"--kernel"}, {"--file"}, {"--line"}},
                       run}};
 
 }  // namespace

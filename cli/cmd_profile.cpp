@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "cli/focus_spec.h"
 #include "cli/interrupt.h"
+#include "cli/profile_args.h"
 #include "core/planner/profile_request.h"
 #include "core/planner/report.h"
 #include "core/runner/round_runner.h"
@@ -36,9 +37,9 @@ std::string flagFor(planner::RequestField f, const Args& args) {
   return "";
 }
 
-/// The convergence loop from the flags: a typed request, progress on stderr (a bar on a
-/// terminal, one line per round otherwise), the annotated source or the loop's JSON on stdout.
-int runLoop(const Args& args, Context& ctx, const runner::RunConfig& cfg, const std::optional<std::string>& focus) {
+/// The typed request of `kernlens profile`'s flags (everything but --format); see cli/profile_args.h.
+planner::ProfileRequest requestFromConfig(const Args& args, const runner::RunConfig& cfg,
+                                          const std::optional<std::string>& focus) {
   planner::ProfileRequest req;
   req.run = cfg;
   std::error_code ec;
@@ -73,6 +74,14 @@ int runLoop(const Args& args, Context& ctx, const runner::RunConfig& cfg, const 
   if (auto m = args.getDouble("--max-pushes-per-launch")) req.maxPushesPerLaunch = *m;
   auto checked = planner::checkRequest(req);
   if (!checked.config) throw UsageError(flagFor(checked.error.field, args) + ": " + checked.error.message);
+  return req;
+}
+
+/// The convergence loop from the flags: a typed request, progress on stderr (a bar on a
+/// terminal, one line per round otherwise), the annotated source or the loop's JSON on stdout.
+int runLoop(const Args& args, Context& ctx, const runner::RunConfig& cfg, const std::optional<std::string>& focus) {
+  planner::ProfileRequest req = requestFromConfig(args, cfg, focus);
+  auto checked = planner::checkRequest(req);
   bool json = args.choice("--format", {"text", "json"}) == "json";
 
   bool bar = ::isatty(STDERR_FILENO);
@@ -106,11 +115,9 @@ int runLoop(const Args& args, Context& ctx, const runner::RunConfig& cfg, const 
   return 0;
 }
 
-int run(const Args& args, Context& ctx) {
-  args.expectPositional(0, 0);
+runner::RunConfig configFromArgs(const Args& args) {
   auto entry = args.get("--entry");
   if (!entry || entry->empty()) throw UsageError("--entry \"CMD\" is required (e.g. --entry \"python train.py\")");
-  auto focus = args.get("--focus");
   runner::RunConfig cfg;
   cfg.workspace = args.getOr("--root", ".");
   std::error_code ec;
@@ -146,8 +153,29 @@ int run(const Args& args, Context& ctx) {
   cfg.keepRuns = static_cast<int>(args.getInt("--keep-runs").value_or(20));
   if (cfg.keepRuns < 0) throw UsageError("--keep-runs must be >= 0");
 
+  return cfg;
+}
+
+}  // namespace
+
+planner::ProfileRequest profileRequestFromArgs(const Args& args) {
+  return requestFromConfig(args, configFromArgs(args), args.get("--focus"));
+}
+
+namespace {
+
+int run(const Args& args, Context& ctx) {
+  args.expectPositional(0, 0);
+  runner::RunConfig cfg = configFromArgs(args);
+  auto focus = args.get("--focus");
   return runLoop(args, ctx, cfg, focus);
 }
+
+}  // namespace
+
+std::vector<OptionSpec> profileCommandOptions() { return commands().at("profile").options; }
+
+namespace {
 
 Registrar reg{
     Command{"profile",

@@ -10,6 +10,7 @@
 #include "core/analysis/intervals.h"
 #include "core/analysis/iters.h"
 #include "core/analysis/overlap.h"
+#include "core/support/json_schema.h"
 #include "core/support/saturating.h"
 
 namespace kl::analysis {
@@ -353,7 +354,7 @@ DiagnoseResult computeDiagnose(const View& v) {
 }
 
 void writeJson(json::Writer& w, const DiagnoseResult& r, const View& v) {
-  w.beginObject().field("emulated", r.emulated).key("findings").beginArray();
+  w.beginObject().field("schema", json_schema::kDiagnose).field("emulated", r.emulated).key("findings").beginArray();
   for (const auto& f : r.findings) {
     w.beginObject().field("id", f.id).field("severity", severityName(f.severity)).field("title", f.title);
     w.key("facts").beginArray();

@@ -7,6 +7,7 @@
 
 #include "core/analysis/intervals.h"
 #include "core/analysis/iters.h"
+#include "core/support/json_schema.h"
 #include "core/support/saturating.h"
 
 namespace kl::analysis {
@@ -137,6 +138,7 @@ Result<DiffResult> computeDiff(const View& a, const View& b, const DiffOptions& 
 
 void writeJson(json::Writer& w, const DiffResult& r, size_t top) {
   w.beginObject()
+      .field("schema", json_schema::kDiff)
       .field("metric", diffMetricName(r.opts.metric))
       .field("metric_detail", r.metricDetail)
       .field("threshold_pct", r.opts.thresholdPct)

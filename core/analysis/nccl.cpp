@@ -12,6 +12,7 @@
 #include "core/analysis/flops.h"
 #include "core/analysis/gpu_peaks.h"
 #include "core/analysis/intervals.h"
+#include "core/support/json_schema.h"
 #include "core/support/saturating.h"
 
 namespace kl::analysis {
@@ -292,6 +293,7 @@ NcclResult computeNccl(const View& v) {
 
 void writeJson(json::Writer& w, const NcclResult& r, const ProfileModel& m, size_t top) {
   w.beginObject()
+      .field("schema", json_schema::kNccl)
       .field("nccl_ns", r.ncclNs)
       .field("kernel_ns", r.kernelNs)
       .field("nccl_share", r.kernelNs ? static_cast<double>(r.ncclNs) / static_cast<double>(r.kernelNs) : 0.0);

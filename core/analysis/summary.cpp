@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "core/analysis/intervals.h"
+#include "core/support/json_schema.h"
 #include "core/support/saturating.h"
 
 namespace kl::analysis {
@@ -87,7 +88,10 @@ SummaryResult computeSummary(const View& v, bool shortNames) {
 }
 
 void writeJson(json::Writer& w, const SummaryResult& r, const ProfileModel& m, size_t top) {
-  w.beginObject().field("window_ns", r.windowNs).field("name_kind", r.shortNames ? "short" : "full");
+  w.beginObject()
+      .field("schema", json_schema::kSummary)
+      .field("window_ns", r.windowNs)
+      .field("name_kind", r.shortNames ? "short" : "full");
   w.key("totals")
       .beginObject()
       .field("kernels", r.kernels)

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "core/analysis/callsite.h"
+#include "core/support/json_schema.h"
 #include "core/support/saturating.h"
 
 namespace kl::analysis {
@@ -226,6 +227,7 @@ void writeJson(json::Writer& w, const SyncResult& r, const View& v) {
     w.endArray();
   };
   w.beginObject()
+      .field("schema", json_schema::kSync)
       .field("emulated", m.meta.emulated)
       .field("calls", r.calls)
       .field("blocked_ns", r.blockedNs)

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/attribution/kernel_label.h"
+#include "core/support/json_schema.h"
 #include "core/support/json_writer.h"
 #include "core/support/saturating.h"
 
@@ -43,6 +44,7 @@ std::string renderJson(const LoopResult& r) {
   std::ostringstream os;
   json::Writer w(os);
   w.beginObject();
+  w.field("schema", json_schema::kProfile);
   w.field("converged", r.converged);
   w.field("stop_reason", std::string(stopReasonName(r.stopReason)));
   w.field("rounds", r.rounds);

@@ -110,8 +110,19 @@ bool validId(const json& id) { return id.is_number_integer() || id.is_string(); 
 
 }  // namespace
 
-Server::Server(Transport& transport, ServerOptions options) : transport_(transport), scheduler_(options.threads) {
-  registerBuiltins();
+const std::vector<std::string>& mcpProtocolVersions() {
+  static const std::vector<std::string> versions = {"2025-11-25", "2025-06-18", "2025-03-26"};
+  return versions;
+}
+
+Server::Server(Transport& transport, ServerOptions options)
+    : transport_(transport), dialect_(options.dialect), scheduler_(options.threads) {
+  if (dialect_ == Dialect::Mcp) {
+    workspace_ = Workspace(options.root);
+    registerMcpBuiltins();
+  } else {
+    registerBuiltins();
+  }
 }
 
 Server::~Server() {
@@ -143,6 +154,7 @@ std::vector<std::string> Server::commandNames() const {
 }
 
 json Server::serverCapabilities() const {
+  if (dialect_ == Dialect::Mcp) return capabilityPatch_;
   json caps = {
       {"positionEncoding", encodingName(encoding())},
       {"textDocumentSync", {{"openClose", true}, {"change", 2 /* Incremental */}}},
@@ -189,6 +201,37 @@ void Server::registerBuiltins() {
                                                auto it = progressCancel_.find(p.token.dump());
                                                if (it != progressCancel_.end() && it->second) it->second();
                                              });
+}
+
+void Server::registerMcpBuiltins() {
+  method<json, json>("initialize", [this](const json& params, Reply<json> r) {
+    if (!params.is_object()) return r.error(ErrorCode::InvalidParams, "params: expected an object");
+    auto v = params.find("protocolVersion");
+    if (v == params.end() || !v->is_string())
+      return r.error(ErrorCode::InvalidParams, "params.protocolVersion: expected a string");
+    const auto& known = mcpProtocolVersions();
+    std::string version = v->get<std::string>();
+    if (std::find(known.begin(), known.end(), version) == known.end()) version = known.front();
+    phase_ = Phase::Running;
+    kl::log::info("mcp: initialized, protocol revision " + version);
+    r(json{{"protocolVersion", version},
+           {"capabilities", serverCapabilities()},
+           {"serverInfo", {{"name", "kernlens"}, {"version", versionString()}}}});
+  });
+  method<json, json>("ping", [](const json&, Reply<json> r) { r(json::object()); });
+  method<json, json>("kernlens/sync",
+                     [this](const json&, Reply<json> r) { scheduler_.whenIdle([r] { r(json(nullptr)); }); });
+  notification<json>("notifications/initialized", [this](const json&) {
+    for (auto& h : initializedHooks_) h();
+  });
+  notification<json>("notifications/cancelled", [this](const json& p) {
+    auto id = p.is_object() ? p.find("requestId") : p.end();
+    if (!p.is_object() || id == p.end() || !validId(*id))
+      return logBadNotification("notifications/cancelled", "params.requestId: expected an integer or a string");
+    CancelParams c;
+    c.id = *id;
+    onCancelRequest(c);
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -238,7 +281,8 @@ bool Server::onMessage(std::string body) {
     });
     return true;
   }
-  bool isExit = msg.is_object() && !msg.contains("id") && msg.value("method", json()) == "exit";
+  bool isExit =
+      dialect_ == Dialect::Lsp && msg.is_object() && !msg.contains("id") && msg.value("method", json()) == "exit";
   scheduler_.post([this, msg = std::move(msg)] { handleMessage(msg); });
   return !isExit;
 }
@@ -248,8 +292,18 @@ void Server::onFramingError(std::string message) { kl::log::error("lsp: bad mess
 void Server::onClose() {
   scheduler_.post([this] {
     if (exited_) return;
+    if (dialect_ == Dialect::Mcp) {  // MCP's shutdown: running work is stopped, what it answers is sent
+      kl::log::info("mcp: the client closed the input");
+      cancelAll();
+      scheduler_.whenIdle([this] {
+        if (exited_) return;
+        exitCode_ = 0;
+        exit();
+      });
+      return;
+    }
     kl::log::info("lsp: the client closed the input without `exit`");
-    exitCode_ = phase_ == Phase::ShutDown ? 0 : 1;
+    exitCode_ = phase_ == Phase::ShutDown || dialect_ == Dialect::Mcp ? 0 : 1;
     exit();
   });
 }
@@ -295,8 +349,12 @@ void Server::handleRequest(const json& id, const std::string& method, const json
   kl::log::debug("lsp: --> " + method + "(" + id.dump() + ")");
   if (method == "initialize" && phase_ != Phase::Uninitialized)
     return sendError(id, ErrorCode::InvalidRequest, "initialize may only be sent once");
-  if (phase_ == Phase::Uninitialized && method != "initialize")
+  if (phase_ == Phase::Uninitialized && method != "initialize" && !(dialect_ == Dialect::Mcp && method == "ping")) {
+    // MCP: an unknown method is that (a client probing `server/discover` falls back to initialize).
+    if (dialect_ == Dialect::Mcp && !methods_.count(method))
+      return sendError(id, ErrorCode::MethodNotFound, "method not found: " + method);
     return sendError(id, ErrorCode::ServerNotInitialized, "server not initialized: send initialize first");
+  }
   if (phase_ == Phase::ShutDown)
     return sendError(id, ErrorCode::InvalidRequest, "server is shutting down: only exit is accepted");
   auto it = methods_.find(method);
@@ -304,7 +362,7 @@ void Server::handleRequest(const json& id, const std::string& method, const json
 
   uint64_t cookie = nextCookie_++;
   InFlight& entry = inFlight_[id.dump()];
-  entry = InFlight{cookie, method, CancellationSource()};
+  entry = InFlight{cookie, method, CancellationSource(), false};
   Reply<json> reply(std::make_shared<detail::ReplyState>(*this, id, method, cookie, entry.source.token()));
   try {
     it->second(params, reply);
@@ -330,8 +388,16 @@ void Server::deliverReply(json id, std::string method, uint64_t cookie, ReplyOut
   if (exited_) return;
   auto it = inFlight_.find(id.dump());
   if (it != inFlight_.end() && it->second.cookie == cookie) {
-    if (it->second.source.isCancelled()) outcome = ResponseError{ErrorCode::RequestCancelled, method + " cancelled"};
+    bool cancelled = it->second.source.isCancelled(), byClient = it->second.cancelledByClient;
     inFlight_.erase(it);
+    if (dialect_ == Dialect::Mcp) {
+      if (byClient) {  // MCP: a request the client cancelled is not answered
+        kl::log::debug("mcp: " + method + "(" + id.dump() + ") cancelled, not answered");
+        return;
+      }
+    } else if (cancelled) {
+      outcome = ResponseError{ErrorCode::RequestCancelled, method + " cancelled"};
+    }
   }
   bool isError = std::holds_alternative<ResponseError>(outcome);
   if (auto* raw = std::get_if<RawJson>(&outcome)) {
@@ -355,7 +421,7 @@ void Server::deliverReply(json id, std::string method, uint64_t cookie, ReplyOut
 
 void Server::handleNotification(const std::string& method, const json& params) {
   kl::log::debug("lsp: --> " + method);
-  if (method == "exit") {
+  if (method == "exit" && dialect_ == Dialect::Lsp) {
     exitCode_ = phase_ == Phase::ShutDown ? 0 : 1;
     return exit();
   }
@@ -441,6 +507,7 @@ void Server::onCancelRequest(const CancelParams& params) {
     return;
   }
   kl::log::debug("lsp: cancelling " + it->second.method + "(" + params.id.dump() + ")");
+  it->second.cancelledByClient = true;
   it->second.source.cancel();
 }
 

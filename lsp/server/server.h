@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
@@ -32,10 +33,27 @@
 
 namespace kl::lsp {
 
+/// The JSON-RPC dialect the server speaks. Dispatch, exactly-one-reply, cancellation, the
+/// background pool and the workspace rules are the same; what differs is the lifecycle:
+///  - Lsp: LSP 3.17 (initialize → shutdown → exit, $/cancelRequest, documents, commands).
+///  - Mcp: the Model Context Protocol (initialize answers protocolVersion/serverInfo and the
+///    capabilities added with addCapabilities; `ping`; notifications/cancelled {requestId}
+///    cancels a request, which then gets no answer (the MCP rule); end of input is the shutdown:
+///    running work is cancelled, whatever it still answers is sent, then run() returns 0; no
+///    documents, no shutdown/exit). The workspace root is ServerOptions::root, fixed at start.
+enum class Dialect { Lsp, Mcp };
+
 struct ServerOptions {
   /// Background pool threads; 0 = deterministic inline mode (tests, fuzzer, --threads 0).
   unsigned threads = 0;
+  Dialect dialect = Dialect::Lsp;
+  /// Mcp: the workspace root (an absolute directory). Lsp: ignored (initialize names it).
+  std::filesystem::path root;
 };
+
+/// The MCP protocol revisions `kernlens mcp` speaks, newest first; initialize answers the
+/// client's revision when listed, else the newest.
+const std::vector<std::string>& mcpProtocolVersions();
 
 class Server final : private MessageSink {
  public:
@@ -201,12 +219,14 @@ class Server final : private MessageSink {
     uint64_t cookie;
     std::string method;
     CancellationSource source;
+    bool cancelledByClient = false;  // $/cancelRequest or notifications/cancelled (not cancelAll)
   };
 
   void addMethod(std::string name, RawMethod handler);
   void addNotification(std::string name, RawNotification handler);
   static void logBadNotification(const std::string& method, const std::string& error);
   void registerBuiltins();
+  void registerMcpBuiltins();
 
   // MessageSink (reader thread).
   bool onMessage(std::string body) override;
@@ -232,6 +252,7 @@ class Server final : private MessageSink {
   void onCancelRequest(const CancelParams& params);
 
   Transport& transport_;
+  Dialect dialect_;
   Scheduler scheduler_;
   std::atomic<bool> closing_{false};  // set by ~Server: dropped replies are not sent
 

@@ -186,4 +186,47 @@ std::string frameMessage(std::string_view body) {
   return out;
 }
 
+void LineParser::emit(std::vector<FrameEvent>& out) {
+  if (!buf_.empty() && buf_.back() == '\r') buf_.pop_back();
+  bool blank = buf_.find_first_not_of(" \t") == std::string::npos;
+  if (!blank) out.push_back({FrameEvent::Kind::Message, std::move(buf_)});
+  buf_.clear();
+}
+
+void LineParser::feed(std::string_view bytes, std::vector<FrameEvent>& out) {
+  while (!bytes.empty()) {
+    size_t nl = bytes.find('\n');
+    std::string_view part = bytes.substr(0, nl);
+    if (!skipping_) {
+      if (buf_.size() + part.size() > limits_.maxBodyBytes) {
+        out.push_back({FrameEvent::Kind::Error,
+                       "message longer than " + std::to_string(limits_.maxBodyBytes) + " bytes skipped"});
+        buf_.clear();
+        skipping_ = true;
+      } else {
+        buf_.append(part);
+      }
+    }
+    if (nl == std::string_view::npos) return;
+    if (skipping_)
+      skipping_ = false;
+    else
+      emit(out);
+    bytes.remove_prefix(nl + 1);
+  }
+}
+
+void LineParser::finish(std::vector<FrameEvent>& out) {
+  if (!skipping_) emit(out);
+  buf_.clear();
+  skipping_ = false;
+}
+
+std::string frameMessage(std::string_view body, Framing framing) {
+  if (framing == Framing::ContentLength) return frameMessage(body);
+  std::string s(body);
+  s += '\n';
+  return s;
+}
+
 }  // namespace kl::lsp

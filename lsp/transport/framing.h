@@ -50,4 +50,28 @@ class FrameParser {
 /// The bytes of one framed message: "Content-Length: N\r\n\r\n" + body.
 std::string frameMessage(std::string_view body);
 
+/// How messages are delimited on a stream: LSP's Content-Length headers, or one JSON text per
+/// line (the MCP stdio transport: newline-delimited, no embedded newlines, a trailing "\r"
+/// tolerated, blank lines skipped).
+enum class Framing { ContentLength, Lines };
+
+/// Newline-delimited framing as a pure, incremental parser (the same contract as FrameParser):
+/// a line longer than maxBodyBytes is reported once and skipped without being buffered.
+class LineParser {
+ public:
+  explicit LineParser(FrameLimits limits = {}) : limits_(limits) {}
+  void feed(std::string_view bytes, std::vector<FrameEvent>& out);
+  /// End of input: a last line without its newline is still a message. The parser is reset.
+  void finish(std::vector<FrameEvent>& out);
+
+ private:
+  void emit(std::vector<FrameEvent>& out);
+  FrameLimits limits_;
+  std::string buf_;
+  bool skipping_ = false;  // inside an oversized line
+};
+
+/// The bytes of one message in `framing`.
+std::string frameMessage(std::string_view body, Framing framing);
+
 }  // namespace kl::lsp

@@ -10,8 +10,8 @@
 
 namespace kl::lsp {
 
-StdioTransport::StdioTransport(int inFd, std::FILE* out, FrameLimits limits)
-    : inFd_(inFd), out_(out), limits_(limits) {}
+StdioTransport::StdioTransport(int inFd, std::FILE* out, FrameLimits limits, Framing framing)
+    : inFd_(inFd), out_(out), limits_(limits), framing_(framing) {}
 
 StdioTransport::~StdioTransport() { stop(); }
 
@@ -24,7 +24,7 @@ void StdioTransport::stop() {
 }
 
 void StdioTransport::send(std::string_view body) {
-  std::string framed = frameMessage(body);
+  std::string framed = frameMessage(body, framing_);
   std::lock_guard<std::mutex> lock(writeMu_);
   if (std::fwrite(framed.data(), 1, framed.size(), out_) != framed.size() || std::fflush(out_) != 0)
     kl::log::error(std::string("lsp: cannot write to the client: ") + std::strerror(errno));
@@ -32,6 +32,8 @@ void StdioTransport::send(std::string_view body) {
 
 void StdioTransport::readLoop(MessageSink& sink) {
   FrameParser parser(limits_);
+  LineParser lines(limits_);
+  const bool byLine = framing_ == Framing::Lines;
   std::vector<FrameEvent> events;
   std::vector<char> buf(64 * 1024);
   bool reading = true;
@@ -50,11 +52,18 @@ void StdioTransport::readLoop(MessageSink& sink) {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) kl::log::error(std::string("lsp: cannot read from the client: ") + std::strerror(errno));
     if (n <= 0) {
-      parser.finish(events);
+      if (byLine)
+        lines.finish(events);
+      else
+        parser.finish(events);
       deliver();
       break;
     }
-    parser.feed(std::string_view(buf.data(), static_cast<size_t>(n)), events);
+    std::string_view bytes(buf.data(), static_cast<size_t>(n));
+    if (byLine)
+      lines.feed(bytes, events);
+    else
+      parser.feed(bytes, events);
     deliver();
   }
   sink.onClose();

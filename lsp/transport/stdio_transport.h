@@ -17,7 +17,7 @@ namespace kl::lsp {
 class StdioTransport final : public Transport {
  public:
   /// Reads from `inFd`, writes to `out`. Neither is closed by the transport.
-  StdioTransport(int inFd, std::FILE* out, FrameLimits limits = {});
+  StdioTransport(int inFd, std::FILE* out, FrameLimits limits = {}, Framing framing = Framing::ContentLength);
   ~StdioTransport() override;
 
   void start(MessageSink& sink) override;
@@ -30,6 +30,7 @@ class StdioTransport final : public Transport {
   int inFd_;
   std::FILE* out_;
   FrameLimits limits_;
+  Framing framing_;
   std::mutex writeMu_;
   std::thread reader_;
 };

@@ -12,7 +12,7 @@ import json
 import re
 import sys
 
-TOP = {"converged", "stop_reason", "rounds", "backend", "emulated", "lines", "unmapped", "notes", "round_log"}
+TOP = {"schema", "converged", "stop_reason", "rounds", "backend", "emulated", "lines", "unmapped", "notes", "round_log"}
 LINE = {"file", "line", "end_line", "function", "gpu_ns", "backward_gpu_ns", "step_kind", "launches", "invocations", "atomic", "atomic_reason", "no_matching_kernel", "note", "suggest_focus", "kernels"}
 KERNEL = {"name", "backward", "pass", "launches", "gpu_ns"}
 PREFIX = {"forward": "", "backward": "bwd:", "recompute": "recompute:", "optimizer": "optimizer:",

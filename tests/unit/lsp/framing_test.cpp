@@ -126,3 +126,38 @@ TEST_CASE("framing: a frame right after junk bytes is not swallowed") {
     }
   }
 }
+
+namespace {
+
+/// The same for newline-delimited framing (MCP's stdio transport).
+std::vector<std::string> parseLines(std::string_view input, size_t chunk = 0, FrameLimits limits = {}) {
+  LineParser p(limits);
+  std::vector<FrameEvent> events;
+  if (chunk == 0) chunk = input.size() ? input.size() : 1;
+  for (size_t i = 0; i < input.size(); i += chunk) p.feed(input.substr(i, chunk), events);
+  p.finish(events);
+  std::vector<std::string> out;
+  for (auto& e : events) out.push_back((e.kind == FrameEvent::Kind::Message ? "M:" : "E:") + e.text);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("line framing: one message per line, any chunking, CRLF and blank lines") {
+  std::string in = "{\"a\":1}\n\n{\"b\":2}\r\n   \n{\"c\":3}";
+  std::vector<std::string> want = {"M:{\"a\":1}", "M:{\"b\":2}", "M:{\"c\":3}"};
+  for (size_t chunk : {0, 1, 2, 5}) CHECK(parseLines(in, chunk) == want);
+  CHECK(frameMessage("{}", Framing::Lines) == "{}\n");
+  CHECK(frameMessage("{}", Framing::ContentLength) == "Content-Length: 2\r\n\r\n{}");
+}
+
+TEST_CASE("line framing: an oversized line is reported once and skipped, the next one arrives") {
+  FrameLimits small;
+  small.maxBodyBytes = 8;
+  for (size_t chunk : {0, 1, 3}) {
+    auto out = parseLines("0123456789abcdef\n{\"ok\":1}\n", chunk, small);
+    REQUIRE(out.size() == 2);
+    CHECK(out[0].rfind("E:message longer than 8 bytes", 0) == 0);
+    CHECK(out[1] == "M:{\"ok\":1}");
+  }
+}
