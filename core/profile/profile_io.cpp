@@ -437,11 +437,23 @@ void finalizeModel(ProfileModel& m) {
            std::tuple(y.rank, tid(y.thread), static_cast<int>(y.kind), m.str(y.text), m.str(y.domain), y.seq,
                       tid(y.endThread), y.deviceId, y.streamId, y.fwdbwdFlow);
   });
-  // Frames: parent links follow the permutation.
+  // Frames: among equal intervals an ancestor comes before its descendants (a 2021 Kineto call
+  // stack is a chain of frames spanning one operator), so the depth along the parent links leads
+  // the tie key; parent links follow the permutation.
+  std::vector<uint32_t> depth(m.pyFrames.size(), 0);
+  if (m.pyFrames.stored<&PyFrame::parent>()) {
+    for (size_t i = 0; i < m.pyFrames.size(); ++i) {
+      uint32_t d = 0;
+      for (uint32_t p = m.pyFrames.get<&PyFrame::parent>(i); p != kNone && p < m.pyFrames.size() && d < 4096;
+           p = m.pyFrames.get<&PyFrame::parent>(p))
+        ++d;
+      depth[i] = d;
+    }
+  }
   auto perm = detail::sortByTime(m.pyFrames, [&](uint32_t a, uint32_t b) {
     const auto x = m.pyFrames[a], y = m.pyFrames[b];
-    return std::tuple(x.rank, tid(x.thread), x.pythonId, x.line, m.str(x.name), m.str(x.file)) <
-           std::tuple(y.rank, tid(y.thread), y.pythonId, y.line, m.str(y.name), m.str(y.file));
+    return std::tuple(x.rank, tid(x.thread), depth[a], x.pythonId, x.line, m.str(x.name), m.str(x.file)) <
+           std::tuple(y.rank, tid(y.thread), depth[b], y.pythonId, y.line, m.str(y.name), m.str(y.file));
   });
   if (!perm.empty() && m.pyFrames.stored<&PyFrame::parent>()) {
     std::vector<uint32_t> where(perm.size());

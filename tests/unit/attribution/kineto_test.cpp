@@ -182,7 +182,15 @@ TEST_CASE("kineto real: 2021 format — capitalised categories, 'Call stack' str
     for (const auto& o : opsWithStack) {
       if (idText(o["tid"]) != idText(call["tid"])) continue;
       int64_t os = ns(o["ts"]), oe = os + ns(o["dur"]);
-      if (os <= cs && ce <= oe && (!best || os >= ns((*best)["ts"]))) best = &o;
+      if (os > cs || ce > oe) continue;
+      // Innermost: the latest start; among equal starts the earliest end (nested ops that begin
+      // in the same microsecond), never the order of the file's rows.
+      if (!best) {
+        best = &o;
+        continue;
+      }
+      int64_t bs = ns((*best)["ts"]), be = bs + ns((*best)["dur"]);
+      if (os > bs || (os == bs && oe < be)) best = &o;
     }
     auto loc = sourceOf(m, *a, i);
     if (!best) {
