@@ -8,6 +8,7 @@
 # (--no-discovery: static call resolution only, the loop as it was before discovery).
 # Emulate backend, the project venv's PyTorch 2.x on the CPU, 2 steps.
 #   tests/bench/realcode_bench.sh [BUILD_DIR]    prints a markdown table (docs/loop.md has a run)
+#   REALCODE_ONLY=REGEX selects rows by "codebase entry focus"
 set -euo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "${1:-$SRC/build}" && pwd)
@@ -18,6 +19,8 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 run() {  # codebase entry focus
   local code=$1 entry=$2 focus=$3 ws="$T/$1"
+  # REALCODE_ONLY=REGEX: only the rows whose "codebase entry focus" matches
+  [[ -z ${REALCODE_ONLY:-} || "$code $entry $focus" =~ $REALCODE_ONLY ]] || return 0
   rm -rf "$ws"; cp -r "$SRC/tests/data/realcode/$code" "$ws"
   (cd "$ws" && $PY "$SRC/tests/e2e/realcode_truth.py" "$ws" "$T/truth.json" "$focus" -- ${entry#python3 } > /dev/null 2>&1)
   (cd "$ws" && $PY "$SRC/tests/e2e/backward_truth.py" "$ws" "$T/bwd_truth.json" -- ${entry#python3 } > /dev/null 2>&1)

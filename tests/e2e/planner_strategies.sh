@@ -16,7 +16,7 @@ at = {(l["file"], l["line"]): [("bwd:" if k["backward"] else "") + k["name"] for
 def has(line, rx):
     assert any(re.search(rx, k) for k in at.get(("mlp.py", line), [])), ("mlp.py:%d lacks /%s/: %s" % (line, rx, at))
 has(20, "gemm_.*_tn_"); has(21, "Gelu"); has(22, "gemm_.*_tn_"); has(28, "nll_loss_forward")
-has(20, "^bwd:.*gemm_.*_nt_"); has(22, "^bwd:.*gemm_.*_nn_"); has(30, "CUDAFunctor_add")
+has(20, "^bwd:.*gemm_.*_nt_"); has(22, "^bwd:.*gemm_.*_nn_"); has(30, "multi_tensor_apply_kernel")
 assert not any("gemm" in k for k in at.get(("mlp.py", 29), [])), "backward GEMMs left on loss.backward(): %s" % at
 assert ("mlp.py", 27) not in at, "model(x) must own nothing: its kernels are in MLP.forward's lines"
 print("ok: line strategy, %d lines in one round" % len(at))
