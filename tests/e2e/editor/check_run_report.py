@@ -5,7 +5,7 @@ usage: check_run_report.py RUN-REPORT.json
  - hints appeared before the run ended, marked "(so far)", and the final ones are not marked;
  - the call line `_, loss = model(idx, targets)` shows its inclusive time ("... total");
  - "Show run" listed hottest lines (path:line), the first one mapped to a real line;
- - the hover on the hottest line shows >= 8 kernel rows, each label different, fits 760 px, nothing
+ - the hover on the run view's line with the most kernels shows >= 8 kernel rows, each label different, fits 760 px, nothing
    clipped horizontally, no cell wrapped onto a second line, and says emulated.
 Prints the measurements, one line per failure; exit 1 if any."""
 import json
