@@ -47,7 +47,9 @@ run() {  # codebase entry focus
     wall=$(sed -n 's/.*wall \([0-9]*\) ms vs.*/\1/p' <<<"$over")
     base=$(sed -n 's/.*vs \([0-9]*\) ms uninstrumented.*/\1/p' <<<"$over")
     [ -n "$wall" ] && [ -n "$base" ] && ratio=$(awk -v a="$wall" -v b="$base" 'BEGIN{printf "%.2f", a/b}')
-    echo "| $code | $focus | $mode | $gemm | $bwd | $time | $rounds | $ranges | $ppl | $base | $wall | $ratio | $atomic |"
+    local label=$code
+    [[ $entry =~ --model\ ([A-Za-z]+) ]] && label="$code (${BASH_REMATCH[1]})"
+    echo "| $label | $focus | $mode | $gemm | $bwd | $time | $rounds | $ranges | $ppl | $base | $wall | $ratio | $atomic |"
   done
 }
 echo "| codebase | focus | calls followed | exact-line GEMM share | bwd GEMMs on their forward line | exact-line fwd GPU time share | rounds | ranges inserted | NVTX pushes/launch | baseline ms | last round ms | wall ratio | atomic lines by reason |"
