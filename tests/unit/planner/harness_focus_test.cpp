@@ -200,7 +200,9 @@ TEST_CASE("the JSON document has exactly the documented shape") {
   r.unmapped.push_back(u);
   r.notes.push_back("n1");
   CHECK(renderJson(r) ==
-        "{\"converged\":true,\"stop_reason\":\"converged\",\"rounds\":3,\"backend\":\"emulate\",\"emulated\":true,"
+        "{\"schema\":\"kernlens/"
+        "profile@1\",\"converged\":true,\"stop_reason\":\"converged\",\"rounds\":3,\"backend\":\"emulate\","
+        "\"emulated\":true,"
         "\"lines\":[{\"file\":\"m.py\",\"line\":4,\"end_line\":5,\"function\":\"f\",\"gpu_ns\":1900,"
         "\"backward_gpu_ns\":700,\"step_kind\":null,\"launches\":3,\"invocations\":0,\"atomic\":true,\"atomic_reason\":"
         "\"library\",\"no_matching_kernel\":false,\"note\":null,\"suggest_focus\":null,\"kernels\":["
