@@ -6,7 +6,7 @@
 # and, after two lines are typed at the top, the same hints two lines lower.
 # Then a profiling run of samples/transformer (emulate backend): the ▶ Profile lens clicked, the
 # first hints after round 1 (time from the click recorded), the cancellable progress, the call
-# line's inclusive time, "kernlens: Show run", and the hover on the line with the most kernels (>= 8 kernel
+# line's inclusive time, "kernlens: Show run", and the hover on the hottest line (>= 5 kernel
 # rows, no horizontal clipping); checked by check_run_report.py.
 # Artifacts: $KL_BINARY_DIR/editor-e2e/vscode/{01-hints,02-hover,03-after-edit,run-*}.png,
 # report.json, run-report.json, server logs. Tools are cached in $KL_EDITOR_TOOLS (default ~/.cache/kernlens/editor-tools).

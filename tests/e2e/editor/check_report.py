@@ -25,6 +25,7 @@ for key, off in (("hints_before", 0), ("hints_after", shift)):
 
 by_line = {str(l["line"]): l for l in oracle["lines"]}
 for line, text in (rep.get("hovers") or {}).items():
+    text = text.replace("\u00a0", " ")  # table cells keep their spaces from breaking (a space to a reader)
     l = by_line.get(str(line))
     if not l:
         fails.append("hover on line %s: not an oracle line" % line)

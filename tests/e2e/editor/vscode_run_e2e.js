@@ -3,7 +3,7 @@
 // Opens train.py of the transformer sample, clicks the "▶ Profile" lens of train_step and
 // records, with the time since the click: the cancellable progress notification, the first
 // per-line hints (provisional, "(so far)") and the final ones; the call line's inclusive hint;
-// "kernlens: Show run" (the webview's hottest lines); a click on the line with the most kernels and the hover
+// "kernlens: Show run" (the webview's hottest lines); a click on the hottest line and the hover
 // there (kernel rows, widths). Writes OUT_DIR/run-report.json and screenshots run-*.png.
 const fs = require('fs');
 const path = require('path');
@@ -107,10 +107,8 @@ const PREFIX = '◷';
     mark('run view', { rows: report.run_view.hottest.length });
     await page.screenshot({ path: path.join(out, 'run-4-run-view.png') });
 
-    // Click the run view's line with the most kernels (the hottest among equals): its hover has the
-    // largest kernel table to lay out. Then hover it in the editor.
-    const mapped = report.run_view.hottest.filter((r) => !r[0].includes('total') && /^\d+$/.test(r[4]));
-    const first = mapped.reduce((best, r) => (parseInt(r[4], 10) > parseInt(best[4], 10) ? r : best), mapped[0]);
+    // Click the hottest line in the run view, then hover it in the editor.
+    const first = report.run_view.hottest.find((r) => !r[0].includes('total'));
     const where = first[2];  // columns: GPU, share, line (path:line), code, kernels
     const [file, lineNo] = [where.split(':')[0], parseInt(where.split(':')[1], 10)];
     await frame.locator('a[data-i]').nth(report.run_view.hottest.indexOf(first)).click();
@@ -129,20 +127,21 @@ const PREFIX = '◷';
     await page.waitForTimeout(500);
     report.hover = await hover.evaluate((h) => {
       const c = h.querySelector('.hover-contents') || h;
-      const table = h.querySelector('table');
+      // Every kernel table of the hover (forward, backward, recompute, optimizer groups).
+      const tables = [...h.querySelectorAll('table')];
       return {
         text: h.innerText,
         width: h.getBoundingClientRect().width,
         scrollWidth: c.scrollWidth, clientWidth: c.clientWidth,
-        tableWidth: table ? table.getBoundingClientRect().width : 0,
-        rows: table ? [...table.querySelectorAll('tr')].slice(1).map((r) => [...r.cells].map((x) => x.innerText)) : [],
+        tableWidth: Math.max(0, ...tables.map((t) => t.getBoundingClientRect().width)),
+        rows: tables.flatMap((t) => [...t.querySelectorAll('tr')].slice(1).map((r) => [...r.cells].map((x) => x.innerText))),
         clipped: [...h.querySelectorAll('*')].some((e) => e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== 'visible'),
         // Cells whose text takes more than one line box (a value such as "240 µs" wrapped).
-        wrapped: table ? [...table.querySelectorAll('td')].filter((td) => {
+        wrapped: tables.flatMap((t) => [...t.querySelectorAll('td')]).filter((td) => {
           const r = document.createRange();
           r.selectNodeContents(td);
           return new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size > 1;
-        }).map((td) => td.innerText) : [],
+        }).map((td) => td.innerText),
       };
     });
     mark('hover', { rows: report.hover.rows.length, width: report.hover.width, tableWidth: report.hover.tableWidth });
