@@ -254,7 +254,13 @@ def main():
                     diffs.append("stderr differs:\n--- plain\n%s--- %s\n%s" % (err0, be, err))
                 row[be] = {"s": round(secs, 1), "same": not diffs, "notes": status.get("notes", [])}
                 if be == "emulate" and name == "workers":
-                    row["children_kl_ranges_of_wslib"] = overlay_seen_in_children(out_path, "wslib.py")
+                    seen = overlay_seen_in_children(out_path, "wslib.py")
+                    row["children_kl_ranges_of_wslib"] = seen
+                    # docs/probe.md §3: the 2 spawn Pool workers (square: 4 calls x 2 ranges) and the
+                    # 2 spawn DataLoader workers (__getitem__: 6 items x 2 ranges) run the overlaid
+                    # module and write exports; the fork workers write none.
+                    if len(seen) != 4 or sum(seen.values()) != 4 * 2 + 6 * 2:
+                        diffs.append("child exports with wslib.py ranges: %s (want 4 exports, 20 ranges)" % seen)
                 print("program_unchanged: %-16s %-8s %s (plain %.1f s, probe %.1f s, exit %d)"
                       % (name, be, "same" if not diffs else "DIFFERENT", t_plain, secs, rc0))
                 for dd in diffs:

@@ -11,6 +11,9 @@ Pieces (one file each):
   kernel_table   ordered ATen op -> GPU kernel(s) table used by emulate
   roofline       GPU models (h100, h200, a100) and kernel duration model
   nsys_writer    nsys-schema (3.25.0 column set) SQLite writer
+  trace_chain    the program's sys.settrace/setprofile beside the probe's tracers, blind to the probe
+  warn_location  warnings keep the location a plain run gives them
+  cuda_check     "is there a CUDA device?" through NVML, without initialising CUDA in the program
 
 The contract with the C++ runner is documented in docs/probe.md.
 """
