@@ -489,7 +489,7 @@ class Emulator:
     # ---- autocast ------------------------------------------------------------------------------
     def _patch_cuda_autocast(self):
         """torch.autocast("cuda", dtype) on a machine without CUDA disables itself (with torch's
-        own warning), so the program computes in its own dtypes, as it does without kernlens. A
+        own warning, shown on the user's line by warn_location), so the program computes in its own dtypes, as it does without kernlens. A
         GPU would run the autocast-listed ops (GEMMs, convolutions, attention) in `dtype` after
         casting their fp32 inputs: the emulator names and times those launches in `dtype` and
         emits the casts (weights cast once per autocast region, autocast's cache), while the
@@ -503,27 +503,10 @@ class Emulator:
         emu = self
         orig_init, orig_enter, orig_exit = cls.__init__, cls.__enter__, cls.__exit__
 
-        mod = sys.modules.get(cls.__module__)
-        real_warnings = getattr(mod, "warnings", None)
-
-        class _Warnings:
-            """autocast_mode's `warnings`: torch warns "CUDA is not available. Disabling" at its
-            caller's line (stacklevel=2); inside the wrapper below one more frame is skipped, so
-            the warning stays on the user's line (the program's warnings are the program's)."""
-
-            def __getattr__(self, name):
-                return getattr(real_warnings, name)
-
-            def warn(self, message, category=None, stacklevel=1, *args, **kwargs):
-                extra = 1 + (1 if getattr(emu.tls, "autocast_init", 0) else 0)  # this frame, the wrapper
-                return real_warnings.warn(message, category, stacklevel + extra, *args, **kwargs)
-
         def __init__(self_, device_type, dtype=None, enabled=True, cache_enabled=None):
-            emu.tls.autocast_init = getattr(emu.tls, "autocast_init", 0) + 1
-            try:
-                orig_init(self_, device_type, dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
-            finally:
-                emu.tls.autocast_init -= 1
+            # torch's "CUDA is not available. Disabling" names this wrapper (stacklevel=2);
+            # warn_location moves it to the user's line, as a plain run shows it.
+            orig_init(self_, device_type, dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
             want = None
             if device_type == "cuda" and enabled and not torch.cuda.is_available():
                 want = dtype if dtype is not None else torch.float16  # CUDA autocast's default
@@ -545,10 +528,8 @@ class Emulator:
                     stack.pop()
         for f in (__init__, __enter__, __exit__):
             f._kernlens = True
-        self._autocast_patched = (cls, orig_init, orig_enter, orig_exit, mod, real_warnings)
+        self._autocast_patched = (cls, orig_init, orig_enter, orig_exit)
         cls.__init__, cls.__enter__, cls.__exit__ = __init__, __enter__, __exit__
-        if real_warnings is not None:
-            mod.warnings = _Warnings()
 
     def cuda_autocast(self):
         """(dtype, weight cache) of the innermost emulated CUDA autocast region on this thread, or
@@ -784,10 +765,8 @@ class Emulator:
         self._optim_patched = {}
         patched = getattr(self, "_autocast_patched", None)
         if patched is not None:
-            cls, orig_init, orig_enter, orig_exit, mod, real_warnings = patched
+            cls, orig_init, orig_enter, orig_exit = patched
             cls.__init__, cls.__enter__, cls.__exit__ = orig_init, orig_enter, orig_exit
-            if real_warnings is not None:
-                mod.warnings = real_warnings
             self._autocast_patched = None
         if self._fmode is not None:
             try:

@@ -7,7 +7,8 @@ run_backward, the placement wrappers) or torch code they call (torch/_ops.py), s
 stderr would name `kernlens_probe/autograd.py:108` where the plain run names the user's line.
 
 Contract: `warnings._showwarnmsg` is wrapped once per process. When the message's location is an
-interposer, a torch mode helper or torch/_ops.py and the stack at show time holds an interposer frame, the message's filename/lineno become those of the frame that called the
+interposer, a torch mode helper or torch/_ops.py (the frame at that location is found on the
+stack, so a stacklevel pointing at a probe wrapper counts too) and the stack holds an interposer frame, the message's filename/lineno become those of the frame that called the
 outermost interposer (skipping torch's mode dispatch helpers, which exist only because a mode is
 on) and its source line is read again from there; otherwise the message is untouched. The text,
 category and order are never changed. Limits: the warning filters and the once-per-location
@@ -58,6 +59,18 @@ def user_frame(frame):
     return f
 
 
+def _located(frame, filename, lineno):
+    """The innermost frame from `frame` outward that is at the message's location (a Python
+    warning's stacklevel can name a frame further out than the one that warned, e.g. a probe
+    wrapper around torch code that warns at its caller); `frame` when none is."""
+    f = frame
+    while f is not None:
+        if f.f_lineno == lineno and os.path.abspath(f.f_code.co_filename) == filename:
+            return f
+        f = f.f_back
+    return frame
+
+
 def install():
     global _installed
     if _installed:
@@ -70,8 +83,8 @@ def install():
             # Only a location a plain run cannot have is moved: a Python warning whose stacklevel
             # already names the user's (or torch's own) line stays where it is.
             name = os.path.abspath(msg.filename or "")
-            f = user_frame(sys._getframe(1)) if (name in _INTERPOSERS or name.endswith(_MODE_HELPERS)
-                                                  or name.endswith(_OPS)) else None
+            f = user_frame(_located(sys._getframe(1), name, msg.lineno)) if (
+                name in _INTERPOSERS or name.endswith(_MODE_HELPERS) or name.endswith(_OPS)) else None
             if f is not None:
                 msg.filename = f.f_code.co_filename
                 msg.lineno = f.f_lineno
