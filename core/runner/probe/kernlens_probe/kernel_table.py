@@ -222,7 +222,7 @@ def gemm_launch(op, a, b, batch=1, extra_c=False, bias=False):
         tm, tn = pick_tile(m, n)
     name = gemm_name(spec, cls, layout, tm, tn, batch > 1, bias=bias and batch == 1)
     dtype = op.dtype_of(a) if hasattr(op, "dtype_of") else a.dtype
-    es = torch.empty((), dtype=dtype).element_size()
+    es = dtype.itemsize
     moved = (m * k + k * n + m * n * (2 if extra_c else 1)) * es * batch
     return kernel(name, name, grid=(math.ceil(n / tn), math.ceil(m / tm), batch),
                   block=(384 if sm90 else 256, 1, 1), regs=168 if sm90 else 232,
