@@ -5,7 +5,7 @@ JOBS ?= $(shell nproc)
 PREFIX ?= /usr/local
 CMAKE_FLAGS ?=
 
-.PHONY: all build deps configure demo test fuzz bench install package vsix clean
+.PHONY: all build build-demo deps configure demo test check fuzz bench install package vsix clean
 
 all: build
 
@@ -19,11 +19,19 @@ configure: deps
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
+# Only what the demo needs: the binary and its probe (no test executables).
+build-demo: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target kernlens
+
 test: build
 	@bash scripts/test-deps.sh
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 1200
 
-demo: build
+# The quick loop on a built tree: unit tests, LSP transcripts and source checks, nothing slow.
+check: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L 'unit|lsp|static' -LE slow
+
+demo: build-demo
 	@bash scripts/demo.sh $(BUILD)/kernlens
 
 # libFuzzer targets (clang); bounded run, see tests/fuzz/README.md.
