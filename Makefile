@@ -5,15 +5,19 @@ JOBS ?= $(shell nproc)
 PREFIX ?= /usr/local
 CMAKE_FLAGS ?=
 
-.PHONY: all build build-demo deps configure demo test check fuzz bench install package vsix clean
+.PHONY: all apt venv build build-demo deps configure demo test check fuzz bench install package vsix clean
 
 all: build
 
-deps:
+apt:
 	@bash scripts/install-deps.sh build venv
+
+venv: apt
 	@bash scripts/venv.sh
 
-configure: deps
+deps: apt venv
+
+configure: apt
 	@if [ ! -f $(BUILD)/build.ninja ]; then cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS); fi
 
 build: configure
@@ -31,7 +35,9 @@ test: build
 check: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L 'unit|lsp|static' -LE slow
 
-demo: build-demo
+# The venv (network-bound: PyTorch from PyPI) is made while the binary compiles (CPU-bound).
+demo: apt
+	@$(MAKE) --no-print-directory -j2 --output-sync=target venv build-demo
 	@bash scripts/demo.sh $(BUILD)/kernlens
 
 # libFuzzer targets (clang); bounded run, see tests/fuzz/README.md.
