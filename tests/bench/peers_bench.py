@@ -84,7 +84,7 @@ def measure(argv, out_path, env=None, timeout=None):
     except (OSError, ValueError, IndexError):
         pass
     return {"rc": p.returncode, "s": wall, "rss_kb": rss or 0, "timed_out": bool(killed),
-            "err": err_text}
+            "err": err_text, "out": out_path}
 
 
 def best_of(n, run):
@@ -102,6 +102,13 @@ def best_of(n, run):
 def fail_reason(r, timeout):
     if r["timed_out"]:
         return f"timed out after {timeout:.0f} s"
+    try:  # nsys-ai prints its errors as JSON on stdout
+        with open(r["out"]) as f:
+            e = json.load(f)["error"]
+        msg = e.get("message", str(e)) if isinstance(e, dict) else str(e)
+        return f"exit {r['rc']}: " + msg.strip().splitlines()[0][:160]
+    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
+        pass
     lines = [l for l in r["err"].strip().splitlines() if l.strip()]
     return f"exit {r['rc']}: " + (lines[-1][:160] if lines else "no message")
 
