@@ -687,11 +687,15 @@ def agreement_text(row):
     return " | ".join(parts)
 
 
-def print_rows(rows, peers):
-    hdr = f"{'input':<44} {'ops':>9} {'kl_s':>7} {'kl_MB':>6}"
+def print_header(peers, ops="ops"):
+    hdr = f"{'input':<44} {ops:>9} {'kl_s':>7} {'kl_MB':>6}"
     if peers:
         hdr += f" {'peer':>8} {'cold_s':>8} {'warm_s':>8} {'peer_MB':>7} {'t_ratio':>8} {'mem_ratio':>9}"
     print(hdr)
+    sys.stdout.flush()
+
+
+def print_rows(rows, peers):
     for r in rows:
         kl = r["kl"]
         line = f"{r['input'][:44]:<44} {r['ops']:>9} {fmt_s(kl['s']):>7} {fmt_mb(kl['rss_kb']):>6}"
@@ -711,7 +715,7 @@ def print_rows(rows, peers):
 
 def markdown(rows, peers):
     out = []
-    out.append("| input | GPU ops | kernlens s | kernlens MB | peer | peer s (cold / warm) | peer MB "
+    out.append("| input | kernels (nsys) / GPU ops (Kineto) | kernlens s | kernlens MB | peer | peer s (cold / warm) | peer MB "
                "| time ratio peer/kernlens | memory ratio | agreement with the independent count |")
     out.append("|---|---:|---:|---:|---|---:|---:|---:|---:|---|")
     for r in rows:
@@ -793,6 +797,7 @@ def main(argv):
         print("-- nsys exports: kernlens summary + tree" +
               (" vs nsys-ai skill run top_kernels + nvtx_layer_breakdown (cold: no cache yet; warm: cached)"
                if peers else ""))
+        print_header(peers, "kernels")
         rows = []
         for p in args.nsys:
             label = os.path.basename(p.rstrip("/"))
@@ -802,18 +807,19 @@ def main(argv):
             row, _ = run_nsys_input(args, p, label)
             rows.append(row)
             kl_bad += not row["kl_ok"]
-        print_rows(rows, peers)
+            print_rows([row], peers)
         all_rows += rows
     if args.kineto:
         print("-- Kineto traces: kernlens summary + overlap + gaps" +
               (" vs HTA TraceAnalysis: load + kernel breakdown + comm/comp overlap + idle time" if peers else ""))
+        print_header(peers)
         rows = []
         for p in args.kineto:
             label = os.path.basename(p.rstrip("/"))
             row, _ = run_kineto_input(args, p, label)
             rows.append(row)
             kl_bad += not row["kl_ok"]
-        print_rows(rows, peers)
+            print_rows([row], peers)
         all_rows += rows
     if args.markdown:
         with open(args.markdown, "w") as f:
