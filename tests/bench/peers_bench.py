@@ -62,10 +62,14 @@ def measure(argv, out_path, env=None, timeout=None):
     carries the parent's high-water mark across fork + exec). Wall time: measured here."""
     err_path = out_path + ".err"
     rss_path = out_path + ".rss"
+    if os.path.exists(rss_path):
+        os.remove(rss_path)
+    # Without GNU time (the ctest smoke run on a machine without the `time` package) the peak
+    # RSS is not measured and shows as "-"; tests/bench/peers.sh requires it.
+    wrap = ["/usr/bin/time", "-f", "%M", "-o", rss_path] if os.access("/usr/bin/time", os.X_OK) else []
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
         t0 = time.perf_counter()
-        p = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", rss_path] + argv, stdout=out,
-                             stderr=err, env=env, start_new_session=True)
+        p = subprocess.Popen(wrap + argv, stdout=out, stderr=err, env=env, start_new_session=True)
         killed = []
         timer = None
         if timeout:
@@ -83,8 +87,14 @@ def measure(argv, out_path, env=None, timeout=None):
             rss = int(f.read().split()[-1])
     except (OSError, ValueError, IndexError):
         pass
-    return {"rc": p.returncode, "s": wall, "rss_kb": rss or 0, "timed_out": bool(killed),
+    return {"rc": p.returncode, "s": wall, "rss_kb": rss, "timed_out": bool(killed),
             "err": err_text, "out": out_path}
+
+
+def peak(values):
+    """The largest peak RSS, or None when one was not measured."""
+    values = list(values)
+    return None if any(v is None for v in values) else max(values)
 
 
 def best_of(n, run):
@@ -274,7 +284,7 @@ def run_nsys_input(args, path, label):
                                        os.path.join(work, "kl-summary.json")))
     kt = best_of(reps, lambda: measure([kl, "tree", db, "--format", "json", "--max-nodes", "0"],
                                        os.path.join(work, "kl-tree.json")))
-    row["kl"] = {"s": ks["s"] + kt["s"], "rss_kb": max(ks["rss_kb"], kt["rss_kb"]),
+    row["kl"] = {"s": ks["s"] + kt["s"], "rss_kb": peak([ks["rss_kb"], kt["rss_kb"]]),
                  "parts": {"summary": ks["s"], "tree": kt["s"]}}
     if ks["rc"] or kt["rc"]:
         row["kl"]["error"] = fail_reason(ks if ks["rc"] else kt, args.timeout)
@@ -333,7 +343,7 @@ def run_nsys_input(args, path, label):
         return row, truth
     row["peer"]["s_cold"] = best["cold_summary"]["s"] + best["cold_tree"]["s"]
     row["peer"]["s_warm"] = best["warm_summary"]["s"] + best["warm_tree"]["s"]
-    row["peer"]["rss_kb"] = max(v["rss_kb"] for v in best.values())
+    row["peer"]["rss_kb"] = peak(v["rss_kb"] for v in best.values())
     if any("DuckDB unavailable" in v["err"] for v in best.values()):
         row["notes"].append("nsys-ai fell back to sqlite3 (DuckDB unavailable)")
     # Warm runs must print what the cold ones printed; the cold output is judged.
@@ -501,7 +511,7 @@ def run_kineto_input(args, path, label):
     for name, argv in cmds.items():
         res[name] = best_of(args.repeat, lambda argv=argv, name=name: measure(
             argv, os.path.join(work, f"kl-{name}.json")))
-    row["kl"] = {"s": sum(r["s"] for r in res.values()), "rss_kb": max(r["rss_kb"] for r in res.values()),
+    row["kl"] = {"s": sum(r["s"] for r in res.values()), "rss_kb": peak(r["rss_kb"] for r in res.values()),
                  "parts": {k: v["s"] for k, v in res.items()}}
     bad = [k for k, v in res.items() if v["rc"]]
     if bad:
@@ -705,7 +715,7 @@ def print_rows(rows, peers):
                 line += f" {p.get('name', ''):>8} {'n/a':>8} {'n/a':>8} {'n/a':>7} {'n/a':>8} {'n/a':>9}"
             else:
                 ratio = p["s_cold"] / kl["s"] if kl["s"] else None
-                mem = p["rss_kb"] / kl["rss_kb"] if kl["rss_kb"] else None
+                mem = p["rss_kb"] / kl["rss_kb"] if kl["rss_kb"] and p["rss_kb"] else None
                 line += (f" {p['name']:>8} {fmt_s(p['s_cold']):>8} {fmt_s(p.get('s_warm')):>8}"
                          f" {fmt_mb(p['rss_kb']):>7} {fmt_s(ratio):>8} {fmt_s(mem):>9}")
         print(line)
@@ -729,7 +739,7 @@ def markdown(rows, peers):
             ps = fmt_s(p["s_cold"]) + (f" / {fmt_s(p['s_warm'])}" if p.get("s_warm") is not None else "")
             pm = fmt_mb(p["rss_kb"])
             tr = fmt_s(p["s_cold"] / kl["s"]) if kl["s"] else "-"
-            mr = fmt_s(p["rss_kb"] / kl["rss_kb"]) if kl["rss_kb"] else "-"
+            mr = fmt_s(p["rss_kb"] / kl["rss_kb"]) if kl["rss_kb"] and p["rss_kb"] else "-"
         agree = agreement_text(r).replace("|", "\\|")
         out.append(f"| {r['input']} | {r['ops']} | {fmt_s(kl['s'])} | {fmt_mb(kl['rss_kb'])} | "
                    f"{p.get('name', '-')} | {ps} | {pm} | {tr} | {mr} | {agree} |")

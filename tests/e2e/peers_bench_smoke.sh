@@ -10,7 +10,6 @@ set -euo pipefail
 PY=${KL_PYTHON:-python3}
 GEN=$KL_BINARY_DIR/tests/bench/kl_ingest_bench
 [[ -x $GEN ]] || { echo "missing $GEN (built with the project)"; exit 1; }
-[[ -x /usr/bin/time ]] || { echo "needs GNU time at /usr/bin/time (apt package time)"; exit 1; }
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/kl-peers-smoke-XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 BENCH=$KL_SOURCE_DIR/tests/bench/peers_bench.py
