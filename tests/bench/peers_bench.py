@@ -346,9 +346,12 @@ def run_nsys_input(args, path, label):
     row["peer"]["rss_kb"] = peak(v["rss_kb"] for v in best.values())
     if any("DuckDB unavailable" in v["err"] for v in best.values()):
         row["notes"].append("nsys-ai fell back to sqlite3 (DuckDB unavailable)")
-    # Warm runs must print what the cold ones printed; the cold output is judged.
+    # The cold output is judged; a warm one that prints something else is said so.
     summ = json.load(open(os.path.join(work, "ai-cold-summary.json")))
     tree = json.load(open(os.path.join(work, "ai-cold-tree.json")))
+    for what, cold in (("summary", summ), ("tree", tree)):
+        if json.load(open(os.path.join(work, f"ai-warm-{what}.json"))) != cold:
+            row["notes"].append(f"nsys-ai's warm {what} differs from its cold one")
     row["peer"]["summary"] = peer_rows_verdict(
         summ, truth["by_name"], "kernel names", "kernel_name", "invocations", "total_ms")
     row["peer"]["tree"] = peer_rows_verdict(
