@@ -4,10 +4,18 @@
 # requirements/dev.txt (PyTorch 2.x from PyPI and what the tests drive).
 # Idempotent: a second run with the same lock file installs nothing (stamp: .venv/.kernlens-lock).
 # usage: scripts/venv.sh            prints nothing when the venv is current
+#        scripts/venv.sh bench      the benchmark venv instead: .venv-bench/ from requirements/bench.txt
+#                                   (the tools tests/bench/peers_bench.py compares kernlens with;
+#                                   made by `make bench` only, never by the tests)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-VENV=${KL_VENV:-$PWD/.venv}
-LOCK=requirements/dev.txt
+KIND=${1:-dev}
+case $KIND in
+  dev) VENV=${KL_VENV:-$PWD/.venv} ;;
+  bench) VENV=${KL_BENCH_VENV:-$PWD/.venv-bench} ;;
+  *) echo "usage: scripts/venv.sh [dev|bench]" >&2; exit 2 ;;
+esac
+LOCK=requirements/$KIND.txt
 BASE=${KL_BASE_PYTHON:-/usr/bin/python3}
 want=$(sha256sum "$LOCK" | cut -d' ' -f1)
 if [[ -x $VENV/bin/python && -f $VENV/.kernlens-lock && $(cat "$VENV/.kernlens-lock") == "$want" ]]; then
@@ -24,9 +32,13 @@ if [[ ! -x $VENV/bin/python ]]; then
     "$BASE" -m venv "$VENV"
   }
 fi
-echo "venv: installing $LOCK into $VENV (pinned, hash-checked; PyTorch's wheels are large: a few minutes the first time)"
+echo "venv: installing $LOCK into $VENV (pinned, hash-checked; the wheels are large: a few minutes the first time)"
 rm -f "$VENV/.kernlens-lock"
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-input --require-hashes \
   --only-binary=:all: -r "$LOCK"
-"$VENV/bin/python" -c 'import torch; print("venv: torch", torch.__version__)'
+if [[ $KIND == dev ]]; then
+  "$VENV/bin/python" -c 'import torch; print("venv: torch", torch.__version__)'
+else
+  "$VENV/bin/python" -c 'import importlib.metadata as m; print("venv:", ", ".join(p + " " + m.version(p) for p in ("nsys-ai", "HolisticTraceAnalysis", "duckdb")))'
+fi
 echo "$want" > "$VENV/.kernlens-lock"
