@@ -46,6 +46,7 @@ fuzz:
 	@bash tests/fuzz/run.sh
 
 bench: build
+	@bash scripts/install-deps.sh bench
 	@bash tests/bench/run.sh $(BUILD)
 
 # Install under PREFIX (DESTDIR is honoured): bin/kernlens, share/kernlens/, share/doc/kernlens/.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages a make target needs, idempotently.
-# usage: scripts/install-deps.sh GROUP...   (groups: build, venv, format, package, fuzz, browser, editor, nsys, slurm)
+# usage: scripts/install-deps.sh GROUP...   (groups: build, venv, format, package, fuzz, browser, editor, nsys, slurm, bench)
 # Quiet when everything is present; runs `apt-get update` only when something must be installed.
 set -euo pipefail
 
@@ -14,6 +14,7 @@ declare -A GROUPS_PKGS=(
   [venv]="python3-venv"
   [nsys]="nsight-systems-target nsight-systems libnvtoolsext1"
   [slurm]="slurmctld slurmd slurm-client munge"
+  [bench]="time bc"
 )
 # Packages from Debian's non-free component; their deps (nvidia-support, glx-*) are in contrib.
 # Both are added in a separate sources file, only when needed.
