@@ -15,6 +15,7 @@
 #include "core/profile/reader.h"
 #include "core/support/gzip.h"
 #include "core/support/sqlite.h"
+#include "core/support/text.h"
 
 namespace kl::profile {
 
@@ -69,12 +70,7 @@ bool hasColumn(const Database& db, std::string_view table, std::string_view col)
   return std::find(cols.begin(), cols.end(), col) != cols.end();
 }
 
-bool icontains(std::string_view hay, std::string_view needle) {
-  auto it = std::search(hay.begin(), hay.end(), needle.begin(), needle.end(), [](char a, char b) {
-    return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-  });
-  return it != hay.end();
-}
+using support::icontains;
 
 /// Ids of strings a part reader interned into its own table (see NsysReader's part constructor)
 /// carry this bit until the part is merged.

@@ -12,17 +12,13 @@
 #include "core/profile/builder.h"
 #include "core/profile/reader.h"
 #include "core/support/gzip.h"
+#include "core/support/text.h"
 
 namespace kl::profile {
 
 namespace {
 
-bool icontains(std::string_view hay, std::string_view needle) {
-  auto it = std::search(hay.begin(), hay.end(), needle.begin(), needle.end(), [](char a, char b) {
-    return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-  });
-  return it != hay.end();
-}
+using support::icontains;
 
 bool isProfileFile(const std::filesystem::path& p) {
   auto n = p.filename().string();

@@ -7,6 +7,8 @@
 #include <initializer_list>
 #include <thread>
 
+#include "core/support/text.h"
+
 namespace kl::sql {
 
 namespace {
@@ -33,16 +35,7 @@ std::string uriPath(const std::filesystem::path& p) {
   return out;
 }
 
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
+using support::iequals;
 
 bool mentions(const std::string& m, std::initializer_list<const char*> words) {
   for (const char* w : words)
