@@ -7,9 +7,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${KL_VENV:-$PWD/.venv}
-LOCK=requirements/dev.txt
+LOCKS=(requirements/dev.txt requirements/wheel.txt)
 BASE=${KL_BASE_PYTHON:-/usr/bin/python3}
-want=$(sha256sum "$LOCK" | cut -d' ' -f1)
+want=$(cat "${LOCKS[@]}" | sha256sum | cut -d' ' -f1)
 if [[ -x $VENV/bin/python && -f $VENV/.kernlens-lock && $(cat "$VENV/.kernlens-lock") == "$want" ]]; then
   exit 0
 fi
@@ -24,9 +24,9 @@ if [[ ! -x $VENV/bin/python ]]; then
     "$BASE" -m venv "$VENV"
   }
 fi
-echo "venv: installing $LOCK into $VENV (pinned, hash-checked; PyTorch's wheels are large: a few minutes the first time)"
+echo "venv: installing ${LOCKS[*]} into $VENV (pinned, hash-checked; PyTorch's wheels are large: a few minutes the first time)"
 rm -f "$VENV/.kernlens-lock"
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-input --require-hashes \
-  --only-binary=:all: -r "$LOCK"
+  --only-binary=:all: "${LOCKS[@]/#/-r}"
 "$VENV/bin/python" -c 'import torch; print("venv: torch", torch.__version__)'
 echo "$want" > "$VENV/.kernlens-lock"
