@@ -4,7 +4,8 @@
 #   kernlens-<ver>-py3-none-manylinux_<glibc>_x86_64.whl the wheel after `auditwheel repair`
 # The wheel holds bin/kernlens, the probe and the queries under site-packages/kernlens/ (see
 # pyproject.toml) and, in kernlens.libs/, the shared libraries the binary links that manylinux
-# does not promise (libgit2 and its TLS/SSH libraries, tree-sitter, SQLite, ...).
+# does not promise (libgit2 and its TLS/SSH libraries, tree-sitter, SQLite, ...), with their
+# Debian copyright files in the dist-info's licenses/bundled/ (scripts/wheel-licenses.py).
 # The wheel's CMake tree is BUILD_DIR-wheel, beside BUILD_DIR and so at the same place relative to
 # the sources: with the ccache keying of CMakeLists.txt it reuses BUILD_DIR's objects, and a second
 # run is incremental. Tools: the project venv's pinned requirements/wheel.txt (scripts/venv.sh);
@@ -36,6 +37,9 @@ mkdir -p "$OUT"
   { cat "$work/sdist.log"; echo "build-wheel: the sdist failed" >&2; exit 1; }
 "$PY" -m build --wheel --no-isolation --outdir "$work/raw" -C build-dir="$BUILD-wheel" "$S" > "$work/wheel.log" 2>&1 ||
   { tail -40 "$work/wheel.log"; echo "build-wheel: the wheel failed" >&2; exit 1; }
-"$PY" -m auditwheel repair --wheel-dir "$OUT" "$work"/raw/kernlens-*.whl > "$work/repair.log" 2>&1 ||
+"$PY" -m auditwheel repair --wheel-dir "$work/fixed" "$work"/raw/kernlens-*.whl > "$work/repair.log" 2>&1 ||
   { cat "$work/repair.log"; echo "build-wheel: auditwheel repair failed" >&2; exit 1; }
+# The bundled libraries' copyright notices, into the wheel's dist-info/licenses/bundled/.
+"$PY" "$S/scripts/wheel-licenses.py" "$work"/fixed/kernlens-*.whl
+mv "$work"/fixed/kernlens-*.whl "$OUT/"
 ls -1 "$OUT"/kernlens-*

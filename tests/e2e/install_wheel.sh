@@ -54,10 +54,32 @@ assert any(n.startswith("kernlens/share/kernlens/queries/") and n.endswith(".scm
 libs = [n for n in names if n.startswith("kernlens.libs/")]
 for want in ("libgit2", "libtree-sitter", "libsqlite3"):
     assert any(n.split("/")[-1].startswith(want) for n in libs), f"{want} not bundled: {libs}"
+z = zipfile.ZipFile(sys.argv[1])
 ep = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
-text = zipfile.ZipFile(sys.argv[1]).read(ep[0]).decode()
+text = z.read(ep[0]).decode()
 assert "kernlens = kernlens.__main__:main" in text, text
-print(f"wheel contents ok: {len(libs)} bundled libraries")
+# RECORD lists every other file with its sha256 and size (PEP 376/427), checked here.
+import base64, csv, hashlib, io
+record = [n for n in names if n.endswith(".dist-info/RECORD")][0]
+rows = {r[0]: r for r in csv.reader(io.StringIO(z.read(record).decode())) if r}
+for n in names:
+    if n.endswith("/") or n == record:
+        continue
+    assert n in rows, f"{n} is not in RECORD"
+    data = z.read(n)
+    digest = "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    assert rows[n][1] == digest and rows[n][2] == str(len(data)), f"RECORD is wrong for {n}"
+# The bundled libraries' copyright notices: at least libgit2's and tree-sitter's, and one per
+# Debian package whose library was bundled (never fewer notices than packages named in the SBOM).
+notices = [n for n in names if "/licenses/bundled/" in n and n.endswith(".copyright")]
+for want in ("libgit2", "libtree-sitter"):
+    assert any(n.split("/")[-1].startswith(want) for n in notices), f"no copyright notice for {want}: {notices}"
+import json
+sbom = json.loads(z.read([n for n in names if n.endswith("sboms/auditwheel.cdx.json")][0]))
+debs = {c["name"] for c in sbom["components"] if c.get("purl", "").startswith("pkg:deb/")}
+missing_notices = [d for d in debs if not any(n.endswith(f"/{d}.copyright") for n in notices)]
+assert not missing_notices, f"no copyright notice for bundled {missing_notices}"
+print(f"wheel contents ok: {len(libs)} bundled libraries, {len(notices)} copyright notices, RECORD verified")
 PY
 # The sdist carries the grammar (no npm at build time) and none of the tests.
 tar -tzf "$SDIST" > "$T/sdist.txt"
@@ -144,7 +166,7 @@ echo "missing -dev packages: $(grep -m1 'kernlens: cannot build' "$T/missing.log
 # No compilers: PATH holds only the tools pip and CMake need (cmake, ninja, pkg-config).
 mkdir -p "$T/nocc-bin"
 for tool in cmake ninja pkg-config; do ln -s "$(command -v "$tool")" "$T/nocc-bin/$tool"; done
-if env -u CC -u CXX PATH="$T/nocc-bin" sdist_install > "$T/nocc.log" 2>&1; then
+if (unset CC CXX; PATH="$T/nocc-bin"; sdist_install > "$T/nocc.log" 2>&1); then
   fail "the sdist built with no compiler on PATH"
 fi
 grep -Eq '^ *kernlens: cannot build: missing a C compiler \(Debian: gcc\), a C\+\+ compiler \(Debian: g\+\+\)$' "$T/nocc.log" ||
