@@ -5,25 +5,39 @@ JOBS ?= $(shell nproc)
 PREFIX ?= /usr/local
 CMAKE_FLAGS ?=
 
-.PHONY: all build deps configure demo test fuzz bench install package vsix wheel clean
+.PHONY: all apt venv build build-demo deps configure demo test check fuzz bench install package vsix wheel clean
 
 all: build
 
-deps:
+apt:
 	@bash scripts/install-deps.sh build venv
+
+venv: apt
 	@bash scripts/venv.sh
 
-configure: deps
+deps: apt venv
+
+configure: apt
 	@if [ ! -f $(BUILD)/build.ninja ]; then cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS); fi
 
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
+# Only what the demo needs: the binary and its probe (no test executables).
+build-demo: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target kernlens
+
 test: build
 	@bash scripts/test-deps.sh
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 1200
 
-demo: build
+# The quick loop on a built tree: unit tests, LSP transcripts and source checks, nothing slow.
+check: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L 'unit|lsp|static' -LE slow
+
+# The venv (network-bound: PyTorch from PyPI) is made while the binary compiles (CPU-bound).
+demo: apt
+	@$(MAKE) --no-print-directory -j2 --output-sync=target venv build-demo
 	@bash scripts/demo.sh $(BUILD)/kernlens
 
 # libFuzzer targets (clang); bounded run, see tests/fuzz/README.md.
@@ -32,6 +46,7 @@ fuzz:
 	@bash tests/fuzz/run.sh
 
 bench: build
+	@bash scripts/install-deps.sh bench
 	@bash tests/bench/run.sh $(BUILD)
 
 # Install under PREFIX (DESTDIR is honoured): bin/kernlens, share/kernlens/, share/doc/kernlens/.
@@ -51,7 +66,7 @@ vsix: build
 # (auditwheel-repaired: bundles the libraries manylinux does not promise) and the sdist
 # kernlens-<version>.tar.gz; built by scikit-build-core in $(BUILD)-wheel with the project venv's
 # pinned tools (requirements/wheel.txt). See docs/install.md.
-wheel: build
+wheel: venv build
 	@bash scripts/build-wheel.sh $(BUILD) $(BUILD)/dist
 
 clean:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages a make target needs, idempotently.
-# usage: scripts/install-deps.sh GROUP...   (groups: build, venv, format, package, fuzz, browser, editor, nsys, slurm)
+# usage: scripts/install-deps.sh GROUP...   (groups: build, venv, format, package, fuzz, browser, editor, nsys, slurm, bench)
 # Quiet when everything is present; runs `apt-get update` only when something must be installed.
 set -euo pipefail
 
@@ -14,6 +14,7 @@ declare -A GROUPS_PKGS=(
   [venv]="python3-venv"
   [nsys]="nsight-systems-target nsight-systems libnvtoolsext1"
   [slurm]="slurmctld slurmd slurm-client munge"
+  [bench]="time bc"
 )
 # Packages from Debian's non-free component; their deps (nvidia-support, glx-*) are in contrib.
 # Both are added in a separate sources file, only when needed.
@@ -26,6 +27,49 @@ nsys_importer_fix() {
   [[ -x /usr/lib/nsight-systems/host-linux-x64/QdstrmImporter && -d $d && ! -e $d/host-linux-x64 ]] || return 0
   as_root ln -sfn ../../nsight-systems/host-linux-x64 "$d/host-linux-x64"
 }
+
+# Adds contrib + non-free for every archive the machine already uses for `main`: the same URIs, suites,
+# options and keyring as its own apt sources (deb822 *.sources and one-line *.list), so a machine on
+# another mirror or a snapshot keeps using it. No archive address is named here.
+nonfree_sources() {  # ETC_DIR -> prints "SOURCES\n<deb822>" and/or "LIST\n<one-line>" blocks
+  local etc=$1 d=$1/sources.list.d stanzas lines f
+  shopt -s nullglob
+  stanzas=$(for f in "$d"/*.sources; do
+    [[ $f == */kernlens-nonfree.sources ]] && continue
+    awk 'function flush() { if (comp ~ /(^| )main( |$)/ && uris != "" && en != "no") {
+             printf "Types: %s\nURIs: %s\nSuites: %s\nComponents: contrib non-free\n", types, uris, suites;
+             if (sb != "") printf "Signed-By: %s\n", sb; printf "\n" }
+           types = "deb"; uris = suites = comp = sb = ""; en = "" }
+         BEGIN { flush() }
+         /^[ \t]*$/ { flush(); next }
+         /^#/ { next }
+         { k = tolower($1); sub(/^[^:]*:[ \t]*/, "") }
+         k == "types:" { types = $0 } k == "uris:" { uris = $0 } k == "suites:" { suites = $0 }
+         k == "components:" { comp = $0 } k == "signed-by:" { sb = $0 } k == "enabled:" { en = tolower($0) }
+         END { flush() }' "$f"
+  done)
+  lines=$(for f in "$etc/sources.list" "$d"/*.list; do
+    [[ -f $f && $f != */kernlens-nonfree.list ]] || continue
+    awk '$1 == "deb" { opt = ""; i = 2; if ($2 ~ /^\[/) { while ($i !~ /\]$/) { opt = opt $i " "; i++ } opt = opt $i " "; i++ }
+                       for (j = i + 2; j <= NF; j++) if ($j == "main") { print "deb " opt $i " " $(i + 1) " contrib non-free"; break } }' "$f"
+  done)
+  shopt -u nullglob
+  [[ -n $stanzas ]] && printf 'SOURCES\n%s\n' "$stanzas"
+  [[ -n $lines ]] && printf 'LIST\n%s\n' "$lines"
+  return 0
+}
+add_nonfree_sources() {
+  local out d=/etc/apt/sources.list.d
+  out=$(nonfree_sources /etc/apt)
+  [[ -n $out ]] || { echo "install-deps: no apt source for 'main' found to add contrib/non-free to" >&2; return 0; }
+  awk '/^SOURCES$/ { f = 1; next } /^LIST$/ { f = 0 } f' <<<"$out" | grep -q . &&
+    awk '/^SOURCES$/ { f = 1; next } /^LIST$/ { f = 0 } f' <<<"$out" | $SUDO tee "$d/kernlens-nonfree.sources" >/dev/null
+  awk '/^LIST$/ { f = 1; next } /^SOURCES$/ { f = 0 } f' <<<"$out" | grep -q . &&
+    awk '/^LIST$/ { f = 1; next } /^SOURCES$/ { f = 0 } f' <<<"$out" | $SUDO tee "$d/kernlens-nonfree.list" >/dev/null
+  return 0
+}
+# Test hook: print the contrib/non-free sources this machine would get from the apt dir ETC_DIR.
+if [[ ${1:-} == --print-nonfree-sources ]]; then nonfree_sources "$2"; exit 0; fi
 
 want=()
 for g in "$@"; do
@@ -55,11 +99,10 @@ fi
 echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 for p in "${missing[@]}"; do
-  if [[ "$NONFREE" == *" $p "* && ! -e /etc/apt/sources.list.d/kernlens-nonfree.sources ]] &&
+  if [[ "$NONFREE" == *" $p "* && ! -e /etc/apt/sources.list.d/kernlens-nonfree.sources &&
+        ! -e /etc/apt/sources.list.d/kernlens-nonfree.list ]] &&
      ! apt-cache policy "$p" 2>/dev/null | grep -q 'Candidate: [0-9]'; then
-    printf '%s\n' 'Types: deb' 'URIs: http://deb.debian.org/debian' 'Suites: bookworm bookworm-updates' \
-      'Components: contrib non-free' 'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' |
-      $SUDO tee /etc/apt/sources.list.d/kernlens-nonfree.sources >/dev/null
+    add_nonfree_sources
     break
   fi
 done

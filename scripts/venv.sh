@@ -1,13 +1,23 @@
 #!/usr/bin/env bash
 # The project venv: .venv/ at the repo root, made from the machine's Python 3.11 (Debian's
 # /usr/bin/python3, or $KL_BASE_PYTHON), holding the pinned, hash-checked packages of
-# requirements/dev.txt (PyTorch 2.x from PyPI and what the tests drive).
-# Idempotent: a second run with the same lock file installs nothing (stamp: .venv/.kernlens-lock).
+# requirements/dev.txt (PyTorch 2.x from PyPI and what the tests drive) and requirements/wheel.txt
+# (the wheel's build backend and tools: `make wheel`, tests/e2e/install_wheel.sh).
+# Idempotent: a second run with the same lock files installs nothing (stamp: .venv/.kernlens-lock).
 # usage: scripts/venv.sh            prints nothing when the venv is current
+#        scripts/venv.sh bench      the benchmark venv instead: .venv-bench/ from requirements/bench.txt
+#                                   (the tools tests/bench/peers_bench.py compares kernlens with;
+#                                   made by `make bench` only, never by the tests)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-VENV=${KL_VENV:-$PWD/.venv}
-LOCKS=(requirements/dev.txt requirements/wheel.txt)
+KIND=${1:-dev}
+case $KIND in
+  dev) VENV=${KL_VENV:-$PWD/.venv} ;;
+  bench) VENV=${KL_BENCH_VENV:-$PWD/.venv-bench} ;;
+  *) echo "usage: scripts/venv.sh [dev|bench]" >&2; exit 2 ;;
+esac
+LOCKS=(requirements/$KIND.txt)
+[[ $KIND == dev ]] && LOCKS+=(requirements/wheel.txt)
 BASE=${KL_BASE_PYTHON:-/usr/bin/python3}
 want=$(cat "${LOCKS[@]}" | sha256sum | cut -d' ' -f1)
 if [[ -x $VENV/bin/python && -f $VENV/.kernlens-lock && $(cat "$VENV/.kernlens-lock") == "$want" ]]; then
@@ -24,9 +34,13 @@ if [[ ! -x $VENV/bin/python ]]; then
     "$BASE" -m venv "$VENV"
   }
 fi
-echo "venv: installing ${LOCKS[*]} into $VENV (pinned, hash-checked; PyTorch's wheels are large: a few minutes the first time)"
+echo "venv: installing ${LOCKS[*]} into $VENV (pinned, hash-checked; the wheels are large: a few minutes the first time)"
 rm -f "$VENV/.kernlens-lock"
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-input --require-hashes \
   --only-binary=:all: "${LOCKS[@]/#/-r}"
-"$VENV/bin/python" -c 'import torch; print("venv: torch", torch.__version__)'
+if [[ $KIND == dev ]]; then
+  "$VENV/bin/python" -c 'import torch; print("venv: torch", torch.__version__)'
+else
+  "$VENV/bin/python" -c 'import importlib.metadata as m; print("venv:", ", ".join(p + " " + m.version(p) for p in ("nsys-ai", "HolisticTraceAnalysis", "duckdb")))'
+fi
 echo "$want" > "$VENV/.kernlens-lock"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: realcode slow
 # The same program profiled N times (emulate backend, seeds fixed by the programs) gives identical
 # per-line attribution: every real-code entry of tests/e2e/realcode_loop.sh (tests/data/realcode)
 # (tests/e2e/determinism.py compares file, line, launches, forward/backward ns, atomic reason,

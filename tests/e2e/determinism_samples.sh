@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: slow
 # The same program profiled N times (emulate backend, seeds fixed by the programs) gives identical
 # per-line attribution: every loop sample (tests/e2e/samples_*.sh; determinism_realcode.sh: the real code)
 # (tests/e2e/determinism.py compares file, line, launches, forward/backward ns, atomic reason,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# ctest-labels: editor
 # Headless Neovim (Debian's 0.7.2) attached to the real `kernlens lsp` on the emulated MLP profile:
 # loadProfile, inlay hints (raw requests: 0.7 has no hint UI), hovers through vim.lsp.buf.hover(),
 # code lenses through vim.lsp.codelens, then two lines inserted at the top: hints and lenses must

@@ -1,4 +1,5 @@
 #!/bin/bash
+# ctest-labels: editor
 # Real VS Code: code-server (from the npm registry) on 127.0.0.1 with the packaged kernlens .vsix
 # (bundled client + embedded server, as `make vsix` builds it), driven by headless Debian Chromium
 # through playwright-core. The extension starts its bundled `kernlens lsp` (no serverPath set),

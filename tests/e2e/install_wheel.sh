@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: slow
 # `pip install kernlens` like a user: the wheel and the sdist that `make wheel` builds
 # (scripts/build-wheel.sh), each installed into its own fresh venv, and used from there only:
 #   - the `kernlens` command is the venv's (bin/kernlens, a console script), `kernlens --version`,

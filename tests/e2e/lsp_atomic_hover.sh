@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: lsp
 # Why a line is ATOMIC, from the loop to the editor: `kernlens profile` (emulate backend, call
 # discovery) on a model whose MLP is a lambda (as in minGPT/nanoGPT variants) stores the loop's
 # verdicts with the round; `kernlens lsp` on the same workspace then shows them in the hover.

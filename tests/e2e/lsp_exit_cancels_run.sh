@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: lsp
 # `exit` without `shutdown`, and end of input, while a profiling run goes (the real binary over
 # stdio, a program that would sleep 300 s): the server cancels the run, kills its process group
 # and exits with 1 within seconds; no process of the run is left behind.

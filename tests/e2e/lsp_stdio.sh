@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: lsp
 # End-to-end: the real `kernlens lsp` binary over stdio pipes, driven by a Python LSP client
 # (tests/e2e/lsp_client.py): initialize → initialized → shutdown → exit with exit code 0,
 # malformed framing that the server survives, exit codes without shutdown and at end of input.

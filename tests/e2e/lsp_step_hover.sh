@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: lsp
 # The training-step kinds, from the loop to the editor hover: `kernlens profile` (emulate backend)
 # on a tiny training step (two Linear layers, AdamW with its multi-tensor (foreach) implementation,
 # zero_grad, clip_grad_norm_, loss.backward()); `kernlens lsp` on the same workspace then shows each

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: slow
 # Focus modes on the mlp sample (emulate backend):
 #  - --lines A-B starting on a `def` line wraps the function's body: its lines carry their kernels;
 #  - a region that launches nothing says so in the JSON notes;

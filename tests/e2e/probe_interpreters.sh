@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: slow
 # The probe runs in the interpreter the user's entry runs, in whichever venv that is:
 #   - `VENV_B/bin/python prog.py`, `python3 prog.py` with VENV_B first on PATH, and a `#!VENV_B`
 #     script all run the program (and the probe) in VENV_B (the program reports its sys.prefix);

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: slow
 # The program under the probe is the program: every sample, and the programs of
 # tests/data/probe/unchanged_ws (a traceback, introspection, the program's own settrace/setprofile,
 # spawn children and DataLoader workers), run without kernlens and under the emulate and torch

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: slow
 # ctest-resource-lock: nsys
 # probe_unchanged.sh under the real Nsight Systems (2022.4 here, NVTX + OS runtime only, no GPU):
 # the program's output is redirected inside the profiled command, so nsys's own messages never mix

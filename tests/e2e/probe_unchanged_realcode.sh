@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: realcode slow
 # The program under the probe is the program, on the real-code entries of tests/data/realcode
 # (nanoGPT: training, --foreach, --forward-only, checkpointed; word_language_model: LSTM and
 # Transformer), run without kernlens and under the emulate and torch

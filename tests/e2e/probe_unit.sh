@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: slow
 # Runs the probe's Python tests (tests/probe/*.py, unittest) with the project venv's Python (KL_PYTHON).
 # Needs: scripts/install-deps.sh probe nsys (libnvtoolsext1 for the NVTX provider chain test).
 set -euo pipefail

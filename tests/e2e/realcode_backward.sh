@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: realcode
 # Backward attribution on real third-party training code: nanoGPT's model (tests/data/realcode),
 # emulated training steps (forward, loss.backward(), clip_grad_norm_, AdamW). The emulator launches
 # the backward from its `pt_autograd_0` thread, as CUDA PyTorch does; kernlens must put the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: realcode slow
 # Activation checkpointing on real third-party code: nanoGPT's blocks (tests/data/realcode) run
 # under torch.utils.checkpoint (our entry train_ckpt.py), so their forward ops run again during
 # backward, on the emulator's `pt_autograd_0` thread as in CUDA PyTorch. kernlens must put the

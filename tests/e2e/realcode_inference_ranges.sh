@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: realcode
 # emit_nvtx's sequence ranges only where a backward pass runs: nanoGPT's evaluate() (tests/data/
 # realcode, --forward-only: no backward pass) — the discovery pass counts no backward pass, so every
 # instrumented round runs the probe with `--autograd-nvtx off` (the command is in the round's log

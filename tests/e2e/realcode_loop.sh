@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: realcode slow
 # The loop on real third-party model code (tests/data/realcode: nanoGPT, pytorch/examples
 # word_language_model), emulate backend, focus on the train step or the model's forward, checked
 # against an INDEPENDENT ground truth (realcode_truth.py: a TorchDispatchMode recording the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: realcode
 # The steps of a training step around the model, on real third-party code: nanoGPT's model
 # (tests/data/realcode) trained by our entry with AdamW's multi-tensor (foreach) implementation and
 # clip_grad_norm_ (foreach too in PyTorch 2.x). Their kernels stay on the lines that call them, labelled by kind

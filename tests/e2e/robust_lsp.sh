@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: lsp
 # The server always answers and leaves nothing behind: a frame right after junk is served; a
 # body that is not JSON gets -32700 (with its id when readable); kernlens.loadProfile on a FIFO
 # fails at once and the server goes on; $/cancelRequest stops a running profile; a program that

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: slow
 # Row-order independence (tests/e2e/row_order.py): every real export in tests/data (nsys SQLite,
 # Kineto JSON, the 8-rank Kineto run) and emulated ones (the stored ones and a fresh training
 # step with backward-link ranges), rows of every table shuffled, against the same rows sorted:

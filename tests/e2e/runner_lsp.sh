@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: lsp slow
 # kernlens.profileFunction in the real server over stdio (emulate backend on samples/mlp):
 # work-done progress create/begin/report/end, the program's output as window/logMessage, requests
 # answered while the run goes, results in the store; kernlens.refineHere on a line range;

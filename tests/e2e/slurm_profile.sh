@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: slow
 # `kernlens profile --launch slurm` against a REAL Slurm (Debian slurm-wlm) brought up as a
 # single-node cluster on localhost by this test and torn down at the end. Two ranks via srun
 # (one emulated export per rank, SLURM_PROCID), ingested as one run; then the same via

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: editor
 # The VS Code extension's start-up check of the server (vscode-extension/src/server_check.ts), run
 # with plain node against real binaries: the build's kernlens (same version as the extension: ok),
 # a missing path, a non-executable file, a binary that fails to load (the loader's message must be
