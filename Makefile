@@ -5,7 +5,7 @@ JOBS ?= $(shell nproc)
 PREFIX ?= /usr/local
 CMAKE_FLAGS ?=
 
-.PHONY: all apt venv build build-demo deps configure demo test check fuzz bench install package vsix clean
+.PHONY: all apt venv build build-demo deps configure demo test check fuzz bench install package vsix wheel clean
 
 all: build
 
@@ -62,5 +62,12 @@ package: build
 vsix: build
 	@bash scripts/package-vsix.sh $(BUILD) $(BUILD)/kernlens-linux-x64.vsix
 
+# Python packages (`pip install`): $(BUILD)/dist/kernlens-<version>-py3-none-manylinux_<glibc>_x86_64.whl
+# (auditwheel-repaired: bundles the libraries manylinux does not promise) and the sdist
+# kernlens-<version>.tar.gz; built by scikit-build-core in $(BUILD)-wheel with the project venv's
+# pinned tools (requirements/wheel.txt). See docs/install.md.
+wheel: venv build
+	@bash scripts/build-wheel.sh $(BUILD) $(BUILD)/dist
+
 clean:
-	rm -rf $(BUILD) build-fuzz
+	rm -rf $(BUILD) $(BUILD)-wheel build-fuzz

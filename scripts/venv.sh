@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The project venv: .venv/ at the repo root, made from the machine's Python 3.11 (Debian's
 # /usr/bin/python3, or $KL_BASE_PYTHON), holding the pinned, hash-checked packages of
-# requirements/dev.txt (PyTorch 2.x from PyPI and what the tests drive).
-# Idempotent: a second run with the same lock file installs nothing (stamp: .venv/.kernlens-lock).
+# requirements/dev.txt (PyTorch 2.x from PyPI and what the tests drive) and requirements/wheel.txt
+# (the wheel's build backend and tools: `make wheel`, tests/e2e/install_wheel.sh).
+# Idempotent: a second run with the same lock files installs nothing (stamp: .venv/.kernlens-lock).
 # usage: scripts/venv.sh            prints nothing when the venv is current
 #        scripts/venv.sh bench      the benchmark venv instead: .venv-bench/ from requirements/bench.txt
 #                                   (the tools tests/bench/peers_bench.py compares kernlens with;
@@ -15,9 +16,10 @@ case $KIND in
   bench) VENV=${KL_BENCH_VENV:-$PWD/.venv-bench} ;;
   *) echo "usage: scripts/venv.sh [dev|bench]" >&2; exit 2 ;;
 esac
-LOCK=requirements/$KIND.txt
+LOCKS=(requirements/$KIND.txt)
+[[ $KIND == dev ]] && LOCKS+=(requirements/wheel.txt)
 BASE=${KL_BASE_PYTHON:-/usr/bin/python3}
-want=$(sha256sum "$LOCK" | cut -d' ' -f1)
+want=$(cat "${LOCKS[@]}" | sha256sum | cut -d' ' -f1)
 if [[ -x $VENV/bin/python && -f $VENV/.kernlens-lock && $(cat "$VENV/.kernlens-lock") == "$want" ]]; then
   exit 0
 fi
@@ -32,10 +34,10 @@ if [[ ! -x $VENV/bin/python ]]; then
     "$BASE" -m venv "$VENV"
   }
 fi
-echo "venv: installing $LOCK into $VENV (pinned, hash-checked; the wheels are large: a few minutes the first time)"
+echo "venv: installing ${LOCKS[*]} into $VENV (pinned, hash-checked; the wheels are large: a few minutes the first time)"
 rm -f "$VENV/.kernlens-lock"
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-input --require-hashes \
-  --only-binary=:all: -r "$LOCK"
+  --only-binary=:all: "${LOCKS[@]/#/-r}"
 if [[ $KIND == dev ]]; then
   "$VENV/bin/python" -c 'import torch; print("venv: torch", torch.__version__)'
 else

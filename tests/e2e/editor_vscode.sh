@@ -9,6 +9,12 @@
 # first hints after round 1 (time from the click recorded), the cancellable progress, the call
 # line's inclusive time, "kernlens: Show run", and the hover on the hottest line (>= 5 kernel
 # rows, no horizontal clipping); checked by check_run_report.py.
+# Then `pip install kernlens`: a .vsix WITHOUT a bundled server, no kernlens.serverPath, and a fresh
+# venv holding the wheel (`make wheel`'s script) selected as the workspace's Python interpreter
+# (python.defaultInterpreterPath): the extension must start that venv's kernlens (seen in /proc:
+# the language server process runs the binary inside the venv's site-packages) and the page must
+# show the oracle's hints again.
+# ctest-resource-lock: wheel-build
 # Artifacts: $KL_BINARY_DIR/editor-e2e/vscode/{01-hints,02-hover,03-after-edit,run-*}.png,
 # report.json, run-report.json, server logs. Tools are cached in $KL_EDITOR_TOOLS (default ~/.cache/kernlens/editor-tools).
 # env: KERNLENS, KL_SOURCE_DIR, KL_BINARY_DIR (ctest sets them).
@@ -91,4 +97,51 @@ start_code_server "$T" "$W/code-server-run.log"
 NODE_PATH=$PW/node_modules timeout 420 node "$S/tests/e2e/editor/vscode_run_e2e.js" \
   "http://127.0.0.1:$PORT/?folder=$T" "$W" || { echo "browser run (profiling) failed"; cat "$W/run-report.json" 2>/dev/null | head -c 3000; tail -30 "$W/code-server-run.log"; exit 1; }
 /usr/bin/python3 "$S/tests/e2e/editor/check_run_report.py" "$W/run-report.json"
+stop_code_server
+
+# A pip-installed server: the wheel in a fresh venv, selected as the Python interpreter.
+P=$W/pip
+mkdir -p "$P/ws/.vscode" "$P/extensions"
+bash "$S/scripts/build-wheel.sh" "$KL_BINARY_DIR" "$P/dist" > "$P/build-wheel.log" 2>&1 ||
+  { cat "$P/build-wheel.log"; echo "FAIL: make wheel"; exit 1; }
+/usr/bin/python3 -m venv "$P/venv"
+"$P/venv/bin/pip" install --quiet --disable-pip-version-check --no-index "$P"/dist/kernlens-*-py3-none-manylinux_*.whl
+[[ -x $P/venv/bin/kernlens ]] || { echo "FAIL: the wheel put no kernlens in $P/venv/bin"; exit 1; }
+bash "$S/scripts/package-vsix.sh" "$KL_BINARY_DIR" "$P/kernlens-noserver.vsix" --no-server
+"$CS" --user-data-dir "$W/ud" --extensions-dir "$P/extensions" --install-extension "$P/kernlens-noserver.vsix" >"$P/install.log" 2>&1 ||
+  { cat "$P/install.log"; exit 1; }
+! ls "$P"/extensions/*/bin/kernlens >/dev/null 2>&1 || { echo "FAIL: the server-less .vsix has a bin/kernlens"; exit 1; }
+cp "$S/tests/data/editor/ws/mlp.py" "$P/ws/"
+cat > "$P/ws/.vscode/settings.json" <<JSON
+{ "python.defaultInterpreterPath": "$P/venv/bin/python" }
+JSON
+rm -f "$W/used-kernlens-from-PATH"
+PORT=${KL_CODE_SERVER_PORT:-$((20000 + RANDOM % 20000))}
+env KERNLENS_LOAD_PROFILE="$S/tests/data/editor/mlp_emulated.sqlite" setsid "$CS" --auth none --bind-addr 127.0.0.1:$PORT \
+  --disable-telemetry --disable-update-check --disable-workspace-trust --user-data-dir "$W/ud" \
+  --extensions-dir "$P/extensions" "$P/ws" >"$P/code-server.log" 2>&1 &
+PGID=$!
+for _ in $(seq 1 300); do curl -sf -o /dev/null "http://127.0.0.1:$PORT/healthz" && break; sleep 0.1; done
+# While the page runs, record the code-server processes that run the venv's binary (the console
+# script execs it): PID and command line, from /proc.
+want_exe=$(realpath "$P/venv/lib/python3"*/site-packages/kernlens/bin/kernlens)
+watch_servers() {
+  while :; do
+    for pid in $(pgrep -g "$PGID" 2>/dev/null); do
+      [[ $(readlink "/proc/$pid/exe" 2>/dev/null) == "$want_exe" ]] &&
+        echo "$pid $(tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null)" >> "$P/servers-seen.txt"
+    done
+    sleep 0.5
+  done
+}
+: > "$P/servers-seen.txt"
+watch_servers & WATCH=$!
+NODE_PATH=$PW/node_modules timeout 300 node "$S/tests/e2e/editor/vscode_e2e.js" \
+  "http://127.0.0.1:$PORT/?folder=$P/ws" "$P" mlp.py || { kill "$WATCH"; echo "browser run (pip-installed server) failed"; tail -30 "$P/code-server.log"; exit 1; }
+kill "$WATCH"; wait "$WATCH" 2>/dev/null || true
+/usr/bin/python3 "$S/tests/e2e/editor/check_report.py" "$W/oracle.json" "$P/report.json" --shift 2
+grep -q " $want_exe lsp *$" "$P/servers-seen.txt" ||
+  { echo "FAIL: no language server process ran $want_exe lsp; seen:"; sort -u "$P/servers-seen.txt"; exit 1; }
+[[ ! -e $W/used-kernlens-from-PATH ]] || { echo "FAIL: the extension ran kernlens from PATH, not the venv's"; exit 1; }
+echo "pip-installed server: $(sort -u "$P/servers-seen.txt" | head -1) served the hints"
 echo "screenshots: $W/01-hints.png $W/02-hover.png $W/03-after-edit.png $W/run-*.png"

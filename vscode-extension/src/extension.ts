@@ -17,7 +17,7 @@ import {
   State,
   WorkDoneProgressCancelNotification,
 } from 'vscode-languageclient/node';
-import { checkServer, ServerSource } from './server_check';
+import { checkServer, serverInPythonEnv, ServerSource } from './server_check';
 import { RunSummary, showRunPanel } from './run_view';
 
 let client: LanguageClient | undefined;
@@ -27,8 +27,40 @@ let status: vscode.StatusBarItem | undefined;
 /** The status text of the current results (kernlens/results), shown when no run is going. */
 let resultsStatus = { text: '$(pulse) kernlens', tooltip: 'kernlens — click for the run view' };
 
-/** The kernlens binary: setting, else the bundled bin/kernlens, else `kernlens` on PATH. */
-function serverCommand(context: vscode.ExtensionContext): { command: string; source: ServerSource } {
+/** The part of the Python extension's API used here (both its current and its older form). */
+interface PythonExtensionApi {
+  environments?: { getActiveEnvironmentPath?: (resource?: vscode.Uri) => { path?: string } | undefined };
+  settings?: { getExecutionDetails?: (resource?: vscode.Uri) => { execCommand?: string[] } | undefined };
+}
+
+/**
+ * The interpreter the Python extension (ms-python.python) has selected for the workspace, else the
+ * `python.defaultInterpreterPath` setting; undefined when neither names one.
+ */
+async function selectedPythonInterpreter(): Promise<string | undefined> {
+  const resource = vscode.workspace.workspaceFolders?.[0]?.uri;
+  const ext = vscode.extensions.getExtension<PythonExtensionApi | undefined>('ms-python.python');
+  if (ext) {
+    try {
+      const api = ext.isActive ? ext.exports : await ext.activate();
+      const active = api?.environments?.getActiveEnvironmentPath?.(resource)?.path;
+      if (typeof active === 'string' && active) return active;
+      const exec = api?.settings?.getExecutionDetails?.(resource)?.execCommand?.[0];
+      if (typeof exec === 'string' && exec) return exec;
+    } catch {
+      /* an older or failing Python extension: fall back to the setting */
+    }
+  }
+  const configured = vscode.workspace.getConfiguration('python', resource).get<string>('defaultInterpreterPath', '');
+  return configured || undefined;
+}
+
+/**
+ * The kernlens binary: the kernlens.serverPath setting, else the bundled bin/kernlens, else the
+ * `kernlens` of the selected Python interpreter's environment (`pip install kernlens`), else
+ * `kernlens` on PATH.
+ */
+async function serverCommand(context: vscode.ExtensionContext): Promise<{ command: string; source: ServerSource }> {
   const configured = vscode.workspace.getConfiguration('kernlens').get<string>('serverPath', '');
   if (configured) return { command: configured, source: 'setting' };
   const bundled = context.asAbsolutePath(path.join('bin', 'kernlens'));
@@ -45,6 +77,9 @@ function serverCommand(context: vscode.ExtensionContext): { command: string; sou
     }
     return { command: bundled, source: 'bundled' };
   }
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  const fromPython = serverInPythonEnv(await selectedPythonInterpreter(), folder);
+  if (fromPython) return { command: fromPython, source: 'python' };
   return { command: 'kernlens', source: 'path' };
 }
 
@@ -160,7 +195,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(output, status);
   setStatus('$(pulse) kernlens');
 
-  const { command, source } = serverCommand(context);
+  const { command, source } = await serverCommand(context);
   const expected = String((context.extension.packageJSON as { version?: string }).version ?? '');
   const check = await checkServer(command, source, expected);
   output.appendLine(`kernlens server: ${command} (${source}) version ${check.version ?? 'unknown'}; extension ${expected}`);
