@@ -212,6 +212,6 @@ TEST_CASE("the JSON document has exactly the documented shape") {
         "\"gpu_ns\":700}]}],"
         "\"unmapped\":[{\"name\":\"memcpy\",\"launches\":1,\"gpu_ns\":5,\"reason\":\"outside_kl_ranges\"}],"
         "\"notes\":[\"n1\"],\"round_log\":[]}");
-  CHECK(formatDuration(1500000) == "1.50 ms");
-  CHECK(formatDuration(730) == "730 ns");
+  CHECK(kl::formatDuration(1500000) == "1.50 ms");
+  CHECK(kl::formatDuration(730) == "730 ns");
 }
