@@ -163,7 +163,7 @@ check "only lsp/server/positions.{h,cpp} may convert UTF-16 / UTF-8 code units:"
 check "lsp/features/ must read params through typed structs (fromJson/ObjectReader), not json accessors:" \
   "$(grep -rnE '\.(value|contains|is_object|is_string|is_array|is_number[a-z_]*|is_boolean|at)\(|\.get<[^>]*>\(\)|_json_pointer' \
       "$root/lsp/features" "${srcs[@]}" || true)"
-# [invariant 17] One formatter per quantity: no printf-style time unit outside core/support/format.cpp,
+# [invariant 18] One formatter per quantity: no printf-style time unit outside core/support/format.cpp,
 # no other duration/percent formatter, and no line time composed in lsp/ or cli/ (LineView's words).
 check "time units are written only by core/support/format.cpp (formatDuration, formatPassTime):" \
   "$(grep -rnE '%[-+ .0-9]*l*[fdgu] ?(ms|us|µs|ns)\b' "$root/core" "$root/lsp" "$root/cli" "${srcs[@]}" |

@@ -73,10 +73,10 @@ expect inv14-untagged "no check there is tagged [invariant 5]" "sed -i 's/\[inva
 expect inv14-path "names paths that do not exist" "sed -i 's#core/attribution/autograd_link.h#core/attribution/autograd_gone.h#' docs/ARCHITECTURE.md"
 expect inv15-columns "must count each row's fields" \
   "sed -i 's/static_assert(sizeof...(Specs) == columns_detail::fieldCount<Row>()/(void)(0/' core/profile/columns.h"
-expect inv17-units "time units are written only by core/support/format.cpp" \
+expect inv18-units "time units are written only by core/support/format.cpp" \
   "app lsp/features/hover.cpp 'void u(char* b, double v){ std::snprintf(b, 9, \"%.2f ms\", v); }'"
-expect inv17-formatter "one formatter per quantity" "app core/analysis/gaps.cpp 'std::string fmtDuration(double ns);'"
-expect inv17-line "a line's time is worded by results::LineView" \
+expect inv18-formatter "one formatter per quantity" "app core/analysis/gaps.cpp 'std::string fmtDuration(double ns);'"
+expect inv18-line "a line's time is worded by results::LineView" \
   "app lsp/features/run_view.cpp 'std::string t(const results::LineResult& l){ return formatPassTime(l.gpuNs, l.backwardNs); }'"
 # (the ticket words are assembled at run time: this file must pass the rule itself)
 expect inv16-code "no issue/ticket numbers" "app core/support/log.cpp \"\$(printf '// see %s%s' issue ' 12')\""
