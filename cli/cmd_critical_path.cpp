@@ -3,12 +3,10 @@
 #include "cli/cli.h"
 #include "cli/profile_common.h"
 #include "core/analysis/critical_path.h"
-#include "core/analysis/format.h"
+#include "core/support/format.h"
 
 namespace kl::cli {
 namespace {
-
-using analysis::fmtDuration;
 
 int run(const Args& args, Context& ctx) {
   auto c = parseCommon(args, {"text", "json", "csv"});
@@ -37,8 +35,9 @@ int run(const Args& args, Context& ctx) {
   }
   o << "Iterations: " << r.iterations.size() << " (" << analysis::iterMethodName(r.method) << ": " << r.detail << ")\n"
     << "Launch-bound: " << r.launchBound << " of " << r.iterations.size() << "; GPU waited for the CPU "
-    << fmtDuration(static_cast<double>(r.gpuWaitCpuNs)) << " = "
-    << analysis::fmtPercent(r.wallNs ? static_cast<double>(r.gpuWaitCpuNs) / static_cast<double>(r.wallNs) : 0)
+    << formatDuration(static_cast<double>(r.gpuWaitCpuNs)) << " = "
+    << formatShare(r.wallNs ? static_cast<double>(r.gpuWaitCpuNs) / static_cast<double>(r.wallNs) : 0,
+                   ShareDigits::Table)
     << " of iteration time\n\n";
   printTable(
       o,

@@ -3,9 +3,11 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli.h"
+#include "cli/profile_common.h"
 #include "core/cute/buffer.h"
 #include "core/cute/regions.h"
 #include "core/cute/source_map.h"
+#include "core/support/format.h"
 
 namespace kl::cli {
 namespace {
@@ -59,22 +61,19 @@ int summary(const Args& args, Context& ctx) {
     ctx.out << out.dump(2) << "\n";
     return 0;
   }
-  char line[256];
   ctx.out << l.buf.events.size() << " event(s) in " << l.buf.units << " unit(s) of capacity " << l.buf.capacity << "\n";
   for (const auto& w : l.buf.warnings) ctx.out << "warning: " << w << "\n";
   if (l.map)
     for (const auto& w : l.map->warnings) ctx.out << "warning: " << w << "\n";
-  std::snprintf(line, sizeof line, "%-4s %-20s %8s %12s %12s %12s %7s %s\n", "tag", "name", "count", "mean us",
-                "min us", "max us", "share", "line");
-  ctx.out << line;
+  std::vector<std::vector<std::string>> rows;
   for (const auto& s : stats) {
     auto ln = lineOf(s.tag);
-    std::snprintf(line, sizeof line, "%-4lld %-20s %8lld %12.3f %12.3f %12.3f %6.1f%% %s\n",
-                  static_cast<long long>(s.tag), s.name.c_str(), static_cast<long long>(s.count), s.meanNs / 1000.0,
-                  static_cast<double>(s.minNs) / 1000.0, static_cast<double>(s.maxNs) / 1000.0, s.share * 100,
-                  ln ? std::to_string(*ln).c_str() : "-");
-    ctx.out << line;
+    rows.push_back({std::to_string(s.tag), s.name, std::to_string(s.count), formatDuration(s.meanNs),
+                    formatDuration(static_cast<double>(s.minNs)), formatDuration(static_cast<double>(s.maxNs)),
+                    formatShare(s.share, ShareDigits::Table), ln ? std::to_string(*ln) : "-"});
   }
+  printTable(ctx.out, {"tag", "name", "count", "mean", "min", "max", "share", "line"}, rows,
+             {true, false, true, true, true, true, true, true});
   return 0;
 }
 

@@ -2,7 +2,7 @@
 #include "cli/cli.h"
 #include "cli/profile_common.h"
 #include "core/analysis/diagnose.h"
-#include "core/analysis/format.h"
+#include "core/support/format.h"
 #include "core/support/json_writer.h"
 
 namespace kl::cli {
@@ -23,8 +23,8 @@ int run(const Args& args, Context& ctx) {
     o << "  hypothesis: " << f.hypothesis << "\n";
     for (const auto& e : f.evidence) {
       o << "  evidence: " << e.what << " " << e.name.substr(0, 100);
-      if (e.start >= 0) o << " at " << analysis::fmtDuration(static_cast<double>(v.rel(e.start)));
-      o << ", " << analysis::fmtDuration(static_cast<double>(e.durationNs)) << "; " << e.note << "\n";
+      if (e.start >= 0) o << " at " << formatDuration(static_cast<double>(v.rel(e.start)));
+      o << ", " << formatDuration(static_cast<double>(e.durationNs)) << "; " << e.note << "\n";
     }
     o << "\n";
   }

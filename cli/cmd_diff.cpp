@@ -2,13 +2,11 @@
 #include "cli/cli.h"
 #include "cli/profile_common.h"
 #include "core/analysis/diff.h"
-#include "core/analysis/format.h"
+#include "core/support/format.h"
 #include "core/support/json_writer.h"
 
 namespace kl::cli {
 namespace {
-
-using analysis::fmtDuration;
 
 constexpr int kRegressionExit = 3;
 
@@ -47,9 +45,9 @@ int run(const Args& args, Context& ctx) {
                         std::to_string(x.nsB), std::to_string(x.delta())});
       else
         rows.push_back({x.status(), std::to_string(x.countA), std::to_string(x.countB),
-                        fmtDuration(static_cast<double>(x.nsA)), fmtDuration(static_cast<double>(x.nsB)),
-                        (x.delta() > 0 ? "+" : "") + fmtDuration(static_cast<double>(x.delta())), x.countA ? pct : "",
-                        x.name});
+                        formatDuration(static_cast<double>(x.nsA)), formatDuration(static_cast<double>(x.nsB)),
+                        (x.delta() > 0 ? "+" : "") + formatDuration(static_cast<double>(x.delta())),
+                        x.countA ? pct : "", x.name});
     }
     return rows;
   };
@@ -67,7 +65,7 @@ int run(const Args& args, Context& ctx) {
   noteEmulated(o2, b->model);
   char line[256];
   std::snprintf(line, sizeof line, "%s: A %s, B %s, delta %+.2f%% (threshold %.2f%%)", r.metricDetail.c_str(),
-                fmtDuration(r.valueA).c_str(), fmtDuration(r.valueB).c_str(), r.deltaPct, o.thresholdPct);
+                formatDuration(r.valueA).c_str(), formatDuration(r.valueB).c_str(), r.deltaPct, o.thresholdPct);
   o2 << line << "\nverdict: " << analysis::diffVerdictName(r.verdict) << (code ? "  (exit status 3)" : "") << "\n";
   o2 << r.newKernels << " new kernel names (only in B), " << r.vanishedKernels << " vanished (only in A)\n\n";
   std::vector<std::string> head = {"status", "count A", "count B", "time A", "time B", "delta", "delta%", "name"};

@@ -1,14 +1,12 @@
 // `kernlens gaps FILE...`: GPU idle gaps per device/stream and the CPU activity during them.
 #include "cli/cli.h"
 #include "cli/profile_common.h"
-#include "core/analysis/format.h"
 #include "core/analysis/gaps.h"
+#include "core/support/format.h"
 #include "core/support/json_writer.h"
 
 namespace kl::cli {
 namespace {
-
-using analysis::fmtDuration;
 
 int run(const Args& args, Context& ctx) {
   auto c = parseCommon(args, {"text", "json", "csv"});
@@ -47,39 +45,40 @@ int run(const Args& args, Context& ctx) {
   }
   auto& o = ctx.out;
   noteEmulated(o, m);
-  o << "Idle time per lane (gaps >= " << fmtDuration(static_cast<double>(go.minGapNs)) << " counted):\n";
+  o << "Idle time per lane (gaps >= " << formatDuration(static_cast<double>(go.minGapNs)) << " counted):\n";
   std::vector<std::vector<std::string>> rows;
   for (const auto* ls : {&r.devices, &r.streams})
     for (const auto& l : *ls)
-      rows.push_back(
-          {std::to_string(l.dev.rank), std::to_string(l.dev.device), l.stream ? std::to_string(*l.stream) : "all",
-           std::to_string(l.ops), fmtDuration(static_cast<double>(l.spanNs)),
-           fmtDuration(static_cast<double>(l.busyNs)), fmtDuration(static_cast<double>(l.idleNs)),
-           analysis::fmtPercent(l.spanNs ? static_cast<double>(l.idleNs) / static_cast<double>(l.spanNs) : 0),
-           std::to_string(l.gapCount), fmtDuration(static_cast<double>(l.gapNs))});
+      rows.push_back({std::to_string(l.dev.rank), std::to_string(l.dev.device),
+                      l.stream ? std::to_string(*l.stream) : "all", std::to_string(l.ops),
+                      formatDuration(static_cast<double>(l.spanNs)), formatDuration(static_cast<double>(l.busyNs)),
+                      formatDuration(static_cast<double>(l.idleNs)),
+                      formatShare(l.spanNs ? static_cast<double>(l.idleNs) / static_cast<double>(l.spanNs) : 0,
+                                  ShareDigits::Table),
+                      std::to_string(l.gapCount), formatDuration(static_cast<double>(l.gapNs))});
   printTable(o, {"rank", "device", "stream", "ops", "span", "busy", "idle", "idle%", "gaps", "gap time"}, rows,
              std::vector<bool>(10, true));
   o << "\nLargest " << (go.perStream ? "stream" : "device") << " gaps:\n";
   for (const auto& g : r.top) {
-    o << "  " << lane(g) << "  at " << fmtDuration(static_cast<double>(v.rel(g.start))) << "  idle "
-      << fmtDuration(static_cast<double>(g.length())) << "\n";
+    o << "  " << lane(g) << "  at " << formatDuration(static_cast<double>(v.rel(g.start))) << "  idle "
+      << formatDuration(static_cast<double>(g.length())) << "\n";
     if (g.before != profile::kNone) o << "      previous op: " << m.str(m.gpuOps[g.before].name).substr(0, 100) << "\n";
     if (g.after != profile::kNone) o << "      next op:     " << m.str(m.gpuOps[g.after].name).substr(0, 100) << "\n";
     if (g.afterLaunch != profile::kNone) {
       const auto& call = m.apiCalls[g.afterLaunch];
       o << "      next op launched by " << m.str(call.name) << " ending "
-        << fmtDuration(static_cast<double>(call.end - g.start)) << " after the gap began"
+        << formatDuration(static_cast<double>(call.end - g.start)) << " after the gap began"
         << (g.launchedDuringGap(m) ? "  (GPU was waiting for the launch)" : "") << "\n";
     }
     std::string cpu;
     for (const auto& a : g.api)
-      cpu += (cpu.empty() ? "" : ", ") + std::string(m.str(a.name)) + " " + fmtDuration(static_cast<double>(a.ns)) +
+      cpu += (cpu.empty() ? "" : ", ") + std::string(m.str(a.name)) + " " + formatDuration(static_cast<double>(a.ns)) +
              " (" + std::to_string(a.count) + "x)";
     o << "      CPU API during gap: " << (cpu.empty() ? "none recorded" : cpu) << "\n";
     std::string rg;
     for (const auto& a : g.ranges)
       rg += (rg.empty() ? "" : " | ") + std::string(m.str(a.name)).substr(0, 60) + " " +
-            fmtDuration(static_cast<double>(a.ns));
+            formatDuration(static_cast<double>(a.ns));
     if (!rg.empty()) o << "      ranges open during gap: " << rg << "\n";
   }
   return 0;

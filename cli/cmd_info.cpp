@@ -1,8 +1,8 @@
 // `kernlens info FILE...`: format, tool version, hardware, span, row counts, attribution.
 #include "cli/cli.h"
 #include "cli/profile_common.h"
-#include "core/analysis/format.h"
 #include "core/analysis/info.h"
+#include "core/support/format.h"
 #include "core/support/json_writer.h"
 
 namespace kl::cli {
@@ -16,13 +16,12 @@ int run(const Args& args, Context& ctx) {
   const auto& m = lp->model;
   if (c.format == "json") return printJson(ctx.out, r, m);
   auto& o = ctx.out;
-  using analysis::fmtDuration;
   o << "profile:   " << lp->label << "\n";
   o << "format:    " << r.format << (r.toolVersion.empty() ? "" : " " + r.toolVersion)
     << (r.schemaVersion.empty() ? "" : " (schema " + r.schemaVersion + ")") << (r.emulated ? "  EMULATED" : "") << "\n";
   if (r.emulated) noteEmulated(o, m);
   o << "ranks:     " << r.ranks << "\n";
-  o << "span:      " << fmtDuration(static_cast<double>(r.spanNs));
+  o << "span:      " << formatDuration(static_cast<double>(r.spanNs));
   if (v.trimmed()) o << "  (analysed window " << r.windowStartRel << " .. " << r.windowEndRel << " ns)";
   o << "\n";
   if (r.gpus.empty()) o << "gpus:      (no GPU table in the profile)\n";
@@ -30,7 +29,7 @@ int run(const Args& args, Context& ctx) {
     o << "gpu:       " << (r.ranks > 1 ? "rank " + std::to_string(g.rank) + " " : "") << "device " << g.deviceId << "  "
       << m.str(g.name);
     if (g.smCount) o << "  " << g.smCount << " SMs";
-    if (g.memoryBytes) o << "  " << analysis::fmtBytes(static_cast<double>(g.memoryBytes));
+    if (g.memoryBytes) o << "  " << formatBytes(static_cast<double>(g.memoryBytes));
     if (g.computeMajor) o << "  cc " << g.computeMajor << "." << g.computeMinor;
     o << "\n";
   }

@@ -1,14 +1,12 @@
 // `kernlens iters FILE...`: iteration detection (step ranges, else a repeating kernel sequence).
 #include "cli/cli.h"
 #include "cli/profile_common.h"
-#include "core/analysis/format.h"
 #include "core/analysis/iters.h"
+#include "core/support/format.h"
 #include "core/support/json_writer.h"
 
 namespace kl::cli {
 namespace {
-
-using analysis::fmtDuration;
 
 int run(const Args& args, Context& ctx) {
   auto c = parseCommon(args, {"text", "json", "csv"});
@@ -30,9 +28,9 @@ int run(const Args& args, Context& ctx) {
   noteEmulated(o, lp->model);
   o << "method: " << analysis::iterMethodName(r.method) << " — " << r.detail << "\n";
   if (r.iterations.empty()) return 0;
-  o << r.iterations.size() << " iterations: median " << fmtDuration(static_cast<double>(r.durations.p50)) << ", mean "
-    << fmtDuration(r.durations.mean) << ", min " << fmtDuration(static_cast<double>(r.durations.min)) << ", max "
-    << fmtDuration(static_cast<double>(r.durations.max)) << "\n";
+  o << r.iterations.size() << " iterations: median " << formatDuration(static_cast<double>(r.durations.p50))
+    << ", mean " << formatDuration(r.durations.mean) << ", min " << formatDuration(static_cast<double>(r.durations.min))
+    << ", max " << formatDuration(static_cast<double>(r.durations.max)) << "\n";
   printTable(o, {"iteration", "start", "end", "duration", "ops", "gpu time"}, rows,
              {false, true, true, true, true, true});
   return 0;

@@ -1,20 +1,18 @@
 // `kernlens launch FILE...`: launch overhead and queue delay.
 #include "cli/cli.h"
 #include "cli/profile_common.h"
-#include "core/analysis/format.h"
 #include "core/analysis/launch.h"
+#include "core/support/format.h"
 #include "core/support/json_writer.h"
 
 namespace kl::cli {
 namespace {
 
-using analysis::fmtDuration;
-
 std::string distText(const analysis::Dist& d) {
   if (!d.count) return "(none)";
-  return "n=" + std::to_string(d.count) + "  mean " + fmtDuration(d.mean) + "  p50 " +
-         fmtDuration(static_cast<double>(d.p50)) + "  p90 " + fmtDuration(static_cast<double>(d.p90)) + "  p99 " +
-         fmtDuration(static_cast<double>(d.p99)) + "  max " + fmtDuration(static_cast<double>(d.max));
+  return "n=" + std::to_string(d.count) + "  mean " + formatDuration(d.mean) + "  p50 " +
+         formatDuration(static_cast<double>(d.p50)) + "  p90 " + formatDuration(static_cast<double>(d.p90)) + "  p99 " +
+         formatDuration(static_cast<double>(d.p99)) + "  max " + formatDuration(static_cast<double>(d.max));
 }
 
 int run(const Args& args, Context& ctx) {
@@ -27,7 +25,7 @@ int run(const Args& args, Context& ctx) {
   const auto& m = lp->model;
   if (c.format == "json") return printJson(ctx.out, r, m, static_cast<size_t>(top));
   bool csv = c.format == "csv";
-  auto f = [&](double ns) { return csv ? std::to_string(static_cast<int64_t>(ns)) : fmtDuration(ns); };
+  auto f = [&](double ns) { return csv ? std::to_string(static_cast<int64_t>(ns)) : formatDuration(ns); };
   std::vector<std::vector<std::string>> rows;
   size_t n = top ? std::min<size_t>(static_cast<size_t>(top), r.kernels.size()) : r.kernels.size();
   for (size_t i = 0; i < n; ++i) {
@@ -50,9 +48,9 @@ int run(const Args& args, Context& ctx) {
   o << r.launchBoundKernels << " kernels ran shorter than their launch call\n\nBy launch API:\n";
   std::vector<std::vector<std::string>> arows;
   for (const auto& a : r.apis)
-    arows.push_back({std::string(m.str(a.name)), std::to_string(a.overhead.count), fmtDuration(a.overhead.mean),
-                     fmtDuration(static_cast<double>(a.overhead.p50)),
-                     fmtDuration(static_cast<double>(a.overhead.max))});
+    arows.push_back({std::string(m.str(a.name)), std::to_string(a.overhead.count), formatDuration(a.overhead.mean),
+                     formatDuration(static_cast<double>(a.overhead.p50)),
+                     formatDuration(static_cast<double>(a.overhead.max))});
   printTable(o, {"api", "calls", "mean", "p50", "max"}, arows, {false, true, true, true, true});
   o << "\nKernels with the longest mean queue delay:\n";
   printTable(o, {"kernel", "count", "launch call", "queue delay", "max queue", "gpu time"}, rows,

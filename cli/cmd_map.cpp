@@ -15,6 +15,7 @@
 #include "core/results/format.h"
 #include "core/results/from_profile.h"
 #include "core/results/from_store.h"
+#include "core/results/line_view.h"
 #include "core/results/path_match.h"
 #include "core/support/safe_file.h"
 
@@ -54,10 +55,10 @@ int printOps(const profile::ProfileModel& model, const std::string& path, const 
           << (t.emulated ? "  [EMULATED: kernels and times modelled, not measured]" : "") << "\n\n";
   for (const auto& o : t.ops)
     ctx.out << "  " << o.name << (o.noForwardOwner ? "  (backward, no forward op)" : "") << "    # "
-            << results::formatPassTime(o.gpuNs, o.noForwardOwner ? 0 : o.backwardGpuNs) << " · " << o.launches
-            << (o.launches == 1 ? " launch" : " launches") << "\n";
+            << formatPassTime(o.gpuNs, o.noForwardOwner ? 0 : o.backwardGpuNs) << " · "
+            << formatCount(o.launches, "launch", "launches") << "\n";
   if (t.unmappedOps)
-    ctx.out << "\nunmapped: " << t.unmappedOps << " GPU ops, " << results::formatDuration(t.unmappedGpuNs)
+    ctx.out << "\nunmapped: " << t.unmappedOps << " GPU ops, " << formatDuration(t.unmappedGpuNs)
             << " (no ATen op around the launch)\n";
   return 0;
 }
@@ -152,8 +153,8 @@ int run(const Args& args, Context& ctx) {
     for (const auto& l : f.lines) {
       std::string src = l.line < lines.size() ? std::string(lines[l.line]) : std::string();
       while (!src.empty() && (src.back() == '\r' || src.back() == ' ')) src.pop_back();
-      ctx.out << "  " << l.line + 1 << " | " << src << "    # " << results::formatPassTime(l.gpuNs, l.backwardNs)
-              << " · " << l.ops << (l.ops == 1 ? " launch" : " launches");
+      const results::LineView view = results::describeLine(rs, f, l);  // the editor's words
+      ctx.out << "  " << l.line + 1 << " | " << src << "    # " << view.text.time << " · " << view.text.launches;
       size_t shown = 0;
       for (const auto& k : l.kernels) {
         if (shown++ == 3) {
@@ -167,7 +168,7 @@ int run(const Args& args, Context& ctx) {
     }
   }
   if (rs.unmapped.ops)
-    ctx.out << "\nunmapped: " << rs.unmapped.ops << " GPU ops, " << results::formatDuration(rs.unmapped.gpuNs)
+    ctx.out << "\nunmapped: " << rs.unmapped.ops << " GPU ops, " << formatDuration(rs.unmapped.gpuNs)
             << " (no workspace line)\n";
   return 0;
 }

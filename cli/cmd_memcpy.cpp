@@ -1,14 +1,12 @@
 // `kernlens memcpy FILE...`: transfers by kind, bytes, bandwidth.
 #include "cli/cli.h"
 #include "cli/profile_common.h"
-#include "core/analysis/format.h"
 #include "core/analysis/memcpy.h"
+#include "core/support/format.h"
 #include "core/support/json_writer.h"
 
 namespace kl::cli {
 namespace {
-
-using analysis::fmtDuration;
 
 int run(const Args& args, Context& ctx) {
   auto c = parseCommon(args, {"text", "json", "csv"});
@@ -25,16 +23,16 @@ int run(const Args& args, Context& ctx) {
   };
   for (const auto& row : r.rows)
     rows.push_back({row.kind, row.memory, std::to_string(row.count),
-                    csv ? std::to_string(row.bytes) : analysis::fmtBytes(static_cast<double>(row.bytes)),
-                    csv ? std::to_string(row.totalNs) : fmtDuration(static_cast<double>(row.totalNs)),
+                    csv ? std::to_string(row.bytes) : formatBytes(static_cast<double>(row.bytes)),
+                    csv ? std::to_string(row.totalNs) : formatDuration(static_cast<double>(row.totalNs)),
                     gb(row.avgGBps()), gb(row.minGBps), gb(row.maxGBps)});
   if (csv) {
     printCsv(ctx.out, {"kind", "memory", "count", "bytes", "total_ns", "avg_gbps", "min_gbps", "max_gbps"}, rows);
     return 0;
   }
   noteEmulated(ctx.out, lp->model);
-  ctx.out << r.count << " transfers/memsets, " << analysis::fmtBytes(static_cast<double>(r.bytes)) << " in "
-          << fmtDuration(static_cast<double>(r.totalNs)) << " (bandwidth = bytes / duration, GB/s = 1e9 B/s)\n";
+  ctx.out << r.count << " transfers/memsets, " << formatBytes(static_cast<double>(r.bytes)) << " in "
+          << formatDuration(static_cast<double>(r.totalNs)) << " (bandwidth = bytes / duration, GB/s = 1e9 B/s)\n";
   printTable(ctx.out, {"kind", "host memory", "count", "bytes", "time", "avg GB/s", "min GB/s", "max GB/s"}, rows,
              {false, false, true, true, true, true, true, true});
   return 0;

@@ -4,13 +4,11 @@
 
 #include "cli/cli.h"
 #include "cli/profile_common.h"
-#include "core/analysis/format.h"
 #include "core/analysis/mfu.h"
+#include "core/support/format.h"
 
 namespace kl::cli {
 namespace {
-
-using analysis::fmtDuration;
 
 std::string tflops(double flops, double ns) {
   if (flops <= 0 || ns <= 0) return "-";
@@ -18,7 +16,7 @@ std::string tflops(double flops, double ns) {
   std::snprintf(b, sizeof b, "%.1f TFLOP/s", flops / ns / 1e3);
   return b;
 }
-std::string pct(double a, double b) { return a > 0 && b > 0 ? analysis::fmtPercent(a / b) : "-"; }
+std::string pct(double a, double b) { return a > 0 && b > 0 ? formatShare(a / b, ShareDigits::Table) : "-"; }
 std::string num(double x) {
   char b[32];
   std::snprintf(b, sizeof b, "%.6g", x);
@@ -63,12 +61,12 @@ int run(const Args& args, Context& ctx) {
   std::vector<std::vector<std::string>> dr;
   for (const auto& d : r.devices)
     dr.push_back({std::to_string(d.dev.rank), std::to_string(d.dev.device), d.gpuName.empty() ? "?" : d.gpuName,
-                  d.peak ? d.peak->model : "unknown", num(d.flops), fmtDuration(static_cast<double>(d.flopKernelNs)),
+                  d.peak ? d.peak->model : "unknown", num(d.flops), formatDuration(static_cast<double>(d.flopKernelNs)),
                   tflops(d.flops, static_cast<double>(d.flopKernelNs)),
                   d.peak ? pct(d.peakNs, static_cast<double>(d.flopKernelNs)) : "-",
                   tflops(d.flops, static_cast<double>(d.activeSpanNs)),
                   d.peak ? pct(d.peakNs, static_cast<double>(d.activeSpanNs)) : "-",
-                  fmtDuration(static_cast<double>(d.uncountedGemmNs))});
+                  formatDuration(static_cast<double>(d.uncountedGemmNs))});
   printTable(o,
              {"rank", "dev", "gpu", "peak table", "FLOPs", "FLOP kernels", "in kernels", "kernel MFU", "over span",
               "run MFU", "uncounted GEMM"},
@@ -79,7 +77,7 @@ int run(const Args& args, Context& ctx) {
     std::vector<std::vector<std::string>> rows;
     for (size_t i = 0; i < gs.size() && (top == 0 || i < top); ++i) {
       const auto& g = gs[i];
-      rows.push_back({std::to_string(g.invocations), num(g.flops), fmtDuration(static_cast<double>(g.kernelNs)),
+      rows.push_back({std::to_string(g.invocations), num(g.flops), formatDuration(static_cast<double>(g.kernelNs)),
                       tflops(g.flops, static_cast<double>(g.kernelNs)),
                       g.peakKnown ? pct(g.peakNs, static_cast<double>(g.kernelNs)) : "-",
                       g.key.empty() ? "(unknown call site)" : g.key});
@@ -93,8 +91,8 @@ int run(const Args& args, Context& ctx) {
     o << "\nGEMM-like kernels without FLOPs (no shapes recorded around their launch):\n";
     std::vector<std::vector<std::string>> rows;
     for (size_t i = 0; i < r.uncounted.size() && (top == 0 || i < top); ++i)
-      rows.push_back({std::to_string(r.uncounted[i].kernels), fmtDuration(static_cast<double>(r.uncounted[i].kernelNs)),
-                      r.uncounted[i].key});
+      rows.push_back({std::to_string(r.uncounted[i].kernels),
+                      formatDuration(static_cast<double>(r.uncounted[i].kernelNs)), r.uncounted[i].key});
     printTable(o, {"kernels", "time", "kernel"}, rows, {true, true, false}, 100);
   }
   return 0;

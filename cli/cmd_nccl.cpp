@@ -3,14 +3,12 @@
 
 #include "cli/cli.h"
 #include "cli/profile_common.h"
-#include "core/analysis/format.h"
 #include "core/analysis/nccl.h"
+#include "core/support/format.h"
 #include "core/support/json_writer.h"
 
 namespace kl::cli {
 namespace {
-
-using analysis::fmtDuration;
 
 int run(const Args& args, Context& ctx) {
   auto c = parseCommon(args, {"text", "json", "csv"});
@@ -30,15 +28,14 @@ int run(const Args& args, Context& ctx) {
   };
   std::vector<std::vector<std::string>> pay;
   for (const auto& p : r.payloads)
-    pay.push_back({p.type, p.algo.empty() ? (csv ? "" : "-") : p.algo, p.proto.empty() ? (csv ? "" : "-") : p.proto,
-                   p.dtype,
-                   p.bytes < 0 ? (csv ? "" : "?")
-                               : (csv ? std::to_string(p.bytes) : analysis::fmtBytes(static_cast<double>(p.bytes))),
-                   p.ranks ? std::to_string(p.ranks) : (csv ? "" : "?"), std::to_string(p.count), f(p.totalNs),
-                   g(p.algbwGBps()), g(p.busbwGBps()), g(p.peakGBps),
-                   p.peakGBps > 0 && p.busbwGBps() > 0
-                       ? (csv ? g(p.busbwGBps() / p.peakGBps) : analysis::fmtPercent(p.busbwGBps() / p.peakGBps))
-                       : (csv ? "" : "-")});
+    pay.push_back(
+        {p.type, p.algo.empty() ? (csv ? "" : "-") : p.algo, p.proto.empty() ? (csv ? "" : "-") : p.proto, p.dtype,
+         p.bytes < 0 ? (csv ? "" : "?") : (csv ? std::to_string(p.bytes) : formatBytes(static_cast<double>(p.bytes))),
+         p.ranks ? std::to_string(p.ranks) : (csv ? "" : "?"), std::to_string(p.count), f(p.totalNs), g(p.algbwGBps()),
+         g(p.busbwGBps()), g(p.peakGBps),
+         p.peakGBps > 0 && p.busbwGBps() > 0
+             ? (csv ? g(p.busbwGBps() / p.peakGBps) : formatShare(p.busbwGBps() / p.peakGBps, ShareDigits::Table))
+             : (csv ? "" : "-")});
   std::vector<std::vector<std::string>> strag;
   for (const auto& s : r.stragglerRanks)
     strag.push_back(
@@ -73,8 +70,9 @@ int run(const Args& args, Context& ctx) {
   if (r.types.empty())
     o << "No NCCL kernels (no kernel name contains 'nccl') in scope.\n";
   else {
-    o << "NCCL kernels: " << fmtDuration(static_cast<double>(r.ncclNs)) << " = "
-      << analysis::fmtPercent(r.kernelNs ? static_cast<double>(r.ncclNs) / static_cast<double>(r.kernelNs) : 0)
+    o << "NCCL kernels: " << formatDuration(static_cast<double>(r.ncclNs)) << " = "
+      << formatShare(r.kernelNs ? static_cast<double>(r.ncclNs) / static_cast<double>(r.kernelNs) : 0,
+                     ShareDigits::Table)
       << " of kernel time\n";
     printTable(o, {"collective", "count", "total", "mean", "min", "max", "overlapped", "exposed", "devices"}, rows,
                {false, true, true, true, true, true, true, true, true});
@@ -107,7 +105,7 @@ int run(const Args& args, Context& ctx) {
     o << "\nNCCL ranges (NCCL domain, or text starting with nccl):\n";
     std::vector<std::vector<std::string>> rr;
     for (size_t i = 0; i < r.ranges.size() && i < 20; ++i)
-      rr.push_back({std::to_string(r.ranges[i].count), fmtDuration(static_cast<double>(r.ranges[i].totalNs)),
+      rr.push_back({std::to_string(r.ranges[i].count), formatDuration(static_cast<double>(r.ranges[i].totalNs)),
                     std::string(m.str(r.ranges[i].text))});
     printTable(o, {"count", "cpu time", "range"}, rr, {true, true, false});
   }

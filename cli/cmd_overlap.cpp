@@ -1,8 +1,8 @@
 // `kernlens overlap FILE...`: compute vs NCCL vs memory-op overlap per GPU.
 #include "cli/cli.h"
 #include "cli/profile_common.h"
-#include "core/analysis/format.h"
 #include "core/analysis/overlap.h"
+#include "core/support/format.h"
 #include "core/support/json_writer.h"
 
 namespace kl::cli {

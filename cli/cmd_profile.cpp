@@ -10,6 +10,7 @@
 #include "cli/focus_spec.h"
 #include "cli/interrupt.h"
 #include "cli/profile_args.h"
+#include "cli/profile_text.h"
 #include "core/planner/profile_request.h"
 #include "core/planner/report.h"
 #include "core/runner/round_runner.h"
@@ -110,7 +111,7 @@ int runLoop(const Args& args, Context& ctx, const runner::RunConfig& cfg, const 
     ctx.out << planner::renderJson(*res) << "\n";
   } else {
     planner::WorkspaceIndex index(checked.config->workspace, {checked.config->cwd});
-    ctx.out << planner::renderText(*res, index);
+    ctx.out << renderProfileText(*res, index);
   }
   return 0;
 }

@@ -1,14 +1,12 @@
 // `kernlens search FILE... PATTERN`: kernels and ranges by name (substring or regex).
 #include "cli/cli.h"
 #include "cli/profile_common.h"
-#include "core/analysis/format.h"
 #include "core/analysis/search.h"
+#include "core/support/format.h"
 #include "core/support/json_writer.h"
 
 namespace kl::cli {
 namespace {
-
-using analysis::fmtDuration;
 
 int run(const Args& args, Context& ctx) {
   auto c = parseCommon(args, {"text", "json", "csv"});
@@ -47,8 +45,8 @@ int run(const Args& args, Context& ctx) {
     for (const auto& k : r.kernels) {
       std::string where;
       for (profile::StrId t : k.innermostRanges) where += (where.empty() ? "" : " | ") + std::string(m.str(t));
-      rows.push_back({fmtDuration(static_cast<double>(k.totalNs)), std::to_string(k.count),
-                      fmtDuration(static_cast<double>(v.rel(k.firstStart))), std::string(m.str(k.name)), where});
+      rows.push_back({formatDuration(static_cast<double>(k.totalNs)), std::to_string(k.count),
+                      formatDuration(static_cast<double>(v.rel(k.firstStart))), std::string(m.str(k.name)), where});
     }
     printTable(o, {"total", "count", "first at", "kernel", "innermost ranges"}, rows, {true, true, true, false, false},
                80);
@@ -57,9 +55,9 @@ int run(const Args& args, Context& ctx) {
     o << (so.kernels ? "\n" : "") << r.ranges.size() << " range name(s) match '" << so.pattern << "':\n";
     std::vector<std::vector<std::string>> rows;
     for (const auto& rg : r.ranges)
-      rows.push_back({fmtDuration(static_cast<double>(rg.gpuNs)), fmtDuration(static_cast<double>(rg.cpuNs)),
+      rows.push_back({formatDuration(static_cast<double>(rg.gpuNs)), formatDuration(static_cast<double>(rg.cpuNs)),
                       std::to_string(rg.invocations), std::to_string(rg.ops),
-                      fmtDuration(static_cast<double>(v.rel(rg.firstStart))), std::string(m.str(rg.text))});
+                      formatDuration(static_cast<double>(v.rel(rg.firstStart))), std::string(m.str(rg.text))});
     printTable(o, {"gpu time", "cpu time", "calls", "ops", "first at", "range"}, rows,
                {true, true, true, true, true, false}, 100);
   }

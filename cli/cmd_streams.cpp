@@ -1,8 +1,8 @@
 // `kernlens streams FILE...`: stream concurrency per device and serialised queued pairs.
 #include "cli/cli.h"
 #include "cli/profile_common.h"
-#include "core/analysis/format.h"
 #include "core/analysis/streams.h"
+#include "core/support/format.h"
 
 namespace kl::cli {
 namespace {
@@ -18,7 +18,7 @@ int run(const Args& args, Context& ctx) {
   bool csv = c.format == "csv";
   auto f = [csv](int64_t ns) { return durationCell(ns, csv); };
   auto pct = [&](int64_t a, int64_t b) {
-    return analysis::fmtPercent(b ? static_cast<double>(a) / static_cast<double>(b) : 0);
+    return formatShare(b ? static_cast<double>(a) / static_cast<double>(b) : 0, ShareDigits::Table);
   };
   std::vector<std::vector<std::string>> rows;
   for (const auto& d : r.devices)

@@ -1,15 +1,12 @@
 // `kernlens summary FILE...`: GPU time by kind, top kernels, per-stream totals.
 #include "cli/cli.h"
 #include "cli/profile_common.h"
-#include "core/analysis/format.h"
 #include "core/analysis/summary.h"
+#include "core/support/format.h"
 #include "core/support/json_writer.h"
 
 namespace kl::cli {
 namespace {
-
-using analysis::fmtDuration;
-using analysis::fmtPercent;
 
 int run(const Args& args, Context& ctx) {
   auto c = parseCommon(args, {"text", "json", "csv"});
@@ -30,9 +27,9 @@ int run(const Args& args, Context& ctx) {
                       std::to_string(static_cast<int64_t>(k.meanNs)), std::to_string(k.minNs), std::to_string(k.maxNs),
                       std::to_string(k.share)});
     else
-      rows.push_back({fmtPercent(k.share), fmtDuration(static_cast<double>(k.totalNs)), std::to_string(k.count),
-                      fmtDuration(k.meanNs), fmtDuration(static_cast<double>(k.minNs)),
-                      fmtDuration(static_cast<double>(k.maxNs)), std::string(m.str(k.name))});
+      rows.push_back({formatShare(k.share, ShareDigits::Table), formatDuration(static_cast<double>(k.totalNs)),
+                      std::to_string(k.count), formatDuration(k.meanNs), formatDuration(static_cast<double>(k.minNs)),
+                      formatDuration(static_cast<double>(k.maxNs)), std::string(m.str(k.name))});
   }
   if (c.format == "csv") {
     printCsv(ctx.out, {"name", "count", "total_ns", "mean_ns", "min_ns", "max_ns", "share"}, rows);
@@ -40,10 +37,10 @@ int run(const Args& args, Context& ctx) {
   }
   auto& o = ctx.out;
   noteEmulated(o, m);
-  o << "GPU time: kernels " << fmtDuration(static_cast<double>(r.kernelNs)) << " (" << r.kernels << "), memcpy "
-    << fmtDuration(static_cast<double>(r.memcpyNs)) << " (" << r.memcpys << "), memset "
-    << fmtDuration(static_cast<double>(r.memsetNs)) << " (" << r.memsets << "); " << r.kernelsByTime.size()
-    << " kernel names; window " << fmtDuration(static_cast<double>(r.windowNs)) << "\n\n";
+  o << "GPU time: kernels " << formatDuration(static_cast<double>(r.kernelNs)) << " (" << r.kernels << "), memcpy "
+    << formatDuration(static_cast<double>(r.memcpyNs)) << " (" << r.memcpys << "), memset "
+    << formatDuration(static_cast<double>(r.memsetNs)) << " (" << r.memsets << "); " << r.kernelsByTime.size()
+    << " kernel names; window " << formatDuration(static_cast<double>(r.windowNs)) << "\n\n";
   o << "Top kernels by total time:\n";
   printTable(o, {"share", "total", "count", "mean", "min", "max", "kernel"}, rows,
              {true, true, true, true, true, true, false}, 100);
@@ -51,9 +48,9 @@ int run(const Args& args, Context& ctx) {
   std::vector<std::vector<std::string>> srows;
   for (const auto& s : r.streams)
     srows.push_back({std::to_string(s.key.rank), std::to_string(s.key.device), std::to_string(s.key.stream),
-                     std::to_string(s.kernels), fmtDuration(static_cast<double>(s.kernelNs)), std::to_string(s.memcpys),
-                     fmtDuration(static_cast<double>(s.memcpyNs)), fmtDuration(static_cast<double>(s.busyNs)),
-                     std::string(m.str(s.topKernel))});
+                     std::to_string(s.kernels), formatDuration(static_cast<double>(s.kernelNs)),
+                     std::to_string(s.memcpys), formatDuration(static_cast<double>(s.memcpyNs)),
+                     formatDuration(static_cast<double>(s.busyNs)), std::string(m.str(s.topKernel))});
   printTable(o, {"rank", "device", "stream", "kernels", "kernel time", "memcpy", "memcpy time", "busy", "top kernel"},
              srows, {true, true, true, true, true, true, true, true, false}, 70);
   return 0;

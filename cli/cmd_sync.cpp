@@ -2,13 +2,11 @@
 // and thread.
 #include "cli/cli.h"
 #include "cli/profile_common.h"
-#include "core/analysis/format.h"
 #include "core/analysis/sync.h"
+#include "core/support/format.h"
 
 namespace kl::cli {
 namespace {
-
-using analysis::fmtDuration;
 
 int run(const Args& args, Context& ctx) {
   auto c = parseCommon(args, {"text", "json", "csv"});
@@ -41,9 +39,9 @@ int run(const Args& args, Context& ctx) {
          "EventSynchronize, blocking memcpy).\n";
     return 0;
   }
-  o << "CPU blocked in " << r.calls << " sync calls: " << fmtDuration(static_cast<double>(r.blockedNs)) << " (explicit "
-    << fmtDuration(static_cast<double>(r.explicitNs)) << ", implicit " << fmtDuration(static_cast<double>(r.implicitNs))
-    << ")\n\n";
+  o << "CPU blocked in " << r.calls << " sync calls: " << formatDuration(static_cast<double>(r.blockedNs))
+    << " (explicit " << formatDuration(static_cast<double>(r.explicitNs)) << ", implicit "
+    << formatDuration(static_cast<double>(r.implicitNs)) << ")\n\n";
   auto table = [&](const std::vector<analysis::SyncRow>& rs, const char* what) {
     std::vector<std::vector<std::string>> rows;
     for (size_t i = 0; i < rs.size() && (top == 0 || i < top); ++i)
@@ -64,11 +62,11 @@ int run(const Args& args, Context& ctx) {
     const auto& t = r.threads[i];
     const auto& th = m.threads[t.thread];
     std::string name = std::string(m.str(th.name));
-    tr.push_back(
-        {std::to_string(t.rank), std::to_string(m.processes[th.process].pid) + "/" + std::to_string(th.tid),
-         std::to_string(t.calls), f(t.blockedNs),
-         analysis::fmtPercent(t.apiSpanNs ? static_cast<double>(t.blockedNs) / static_cast<double>(t.apiSpanNs) : 0),
-         name});
+    tr.push_back({std::to_string(t.rank), std::to_string(m.processes[th.process].pid) + "/" + std::to_string(th.tid),
+                  std::to_string(t.calls), f(t.blockedNs),
+                  formatShare(t.apiSpanNs ? static_cast<double>(t.blockedNs) / static_cast<double>(t.apiSpanNs) : 0,
+                              ShareDigits::Table),
+                  name});
   }
   printTable(o, {"rank", "pid/tid", "calls", "blocked", "of API span", "thread"}, tr,
              {true, true, true, true, true, false});

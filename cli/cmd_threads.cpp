@@ -1,8 +1,8 @@
 // `kernlens threads FILE...`: launches and API activity per CPU thread.
 #include "cli/cli.h"
 #include "cli/profile_common.h"
-#include "core/analysis/format.h"
 #include "core/analysis/threads.h"
+#include "core/support/format.h"
 #include "core/support/json_writer.h"
 
 namespace kl::cli {

@@ -1,14 +1,12 @@
 // `kernlens tree FILE...`: the range hierarchy with the GPU time and kernels under each node.
 #include "cli/cli.h"
 #include "cli/profile_common.h"
-#include "core/analysis/format.h"
 #include "core/analysis/tree.h"
+#include "core/support/format.h"
 #include "core/support/json_writer.h"
 
 namespace kl::cli {
 namespace {
-
-using analysis::fmtDuration;
 
 /// Indentation stops growing here; deeper lines show their level instead.
 constexpr uint32_t kMaxIndent = 32;
@@ -23,12 +21,12 @@ void printLine(std::ostream& o, const analysis::TreeResult& r, const profile::Pr
                 total ? 100.0 * static_cast<double>(n.inclusiveNs) / static_cast<double>(total) : 0.0);
   o << share << "  " << indent << m.str(n.text);
   if (line.repeat > 1) o << " (x" << line.repeat << " nested)";
-  o << "  [" << fmtDuration(static_cast<double>(n.inclusiveNs)) << " incl, "
-    << fmtDuration(static_cast<double>(line.exclusiveNs)) << " excl, " << n.invocations << "x, " << n.ops << " ops]";
+  o << "  [" << formatDuration(static_cast<double>(n.inclusiveNs)) << " incl, "
+    << formatDuration(static_cast<double>(line.exclusiveNs)) << " excl, " << n.invocations << "x, " << n.ops << " ops]";
   if (line.childrenOmitted) o << " ...";
   o << "\n";
   for (const auto& k : line.kernels)
-    o << "        " << indent << "  - " << m.str(k.name) << "  " << fmtDuration(static_cast<double>(k.ns)) << " ("
+    o << "        " << indent << "  - " << m.str(k.name) << "  " << formatDuration(static_cast<double>(k.ns)) << " ("
       << k.count << "x)\n";
 }
 
@@ -69,14 +67,14 @@ int run(const Args& args, Context& ctx) {
   }
   auto& o = ctx.out;
   noteEmulated(o, m);
-  o << "GPU time by range path (" << fmtDuration(static_cast<double>(r.totalNs)) << " of GPU ops in scope; "
+  o << "GPU time by range path (" << formatDuration(static_cast<double>(r.totalNs)) << " of GPU ops in scope; "
     << "inclusive = ops launched inside the range or its children)\n";
   for (const auto& line : flat.lines) printLine(o, r, m, line, r.totalNs);
   if (flat.omittedNodes)
     o << "... " << flat.omittedNodes << " more nodes not shown (--max-nodes N, 0 = all; --depth N)\n";
-  o << "unattributed: " << r.noLaunchOps << " ops (" << fmtDuration(static_cast<double>(r.noLaunchNs))
+  o << "unattributed: " << r.noLaunchOps << " ops (" << formatDuration(static_cast<double>(r.noLaunchNs))
     << ") without a launch call in the capture, " << r.outsideOps << " ops ("
-    << fmtDuration(static_cast<double>(r.outsideNs)) << ") launched outside every range\n";
+    << formatDuration(static_cast<double>(r.outsideNs)) << ") launched outside every range\n";
   return 0;
 }
 

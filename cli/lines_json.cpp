@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "cli/cli.h"
+#include "core/results/line_view.h"
 #include "core/support/json_schema.h"
 
 namespace kl::cli {
@@ -87,6 +88,9 @@ json linesJson(const results::ResultSet& rs) {
   int64_t ns = 0;
   for (const auto& f : rs.files) {
     for (const auto& l : f.lines) {
+      // The words a person is shown for this line: the same as the editor's hover and hint.
+      const results::LineView view = results::describeLine(rs, f, l);
+      const auto& t = view.text;
       json ks = json::array();
       for (const auto& k : l.kernels) {
         ks.push_back({{"name", k.fullName},
@@ -123,7 +127,16 @@ json linesJson(const results::ResultSet& rs) {
                             {"suggest_focus", l.suggestFocus},
                             {"kernels", std::move(ks)},
                             {"variants", std::move(variants)},
-                            {"callees", std::move(callees)}});
+                            {"callees", std::move(callees)},
+                            {"share", view.share},
+                            {"shown",
+                             {{"time", t.time},
+                              {"total", t.total},
+                              {"kernels", t.kernels},
+                              {"launches", t.launches},
+                              {"share", t.share},
+                              {"share_of", t.shareOf},
+                              {"hint", results::hintLabel(t, "")}}}});
     }
   }
   j["kernels_shown"] = {{"launches", launches}, {"gpu_ns", ns}};

@@ -27,7 +27,10 @@ results::ResultSet filterLines(const results::ResultSet& rs, const LinesFilter& 
 ///  lines: [{file, line, end_line, function, text, gpu_ns, backward_gpu_ns, inclusive_gpu_ns, launches,
 ///           invocations, sync_ns, sync_calls, atomic, atomic_reason, note, suggest_focus,
 ///           kernels: [{name, short_name, launches, gpu_ns, backward, pass, forward_owner}],
-///           variants: [{kernels, invocations}], callees: [{file, line, function, gpu_ns}]}],
+///           variants: [{kernels, invocations}], callees: [{file, line, function, gpu_ns}],
+///           share (results::shareOfFunction, 0..1),
+///           shown: {time, total, kernels, launches, share, share_of, hint}}],   (results::LineView's
+///           words: what the editor's hover and hint say of the line)
 ///  kernels_shown: {launches, gpu_ns} (over the kernels listed), unmapped: {ops, gpu_ns, top_kernels}}.
 /// Lines and end_line are 1-based.
 nlohmann::json linesJson(const results::ResultSet& rs);

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "cli/profile_common.h"
+
 namespace kl::cli {
 namespace {
 
@@ -64,17 +66,12 @@ nlohmann::json kernelJson(const ncu::KernelRow& k) {
 }
 
 void printKernelTable(std::ostream& out, const std::vector<ncu::KernelRow>& rows) {
-  char line[512];
-  std::snprintf(line, sizeof line, "%-9s %6s %6s %10s %8s %-22s %s\n", "bound", "SM%", "Mem%", "launches", "models",
-                "family", "kernel");
-  out << line;
-  for (const auto& k : rows) {
-    std::string name = k.baseName.size() > 70 ? k.baseName.substr(0, 67) + "..." : k.baseName;
-    std::snprintf(line, sizeof line, "%-9s %6s %6s %10lld %8zu %-22s %s\n",
-                  std::string(ncu::boundName(k.bound)).c_str(), fmt(k.smPct).c_str(), fmt(k.memPct).c_str(),
-                  static_cast<long long>(k.launches), k.models.size(), k.family.c_str(), name.c_str());
-    out << line;
-  }
+  std::vector<std::vector<std::string>> cells;
+  for (const auto& k : rows)
+    cells.push_back({std::string(ncu::boundName(k.bound)), fmt(k.smPct), fmt(k.memPct), std::to_string(k.launches),
+                     std::to_string(k.models.size()), k.family, k.baseName});
+  printTable(out, {"bound", "SM%", "Mem%", "launches", "models", "family", "kernel"}, cells,
+             {false, true, true, true, true, false, false}, 70);
 }
 
 void printKernelCsv(std::ostream& out, const std::vector<ncu::KernelRow>& rows) {

@@ -8,10 +8,11 @@
 #include <iostream>
 
 #include "core/analysis/export_table.h"
-#include "core/analysis/format.h"
 #include "core/profile/reader.h"
 #include "core/runner/nsys_report.h"
 #include "core/support/escape.h"
+#include "core/support/format.h"
+#include "core/support/text_table.h"
 
 namespace kl::cli {
 
@@ -191,46 +192,7 @@ std::unique_ptr<LoadedProfile> loadProfile(const std::vector<std::string>& given
 
 void printTable(std::ostream& out, const std::vector<std::string>& header,
                 const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& right, size_t maxWidth) {
-  // Display width: count UTF-8 code points, not bytes.
-  auto width = [](const std::string& s) {
-    size_t n = 0;
-    for (unsigned char c : s) n += (c & 0xC0) != 0x80;
-    return n;
-  };
-  auto cut = [&](const std::string& s) {
-    if (width(s) <= maxWidth) return s;
-    std::string out;
-    size_t n = 0;
-    for (size_t i = 0; i < s.size(); ++i) {
-      unsigned char c = static_cast<unsigned char>(s[i]);
-      if ((c & 0xC0) != 0x80 && ++n > maxWidth - 1) break;
-      out.push_back(s[i]);
-    }
-    return out + "\xE2\x80\xA6";
-  };
-  std::vector<size_t> w(header.size(), 0);
-  std::vector<std::vector<std::string>> cells;
-  cells.push_back(header);
-  for (const auto& r : rows) {
-    std::vector<std::string> c;
-    for (const auto& x : r) c.push_back(cut(x));
-    cells.push_back(std::move(c));
-  }
-  for (const auto& r : cells)
-    for (size_t i = 0; i < r.size() && i < w.size(); ++i) w[i] = std::max(w[i], width(r[i]));
-  for (const auto& r : cells) {
-    std::string line;
-    for (size_t i = 0; i < r.size() && i < w.size(); ++i) {
-      std::string pad(w[i] - width(r[i]), ' ');
-      bool last = i + 1 == r.size();
-      if (i < right.size() && right[i])
-        line += pad + r[i];
-      else
-        line += last ? r[i] : r[i] + pad;
-      if (!last) line += "  ";
-    }
-    out << line << "\n";
-  }
+  out << renderPlainTable(header, rows, right, maxWidth);
 }
 
 void printCsv(std::ostream& out, const std::vector<std::string>& header,
@@ -270,7 +232,7 @@ void OutputTarget::finish() {
 }
 
 std::string durationCell(int64_t ns, bool csv) {
-  return csv ? std::to_string(ns) : analysis::fmtDuration(static_cast<double>(ns));
+  return csv ? std::to_string(ns) : formatDuration(static_cast<double>(ns));
 }
 
 }  // namespace kl::cli

@@ -50,7 +50,7 @@ struct CommonArgs {
 CommonArgs parseCommon(const Args& args, const std::vector<std::string>& formats);
 
 /// A duration cell of an analysis table: integer nanoseconds in CSV (exact, machine-readable),
-/// a human duration (fmtDuration) in text.
+/// a human duration (formatDuration, core/support/format.h) in text.
 std::string durationCell(int64_t ns, bool csv);
 
 /// Parses "1500", "150us", "2.5ms", "1s", "20ns" into ns. UsageError otherwise.
@@ -77,8 +77,8 @@ struct LoadNeeds {
 std::unique_ptr<LoadedProfile> loadProfile(const std::vector<std::string>& files, std::ostream& err,
                                            LoadNeeds needs = {});
 
-/// Writes aligned text tables: header row, then rows; columns listed in `right` are
-/// right-aligned. Cells longer than `maxWidth` are cut with "…".
+/// Writes aligned text tables (core/support/text_table.h, the one renderer): header row, then
+/// rows; columns listed in `right` are right-aligned. Cells longer than `maxWidth` are cut with "…".
 void printTable(std::ostream& out, const std::vector<std::string>& header,
                 const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& right,
                 size_t maxWidth = 80);

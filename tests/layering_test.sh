@@ -124,9 +124,9 @@ check "a lock in lsp/features guards only an object documented as used from pool
 check "CLI commands that load a profile must call noteEmulated (cli/profile_common.h):" \
   "$(for f in "$root"/cli/cmd_*.cpp; do
        grep -q 'loadProfile(' "$f" && ! grep -q 'noteEmulated(' "$f" && echo "$f"; done)"
-check "the loop's text and JSON reports must label emulated results (core/planner/report.cpp):" \
-  "$(grep -q 'EMULATED' "$root/core/planner/report.cpp" && grep -q '"emulated"' "$root/core/planner/report.cpp" \
-      || echo 'core/planner/report.cpp: no EMULATED label or "emulated" field')"
+check "the loop's text and JSON reports must label emulated results (cli/profile_text.cpp, core/planner/report.cpp):" \
+  "$(grep -q 'EMULATED' "$root/cli/profile_text.cpp" && grep -q '"emulated"' "$root/core/planner/report.cpp" \
+      || echo 'cli/profile_text.cpp: no EMULATED label, or core/planner/report.cpp: no "emulated" field')"
 check "editor surfaces showing numbers must mark emulated results:" \
   "$(for f in hover inlay_hints code_lens run_view profile_run load_profile; do
        grep -qi 'emulated' "$root/lsp/features/$f.cpp" || echo "lsp/features/$f.cpp"; done)"
@@ -163,6 +163,16 @@ check "only lsp/server/positions.{h,cpp} may convert UTF-16 / UTF-8 code units:"
 check "lsp/features/ must read params through typed structs (fromJson/ObjectReader), not json accessors:" \
   "$(grep -rnE '\.(value|contains|is_object|is_string|is_array|is_number[a-z_]*|is_boolean|at)\(|\.get<[^>]*>\(\)|_json_pointer' \
       "$root/lsp/features" "${srcs[@]}" || true)"
+# [invariant 18] One formatter per quantity: no printf-style time unit outside core/support/format.cpp,
+# no other duration/percent formatter, and no line time composed in lsp/ or cli/ (LineView's words).
+check "time units are written only by core/support/format.cpp (formatDuration, formatPassTime):" \
+  "$(grep -rnE '%[-+ .0-9]*l*[fdgu] ?(ms|us|µs|ns)\b' "$root/core" "$root/lsp" "$root/cli" "${srcs[@]}" |
+     grep -v '/core/support/format\.cpp:' || true)"
+check "one formatter per quantity (core/support/format.h): no other duration, percent or byte formatter:" \
+  "$(grep -rnE '\b(fmtDuration|formatNs|fmtMs|fmtPercent|fmtBytes|fmtBandwidth)\b' "$root/core" "$root/lsp" "$root/cli" \
+      "${srcs[@]}" || true)"
+check "a line's time is worded by results::LineView (core/results/line_view.h), not composed in lsp/ or cli/:" \
+  "$(grep -rnE 'formatPassTime\((l|line|h\.line|it)\b' "$root/lsp" "$root/cli" "${srcs[@]}" || true)"
 # [invariant 16] Contracts, not ticket numbers, in code, help texts, docs and test names.
 check "no issue/ticket numbers in the sources, docs or tests (state the contract instead):" \
   "$(grep -rniE '\b(issue|ticket)[ -]?#?[0-9]+' "$root/core" "$root/lsp" "$root/cli" "$root/tests" "$root/docs" \

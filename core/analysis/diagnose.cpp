@@ -5,11 +5,11 @@
 #include <unordered_map>
 
 #include "core/analysis/classify.h"
-#include "core/analysis/format.h"
 #include "core/analysis/gaps.h"
 #include "core/analysis/intervals.h"
 #include "core/analysis/iters.h"
 #include "core/analysis/overlap.h"
+#include "core/support/format.h"
 #include "core/support/json_schema.h"
 #include "core/support/saturating.h"
 
@@ -42,8 +42,8 @@ void ruleCpuBoundLaunch(const View& v, DiagnoseResult& r) {
     }
   }
   double f = frac(starvedNs, active);
-  chk.measured = "idle gaps >= 10 us waiting for a launch: " + fmtDuration(static_cast<double>(starvedNs)) + " = " +
-                 fmtPercent(f) + " of active GPU time span";
+  chk.measured = "idle gaps >= 10 us waiting for a launch: " + formatDuration(static_cast<double>(starvedNs)) + " = " +
+                 formatShare(f, ShareDigits::Table) + " of active GPU time span";
   chk.fired = f >= 0.05 && !starved.empty();
   r.checked.push_back(chk);
   if (!chk.fired) return;
@@ -52,10 +52,11 @@ void ruleCpuBoundLaunch(const View& v, DiagnoseResult& r) {
   fd.severity = f >= 0.2 ? Severity::High : Severity::Medium;
   fd.title = "GPU idle while waiting for the CPU to launch work";
   fd.facts.push_back(std::to_string(g.top.size()) + " idle gaps of at least 10 µs total " +
-                     fmtDuration(static_cast<double>(allNs)) + " (" + fmtPercent(frac(allNs, active)) +
-                     " of the devices' active span of " + fmtDuration(static_cast<double>(active)) + ").");
+                     formatDuration(static_cast<double>(allNs)) + " (" +
+                     formatShare(frac(allNs, active), ShareDigits::Table) + " of the devices' active span of " +
+                     formatDuration(static_cast<double>(active)) + ").");
   fd.facts.push_back("In " + std::to_string(starved.size()) + " of them (" +
-                     fmtDuration(static_cast<double>(starvedNs)) +
+                     formatDuration(static_cast<double>(starvedNs)) +
                      ") the launch call of the next GPU op returned only after the gap had begun: "
                      "no work was queued on the GPU during the gap.");
   fd.hypothesis =
@@ -72,10 +73,10 @@ void ruleCpuBoundLaunch(const View& v, DiagnoseResult& r) {
     const auto& c = v.m.apiCalls[gap.afterLaunch];
     e.note = "rank " + std::to_string(gap.dev.rank) + " device " + std::to_string(gap.dev.device) +
              "; next op launched by " + std::string(v.m.str(c.name)) + " ending " +
-             fmtDuration(static_cast<double>(c.end - gap.start)) + " after the gap began";
+             formatDuration(static_cast<double>(c.end - gap.start)) + " after the gap began";
     if (!gap.api.empty())
       e.note += "; CPU busiest in " + std::string(v.m.str(gap.api[0].name)) + " (" +
-                fmtDuration(static_cast<double>(gap.api[0].ns)) + ")";
+                formatDuration(static_cast<double>(gap.api[0].ns)) + ")";
     fd.evidence.push_back(e);
   }
   r.findings.push_back(fd);
@@ -90,8 +91,9 @@ void ruleNcclExposed(const View& v, DiagnoseResult& r) {
     addTo(exposed, d.ncclExposedNs);
     addTo(active, d.activeSpanNs);
   }
-  chk.measured = "NCCL time " + fmtDuration(static_cast<double>(nccl)) + ", not overlapped with compute " +
-                 fmtDuration(static_cast<double>(exposed)) + " (" + fmtPercent(frac(exposed, nccl)) + ")";
+  chk.measured = "NCCL time " + formatDuration(static_cast<double>(nccl)) + ", not overlapped with compute " +
+                 formatDuration(static_cast<double>(exposed)) + " (" +
+                 formatShare(frac(exposed, nccl), ShareDigits::Table) + ")";
   chk.fired = nccl > 0 && frac(exposed, nccl) > 0.5 && frac(exposed, active) >= 0.01;
   r.checked.push_back(chk);
   if (!chk.fired) return;
@@ -102,12 +104,12 @@ void ruleNcclExposed(const View& v, DiagnoseResult& r) {
   for (const auto& d : o.devices) {
     if (!d.ncclNs) continue;
     fd.facts.push_back("rank " + std::to_string(d.dev.rank) + " device " + std::to_string(d.dev.device) +
-                       ": NCCL kernels busy " + fmtDuration(static_cast<double>(d.ncclNs)) + ", of which " +
-                       fmtDuration(static_cast<double>(d.ncclExposedNs)) + " (" +
-                       fmtPercent(frac(d.ncclExposedNs, d.ncclNs)) +
+                       ": NCCL kernels busy " + formatDuration(static_cast<double>(d.ncclNs)) + ", of which " +
+                       formatDuration(static_cast<double>(d.ncclExposedNs)) + " (" +
+                       formatShare(frac(d.ncclExposedNs, d.ncclNs), ShareDigits::Table) +
                        ") ran with no compute kernel "
                        "running on the same GPU; that is " +
-                       fmtPercent(frac(d.ncclExposedNs, d.activeSpanNs)) + " of its active span.");
+                       formatShare(frac(d.ncclExposedNs, d.activeSpanNs), ShareDigits::Table) + " of its active span.");
   }
   fd.hypothesis =
       "Communication sits on the critical path: collectives are issued after the compute they "
@@ -133,7 +135,7 @@ void ruleNcclExposed(const View& v, DiagnoseResult& r) {
   for (size_t k = 0; k < ex.size() && k < 5; ++k) {
     const auto& op = v.m.gpuOps[ex[k].second];
     fd.evidence.push_back({"kernel", std::string(v.m.str(op.name)), op.start, op.duration(),
-                           fmtDuration(static_cast<double>(ex[k].first)) + " not overlapped; rank " +
+                           formatDuration(static_cast<double>(ex[k].first)) + " not overlapped; rank " +
                                std::to_string(op.rank) + " device " + std::to_string(op.deviceId) + " stream " +
                                std::to_string(op.streamId)});
   }
@@ -171,9 +173,10 @@ void ruleLaunchBoundTiny(const View& v, DiagnoseResult& r) {
     addTo(a.gpu, op.duration());
     addTo(a.api, api);
   }
-  chk.measured = std::to_string(tinyCount) + " of " + std::to_string(launched) +
-                 " launched kernels ran shorter than their launch call (" +
-                 fmtPercent(frac(static_cast<int64_t>(tinyCount), static_cast<int64_t>(launched))) + ")";
+  chk.measured =
+      std::to_string(tinyCount) + " of " + std::to_string(launched) +
+      " launched kernels ran shorter than their launch call (" +
+      formatShare(frac(static_cast<int64_t>(tinyCount), static_cast<int64_t>(launched)), ShareDigits::Table) + ")";
   chk.fired = tinyCount >= 20 && frac(static_cast<int64_t>(tinyCount), static_cast<int64_t>(launched)) >= 0.3;
   r.checked.push_back(chk);
   if (!chk.fired) return;
@@ -184,8 +187,8 @@ void ruleLaunchBoundTiny(const View& v, DiagnoseResult& r) {
   fd.facts.push_back(std::to_string(tinyCount) + " of " + std::to_string(launched) +
                      " kernels with a launch call ran for less time on the GPU than the CPU spent "
                      "in the call that launched them: " +
-                     fmtDuration(static_cast<double>(tinyGpu)) + " of GPU time for " +
-                     fmtDuration(static_cast<double>(tinyApi)) + " of launch calls.");
+                     formatDuration(static_cast<double>(tinyGpu)) + " of GPU time for " +
+                     formatDuration(static_cast<double>(tinyApi)) + " of launch calls.");
   fd.hypothesis =
       "Throughput is limited by launch rate rather than GPU work; fusing these small kernels "
       "(torch.compile, fused optimizers) or capturing them in a CUDA graph would cut the overhead.";
@@ -197,8 +200,8 @@ void ruleLaunchBoundTiny(const View& v, DiagnoseResult& r) {
     const auto& [name, a] = rows[k];
     double n = static_cast<double>(a.n);
     fd.evidence.push_back({"kernel", std::string(v.m.str(name)), a.firstStart, a.gpu,
-                           std::to_string(a.n) + " launches, mean " + fmtDuration(static_cast<double>(a.gpu) / n) +
-                               " on GPU vs mean launch call " + fmtDuration(static_cast<double>(a.api) / n) +
+                           std::to_string(a.n) + " launches, mean " + formatDuration(static_cast<double>(a.gpu) / n) +
+                               " on GPU vs mean launch call " + formatDuration(static_cast<double>(a.api) / n) +
                                " (start = first occurrence)"});
   }
   r.findings.push_back(fd);
@@ -245,8 +248,8 @@ void ruleHostCopies(const View& v, DiagnoseResult& r) {
   fd.title = steps ? "Host-device copies inside the training/inference step"
                    : "Host-device copies (no step ranges found to place them)";
   fd.facts.push_back(
-      std::to_string(copies.size()) + " HtoD/DtoH copies moved " + fmtBytes(static_cast<double>(bytes)) + " in " +
-      fmtDuration(static_cast<double>(ns)) + " of GPU time" +
+      std::to_string(copies.size()) + " HtoD/DtoH copies moved " + formatBytes(static_cast<double>(bytes)) + " in " +
+      formatDuration(static_cast<double>(ns)) + " of GPU time" +
       (steps ? " inside " + std::to_string(it.iterations.size()) + " step ranges (" + it.detail + ")." : "."));
   if (pageable)
     fd.facts.push_back(std::to_string(pageable) + " of them use pageable host memory (staged by the driver).");
@@ -261,7 +264,7 @@ void ruleHostCopies(const View& v, DiagnoseResult& r) {
   for (size_t k = 0; k < top.size() && k < 5; ++k) {
     const auto& op = v.m.gpuOps[top[k]];
     const auto& d = v.m.memcpys[op.detail];
-    std::string note = fmtBytes(static_cast<double>(d.bytes));
+    std::string note = formatBytes(static_cast<double>(d.bytes));
     if (v.attr) {
       uint32_t in = v.attr->innermost(top[k]);
       if (in != kNone) note += "; launched inside '" + std::string(v.m.str(v.m.ranges[in].text)) + "'";
@@ -290,8 +293,9 @@ void ruleExcessiveSync(const View& v, DiagnoseResult& r) {
   int64_t window = std::min(v.winEnd, v.m.meta.spanEnd) - v.winStart;
   auto wp = worst == kNone ? std::pair<uint64_t, int64_t>{0, 0} : perThread[worst];
   chk.measured = std::to_string(calls.size()) + " synchronising calls; busiest thread spent " +
-                 fmtDuration(static_cast<double>(wp.second)) + " (" + fmtPercent(frac(wp.second, window)) +
-                 " of the window) in " + std::to_string(wp.first);
+                 formatDuration(static_cast<double>(wp.second)) + " (" +
+                 formatShare(frac(wp.second, window), ShareDigits::Table) + " of the window) in " +
+                 std::to_string(wp.first);
   chk.fired = wp.first >= 10 && frac(wp.second, window) >= 0.05;
   r.checked.push_back(chk);
   if (!chk.fired) return;
@@ -302,8 +306,8 @@ void ruleExcessiveSync(const View& v, DiagnoseResult& r) {
   fd.title = "Frequent synchronisation between CPU and GPU";
   fd.facts.push_back("Thread " + std::to_string(th.tid) + " (pid " + std::to_string(v.m.processes[th.process].pid) +
                      ") made " + std::to_string(wp.first) + " synchronising CUDA calls taking " +
-                     fmtDuration(static_cast<double>(wp.second)) + ", " + fmtPercent(frac(wp.second, window)) +
-                     " of the analysed window.");
+                     formatDuration(static_cast<double>(wp.second)) + ", " +
+                     formatShare(frac(wp.second, window), ShareDigits::Table) + " of the analysed window.");
   std::map<std::string, std::pair<uint64_t, int64_t>> byName;
   for (uint32_t i : calls) {
     auto& b = byName[std::string(v.m.str(v.m.apiCalls[i].name))];
@@ -311,7 +315,7 @@ void ruleExcessiveSync(const View& v, DiagnoseResult& r) {
     addTo(b.second, v.m.apiCalls[i].end - v.m.apiCalls[i].start);
   }
   for (const auto& [n, b] : byName)
-    fd.facts.push_back(n + ": " + std::to_string(b.first) + " calls, " + fmtDuration(static_cast<double>(b.second)) +
+    fd.facts.push_back(n + ": " + std::to_string(b.first) + " calls, " + formatDuration(static_cast<double>(b.second)) +
                        ".");
   fd.hypothesis =
       "While the CPU blocks in these calls it cannot queue more work; explicit synchronize "

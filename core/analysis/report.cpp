@@ -179,14 +179,17 @@ td.name{max-width:560px;overflow:hidden;text-overflow:ellipsis;white-space:nowra
 </style></head><body>
 )HTML";
 
+// The page formats its numbers in the browser: dur() and pct() follow the rules of
+// core/support/format.h (formatDuration: 3 significant digits; formatShare with ShareDigits::Table).
 const char* kScript = R"HTML(<script>
 (function(){
 'use strict';
 var D = JSON.parse(document.getElementById('kl-data').textContent);
 function el(tag, attrs, text){var e=document.createElement(tag);if(attrs)for(var k in attrs)e.setAttribute(k,attrs[k]);if(text!==undefined)e.textContent=text;return e;}
 function svg(tag, attrs){var e=document.createElementNS('http://www.w3.org/2000/svg',tag);for(var k in attrs)e.setAttribute(k,attrs[k]);return e;}
-function dur(ns){var a=Math.abs(ns);if(a<1e3)return ns.toFixed(0)+' ns';if(a<1e6)return (ns/1e3).toFixed(2)+' \u00b5s';if(a<1e9)return (ns/1e6).toFixed(2)+' ms';return (ns/1e9).toFixed(3)+' s';}
-function pct(f){return (100*f).toFixed(1)+'%';}
+function s3(v,u){var b=Math.abs(v);return v.toFixed(b>=100||b==0?0:b>=10?1:2)+' '+u;}
+function dur(ns){var a=Math.abs(ns);if(a<1e3)return ns.toFixed(0)+' ns';if(a<1e6)return s3(ns/1e3,'\u00b5s');if(a<1e9)return s3(ns/1e6,'ms');return s3(ns/1e9,'s');}
+function pct(f){return (100*f).toFixed(1)+' %';}
 function bytes(b){var u=['B','KiB','MiB','GiB','TiB'],i=0;while(Math.abs(b)>=1024&&i<4){b/=1024;i++;}return b.toFixed(i?2:0)+' '+u[i];}
 function table(id, cols, rows){
   var host=document.getElementById(id); if(!host) return;

@@ -204,13 +204,6 @@ size_t bytesOf(std::string_view s, size_t n) {
 
 }  // namespace
 
-size_t displayWidth(std::string_view s) {
-  size_t n = 0;
-  for (unsigned char c : s)
-    if ((c & 0xC0) != 0x80) ++n;
-  return n;
-}
-
 std::vector<std::string> templateArguments(std::string_view demangled, std::string_view base) {
   if (base.empty()) return {};
   for (size_t at = demangled.find(base); at != std::string_view::npos; at = demangled.find(base, at + 1)) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/attribution/line_result.h"
+#include "core/support/text_table.h"
 
 namespace kl::attribution {
 
@@ -37,7 +38,7 @@ std::vector<std::string> kernelLabels(const std::vector<KernelStat>& kernels, si
 /// name is profile::baseName of the name.
 std::vector<std::string> kernelLabels(const std::vector<std::string>& names, size_t maxWidth = 44);
 
-/// Number of code points of UTF-8 text.
-size_t displayWidth(std::string_view s);
+/// Number of code points of UTF-8 text (core/support/text_table.h).
+using kl::displayWidth;
 
 }  // namespace kl::attribution

@@ -82,4 +82,13 @@ LineResult lineResult(const RangeEntry& e, size_t maxKernelSets) {
   return l;
 }
 
+std::string LineResult::stepKind() const {
+  std::set<std::string> kinds;
+  for (const auto& k : kernels)
+    if (k.stepPass()) kinds.insert(passName(k.pass));
+  std::string out;
+  for (const auto& p : kinds) out += (out.empty() ? "" : "+") + p;
+  return out;
+}
+
 }  // namespace kl::attribution

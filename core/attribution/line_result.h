@@ -155,6 +155,9 @@ struct LineResult {
   bool isCallLine() const { return !callees.empty() && inclusiveNs > gpuNs; }
   /// Distinct kernel names (a name launched in two passes counts once).
   uint32_t distinctKernels() const;
+  /// The training-step kinds of its kernels by passName, sorted and joined by '+'
+  /// ("optimizer", "amp-scaler+optimizer"); "" when it launched none inside a step scope.
+  std::string stepKind() const;
 };
 
 /// The exclusive result of one managed range entry, positioned at the range's own lines

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "core/support/format.h"
+
 namespace kl::planner {
 
 std::vector<WallRefusal> wallRefusals(const Overhead& o, std::vector<RangeCost> ranges, double maxWallOverhead) {
@@ -21,12 +23,10 @@ std::vector<WallRefusal> wallRefusals(const Overhead& o, std::vector<RangeCost> 
     if (r.root || r.invocations == 0) continue;
     double cost = perPushMs * r.invocations;
     saved += cost;
-    char buf[200];
-    std::snprintf(buf, sizeof buf,
-                  "over the wall-time budget: the round took %+.0f%% vs the uninstrumented run "
-                  "(budget %+.0f%%); this range's %u pushes cost about %.0f ms",
-                  over * 100.0, maxWallOverhead * 100.0, r.invocations, cost);
-    out.push_back(WallRefusal{r.id, buf});
+    out.push_back(WallRefusal{r.id, "over the wall-time budget: the round took " + formatChange(over) +
+                                        " vs the uninstrumented run (budget " + formatChange(maxWallOverhead) +
+                                        "); this range's " + std::to_string(r.invocations) + " pushes cost about " +
+                                        formatDuration(cost * 1e6)});
   }
   return out;
 }

@@ -10,18 +10,13 @@
 #include "core/planner/harness.h"
 #include "core/planner/line_strategy.h"
 #include "core/runner/command.h"
+#include "core/support/format.h"
 
 namespace kl::planner {
 
 namespace fs = std::filesystem;
 using python::kNone;
 using python::LineSpan;
-
-namespace {
-
-std::string fmtMs(int64_t ms) { return std::to_string(ms) + " ms"; }
-
-}  // namespace
 
 std::optional<std::string> entryScript(const std::string& entry, const fs::path& cwd, WorkspaceIndex& index) {
   auto argv = runner::splitCommandLine(entry);
@@ -194,7 +189,7 @@ Result<bool> Loop::measureBaseline(int maxRounds) {
     return Error{base.error().code, "baseline run: " + base.error().message};
   }
   res_.baselineWallMs = base->wallMs;
-  log("baseline (uninstrumented): " + fmtMs(base->wallMs));
+  log("baseline (uninstrumented): " + formatDuration(static_cast<double>(base->wallMs) * 1e6));
   return true;
 }
 
@@ -220,7 +215,7 @@ bool Loop::discover() {
   }
   res_.observedFunctions = calls->codes().size();
   log("discovery: " + std::to_string(calls->codes().size()) + " workspace code objects ran, " +
-      std::to_string(calls->edges().size()) + " call edges, " + fmtMs(out->wallMs));
+      std::to_string(calls->edges().size()) + " call edges, " + formatDuration(static_cast<double>(out->wallMs) * 1e6));
   if (calls->backwardCalls() == uint64_t{0})
     res_.notes.push_back("no backward pass ran in the discovery run: autograd sequence ranges off");
   plan_.setObserved(std::make_shared<const ObservedCalls>(std::move(*calls)));
@@ -778,7 +773,8 @@ Result<LoopResult> Loop::run() {
     res_.roundLog.push_back(rl);
     log("round " + std::to_string(round + 1) + ": " + std::to_string(rl.ranges) + " ranges, " +
         std::to_string(rl.launches) + " launches, refined " + std::to_string(rl.refined) + ", resolved " +
-        std::to_string(rl.resolved) + ", atomic " + std::to_string(rl.atomic) + ", " + fmtMs(rl.wallMs));
+        std::to_string(rl.resolved) + ", atomic " + std::to_string(rl.atomic) + ", " +
+        formatDuration(static_cast<double>(rl.wallMs) * 1e6));
     if (!changed) {
       res_.converged = true;
       stop(StopReason::Converged);

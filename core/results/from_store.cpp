@@ -56,6 +56,114 @@ std::vector<CalleeLine> calleesOf(const LineResult& s, const std::vector<LineRes
   return out;
 }
 
+/// Merges `l` into `it`, another span that starts on the same line (a function range and its
+/// first statement's): the line's one result.
+void mergeInto(LineResult& it, LineResult&& l) {
+  addTo(it.gpuNs, l.gpuNs);
+  addTo(it.backwardNs, l.backwardNs);
+  it.ops += l.ops;
+  it.lastLine = std::min(it.lastLine, l.lastLine);
+  if (it.atomicReason == attribution::AtomicReason::None && it.note.empty()) {  // whichever span has one
+    it.atomicReason = l.atomicReason;
+    it.note = std::move(l.note);
+    it.suggestFocus = std::move(l.suggestFocus);
+  }
+  if (l.inclusiveNs > it.inclusiveNs) {
+    it.inclusiveNs = l.inclusiveNs;
+    it.callees = std::move(l.callees);
+  }
+  for (auto& k : l.kernels) {
+    auto kt = std::find_if(it.kernels.begin(), it.kernels.end(),
+                           [&](const KernelStat& x) { return x.fullName == k.fullName && x.pass == k.pass; });
+    if (kt == it.kernels.end()) {
+      it.kernels.push_back(std::move(k));
+    } else {
+      kt->launches += k.launches;
+      addTo(kt->totalNs, k.totalNs);
+    }
+  }
+}
+
+/// The file's lines from its newest round's spans; call lines (spans whose nested kl: ranges lie
+/// in other functions) get their inclusive time and callees.
+void addLines(FileResult& file, const store::FileResults& f, const std::vector<LineResult>& roundSpans) {
+  for (const auto& s : f.spans) {
+    std::vector<CalleeLine> callees = s.range.launches > 0 ? calleesOf(s, roundSpans) : std::vector<CalleeLine>{};
+    if (s.ops == 0 && callees.empty()) continue;
+    LineResult l = lineOf(s);
+    if (!callees.empty()) {
+      l.inclusiveNs = s.range.gpuNs;
+      l.callees = std::move(callees);
+    }
+    auto it = std::find_if(file.lines.begin(), file.lines.end(), [&](const LineResult& x) { return x.line == l.line; });
+    if (it == file.lines.end())
+      file.lines.push_back(std::move(l));
+    else
+      mergeInto(*it, std::move(l));
+  }
+}
+
+/// The previous run of each function of `file`: its spans of this file, summed within the function.
+void addPreviousRuns(ResultSet& rs, const store::Store& st, const FileResult& file, int64_t runId) {
+  for (const auto& fn : file.functions) {
+    auto prev = st.previousRun(file.path, fn.qualName, runId);
+    if (!prev || !*prev) continue;
+    auto rounds = st.rounds((*prev)->id);
+    if (!rounds || rounds->empty()) continue;
+    FunctionResult pf{fn.qualName, 0, 0, 0, 0, 0};
+    for (auto rd = rounds->rbegin(); rd != rounds->rend(); ++rd) {
+      auto spans = st.spans(rd->id);
+      if (!spans) break;
+      for (const auto& s : *spans)
+        if (s.path == file.path && s.function == fn.qualName) {
+          addTo(pf.gpuNs, s.gpuNs);
+          pf.ops += s.ops;
+        }
+      if (pf.ops) break;  // the newest round of that run that measured the function
+    }
+    if (pf.ops) {
+      rs.previousFunctions[functionKey(file.path, fn.qualName)] = pf;
+      rs.previousRunId = (*prev)->key;
+    }
+  }
+}
+
+void fillProvenance(ResultSet& rs, const store::FileResults& f) {
+  auto& p = rs.provenance;
+  p.runId = f.run.key;
+  p.backend = f.run.backend;
+  p.source = AttributionSource::KlRanges;
+  p.gpu = f.run.gpu;
+  p.gitCommit = f.run.gitCommit;
+  p.gitDirty = f.run.gitDirty;
+  p.command = f.run.command;
+  p.createdUnix = parseIso(f.run.endedAt.empty() ? f.run.startedAt : f.run.endedAt);
+  p.emulated = f.run.emulated || f.round.emulated;
+  rs.totalGpuNs = f.round.totalGpuNs;
+  rs.totalOps = static_cast<uint64_t>(f.round.totalOps);
+  p.profilePath = f.round.profiles.empty() ? std::string() : f.round.profiles.front();
+}
+
+/// The unmapped ops of round `roundId`: counts, time and the five names with the most time.
+void addUnmapped(ResultSet& rs, const store::Store& st, int64_t roundId) {
+  auto un = st.unmapped(roundId);
+  if (!un) return;
+  std::vector<std::pair<int64_t, std::string>> top;
+  for (const auto& u : *un) {
+    rs.unmapped.ops += static_cast<uint64_t>(u.launches);
+    addTo(rs.unmapped.gpuNs, u.gpuNs);
+    top.emplace_back(u.gpuNs, u.name);
+  }
+  std::set<std::string> names;
+  for (const auto& [ns, n] : top) names.insert(n);
+  rs.unmapped.distinctKernels = static_cast<uint32_t>(names.size());
+  std::sort(top.begin(), top.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (size_t i = 0; i < top.size() && rs.unmapped.topKernels.size() < 5; ++i)
+    if (std::find(rs.unmapped.topKernels.begin(), rs.unmapped.topKernels.end(), top[i].second) ==
+        rs.unmapped.topKernels.end())
+      rs.unmapped.topKernels.push_back(top[i].second);
+}
+
 }  // namespace
 
 Result<std::optional<ResultSet>> loadFromStore(const std::filesystem::path& workspace) {
@@ -99,108 +207,17 @@ Result<std::optional<ResultSet>> loadFromStore(const std::filesystem::path& work
         file.hasSnapshot = true;
       }
     }
-    // Call lines: spans whose nested kl: ranges lie in other functions (their callees).
     auto roundSpans = st->spans(f.round.id);
     if (!roundSpans) return roundSpans.error();
-    for (const auto& s : f.spans) {
-      std::vector<CalleeLine> callees = s.range.launches > 0 ? calleesOf(s, *roundSpans) : std::vector<CalleeLine>{};
-      if (s.ops > 0 || !callees.empty()) {
-        LineResult l = lineOf(s);
-        if (!callees.empty()) {
-          l.inclusiveNs = s.range.gpuNs;
-          l.callees = std::move(callees);
-        }
-        // Several spans may start on one line (a function range and its first statement's):
-        // merge them into the line's one result.
-        auto it =
-            std::find_if(file.lines.begin(), file.lines.end(), [&](const LineResult& x) { return x.line == l.line; });
-        if (it == file.lines.end()) {
-          file.lines.push_back(std::move(l));
-          continue;
-        }
-        addTo(it->gpuNs, l.gpuNs);
-        addTo(it->backwardNs, l.backwardNs);
-        it->ops += l.ops;
-        it->lastLine = std::min(it->lastLine, l.lastLine);
-        if (it->atomicReason == attribution::AtomicReason::None && it->note.empty()) {  // whichever span has one
-          it->atomicReason = l.atomicReason;
-          it->note = std::move(l.note);
-          it->suggestFocus = std::move(l.suggestFocus);
-        }
-        if (l.inclusiveNs > it->inclusiveNs) {
-          it->inclusiveNs = l.inclusiveNs;
-          it->callees = std::move(l.callees);
-        }
-        for (auto& k : l.kernels) {
-          auto kt = std::find_if(it->kernels.begin(), it->kernels.end(),
-                                 [&](const KernelStat& x) { return x.fullName == k.fullName && x.pass == k.pass; });
-          if (kt == it->kernels.end()) {
-            it->kernels.push_back(std::move(k));
-          } else {
-            kt->launches += k.launches;
-            addTo(kt->totalNs, k.totalNs);
-          }
-        }
-      }
-    }
+    addLines(file, f, *roundSpans);
     computeFunctions(file, file.hasSnapshot ? functionSpans(file.snapshot) : std::vector<FunctionSpan>{});
-    // Previous run of each function: its spans of this file, summed within the function.
-    for (const auto& fn : file.functions) {
-      auto prev = st->previousRun(path, fn.qualName, f.run.id);
-      if (!prev || !*prev) continue;
-      auto rounds = st->rounds((*prev)->id);
-      if (!rounds || rounds->empty()) continue;
-      FunctionResult pf{fn.qualName, 0, 0, 0, 0, 0};
-      for (auto rd = rounds->rbegin(); rd != rounds->rend(); ++rd) {
-        auto spans = st->spans(rd->id);
-        if (!spans) break;
-        for (const auto& s : *spans)
-          if (s.path == path && s.function == fn.qualName) {
-            addTo(pf.gpuNs, s.gpuNs);
-            pf.ops += s.ops;
-          }
-        if (pf.ops) break;  // the newest round of that run that measured the function
-      }
-      if (pf.ops) {
-        rs.previousFunctions[functionKey(path, fn.qualName)] = pf;
-        rs.previousRunId = (*prev)->key;
-      }
-    }
-    if (rs.provenance.runId.empty() || f.run.id == newest->id) {
-      auto& p = rs.provenance;
-      p.runId = f.run.key;
-      p.backend = f.run.backend;
-      p.source = AttributionSource::KlRanges;
-      p.gpu = f.run.gpu;
-      p.gitCommit = f.run.gitCommit;
-      p.gitDirty = f.run.gitDirty;
-      p.command = f.run.command;
-      p.createdUnix = parseIso(f.run.endedAt.empty() ? f.run.startedAt : f.run.endedAt);
-      p.emulated = f.run.emulated || f.round.emulated;
-      rs.totalGpuNs = f.round.totalGpuNs;
-      rs.totalOps = static_cast<uint64_t>(f.round.totalOps);
-      p.profilePath = f.round.profiles.empty() ? std::string() : f.round.profiles.front();
-    }
+    addPreviousRuns(rs, *st, file, f.run.id);
+    if (rs.provenance.runId.empty() || f.run.id == newest->id) fillProvenance(rs, f);
     std::sort(file.lines.begin(), file.lines.end(),
               [](const LineResult& a, const LineResult& b) { return a.line < b.line; });
     rs.files.push_back(std::move(file));
   }
-  if (auto un = st->unmapped(newestRound); un) {
-    std::vector<std::pair<int64_t, std::string>> top;
-    for (const auto& u : *un) {
-      rs.unmapped.ops += static_cast<uint64_t>(u.launches);
-      addTo(rs.unmapped.gpuNs, u.gpuNs);
-      top.emplace_back(u.gpuNs, u.name);
-    }
-    std::set<std::string> names;
-    for (const auto& [ns, n] : top) names.insert(n);
-    rs.unmapped.distinctKernels = static_cast<uint32_t>(names.size());
-    std::sort(top.begin(), top.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-    for (size_t i = 0; i < top.size() && rs.unmapped.topKernels.size() < 5; ++i)
-      if (std::find(rs.unmapped.topKernels.begin(), rs.unmapped.topKernels.end(), top[i].second) ==
-          rs.unmapped.topKernels.end())
-        rs.unmapped.topKernels.push_back(top[i].second);
-  }
+  addUnmapped(rs, *st, newestRound);
   std::sort(rs.files.begin(), rs.files.end(), [](const FileResult& a, const FileResult& b) { return a.path < b.path; });
   return std::optional<ResultSet>(std::move(rs));
 }

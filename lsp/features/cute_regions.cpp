@@ -118,14 +118,13 @@ json summaryJson(const LoadedRegions& r, const std::vector<std::string>& documen
           {"overflow", r.overflow}, {"tags", std::move(tags)}, {"warnings", r.warnings}, {"documents", documents}};
 }
 
-std::string tooltipFor(const std::string& constant, const cute::TagStats& s, const LoadedRegions& r,
-                       results::Units units) {
-  auto d = [&](double ns) { return results::formatDuration(std::llround(ns), units); };
+std::string tooltipFor(const std::string& constant, const cute::TagStats& s, const LoadedRegions& r, Units units) {
+  auto d = [&](double ns) { return formatDuration(std::llround(ns), units); };
   std::string t =
       "**" + constant + "** (tag " + std::to_string(s.tag) + "): " + std::to_string(s.count) + " events\n\n";
   t += "mean " + d(s.meanNs) + " · min " + d(static_cast<double>(s.minNs)) + " · max " +
        d(static_cast<double>(s.maxNs)) + " · total " + d(static_cast<double>(s.totalNs)) + "\n\n";
-  t += results::formatShare(s.share) + " of all recorded region time (nested regions count in both)\n\n";
+  t += formatShare(s.share) + " of all recorded region time (nested regions count in both)\n\n";
   t += "buffer: `" + r.path + "`";
   if (r.overflow > 0) t += "\n\n⚠ " + std::to_string(r.overflow) + " events were lost (buffer overflow)";
   return t;
@@ -178,15 +177,15 @@ bool documentMatches(const LoadedRegions& loaded, const cute::CuteSourceMap& map
                      [&](const cute::TagSite& s) { return siteStats(loaded, s) != nullptr; });
 }
 
-std::string regionHintLabel(const std::string& constant, const cute::TagStats& s, results::Units units,
+std::string regionHintLabel(const std::string& constant, const cute::TagStats& s, Units units,
                             std::string_view prefix) {
   return (prefix.empty() ? std::string() : std::string(prefix) + " ") + "region " + constant + ": mean " +
-         results::formatDuration(std::llround(s.meanNs), units) + " · n=" + std::to_string(s.count) + " · " +
-         results::formatShare(s.share);
+         formatDuration(std::llround(s.meanNs), units) + " · n=" + std::to_string(s.count) + " · " +
+         formatShare(s.share);
 }
 
 std::vector<InlayHint> cuteRegionHints(CuteRegions& state, const Document& doc, uint32_t firstLine, uint32_t lastLine,
-                                       results::Units units, std::string_view prefix) {
+                                       Units units, std::string_view prefix) {
   std::vector<InlayHint> out;
   const auto& loaded = state.loaded();
   if (!loaded) return out;

@@ -74,15 +74,13 @@ bool documentMatches(const LoadedRegions& loaded, const cute::CuteSourceMap& map
 const cute::TagStats* siteStats(const LoadedRegions& loaded, const cute::TagSite& site);
 
 /// "◷ region TAG_LOAD: mean 1.30 µs · n=4 · 35 %" (`prefix`: the hints.prefix setting).
-std::string regionHintLabel(const std::string& constant, const cute::TagStats& s,
-                            results::Units units = results::Units::Auto,
+std::string regionHintLabel(const std::string& constant, const cute::TagStats& s, Units units = Units::Auto,
                             std::string_view prefix = results::kHintPrefix);
 
 /// Inlay hints at the end of each region's anchor line within '\n'-lines
 /// [firstLine, lastLine] of `doc`; empty when nothing is loaded or the document does not match.
 std::vector<InlayHint> cuteRegionHints(CuteRegions& state, const Document& doc, uint32_t firstLine, uint32_t lastLine,
-                                       results::Units units = results::Units::Auto,
-                                       std::string_view prefix = results::kHintPrefix);
+                                       Units units = Units::Auto, std::string_view prefix = results::kHintPrefix);
 
 /// Code action kind of "Time this region inside the kernel".
 inline constexpr const char* kCuteRegionActionKind = "refactor.rewrite.cute.region";

@@ -47,10 +47,9 @@ void publish(Server& server, ResultStore& store, const DocumentPtr& doc) {
     if (rs.unmapped.distinctKernels > 0) {
       std::string msg =
           std::to_string(rs.unmapped.distinctKernels) + (rs.unmapped.distinctKernels == 1 ? " kernel" : " kernels") +
-          " unmapped (" + results::formatDuration(rs.unmapped.gpuNs) +
+          " unmapped (" + formatDuration(rs.unmapped.gpuNs) +
           (rs.totalGpuNs > 0
-               ? ", " +
-                     results::formatShare(static_cast<double>(rs.unmapped.gpuNs) / static_cast<double>(rs.totalGpuNs)) +
+               ? ", " + formatShare(static_cast<double>(rs.unmapped.gpuNs) / static_cast<double>(rs.totalGpuNs)) +
                      " of GPU time"
                : std::string()) +
           ") — launched outside every profiled range";

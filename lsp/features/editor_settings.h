@@ -15,7 +15,7 @@ struct EditorSettings {
   bool hintsEnabled = true;                      // hints.enabled
   double minShare = 0.01;                        // hints.minShare: hide lines below this share of their function
   double thresholdMs = 0.0;                      // hints.thresholdMs: hide lines below this absolute time
-  results::Units units = results::Units::Auto;   // hints.units
+  Units units = Units::Auto;                     // hints.units
   std::string hintPrefix{results::kHintPrefix};  // hints.prefix: the glyph before the time ("" = none)
   bool lensesEnabled = true;                     // lenses.enabled
   bool profileLenses = true;                     // lenses.profileUnprofiled: "▶ Profile" on functions without results

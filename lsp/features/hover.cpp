@@ -22,7 +22,9 @@
 #include "core/attribution/kernel_label.h"
 #include "core/ncu/classify.h"
 #include "core/results/format.h"
+#include "core/results/line_view.h"
 #include "core/support/escape.h"
+#include "core/support/text_table.h"
 #include "lsp/features/feature_context.h"
 #include "lsp/server/server.h"
 #include "lsp/server/uri.h"
@@ -31,22 +33,8 @@ namespace kl::lsp {
 
 namespace {
 
-using attribution::displayWidth;
-using results::formatDuration;
-
 constexpr size_t kWidth = 80;      // columns a hover must fit
 constexpr size_t kTopKernels = 8;  // rows before the summary row
-
-struct Column {
-  std::string header;
-  bool number = true;  // right-aligned
-  std::vector<std::string> cells;
-  size_t width() const {
-    size_t w = displayWidth(header);
-    for (const auto& c : cells) w = std::max(w, displayWidth(c));
-    return w;
-  }
-};
 
 std::string pad(const std::string& s, size_t w, bool right) {
   size_t n = displayWidth(s);
@@ -86,34 +74,10 @@ std::string mdCell(const std::string& s, bool code, bool number) {
   return code && !s.empty() && s[0] != '(' ? "`" + out + "`" : out;
 }
 
-std::string renderTable(const std::vector<Column>& cols, bool plain) {
-  if (cols.empty()) return {};
-  size_t rows = cols[0].cells.size();
-  std::string out;
-  if (plain) {
-    std::vector<size_t> w;
-    for (const auto& c : cols) w.push_back(c.width());
-    auto line = [&](auto cell) {
-      std::string l;
-      for (size_t i = 0; i < cols.size(); ++i) l += (i ? "  " : "") + pad(cell(i), w[i], cols[i].number);
-      while (!l.empty() && l.back() == ' ') l.pop_back();
-      out += l + "\n";
-    };
-    line([&](size_t i) { return cols[i].header; });
-    for (size_t r = 0; r < rows; ++r) line([&](size_t i) { return cols[i].cells[r]; });
-    return out;
-  }
-  out = "|";
-  for (const auto& c : cols) out += " " + c.header + " |";
-  out += "\n|";
-  for (const auto& c : cols) out += c.number ? "--:|" : "---|";
-  out += "\n";
-  for (size_t r = 0; r < rows; ++r) {
-    out += "|";
-    for (size_t i = 0; i < cols.size(); ++i) out += " " + mdCell(cols[i].cells[r], i == 0, cols[i].number) + " |";
-    out += "\n";
-  }
-  return out;
+/// The one table renderer (core/support/text_table.h); Markdown cells escaped by mdCell.
+std::string renderTable(const std::vector<TextColumn>& cols, bool plain) {
+  if (plain) return renderPlainTable(cols);
+  return renderMarkdownTable(cols, [&](size_t i, const std::string& c) { return mdCell(c, i == 0, cols[i].right); });
 }
 
 std::string streamList(const std::vector<uint32_t>& ids) {
@@ -123,14 +87,7 @@ std::string streamList(const std::vector<uint32_t>& ids) {
   return out;
 }
 
-/// Plain-text width of a table of these columns (2 spaces between columns).
-size_t tableWidth(const std::vector<Column>& cols) {
-  size_t w = 0;
-  for (const auto& c : cols) w += c.width() + 2;
-  return w > 2 ? w - 2 : 0;
-}
-
-std::string kernelTable(const results::LineResult& line, int64_t denom, results::Units units, bool plain) {
+std::string kernelTable(const results::LineResult& line, int64_t denom, Units units, bool plain) {
   const auto& ks = line.kernels;
   if (ks.empty()) return {};
   size_t shown = ks.size() > kTopKernels + 1 ? kTopKernels : ks.size();
@@ -142,10 +99,10 @@ std::string kernelTable(const results::LineResult& line, int64_t denom, results:
     anyRepeat |= ks[i].launches > 1;
   }
   auto share = [&](int64_t ns) {
-    return denom > 0 ? results::formatShare(static_cast<double>(ns) / static_cast<double>(denom)) : std::string();
+    return denom > 0 ? formatShare(static_cast<double>(ns) / static_cast<double>(denom)) : std::string();
   };
-  Column launches{"launches"}, total{"total"}, pct{"share"}, avg{"avg"}, mn{"min"}, mx{"max"}, grid{"grid", false},
-      block{"block", false}, stream{"stream"};
+  TextColumn launches{"launches", true}, total{"total", true}, pct{"share", true}, avg{"avg", true}, mn{"min", true},
+      mx{"max", true}, grid{"grid", false}, block{"block", false}, stream{"stream", true};
   for (size_t i = 0; i < shown; ++i) {
     const auto& k = ks[i];
     launches.cells.push_back(std::to_string(k.launches));
@@ -176,9 +133,9 @@ std::string kernelTable(const results::LineResult& line, int64_t denom, results:
   }
   // Labels: as wide as the room left by the other columns allows, at most 44. Optional column
   // groups (avg; min + max; grid + block; stream) are added while the labels keep 40 columns.
-  std::vector<Column> cols{Column{"kernel", false}, launches, total};
+  std::vector<TextColumn> cols{TextColumn{"kernel", false}, launches, total};
   if (denom > 0) cols.push_back(pct);
-  std::vector<std::vector<Column*>> optional;
+  std::vector<std::vector<TextColumn*>> optional;
   if (anyRepeat) optional.push_back({&avg});
   if (anyRange) optional.push_back({&mn, &mx});
   if (anyShape) optional.push_back({&grid, &block});
@@ -188,12 +145,12 @@ std::string kernelTable(const results::LineResult& line, int64_t denom, results:
   for (size_t i = 0; i < shown; ++i) labelWidth = std::max(labelWidth, displayWidth(labels[i]));
   labelWidth = std::min<size_t>(labelWidth, 40);
   for (const auto& group : optional) {
-    std::vector<Column> trial = cols;
+    std::vector<TextColumn> trial = cols;
     for (auto* c : group) trial.push_back(*c);
-    size_t rest = tableWidth(trial) - trial[0].width();
+    size_t rest = plainTableWidth(trial) - trial[0].width();
     if (rest + labelWidth + 2 <= kWidth) cols = std::move(trial);
   }
-  size_t room = kWidth - (tableWidth(cols) - cols[0].width()) - 2;
+  size_t room = kWidth - (plainTableWidth(cols) - cols[0].width()) - 2;
   labels = attribution::kernelLabels(ks, std::min<size_t>(room, 44));
   for (size_t i = 0; i < shown; ++i) cols[0].cells.push_back(oneLine(labels[i]));
   if (shown < ks.size()) cols[0].cells.push_back("(" + std::to_string(ks.size() - shown) + " more kernels)");
@@ -274,13 +231,13 @@ std::string verdictSection(const results::LineResult& line, const Style& st) {
   return out;
 }
 
-std::string calleeSection(const results::LineResult& line, const std::filesystem::path& root, results::Units units,
+std::string calleeSection(const results::LineResult& line, const std::filesystem::path& root, Units units,
                           const Style& st) {
   std::string out = st.bold("GPU " + formatDuration(line.inclusiveNs, units) + " total") +
                     " in the code this line calls" + (line.ops ? " (its own kernels below)" : "") + ":\n\n";
   size_t shown = std::min<size_t>(line.callees.size(), kTopKernels);
   auto share = [&](int64_t ns) {
-    return line.inclusiveNs > 0 ? results::formatShare(static_cast<double>(ns) / static_cast<double>(line.inclusiveNs))
+    return line.inclusiveNs > 0 ? formatShare(static_cast<double>(ns) / static_cast<double>(line.inclusiveNs))
                                 : std::string("?");
   };
   for (size_t i = 0; i < shown; ++i) {
@@ -308,7 +265,7 @@ std::string calleeSection(const results::LineResult& line, const std::filesystem
 /// backward (for this line's ops), recompute (activation checkpointing), backward work of no
 /// forward op (on the line that called backward()), and the training-step kinds (optimizer
 /// step, zero_grad, gradient clipping, AMP GradScaler).
-std::string passGroups(const results::LineResult& line, int64_t denom, results::Units units, const Style& st) {
+std::string passGroups(const results::LineResult& line, int64_t denom, Units units, const Style& st) {
   if (std::all_of(line.kernels.begin(), line.kernels.end(),
                   [](const results::KernelStat& k) { return k.pass == attribution::Pass::Forward; }))
     return kernelTable(line, denom, units, st.plain);
@@ -342,36 +299,38 @@ std::string passGroups(const results::LineResult& line, int64_t denom, results::
         n += k.launches;
       }
     if (part.kernels.empty()) continue;
-    out += st.bold(std::string(g.title) + " " + formatDuration(ns, units)) + " · " + std::to_string(n) +
-           (n == 1 ? " launch" : " launches") + "\n\n" + kernelTable(part, denom, units, st.plain) + "\n";
+    out += st.bold(std::string(g.title) + " " + formatDuration(ns, units)) + " · " +
+           formatCount(n, "launch", "launches") + "\n\n" + kernelTable(part, denom, units, st.plain) + "\n";
   }
   return out;
 }
 
 std::string hoverText(const results::LineResult& line, const DocumentResults& dr, const results::ResultSet& rs,
-                      const FeatureContext& ctx, results::Units units, const Style& st) {
+                      const FeatureContext& ctx, Units units, const Style& st) {
   const auto& file = dr.file.file;
   const results::FunctionResult* fn = line.function.empty() ? nullptr : file.function(line.function);
-  int64_t denom = fn && fn->gpuNs > 0 ? fn->gpuNs : rs.totalGpuNs;
+  results::ViewOptions vo;
+  vo.units = units;
+  const results::LineView v = results::describeLine(rs, file, line, dr.file.stale, vo);
+  const auto& t = v.text;
   std::vector<std::string> head;
-  if (line.ops > 0 || !line.isCallLine()) {
-    head.push_back(st.bold("GPU " + results::formatPassTime(line.gpuNs, line.backwardNs, units)));
-    head.push_back(results::kernelCount(line.distinctKernels()));
-    head.push_back(std::to_string(line.ops) + (line.ops == 1 ? " launch" : " launches"));
-    if (denom > 0)
-      head.push_back(results::formatShare(static_cast<double>(line.gpuNs) / static_cast<double>(denom)) + " of " +
-                     (fn ? st.code(fn->qualName) : std::string("the run")));
+  if (!t.time.empty()) {
+    head.push_back(st.bold("GPU " + t.time));
+    head.push_back(t.kernels);
+    head.push_back(t.launches);
+    if (!t.share.empty())
+      head.push_back(t.share + " of " + (t.shareOf == v.function && fn ? st.code(t.shareOf) : t.shareOf));
   }
-  if (line.isCallLine()) head.push_back(st.bold(formatDuration(line.inclusiveNs, units) + " total"));
-  if (line.invocations > 1) head.push_back(std::to_string(line.invocations) + " invocations");
-  if (rs.provenance.emulated) head.push_back(st.em("emulated"));
+  if (!t.total.empty()) head.push_back(st.bold(t.total));
+  if (!t.invocations.empty()) head.push_back(t.invocations);
+  if (v.emulated) head.push_back(st.em("emulated"));
   if (ctx.results->provisional()) head.push_back(st.em("provisional: the run is still going"));
   std::string md = st.join(head) + "\n\n" + verdictSection(line, st);
-  if (line.syncCalls)
-    md += st.bold("CPU blocked " + formatDuration(line.syncNs, units)) + " in " + std::to_string(line.syncCalls) +
-          (line.syncCalls == 1 ? " sync call" : " sync calls") +
+  if (!t.syncBlocked.empty())
+    md += st.bold(t.syncBlocked) + " in " + t.syncCalls +
           " (cudaDeviceSynchronize / StreamSynchronize / EventSynchronize, blocking copies such as " +
           st.code(".item()") + ")\n\n";
+  const int64_t denom = v.shareDenominatorNs;
   if (line.isCallLine()) md += calleeSection(line, ctx.server.workspace().root(), units, st);
   md += passGroups(line, denom, units, st);
   std::string bounds;
@@ -385,11 +344,9 @@ std::string hoverText(const results::LineResult& line, const DocumentResults& dr
     auto it = rs.previousFunctions.find(results::functionKey(file.path, fn->qualName));
     if (it != rs.previousFunctions.end() && it->second.gpuNs > 0) {
       double change = static_cast<double>(fn->gpuNs - it->second.gpuNs) / static_cast<double>(it->second.gpuNs);
-      char pct[32];
-      std::snprintf(pct, sizeof pct, "%+.0f %%", change * 100.0);
       md += "\nvs previous run" + (rs.previousRunId.empty() ? std::string() : " (" + st.code(rs.previousRunId) + ")") +
             ": " + st.code(fn->qualName) + " " + formatDuration(it->second.gpuNs, units) + " → " +
-            formatDuration(fn->gpuNs, units) + " (" + pct + ")\n";
+            formatDuration(fn->gpuNs, units) + " (" + formatChange(change) + ")\n";
     }
   }
   const auto& p = rs.provenance;
@@ -407,7 +364,7 @@ std::string hoverText(const results::LineResult& line, const DocumentResults& dr
   prov.push_back("from " +
                  std::string(p.source == results::AttributionSource::KlRanges ? "kl: NVTX ranges" : "Python stacks"));
   md += (st.plain ? "\n" : "\n---\n") + st.join(prov);
-  if (dr.file.stale) md += "\n\n⚠ results are from an older version of this file";
+  if (v.stale) md += "\n\n⚠ results are from an older version of this file";
   return md;
 }
 

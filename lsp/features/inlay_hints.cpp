@@ -1,8 +1,8 @@
 // textDocument/inlayHint + inlayHint/resolve: "◷ 1.92 ms · 2 kernels" at the end of each
 // mapped line (the first line of the statement / range the GPU work was attributed to).
 //
-// Shown when hints.enabled, the line's time >= hints.thresholdMs, and its share of its
-// function's GPU time (module level: of the run's) >= hints.minShare. paddingLeft, no kind.
+// Shown when hints.enabled, the line's time (results::lineTimeNs) >= hints.thresholdMs, and its
+// share of its function (results::shareOfFunction) >= hints.minShare. paddingLeft, no kind.
 // The tooltip (kernel names with times) is filled lazily by inlayHint/resolve from `data`
 // {uri, line, gen}; a hint from an older results generation resolves unchanged.
 //
@@ -13,7 +13,7 @@
 // tree is built per hint.
 #include <algorithm>
 
-#include "core/results/format.h"
+#include "core/results/line_view.h"
 #include "lsp/features/feature_context.h"
 #include "lsp/server/server.h"
 
@@ -30,15 +30,6 @@ struct HintData {
 bool fromJson(const json& j, HintData& d, JPath path) {
   ObjectReader o(j, path);
   return o && o.req("uri", d.uri) && o.req("line", d.line) && o.req("gen", d.gen);
-}
-
-/// The share of `line` in its function, whose GPU time is `functionNs` (0: module level, or
-/// in the run). A call line counts with its inclusive time (its function's total holds only its
-/// own kernels).
-double shareOf(const results::LineResult& line, int64_t functionNs, int64_t total) {
-  double ns = static_cast<double>(std::max(line.gpuNs, line.inclusiveNs));
-  if (functionNs > 0) return ns / static_cast<double>(functionNs);
-  return total > 0 ? ns / static_cast<double>(total) : 1.0;
 }
 
 /// The serialised labels (JSON strings, quotes included) of one file's LineResults, by index
@@ -67,25 +58,21 @@ class LabelCache {
  private:
   unsigned generation_ = 0;
   std::string path_;
-  results::Units units_ = results::Units::Auto;
+  Units units_ = Units::Auto;
   std::string prefix_;
   bool provisional_ = false;
   std::vector<std::string> labels_;
 };
 
-std::string tooltipFor(const results::LineResult& line, const results::ResultSet& rs, bool stale, bool provisional,
-                       results::Units units) {
+/// The tooltip: the line's kernels from its description, then its provenance and freshness.
+std::string tooltipFor(const results::LineView& v, bool provisional) {
   std::string t;
-  if (line.isCallLine())
-    t += "GPU " + results::formatDuration(line.inclusiveNs, units) + " total in the code this line calls\n\n";
-  for (const auto& k : line.kernels)
-    t += "- " + k.name +
-         (k.pass != attribution::Pass::Forward
-              ? " (" + std::string(attribution::passName(k.pass)) + (k.noForwardOwner ? ", no forward op" : "") + ")"
-              : "") +
-         " — " + std::to_string(k.launches) + "× " + results::formatDuration(k.totalNs, units) + "\n";
-  if (rs.provenance.emulated) t += "\n(emulated GPU: modelled durations)";
-  if (stale) t += "\n(measured on an older version of this file)";
+  if (!v.text.total.empty()) t += "GPU " + v.text.total + " in the code this line calls\n\n";
+  for (const auto& k : v.kernels)
+    t += "- " + k.name + (k.passTag.empty() ? "" : " (" + k.passTag + ")") + " — " + std::to_string(k.launches) + "× " +
+         k.time + "\n";
+  if (v.emulated) t += "\n(emulated GPU: modelled durations)";
+  if (v.stale) t += "\n(measured on an older version of this file)";
   if (provisional) t += "\n(provisional: the profiling run is still going)";
   return t;
 }
@@ -129,8 +116,9 @@ void registerInlayHints(Server& server, std::shared_ptr<FeatureContext> ctx) {
         size_t i = static_cast<size_t>(it - lines.begin());
         // A line that blocks the CPU in a sync call is shown by its sync time alone.
         const bool syncs = line.syncCalls && static_cast<double>(line.syncNs) >= st.thresholdMs * 1e6;
-        if (!syncs && static_cast<double>(std::max(line.gpuNs, line.inclusiveNs)) < st.thresholdMs * 1e6) continue;
-        if (!syncs && shareOf(line, i < dr->functionNs.size() ? dr->functionNs[i] : 0, rs.totalGpuNs) < st.minShare)
+        if (!syncs && static_cast<double>(results::lineTimeNs(line)) < st.thresholdMs * 1e6) continue;
+        if (!syncs && results::shareOfFunction(line, i < dr->functionNs.size() ? dr->functionNs[i] : 0, rs.totalGpuNs) <
+                          st.minShare)
           continue;
         if (i >= index.size() || index[i] >= labels.size()) continue;  // cannot happen: remap keeps them aligned
         Position pos = doc->lineEndPosition(line.line);
@@ -155,23 +143,26 @@ void registerInlayHints(Server& server, std::shared_ptr<FeatureContext> ctx) {
     reply(std::move(out));
   });
 
-  server.method<InlayHint, InlayHint>("inlayHint/resolve", [&server, ctx](const InlayHint& hint,
-                                                                          Reply<InlayHint> reply) {
-    // Hints of other producers, or of an older results generation, resolve unchanged.
-    HintData data;
-    std::string error;
-    if (!hint.data || !parseJson(*hint.data, data, error, "params.data") || data.gen != ctx->results->generation() ||
-        !ctx->results->results())
-      return reply(hint);
-    auto doc = server.documents().get(data.uri);
-    const auto* dr = ctx->results->forDocument(doc);
-    if (!dr || !dr->hasResults) return reply(hint);
-    InlayHint out = hint;
-    if (const auto* line = dr->file.file.lineAt(data.line))
-      out.tooltip = MarkupContent{MarkupKind::Markdown, tooltipFor(*line, *ctx->results->results(), dr->file.stale,
-                                                                   ctx->results->provisional(), ctx->settings.units)};
-    reply(out);
-  });
+  server.method<InlayHint, InlayHint>(
+      "inlayHint/resolve", [&server, ctx](const InlayHint& hint, Reply<InlayHint> reply) {
+        // Hints of other producers, or of an older results generation, resolve unchanged.
+        HintData data;
+        std::string error;
+        if (!hint.data || !parseJson(*hint.data, data, error, "params.data") ||
+            data.gen != ctx->results->generation() || !ctx->results->results())
+          return reply(hint);
+        auto doc = server.documents().get(data.uri);
+        const auto* dr = ctx->results->forDocument(doc);
+        if (!dr || !dr->hasResults) return reply(hint);
+        InlayHint out = hint;
+        if (const auto* line = dr->file.file.lineAt(data.line)) {
+          results::ViewOptions vo;
+          vo.units = ctx->settings.units;
+          auto view = results::describeLine(*ctx->results->results(), dr->file.file, *line, dr->file.stale, vo);
+          out.tooltip = MarkupContent{MarkupKind::Markdown, tooltipFor(view, ctx->results->provisional())};
+        }
+        reply(out);
+      });
 }
 
 }  // namespace kl::lsp

@@ -22,6 +22,7 @@
 
 #include "core/attribution/kernel_label.h"
 #include "core/results/format.h"
+#include "core/results/line_view.h"
 #include "core/runner/process.h"
 #include "core/store/store.h"
 #include "lsp/features/feature_context.h"
@@ -103,7 +104,7 @@ json summary(const FeatureContext& ctx, const StoreFacts& facts) {
   const auto& p = rs.provenance;
   auto units = ctx.settings.units;
   auto share = [&](int64_t ns) {
-    return rs.totalGpuNs > 0 ? results::formatShare(static_cast<double>(ns) / static_cast<double>(rs.totalGpuNs))
+    return rs.totalGpuNs > 0 ? formatShare(static_cast<double>(ns) / static_cast<double>(rs.totalGpuNs))
                              : std::string();
   };
   json s = {{"runId", p.runId},
@@ -112,7 +113,7 @@ json summary(const FeatureContext& ctx, const StoreFacts& facts) {
             {"gpu", p.gpu},
             {"command", p.command},
             {"profile", p.profilePath},
-            {"totalGpu", results::formatDuration(rs.totalGpuNs, units)},
+            {"totalGpu", formatDuration(rs.totalGpuNs, units)},
             {"provisional", ctx.results->provisional()}};
   int64_t mapped = 0;
   struct Hot {
@@ -134,19 +135,23 @@ json summary(const FeatureContext& ctx, const StoreFacts& facts) {
   if (calls.size() > 10) calls.resize(10);
   own.insert(own.end(), calls.begin(), calls.end());
   json hottest = json::array();
+  results::ViewOptions vo;
+  vo.units = units;
   for (const auto& h : own) {
-    int64_t ns = h.call ? h.line->inclusiveNs : h.line->gpuNs;
+    // The figures of the line's description (results::LineView): the same words as its hover and hint.
+    const results::LineView v = results::describeLine(rs, *h.file, *h.line, false, vo);
+    int64_t ns = h.call ? v.inclusiveNs : v.gpuNs;
     fs::path abs = root.empty() ? fs::path(h.file->path) : root / h.file->path;
     hottest.push_back({{"path", h.file->path},
                        {"file", abs.string()},
                        {"uri", pathToUri(abs)},
-                       {"line", h.line->line + 1},
+                       {"line", v.line + 1},
                        {"ns", ns},
-                       {"time", results::formatDuration(ns, units)},
+                       {"time", h.call ? v.text.inclusive : v.text.time},
                        {"share", share(ns)},
                        {"kind", h.call ? "call" : "line"},
                        {"text", lineText(*h.file, *h.line)},
-                       {"kernels", h.line->distinctKernels()}});
+                       {"kernels", v.distinctKernels}});
   }
   s["hottest"] = std::move(hottest);
   s["mappedShare"] = share(mapped);
@@ -155,7 +160,7 @@ json summary(const FeatureContext& ctx, const StoreFacts& facts) {
     for (const auto& u : facts.unmapped)
       unmapped.push_back({{"name", u.name},
                           {"ns", u.gpuNs},
-                          {"time", results::formatDuration(u.gpuNs, units)},
+                          {"time", formatDuration(u.gpuNs, units)},
                           {"launches", u.launches},
                           {"reason", reasonText(u.reason)}});
   } else {
@@ -163,7 +168,7 @@ json summary(const FeatureContext& ctx, const StoreFacts& facts) {
       unmapped.push_back({{"name", name}, {"reason", "launched outside every profiled line"}});
   }
   s["unmapped"] = std::move(unmapped);
-  s["unmappedTotal"] = results::formatDuration(rs.unmapped.gpuNs, units);
+  s["unmappedTotal"] = formatDuration(rs.unmapped.gpuNs, units);
   std::string stop, why;
   int rounds = facts.rounds;
   if (const auto& o = ctx.results->lastOutcome(); o && o->runKey == p.runId) {

@@ -48,7 +48,7 @@ expect inv4-throw "core/ must not throw" "app core/profile/model.cpp 'void h(){ 
 expect inv5-thread "threads in lsp/ and cli/ only in" "app lsp/features/hover.cpp 'void t(){ std::thread th([]{}); th.detach(); }'"
 expect inv5-lock "a lock in lsp/features" "app lsp/features/code_lens.cpp 'std::mutex m;'"
 expect inv7-cli "must call noteEmulated" "sed -i 's/noteEmulated(o, m);//' cli/cmd_tree.cpp"
-expect inv7-loop "must label emulated results" "sed -i 's/EMULATED/EMU/g' core/planner/report.cpp"
+expect inv7-loop "must label emulated results" "sed -i 's/EMULATED/EMU/g' cli/profile_text.cpp"
 expect inv7-editor "editor surfaces showing numbers" "sed -i 's/[Ee]mulated/xx/g' lsp/features/code_lens.cpp"
 expect inv8-system "processes are started only by" "app core/ncu/drill.cpp 'void s(){ std::system(\"ls\"); }'"
 expect inv8-popen "processes are started only by" "app lsp/features/hover.cpp 'void s(){ popen(\"ls\", \"r\"); }'"
@@ -73,6 +73,11 @@ expect inv14-untagged "no check there is tagged [invariant 5]" "sed -i 's/\[inva
 expect inv14-path "names paths that do not exist" "sed -i 's#core/attribution/autograd_link.h#core/attribution/autograd_gone.h#' docs/ARCHITECTURE.md"
 expect inv15-columns "must count each row's fields" \
   "sed -i 's/static_assert(sizeof...(Specs) == columns_detail::fieldCount<Row>()/(void)(0/' core/profile/columns.h"
+expect inv18-units "time units are written only by core/support/format.cpp" \
+  "app lsp/features/hover.cpp 'void u(char* b, double v){ std::snprintf(b, 9, \"%.2f ms\", v); }'"
+expect inv18-formatter "one formatter per quantity" "app core/analysis/gaps.cpp 'std::string fmtDuration(double ns);'"
+expect inv18-line "a line's time is worded by results::LineView" \
+  "app lsp/features/run_view.cpp 'std::string t(const results::LineResult& l){ return formatPassTime(l.gpuNs, l.backwardNs); }'"
 # (the ticket words are assembled at run time: this file must pass the rule itself)
 expect inv16-code "no issue/ticket numbers" "app core/support/log.cpp \"\$(printf '// see %s%s' issue ' 12')\""
 expect inv16-test "no issue/ticket numbers" "app tests/unit/planner/harness_focus_test.cpp \"\$(printf 'TEST_CASE(\\\"the %s%s shape\\\") {}' issue '-6')\""

@@ -29,6 +29,6 @@ FORMAT=text planner_run "$T/hot" "$T/out.txt" "python3 hot.py" --focus hot.py::s
 cat "$T/out.txt"
 grep -q "^refused: hot.py:8-9.*over the NVTX budget: 200 pushes for 4 launches" "$T/out.txt" || { echo "FAIL: no budget refusal"; exit 1; }
 grep -q "kernlens profile: converged after" "$T/out.txt" || { echo "FAIL: not converged"; exit 1; }
-grep -E "^   9 \|.*4 launches in 4 calls.*MulFunctor" "$T/out.txt" >/dev/null || { echo "FAIL: line 9 should hold the 4 multiplications"; exit 1; }
+grep -E "^   9 \|.*4 launches · 4 invocations.*MulFunctor" "$T/out.txt" >/dev/null || { echo "FAIL: line 9 should hold the 4 multiplications"; exit 1; }
 grep -E "^   6 \|.*ATOMIC" "$T/out.txt" >/dev/null && { echo "FAIL: the for line launches nothing of its own"; exit 1; }
 echo "ok: budget refusal reported"

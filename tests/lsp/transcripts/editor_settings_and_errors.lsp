@@ -40,9 +40,9 @@
 <-- {"id":12,"method":"textDocument/inlayHint","params":{"textDocument":{"uri":"file://${KL_SOURCE_DIR}/tests/data/editor/ws/mlp.py"},"range":{"start": {"line": 20, "character": 0}, "end": {"line": 20, "character": 80}}}}
 --> {"id":12,"result":[{"label":"GPU 91.6 µs + bwd 115 µs · 5 kernels"}]}
 # The run view's data for a loaded profile: the hottest line first (the gelu line 21, its
-# backward GEMMs included).
+# backward GEMMs included; its time split by pass as the hint and hover say it).
 <-- {"id":13,"method":"workspace/executeCommand","params":{"command":"kernlens.runSummary","arguments":[]}}
---> {"id":13,"result":{"runId":"profile:mlp_emulated.sqlite","backend":"emulate","emulated":true,"provisional":false,"hottest":[{"path":"mlp.py","line":21,"text":"h = F.gelu(self.fc2(h))","time":"207 µs","share":"43 %","kind":"line"},{"line":20,"text":"h = F.relu(self.fc1(x))"},{},{},{},{},{},{},{}],"unmapped":[{"name":"[CUDA memcpy DtoH]"}],"headline":"<contains:profile:mlp_emulated.sqlite · emulate (emulated)>"}}
+--> {"id":13,"result":{"runId":"profile:mlp_emulated.sqlite","backend":"emulate","emulated":true,"provisional":false,"hottest":[{"path":"mlp.py","line":21,"text":"h = F.gelu(self.fc2(h))","time":"91.6 µs + bwd 115 µs","share":"43 %","kind":"line"},{"line":20,"text":"h = F.relu(self.fc1(x))"},{},{},{},{},{},{},{}],"unmapped":[{"name":"[CUDA memcpy DtoH]"}],"headline":"<contains:profile:mlp_emulated.sqlite · emulate (emulated)>"}}
 # Keeping annotations needs a profiling run (a loaded profile has no plan to keep); bad export format.
 <-- {"id":14,"method":"workspace/executeCommand","params":{"command":"kernlens.keepAnnotations","arguments":[]}}
 --> {"id":14,"error":{"code":-32803,"message":"<contains:loaded profile>"}}

@@ -3,6 +3,7 @@
 #include "core/planner/loop.h"
 #include "core/planner/profile_request.h"
 #include "core/planner/report.h"
+#include "core/support/format.h"
 #include "doctest/doctest.h"
 #include "tests/support/test_support.h"
 
@@ -211,6 +212,6 @@ TEST_CASE("the JSON document has exactly the documented shape") {
         "\"gpu_ns\":700}]}],"
         "\"unmapped\":[{\"name\":\"memcpy\",\"launches\":1,\"gpu_ns\":5,\"reason\":\"outside_kl_ranges\"}],"
         "\"notes\":[\"n1\"],\"round_log\":[]}");
-  CHECK(formatNs(1500000) == "1.50 ms");
-  CHECK(formatNs(730) == "730 ns");
+  CHECK(kl::formatDuration(1500000) == "1.50 ms");
+  CHECK(kl::formatDuration(730) == "730 ns");
 }

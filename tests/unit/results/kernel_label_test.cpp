@@ -9,6 +9,7 @@
 
 #include "core/results/format.h"
 
+using namespace kl;
 using namespace kl::results;
 using namespace kl::attribution;
 

@@ -270,7 +270,7 @@ TEST_CASE("formatting") {
   CHECK(formatShare(0.31) == "31 %");
   CHECK(formatShare(0.004) == "0.4 %");
   CHECK(formatShare(0.0001) == "<0.1 %");
-  CHECK(kernelCount(1) == "1 kernel");
+  CHECK(formatCount(1, "kernel") == "1 kernel");
   CHECK(formatDims({128, 1, 1}) == "128×1×1");
   LineResult l;
   l.gpuNs = 1'920'000;
