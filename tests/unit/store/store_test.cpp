@@ -127,6 +127,39 @@ TEST_CASE("open: .kernlens/kernlens.db, .gitignore, WAL, versions") {
   CHECK_FALSE(Store::open(ws / "missing").ok());
 }
 
+TEST_CASE("the ranges row binding is the schema's column list, after migrating from any version") {
+  // A fresh store and one migrated from each older version: the columns writeRound binds and spans()
+  // reads are the table's, by name and type, in order.
+  for (int from = 0; from <= kStoreSchemaVersion; ++from) {
+    CAPTURE(from);
+    test::TempDir ws;
+    {
+      auto db = sql::Database::openReadWrite(ws / "k.db");
+      REQUIRE(db.ok());
+      REQUIRE(Store::migrate(*db, from).ok());
+    }
+    auto s = Store::openFile(ws / "k.db");
+    REQUIRE_MESSAGE(s.ok(), s.error().message);
+    auto match = Store::rangeColumnsMatch(s->db());
+    CHECK_MESSAGE(match.ok(), (match.ok() ? "" : match.error().message));
+  }
+  // A column the binding does not know, or one it lacks, is named.
+  test::TempDir ws;
+  auto s = Store::open(ws.path());
+  REQUIRE(s.ok());
+  REQUIRE(s->db().exec("ALTER TABLE ranges ADD COLUMN extra INTEGER").ok());
+  auto extra = Store::rangeColumnsMatch(s->db());
+  REQUIRE_FALSE(extra.ok());
+  CHECK(extra.error().message.find("'extra'") != std::string::npos);
+  REQUIRE(s->db().exec("ALTER TABLE ranges DROP COLUMN extra").ok());
+  REQUIRE(s->db().exec("DROP INDEX ranges_by_path").ok());
+  REQUIRE(s->db().exec("DROP VIEW kernel_sources").ok());
+  REQUIRE(s->db().exec("ALTER TABLE ranges DROP COLUMN suggest_focus").ok());
+  auto missing = Store::rangeColumnsMatch(s->db());
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().message.find("'suggest_focus'") != std::string::npos);
+}
+
 TEST_CASE("migrations from every older version keep the data") {
   for (int from = 0; from < kStoreSchemaVersion; ++from) {
     CAPTURE(from);
