@@ -272,6 +272,60 @@ constexpr Column<Row> kRangeColumns[] = {
 };
 constexpr std::span<const Column<Row>> kRanges{kRangeColumns};
 
+using attribution::KernelStat;
+/// The `range_kernels` table's columns after range_id: one kernel of a stored line per row. Read
+/// back, the full name is the op name, and a row without a short name shows the op name.
+constexpr Column<KernelStat> kRangeKernelColumns[] = {
+    {"name", "TEXT", [](St& st, int i, const KernelStat& k) { return st.bind(i, std::string_view(k.opName)); },
+     [](const St& st, int c, KernelStat& k) {
+       k.opName = st.text(c);
+       k.fullName = k.opName;
+     }},
+    {"short_name", "TEXT", [](St& st, int i, const KernelStat& k) { return st.bind(i, std::string_view(k.name)); },
+     [](const St& st, int c, KernelStat& k) {
+       k.name = st.text(c);
+       if (k.name.empty()) k.name = k.opName;
+     }},
+    {"kind", "TEXT",
+     [](St& st, int i, const KernelStat& k) { return st.bind(i, std::string_view(profile::gpuOpKindName(k.kind))); },
+     [](const St& st, int c, KernelStat& k) {
+       k.kind = profile::gpuOpKindFromName(st.text(c)).value_or(profile::GpuOpKind::Kernel);
+     }},
+    {"launches", "INTEGER",
+     [](St& st, int i, const KernelStat& k) { return st.bind(i, static_cast<int64_t>(k.launches)); },
+     [](const St& st, int c, KernelStat& k) { k.launches = static_cast<uint64_t>(st.int64(c)); }},
+    {"gpu_ns", "INTEGER", [](St& st, int i, const KernelStat& k) { return st.bind(i, k.totalNs); },
+     [](const St& st, int c, KernelStat& k) { k.totalNs = st.int64(c); }},
+    {"pass", "TEXT",
+     [](St& st, int i, const KernelStat& k) { return st.bind(i, std::string_view(attribution::passName(k.pass))); },
+     [](const St& st, int c, KernelStat& k) {
+       k.pass = attribution::passFromName(st.text(c)).value_or(attribution::Pass::Forward);
+     }},
+};
+constexpr std::span<const Column<KernelStat>> kRangeKernels{kRangeKernelColumns};
+
+using attribution::UnmappedEntry;
+/// The `unmapped_ops` table's columns after round_id: one group of GPU ops no stored line owns.
+constexpr Column<UnmappedEntry> kUnmappedColumns[] = {
+    {"name", "TEXT", [](St& st, int i, const UnmappedEntry& u) { return st.bind(i, std::string_view(u.name)); },
+     [](const St& st, int c, UnmappedEntry& u) { u.name = st.text(c); }},
+    {"kind", "TEXT",
+     [](St& st, int i, const UnmappedEntry& u) { return st.bind(i, std::string_view(profile::gpuOpKindName(u.kind))); },
+     [](const St& st, int c, UnmappedEntry& u) {
+       u.kind = profile::gpuOpKindFromName(st.text(c)).value_or(profile::GpuOpKind::Kernel);
+     }},
+    {"reason", "TEXT",
+     [](St& st, int i, const UnmappedEntry& u) { return st.bind(i, attribution::unmappedReasonName(u.reason)); },
+     [](const St& st, int c, UnmappedEntry& u) {
+       u.reason = attribution::unmappedReasonFromName(st.text(c)).value_or(attribution::UnmappedReason::OutsideRanges);
+     }},
+    {"launches", "INTEGER", [](St& st, int i, const UnmappedEntry& u) { return st.bind(i, u.launches); },
+     [](const St& st, int c, UnmappedEntry& u) { u.launches = st.int64(c); }},
+    {"gpu_ns", "INTEGER", [](St& st, int i, const UnmappedEntry& u) { return st.bind(i, u.gpuNs); },
+     [](const St& st, int c, UnmappedEntry& u) { u.gpuNs = st.int64(c); }},
+};
+constexpr std::span<const Column<UnmappedEntry>> kUnmapped{kUnmappedColumns};
+
 /// Whether `query` (one `?` bound to `id`) returns a row.
 Result<bool> hasRow(const sql::Database& db, const char* query, int64_t id) {
   auto st = db.prepare(query);
@@ -565,8 +619,8 @@ Result<void> insertSpans(sql::Database& db, int64_t roundId, const std::vector<L
   auto rs =
       db.prepare("INSERT INTO ranges(round_id, " + columnNames(kRanges) + ") VALUES(?," + placeholders(kRanges) + ")");
   if (!rs) return rs.error();
-  auto ks = db.prepare(
-      "INSERT INTO range_kernels(range_id, name, short_name, kind, launches, gpu_ns, pass) VALUES(?,?,?,?,?,?,?)");
+  auto ks = db.prepare("INSERT INTO range_kernels(range_id, " + columnNames(kRangeKernels) + ") VALUES(?," +
+                       placeholders(kRangeKernels) + ")");
   if (!ks) return ks.error();
   auto ls = db.prepare(
       "INSERT INTO line_stats(round_id, path, line, range_id, launches, gpu_ns, kernels) VALUES(?,?,?,?,?,?,?)");
@@ -581,12 +635,7 @@ Result<void> insertSpans(sql::Database& db, int64_t roundId, const std::vector<L
     for (const auto& k : s.kernels) {
       KL_TRY(ks->reset());
       KL_TRY(ks->bind(1, rangeId));
-      KL_TRY(ks->bind(2, std::string_view(k.opName)));
-      KL_TRY(ks->bind(3, std::string_view(k.name)));
-      KL_TRY(ks->bind(4, std::string_view(profile::gpuOpKindName(k.kind))));
-      KL_TRY(ks->bind(5, static_cast<int64_t>(k.launches)));
-      KL_TRY(ks->bind(6, k.totalNs));
-      KL_TRY(ks->bind(7, std::string_view(attribution::passName(k.pass))));
+      KL_TRY(bindRow(kRangeKernels, *ks, 2, k));
       KL_TRY(ks->run());
     }
     // Per-line row: the statement(s) starting at this disk line, exclusive numbers.
@@ -606,16 +655,13 @@ Result<void> insertSpans(sql::Database& db, int64_t roundId, const std::vector<L
 
 /// The `unmapped_ops` rows of round `roundId`.
 Result<void> insertUnmapped(sql::Database& db, int64_t roundId, const std::vector<attribution::UnmappedEntry>& ops) {
-  auto us = db.prepare("INSERT INTO unmapped_ops(round_id, name, kind, reason, launches, gpu_ns) VALUES(?,?,?,?,?,?)");
+  auto us = db.prepare("INSERT INTO unmapped_ops(round_id, " + columnNames(kUnmapped) + ") VALUES(?," +
+                       placeholders(kUnmapped) + ")");
   if (!us) return us.error();
   for (const auto& u : ops) {
     KL_TRY(us->reset());
     KL_TRY(us->bind(1, roundId));
-    KL_TRY(us->bind(2, std::string_view(u.name)));
-    KL_TRY(us->bind(3, std::string_view(profile::gpuOpKindName(u.kind))));
-    KL_TRY(us->bind(4, attribution::unmappedReasonName(u.reason)));
-    KL_TRY(us->bind(5, u.launches));
-    KL_TRY(us->bind(6, u.gpuNs));
+    KL_TRY(bindRow(kUnmapped, *us, 2, u));
     KL_TRY(us->run());
   }
   return {};
@@ -649,8 +695,10 @@ Result<void> insertSnapshots(sql::Database& db, int64_t runId, const std::vector
 }
 }  // namespace
 
-Result<void> Store::rangeColumnsMatch(const sql::Database& db) {
-  return schemaMatches(db, "ranges", /*skip id, round_id*/ 2, kRanges);
+Result<void> Store::rowBindingsMatch(const sql::Database& db) {
+  KL_TRY(schemaMatches(db, "ranges", /*skip id, round_id*/ 2, kRanges));
+  KL_TRY(schemaMatches(db, "range_kernels", /*skip range_id*/ 1, kRangeKernels));
+  return schemaMatches(db, "unmapped_ops", /*skip round_id*/ 1, kUnmapped);
 }
 
 Result<int64_t> Store::writeRound(int64_t runId, const RoundRecord& rec) {
@@ -755,9 +803,8 @@ Result<std::vector<attribution::LineResult>> readSpans(const sql::Database& db, 
   if (!st) return st.error();
   KL_TRY(st->bind(1, roundId));
   if (!path.empty()) KL_TRY(st->bind(2, path));
-  auto ks = db.prepare(
-      "SELECT name, short_name, kind, launches, gpu_ns, pass FROM range_kernels WHERE range_id = ? "
-      "ORDER BY gpu_ns DESC, name, pass");
+  auto ks = db.prepare("SELECT " + columnNames(kRangeKernels) +
+                       " FROM range_kernels WHERE range_id = ? ORDER BY gpu_ns DESC, name, pass");
   if (!ks) return ks.error();
   std::vector<attribution::LineResult> out;
   while (true) {
@@ -774,14 +821,7 @@ Result<std::vector<attribution::LineResult>> readSpans(const sql::Database& db, 
       if (!k) return k.error();
       if (!*k) break;
       attribution::KernelStat kst;
-      kst.opName = ks->text(0);
-      kst.fullName = kst.opName;
-      kst.name = ks->text(1);
-      if (kst.name.empty()) kst.name = kst.opName;
-      kst.kind = profile::gpuOpKindFromName(ks->text(2)).value_or(profile::GpuOpKind::Kernel);
-      kst.launches = static_cast<uint64_t>(ks->int64(3));
-      kst.totalNs = ks->int64(4);
-      kst.pass = attribution::passFromName(ks->text(5)).value_or(attribution::Pass::Forward);
+      readRow(kRangeKernels, *ks, 0, kst);
       s.kernels.push_back(std::move(kst));
     }
     out.push_back(std::move(s));
@@ -793,8 +833,8 @@ Result<std::vector<attribution::LineResult>> readSpans(const sql::Database& db, 
 Result<std::vector<attribution::LineResult>> Store::spans(int64_t roundId) const { return readSpans(db_, roundId, ""); }
 
 Result<std::vector<attribution::UnmappedEntry>> Store::unmapped(int64_t roundId) const {
-  auto st = db_.prepare(
-      "SELECT name, kind, reason, launches, gpu_ns FROM unmapped_ops WHERE round_id = ? ORDER BY gpu_ns DESC, name");
+  auto st = db_.prepare("SELECT " + columnNames(kUnmapped) +
+                        " FROM unmapped_ops WHERE round_id = ? ORDER BY gpu_ns DESC, name");
   if (!st) return st.error();
   KL_TRY(st->bind(1, roundId));
   std::vector<attribution::UnmappedEntry> out;
@@ -803,11 +843,7 @@ Result<std::vector<attribution::UnmappedEntry>> Store::unmapped(int64_t roundId)
     if (!r) return r.error();
     if (!*r) break;
     attribution::UnmappedEntry u;
-    u.name = st->text(0);
-    u.kind = profile::gpuOpKindFromName(st->text(1)).value_or(profile::GpuOpKind::Kernel);
-    u.reason = attribution::unmappedReasonFromName(st->text(2)).value_or(attribution::UnmappedReason::OutsideRanges);
-    u.launches = st->int64(3);
-    u.gpuNs = st->int64(4);
+    readRow(kUnmapped, *st, 0, u);
     out.push_back(std::move(u));
   }
   return out;
