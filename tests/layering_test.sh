@@ -215,6 +215,9 @@ while IFS=$'\t' read -r n text; do
         area=$(cut -d/ -f3 <<<"$t")
         find "$root/tests/unit/$area" -maxdepth 1 -name '*.cpp' | grep -q . || check "invariant $n names $t, but tests/unit/$area has no test sources:" "$arch" ;;
       tests/lsp/transcripts/*) ;;  # run by tests/unit/lsp/transcript_test.cpp
+      tests/*_test.sh)  # a script of its own: tests/CMakeLists.txt must add_test it
+        grep -qF "\${CMAKE_CURRENT_SOURCE_DIR}/${t#tests/}\"" "$root/tests/CMakeLists.txt" ||
+          check "invariant $n names $t, which tests/CMakeLists.txt does not add_test:" "$arch" ;;
       *) check "invariant $n names $t, which ctest does not run (name a tests/e2e/*.sh or tests/unit/<area>/ test):" "$arch" ;;
     esac
   done

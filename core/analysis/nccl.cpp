@@ -25,104 +25,74 @@ std::string lowerOf(std::string_view s) {
   return o;
 }
 
-void payloadsAndStragglers(const View& v, const std::vector<uint32_t>& nccl, NcclResult& r) {
-  const auto& m = v.m;
-  // Launch calls -> innermost annotation ("nccl:all_reduce" with Input Dims).
-  std::vector<uint32_t> calls;
-  std::unordered_map<uint32_t, size_t> callPos;
-  for (uint32_t i : nccl) {
-    uint32_t c = v.attr ? v.attr->op(i).launch : kNone;
-    if (c != kNone && !callPos.count(c)) {
-      callPos[c] = calls.size();
-      calls.push_back(c);
-    }
-  }
-  auto sites = callSites(m, calls);
-  std::map<DeviceKey, std::optional<GpuPeak>> peaks;
-  std::map<int32_t, std::string> rankGpu;
-  for (const auto& g : m.gpus) {
-    peaks[{g.rank, g.deviceId}] = peakForGpu(m.str(g.name));
-    rankGpu[g.rank] = std::string(m.str(g.name));
-  }
-  auto peakOf = [&](DeviceKey d) -> std::optional<GpuPeak> {
-    if (auto it = peaks.find(d); it != peaks.end()) return it->second;
-    if (auto it = rankGpu.find(d.rank); it != rankGpu.end()) return peakForGpu(it->second);
-    return std::nullopt;
-  };
-  std::map<std::tuple<std::string, std::string, std::string, std::string, int64_t, int32_t>, NcclPayloadRow> rows;
-  // Straggler keys: (group, type) -> rank -> starts in order.
-  std::map<std::pair<std::string, std::string>, std::map<int32_t, std::vector<int64_t>>> arrivals;
-  for (uint32_t i : nccl) {
-    const auto& op = m.gpuOps[i];
-    std::string_view kname = m.str(op.name);
-    std::string type = ncclCollective(kname);
-    std::string algo, proto, dtype, source, group;
-    ncclAlgoProto(kname, algo, proto);
-    int64_t bytes = -1;
-    int32_t n = 0;
-    const auto* k = m.kernel(op);
-    std::string annotated;
-    uint32_t call = v.attr ? v.attr->op(i).launch : kNone;
-    if (call != kNone) {
-      const auto& s = sites[callPos[call]];
-      if (s.innerRange != kNone) {
-        const auto& rg = m.ranges[s.innerRange];
-        std::string_view t = m.str(rg.text);
-        if (t.starts_with("nccl:")) {
-          annotated = lowerOf(t.substr(5));
-          if (rg.shapes != profile::kEmptyStr && (!k || k->collective == kNone)) {
-            auto sh = parseShapes(m.str(rg.shapes));
-            if (!sh.dims.empty() && !sh.dims[0].empty()) {
-              int64_t ne = 1;
-              for (auto d : sh.dims[0]) ne = d < 0 ? -1 : ne < 0 ? ne : mulSat(ne, d);
-              dtype = sh.types.empty() ? "" : sh.types[0];
-              if (int b = dtypeBytes(dtype); b > 0 && ne >= 0) {
-                bytes = mulSat(ne, b);
-                source = "annotation";
-              }
-            }
-          }
-        }
-      }
-    }
-    if (k && k->collective != kNone && k->collective < m.collectives.size()) {
-      const auto& cd = m.collectives[k->collective];
-      dtype = std::string(m.str(cd.dtype));
-      n = cd.groupSize;
-      group = std::string(m.str(cd.processGroup));
-      if (annotated.empty()) annotated = lowerOf(m.str(cd.name));
-      int b = dtypeBytes(dtype);
-      int64_t ne = type == "AllGather" ? cd.outNelems : cd.inNelems;
-      if (b > 0 && ne >= 0) {
-        bytes = mulSat(ne, b);
-        source = "kernel-args";
-      }
-    }
-    if (annotated.find("all_to_all") != std::string::npos || annotated.find("alltoall") != std::string::npos)
-      type = "AllToAll";
-    if (n == 0 && m.meta.numRanks > 1) n = m.meta.numRanks;
-    auto& row = rows[{type, algo, proto, dtype, bytes, n}];
-    row.type = type;
-    row.algo = algo;
-    row.proto = proto;
-    row.dtype = dtype;
-    row.bytes = bytes;
-    row.ranks = n;
-    row.sizeSource = source;
-    ++row.count;
-    addTo(row.totalNs, op.duration());
-    if (bytes >= 0) {
-      row.busBytes += static_cast<double>(bytes) * busBwFactor(type, n);
-      ++r.knownSizeCalls;
-    }
-    if (auto pk = peakOf(deviceOf(op)); pk && pk->linkGBps > 0) row.peakGBps = pk->linkGBps;
-    arrivals[{group, type}][op.rank].push_back(op.start);
-  }
-  for (auto& [k, row] : rows) r.payloads.push_back(row);
-  std::sort(r.payloads.begin(), r.payloads.end(), [](const NcclPayloadRow& a, const NcclPayloadRow& b) {
-    return a.totalNs != b.totalNs ? a.totalNs > b.totalNs : a.type < b.type;
-  });
+/// What one NCCL kernel launch moved: its collective type, algorithm, protocol, element type,
+/// payload bytes (-1: unknown) and where they came from, its ranks and process group.
+struct Collective {
+  std::string type, algo, proto, dtype, source, group;
+  int64_t bytes = -1;
+  int32_t n = 0;
+};
 
+/// The launch's payload from its "nccl:..." annotation (the innermost range around its launch, with
+/// Input Dims), when the kernel carries no collective arguments of its own. Returns the
+/// annotation's collective name, lower-case ("" when the range is not one).
+std::string fromAnnotation(const ProfileModel& m, const CallSite& s, const profile::KernelDetail* k, Collective& c) {
+  if (s.innerRange == kNone) return "";
+  const auto& rg = m.ranges[s.innerRange];
+  std::string_view t = m.str(rg.text);
+  if (!t.starts_with("nccl:")) return "";
+  std::string annotated = lowerOf(t.substr(5));
+  if (rg.shapes != profile::kEmptyStr && (!k || k->collective == kNone)) {
+    auto sh = parseShapes(m.str(rg.shapes));
+    if (!sh.dims.empty() && !sh.dims[0].empty()) {
+      int64_t ne = 1;
+      for (auto d : sh.dims[0]) ne = d < 0 ? -1 : ne < 0 ? ne : mulSat(ne, d);
+      c.dtype = sh.types.empty() ? "" : sh.types[0];
+      if (int b = dtypeBytes(c.dtype); b > 0 && ne >= 0) {
+        c.bytes = mulSat(ne, b);
+        c.source = "annotation";
+      }
+    }
+  }
+  return annotated;
+}
+
+/// NCCL kernel i: its type and algorithm from its name, its payload from its collective arguments
+/// (Kineto) or else from the annotation around its launch (`site`, null without a launch); an
+/// annotation or collective name saying all-to-all makes it AllToAll; ranks default to the
+/// profile's rank count.
+Collective describeCollective(const ProfileModel& m, uint32_t i, const CallSite* site) {
+  const auto& op = m.gpuOps[i];
+  std::string_view kname = m.str(op.name);
+  Collective c;
+  c.type = ncclCollective(kname);
+  ncclAlgoProto(kname, c.algo, c.proto);
+  const auto* k = m.kernel(op);
+  std::string annotated = site ? fromAnnotation(m, *site, k, c) : "";
+  if (k && k->collective != kNone && k->collective < m.collectives.size()) {
+    const auto& cd = m.collectives[k->collective];
+    c.dtype = std::string(m.str(cd.dtype));
+    c.n = cd.groupSize;
+    c.group = std::string(m.str(cd.processGroup));
+    if (annotated.empty()) annotated = lowerOf(m.str(cd.name));
+    int b = dtypeBytes(c.dtype);
+    int64_t ne = c.type == "AllGather" ? cd.outNelems : cd.inNelems;
+    if (b > 0 && ne >= 0) {
+      c.bytes = mulSat(ne, b);
+      c.source = "kernel-args";
+    }
+  }
+  if (annotated.find("all_to_all") != std::string::npos || annotated.find("alltoall") != std::string::npos)
+    c.type = "AllToAll";
+  if (c.n == 0 && m.meta.numRanks > 1) c.n = m.meta.numRanks;
+  return c;
+}
+
+/// Straggler calls and ranks: per (process group, type) seen on two or more ranks, the idx-th call
+/// of each rank is one call; its skew is the spread of their starts, the last rank caused it and
+/// every rank waited for it.
+void stragglers(std::map<std::pair<std::string, std::string>, std::map<int32_t, std::vector<int64_t>>>& arrivals,
+                NcclResult& r) {
   std::map<int32_t, NcclStragglerRank> ranks;
   for (auto& [key, byRank] : arrivals) {
     if (byRank.size() < 2) continue;
@@ -170,6 +140,63 @@ void payloadsAndStragglers(const View& v, const std::vector<uint32_t>& nccl, Ncc
               return a.skewNs != b.skewNs ? a.skewNs > b.skewNs : a.start < b.start;
             });
   for (auto& [rk, sr] : ranks) r.stragglerRanks.push_back(sr);
+}
+
+/// Payload rows (by type, algorithm, protocol, element type, bytes and ranks; most time first) and
+/// stragglers of the NCCL kernels `nccl`.
+void payloadsAndStragglers(const View& v, const std::vector<uint32_t>& nccl, NcclResult& r) {
+  const auto& m = v.m;
+  // Launch calls -> innermost annotation ("nccl:all_reduce" with Input Dims).
+  std::vector<uint32_t> calls;
+  std::unordered_map<uint32_t, size_t> callPos;
+  for (uint32_t i : nccl) {
+    uint32_t c = v.attr ? v.attr->op(i).launch : kNone;
+    if (c != kNone && !callPos.count(c)) {
+      callPos[c] = calls.size();
+      calls.push_back(c);
+    }
+  }
+  auto sites = callSites(m, calls);
+  std::map<DeviceKey, std::optional<GpuPeak>> peaks;
+  std::map<int32_t, std::string> rankGpu;
+  for (const auto& g : m.gpus) {
+    peaks[{g.rank, g.deviceId}] = peakForGpu(m.str(g.name));
+    rankGpu[g.rank] = std::string(m.str(g.name));
+  }
+  auto peakOf = [&](DeviceKey d) -> std::optional<GpuPeak> {
+    if (auto it = peaks.find(d); it != peaks.end()) return it->second;
+    if (auto it = rankGpu.find(d.rank); it != rankGpu.end()) return peakForGpu(it->second);
+    return std::nullopt;
+  };
+  std::map<std::tuple<std::string, std::string, std::string, std::string, int64_t, int32_t>, NcclPayloadRow> rows;
+  // Straggler keys: (group, type) -> rank -> starts in order.
+  std::map<std::pair<std::string, std::string>, std::map<int32_t, std::vector<int64_t>>> arrivals;
+  for (uint32_t i : nccl) {
+    const auto& op = m.gpuOps[i];
+    uint32_t call = v.attr ? v.attr->op(i).launch : kNone;
+    const Collective c = describeCollective(m, i, call != kNone ? &sites[callPos[call]] : nullptr);
+    auto& row = rows[{c.type, c.algo, c.proto, c.dtype, c.bytes, c.n}];
+    row.type = c.type;
+    row.algo = c.algo;
+    row.proto = c.proto;
+    row.dtype = c.dtype;
+    row.bytes = c.bytes;
+    row.ranks = c.n;
+    row.sizeSource = c.source;
+    ++row.count;
+    addTo(row.totalNs, op.duration());
+    if (c.bytes >= 0) {
+      row.busBytes += static_cast<double>(c.bytes) * busBwFactor(c.type, c.n);
+      ++r.knownSizeCalls;
+    }
+    if (auto pk = peakOf(deviceOf(op)); pk && pk->linkGBps > 0) row.peakGBps = pk->linkGBps;
+    arrivals[{c.group, c.type}][op.rank].push_back(op.start);
+  }
+  for (auto& [k, row] : rows) r.payloads.push_back(row);
+  std::sort(r.payloads.begin(), r.payloads.end(), [](const NcclPayloadRow& a, const NcclPayloadRow& b) {
+    return a.totalNs != b.totalNs ? a.totalNs > b.totalNs : a.type < b.type;
+  });
+  stragglers(arrivals, r);
 }
 
 }  // namespace

@@ -65,25 +65,59 @@ bool syncKindOf(std::string_view apiName, const profile::MemcpyDetail* copy, Syn
   return false;
 }
 
-SyncResult computeSync(const View& v) {
-  const auto& m = v.m;
-  SyncResult r;
-  r.hasStacksOrRanges = !m.pyFrames.empty() || !m.ranges.empty();
-  // *MemcpyAsync calls -> their copy (to know device -> pageable).
-  std::unordered_map<uint32_t, const profile::MemcpyDetail*> copyOf;
-  {
-    std::vector<uint32_t> launch = v.attr ? std::vector<uint32_t>() : attribution::linkLaunches(m);
-    for (uint32_t i = 0; i < m.gpuOps.size(); ++i) {
-      const auto& op = m.gpuOps[i];
-      if (op.kind != GpuOpKind::Memcpy || op.detail >= m.memcpys.size()) continue;
-      uint32_t call = v.attr ? v.attr->op(i).launch : launch[i];
-      if (call == kNone) continue;
-      copyOf[call] = &m.memcpys[op.detail];
-    }
-  }
-  // Kineto names the memory kinds only in the op name: "Memcpy DtoH (Device -> Pageable)".
+namespace {
+
+/// The synchronising API calls of a view, in call order, and what kind each is.
+struct SyncCalls {
   std::vector<uint32_t> calls;
   std::vector<SyncKind> kinds;
+};
+
+/// *MemcpyAsync calls -> their copy (to know device -> pageable).
+std::unordered_map<uint32_t, const profile::MemcpyDetail*> copiesByCall(const View& v) {
+  const auto& m = v.m;
+  std::unordered_map<uint32_t, const profile::MemcpyDetail*> copyOf;
+  std::vector<uint32_t> launch = v.attr ? std::vector<uint32_t>() : attribution::linkLaunches(m);
+  for (uint32_t i = 0; i < m.gpuOps.size(); ++i) {
+    const auto& op = m.gpuOps[i];
+    if (op.kind != GpuOpKind::Memcpy || op.detail >= m.memcpys.size()) continue;
+    uint32_t call = v.attr ? v.attr->op(i).launch : launch[i];
+    if (call == kNone) continue;
+    copyOf[call] = &m.memcpys[op.detail];
+  }
+  return copyOf;
+}
+
+/// Kineto pageable copies: dstKind unknown but the op name says "-> Pageable" (Kineto names the
+/// memory kinds only there: "Memcpy DtoH (Device -> Pageable)"). Their async calls in the window
+/// not already in sc are added as MemcpyAsyncToPageable.
+void addKinetoPageable(const View& v, SyncCalls& sc) {
+  const auto& m = v.m;
+  std::unordered_map<uint32_t, bool> pageable;
+  std::vector<uint32_t> launch = v.attr ? std::vector<uint32_t>() : attribution::linkLaunches(m);
+  for (uint32_t i = 0; i < m.gpuOps.size(); ++i) {
+    const auto& op = m.gpuOps[i];
+    if (op.kind != GpuOpKind::Memcpy) continue;
+    uint32_t call = v.attr ? v.attr->op(i).launch : launch[i];
+    std::string_view n = m.str(op.name);
+    if (call != kNone && n.find("DtoH") != std::string_view::npos && n.find("Pageable") != std::string_view::npos)
+      pageable[call] = true;
+  }
+  for (uint32_t i = 0; i < m.apiCalls.size(); ++i) {
+    if (!pageable.count(i) || !v.inWindow(m.apiCalls[i].start)) continue;
+    std::string_view b = baseName(m.str(m.apiCalls[i].name));
+    if (b.find("Async") == std::string_view::npos || std::find(sc.calls.begin(), sc.calls.end(), i) != sc.calls.end())
+      continue;
+    sc.calls.push_back(i);
+    sc.kinds.push_back(SyncKind::MemcpyAsyncToPageable);
+  }
+}
+
+/// The view's synchronising calls (syncKindOf, plus Kineto's pageable copies) in the window.
+SyncCalls findSyncCalls(const View& v) {
+  const auto& m = v.m;
+  const auto copyOf = copiesByCall(v);
+  SyncCalls sc;
   for (uint32_t i = 0; i < m.apiCalls.size(); ++i) {
     const auto& c = m.apiCalls[i];
     if (!v.inWindow(c.start)) continue;
@@ -91,62 +125,47 @@ SyncResult computeSync(const View& v) {
     if (auto it = copyOf.find(i); it != copyOf.end()) copy = it->second;
     SyncKind k;
     if (!syncKindOf(m.str(c.name), copy, k)) continue;
-    calls.push_back(i);
-    kinds.push_back(k);
+    sc.calls.push_back(i);
+    sc.kinds.push_back(k);
   }
-  // Kineto pageable copies: dstKind unknown but the op name says "-> Pageable".
-  if (m.meta.format == profile::SourceFormat::Kineto) {
-    std::unordered_map<uint32_t, bool> pageable;
-    std::vector<uint32_t> launch = v.attr ? std::vector<uint32_t>() : attribution::linkLaunches(m);
-    for (uint32_t i = 0; i < m.gpuOps.size(); ++i) {
-      const auto& op = m.gpuOps[i];
-      if (op.kind != GpuOpKind::Memcpy) continue;
-      uint32_t call = v.attr ? v.attr->op(i).launch : launch[i];
-      std::string_view n = m.str(op.name);
-      if (call != kNone && n.find("DtoH") != std::string_view::npos && n.find("Pageable") != std::string_view::npos)
-        pageable[call] = true;
-    }
-    for (uint32_t i = 0; i < m.apiCalls.size(); ++i) {
-      if (!pageable.count(i) || !v.inWindow(m.apiCalls[i].start)) continue;
-      std::string_view b = baseName(m.str(m.apiCalls[i].name));
-      if (b.find("Async") == std::string_view::npos || std::find(calls.begin(), calls.end(), i) != calls.end())
-        continue;
-      calls.push_back(i);
-      kinds.push_back(SyncKind::MemcpyAsyncToPageable);
-    }
-  }
-  // One call, one count: some exports record a runtime call twice (old nsys: the plain name with
-  // its backtrace and the "_v<digits>" name, same thread and correlation id). Keep the longer.
-  {
-    std::map<std::pair<uint32_t, int64_t>, size_t> seen;
-    std::vector<uint32_t> keptCalls;
-    std::vector<SyncKind> keptKinds;
-    for (size_t i = 0; i < calls.size(); ++i) {
-      const auto& c = m.apiCalls[calls[i]];
-      if (c.correlationId >= 0) {
-        auto [it, fresh] = seen.try_emplace({c.thread, c.correlationId}, keptCalls.size());
-        if (!fresh) {
-          const auto& prev = m.apiCalls[keptCalls[it->second]];
-          if (c.end - c.start > prev.end - prev.start) {
-            keptCalls[it->second] = calls[i];
-            keptKinds[it->second] = kinds[i];
-          }
-          continue;
-        }
-      }
-      keptCalls.push_back(calls[i]);
-      keptKinds.push_back(kinds[i]);
-    }
-    calls = std::move(keptCalls);
-    kinds = std::move(keptKinds);
-  }
-  auto sites = callSites(m, calls);
+  if (m.meta.format == profile::SourceFormat::Kineto) addKinetoPageable(v, sc);
+  return sc;
+}
 
+/// One call, one count: some exports record a runtime call twice (old nsys: the plain name with
+/// its backtrace and the "_v<digits>" name, same thread and correlation id). Keeps the longer, in
+/// the place of the first.
+void dedupeCalls(const ProfileModel& m, SyncCalls& sc) {
+  std::map<std::pair<uint32_t, int64_t>, size_t> seen;
+  SyncCalls kept;
+  for (size_t i = 0; i < sc.calls.size(); ++i) {
+    const auto& c = m.apiCalls[sc.calls[i]];
+    if (c.correlationId >= 0) {
+      auto [it, fresh] = seen.try_emplace({c.thread, c.correlationId}, kept.calls.size());
+      if (!fresh) {
+        const auto& prev = m.apiCalls[kept.calls[it->second]];
+        if (c.end - c.start > prev.end - prev.start) {
+          kept.calls[it->second] = sc.calls[i];
+          kept.kinds[it->second] = sc.kinds[i];
+        }
+        continue;
+      }
+    }
+    kept.calls.push_back(sc.calls[i]);
+    kept.kinds.push_back(sc.kinds[i]);
+  }
+  sc = std::move(kept);
+}
+
+/// The totals and the rows by kind, API and call site (sorted) of the calls into r; returns the
+/// per-thread rows (without their API span).
+std::map<uint32_t, SyncThreadRow> tabulateCalls(const ProfileModel& m, const SyncCalls& sc, SyncResult& r) {
+  auto sites = callSites(m, sc.calls);
   std::map<std::string, SyncRow> byKind, byApi, bySite;
   std::map<std::string, std::set<std::string>> siteKinds;
   std::map<uint32_t, SyncThreadRow> threads;
-  for (size_t i = 0; i < calls.size(); ++i) {
-    const auto& c = m.apiCalls[calls[i]];
+  for (size_t i = 0; i < sc.calls.size(); ++i) {
+    const auto& c = m.apiCalls[sc.calls[i]];
     const int64_t d = c.end - c.start;
     auto add = [&](SyncRow& row, const std::string& key) {
       row.key = key;
@@ -156,8 +175,8 @@ SyncResult computeSync(const View& v) {
     };
     ++r.calls;
     addTo(r.blockedNs, d);
-    addTo(isImplicit(kinds[i]) ? r.implicitNs : r.explicitNs, d);
-    add(byKind[syncKindName(kinds[i])], syncKindName(kinds[i]));
+    addTo(isImplicit(sc.kinds[i]) ? r.implicitNs : r.explicitNs, d);
+    add(byKind[syncKindName(sc.kinds[i])], syncKindName(sc.kinds[i]));
     std::string api(baseName(m.str(c.name)));
     add(byApi[api], api);
     const auto& s = sites[i];
@@ -169,7 +188,7 @@ SyncResult computeSync(const View& v) {
     sr.line = s.line;
     sr.op = s.op;
     sr.via = s.via;
-    siteKinds[key].insert(syncKindName(kinds[i]));
+    siteKinds[key].insert(syncKindName(sc.kinds[i]));
     if (!key.empty()) ++r.withSite;
     auto& t = threads[c.thread];
     t.rank = c.rank;
@@ -186,9 +205,14 @@ SyncResult computeSync(const View& v) {
   sortRows(r.byKind);
   sortRows(r.byApi);
   sortRows(r.bySite);
-  // API span of each thread with sync calls: first .. last API call start/end in the window.
+  return threads;
+}
+
+/// The thread rows into r, most blocked first, each with its API span: first .. last API call
+/// start/end in the window.
+void addThreads(const View& v, std::map<uint32_t, SyncThreadRow>& threads, SyncResult& r) {
   std::unordered_map<uint32_t, std::pair<int64_t, int64_t>> span;
-  for (const auto& c : m.apiCalls) {
+  for (const auto& c : v.m.apiCalls) {
     if (!threads.count(c.thread) || !v.inWindow(c.start)) continue;
     auto [it, fresh] = span.try_emplace(c.thread, c.start, c.end);
     if (!fresh) {
@@ -203,6 +227,17 @@ SyncResult computeSync(const View& v) {
   std::sort(r.threads.begin(), r.threads.end(), [](const SyncThreadRow& a, const SyncThreadRow& b) {
     return a.blockedNs != b.blockedNs ? a.blockedNs > b.blockedNs : a.thread < b.thread;
   });
+}
+
+}  // namespace
+
+SyncResult computeSync(const View& v) {
+  SyncResult r;
+  r.hasStacksOrRanges = !v.m.pyFrames.empty() || !v.m.ranges.empty();
+  SyncCalls sc = findSyncCalls(v);
+  dedupeCalls(v.m, sc);
+  auto threads = tabulateCalls(v.m, sc, r);
+  addThreads(v, threads, r);
   return r;
 }
 

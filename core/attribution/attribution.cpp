@@ -191,82 +191,148 @@ namespace {
 Error poolFull() {
   return Error::unsupported("attribution: more than 2^32 stack entries (distinct range stacks); not supported");
 }
+
+/// Whether op i is a kernel (`allKernels`: the model stores no op kind, every op is one).
+bool isKernelOp(const ProfileModel& m, bool allKernels, uint32_t i) {
+  return allKernels || m.gpuOps.get<&GpuOp::kind>(i) == GpuOpKind::Kernel;
+}
 }  // namespace
 
-Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
-  gAttributionRuns.fetch_add(1, std::memory_order_relaxed);
-  Attribution a;
-  const size_t nOps = m.gpuOps.size(), nRanges = m.ranges.size(), nThreads = m.threads.size();
-  const size_t nCalls = m.apiCalls.size();
-  const bool stats = opts.rangeStats;
-  if (stats) a.ranges_.assign(nRanges, RangeStats{});
-
-  // 1. op -> launch call by (process, correlation id).
-  a.launch_ = linkLaunches(m);
-  std::vector<uint8_t> callUsed(nCalls, 0);
-  for (uint32_t c : a.launch_)
-    if (c != kNone) callUsed[c] = 1;
-  if (opts.cancel.isCancelled()) return Error::cancelled();
-
-  // 2. Where each used call's ranges are looked up: its own thread and interval, or (backward
-  //    work) the forward op that created its autograd node.
-  std::vector<LinkedCall> links;  // empty when the model has no sequence-tagged range
-  if (opts.linkBackward) links = linkAutograd(m, callUsed);
-  // The training-step scopes (optimizer, zero_grad, clipping, AMP scaler) label forward-pass work.
-  const std::vector<Pass> steps = opts.linkBackward ? stepScopes(m, callUsed) : std::vector<Pass>{};
-  auto callThread = [&m](size_t i) { return m.apiCalls.get<&ApiCall::thread>(i); };
-  const auto& cStart = m.apiCalls.col<&ApiCall::start>();
-  auto linked = [&](uint32_t c) { return !links.empty() && links[c].thread < nThreads; };
-  auto queryThread = [&](uint32_t c) { return linked(c) ? links[c].thread : callThread(c); };
-  auto queryStart = [&](uint32_t c) { return linked(c) ? links[c].start : cStart[c]; };
-  auto queryEnd = [&](uint32_t c) { return linked(c) ? links[c].end : m.apiCalls.get<&ApiCall::end>(c); };
-
-  // 3. One sweep over ranges, frames and used calls by start time (the model keeps each table
-  // in start order; linked calls are put in lookup-start order), with the open ranges and frames
-  // of each thread in an active set kept in end-desc order. For properly nested ranges that is
-  // also the stack order, so a call's stack is a prefix of its thread's set, copied as is
-  // (sorted only when ranges overlap without nesting) and shared with the thread's previous
-  // call when the set has not changed since.
-  std::vector<uint32_t> rangeItems;   // counted ranges (statistics only)
-  std::vector<uint32_t> linkedOrder;  // used calls in lookup-start order (linked profiles only)
-  if (!links.empty()) {
-    for (uint32_t c = 0; c < nCalls; ++c)
-      if (callUsed[c] && queryThread(c) < nThreads) linkedOrder.push_back(c);
-    std::stable_sort(linkedOrder.begin(), linkedOrder.end(),
-                     [&](uint32_t x, uint32_t y) { return queryStart(x) < queryStart(y); });
+/// The steps of attribute(), in its order; each reads the model and what the steps before it left
+/// in the Attribution, and fills in its own tables (a friend of Attribution).
+struct AttributeSteps {
+  /// Step 1: op -> launch call by (process, correlation id), into a.launch_. Returns, per API
+  /// call, whether some op names it as its launch (1) or none does (0).
+  static std::vector<uint8_t> linkOps(const ProfileModel& m, Attribution& a) {
+    a.launch_ = linkLaunches(m);
+    std::vector<uint8_t> callUsed(m.apiCalls.size(), 0);
+    for (uint32_t c : a.launch_)
+      if (c != kNone) callUsed[c] = 1;
+    return callUsed;
   }
-  const auto& rStart = m.ranges.col<&Range::start>();
-  auto rThread = [&m](size_t i) { return m.ranges.get<&Range::thread>(i); };
-  a.callStack_.assign(nCalls, 0);
-  const bool withFrames = opts.pythonFrames && !m.pyFrames.empty();
-  if (withFrames) a.callFrame_.assign(nCalls, kNone);
+
+  class StackSweep;
+
+  /// After step 3: each call's autograd link and pass (a.links_), from the autograd links and the
+  /// step scopes of step 2 (a step scope labels forward-pass work only); nothing when both are empty.
+  static void storeLinks(size_t nCalls, const std::vector<LinkedCall>& links, const std::vector<Pass>& steps,
+                         Attribution& a) {
+    if (links.empty() && steps.empty()) return;
+    a.links_.assign(nCalls, {kNone, kNone, Pass::Forward});
+    for (uint32_t c = 0; c < nCalls; ++c) {
+      if (!links.empty()) a.links_[c] = {links[c].node, links[c].forwardOp, links[c].pass};
+      if (!steps.empty() && a.links_[c].pass == Pass::Forward) a.links_[c].pass = steps[c];
+    }
+  }
+
+  /// Step 4: the ops attributed, without a launch call, and outside every counted range (a.counts_).
+  static void countOps(Attribution& a) {
+    for (uint32_t i = 0; i < a.launch_.size(); ++i) {
+      const uint32_t c = a.launch_[i];
+      ++a.counts_[c == kNone ? 1 : a.callStack_[c] == 0 ? 2 : 0];
+    }
+  }
+
+  static std::vector<uint32_t> rangeTotals(const ProfileModel& m, const std::vector<uint8_t>& callUsed, Attribution& a);
+  static void rangeKernelSets(const ProfileModel& m, std::vector<uint32_t> kOff, Attribution& a);
+  static std::vector<uint32_t> nameIndex(const ProfileModel& m, const std::vector<uint32_t>& rangeItems,
+                                         Attribution& a);
+  static void nameTotals(const ProfileModel& m, const std::vector<uint8_t>& callUsed,
+                         const std::vector<uint32_t>& nameIdx, Attribution& a);
+  static void nameKernelSets(const ProfileModel& m, const std::vector<uint32_t>& rangeItems,
+                             const std::vector<uint32_t>& nameIdx, Attribution& a);
+};
+
+/// Step 3: one sweep over ranges, frames and used calls by start time (the model keeps each table
+/// in start order; linked calls are put in lookup-start order), with the open ranges and frames
+/// of each thread in an active set kept in end-desc order. For properly nested ranges that is
+/// also the stack order, so a call's stack is a prefix of its thread's set, copied as is
+/// (sorted only when ranges overlap without nesting) and shared with the thread's previous
+/// call when the set has not changed since. Where a call's ranges are looked up: its own thread
+/// and interval, or (backward work, `links` from step 2) the forward op that created its node.
+class AttributeSteps::StackSweep {
+ public:
+  StackSweep(const ProfileModel& m, const Options& opts, const std::vector<LinkedCall>& links, Attribution& a)
+      : m_(m),
+        opts_(opts),
+        links_(links),
+        a_(a),
+        nThreads_(m.threads.size()),
+        nRanges_(m.ranges.size()),
+        stats_(opts.rangeStats),
+        withFrames_(opts.pythonFrames && !m.pyFrames.empty()),
+        nFrames_(withFrames_ ? static_cast<uint32_t>(m.pyFrames.size()) : 0),
+        cStart_(m.apiCalls.col<&ApiCall::start>()),
+        rStart_(m.ranges.col<&Range::start>()),
+        threads_(nThreads_) {}
+
+  /// Gives every used call its stack (a.callStack_) and, with Python frames, its innermost frame
+  /// (a.callFrame_); with statistics, every counted range its parent and depth, and `rangeItems`
+  /// the counted ranges in start order. Fails when cancelled or when the stack pool is full.
+  Result<void> run(const std::vector<uint8_t>& callUsed, std::vector<uint32_t>& rangeItems) {
+    rangeItems_ = &rangeItems;
+    const size_t nCalls = m_.apiCalls.size();
+    std::vector<uint32_t> linkedOrder;  // used calls in lookup-start order (linked profiles only)
+    if (!links_.empty()) {
+      for (uint32_t c = 0; c < nCalls; ++c)
+        if (callUsed[c] && queryThread(c) < nThreads_) linkedOrder.push_back(c);
+      std::stable_sort(linkedOrder.begin(), linkedOrder.end(),
+                       [&](uint32_t x, uint32_t y) { return queryStart(x) < queryStart(y); });
+    }
+    a_.callStack_.assign(nCalls, 0);
+    if (withFrames_) a_.callFrame_.assign(nCalls, kNone);
+    if (links_.empty()) {
+      for (uint32_t c = 0; c < nCalls; ++c) {
+        if ((c & 0xFFFF) == 0 && opts_.cancel.isCancelled()) return Error::cancelled();
+        if (callUsed[c]) visit(c);
+      }
+    } else {
+      for (size_t j = 0; j < linkedOrder.size(); ++j) {
+        if ((j & 0xFFFF) == 0 && opts_.cancel.isCancelled()) return Error::cancelled();
+        visit(linkedOrder[j]);
+      }
+    }
+    if (full_) return poolFull();
+    if (stats_)
+      while (ri_ < nRanges_) pushRange(ri_++);  // parents of ranges after the last launch
+    return {};
+  }
+
+ private:
   struct PerThread {
     ActiveSet active, frames;
     uint64_t version = 0, lastVersion = UINT64_MAX;  // active-set changes; the last stack's
     size_t lastK = 0;
     uint32_t lastAt = 0;
   };
-  std::vector<PerThread> threads(nThreads);
-  std::vector<ActiveSet::E> tmp;
-  auto stackOrder = [](const ActiveSet::E& x, const ActiveSet::E& y) {
+
+  /// Stack order: outermost first (start asc, end desc, index).
+  static bool stackOrder(const ActiveSet::E& x, const ActiveSet::E& y) {
     if (x.start != y.start) return x.start < y.start;
     if (x.end != y.end) return x.end > y.end;
     return x.idx < y.idx;
-  };
-  auto expire = [](PerThread& th, int64_t at) {
+  }
+  /// Drops the thread's ranges that ended before `at`, counting a change of its set.
+  static void expire(PerThread& th, int64_t at) {
     size_t before = th.active.v.size();
     th.active.expire(at);
     if (th.active.v.size() != before) ++th.version;
-  };
-  auto pushRange = [&](uint32_t r) {
-    if (!rangeCounted(m, r, opts)) return;
-    PerThread& th = threads[rThread(r)];
-    const int64_t gStart = rStart[r], gEnd = m.ranges.get<&Range::end>(r);
+  }
+  bool linked(uint32_t c) const { return !links_.empty() && links_[c].thread < nThreads_; }
+  uint32_t queryThread(uint32_t c) const { return linked(c) ? links_[c].thread : m_.apiCalls.get<&ApiCall::thread>(c); }
+  int64_t queryStart(uint32_t c) const { return linked(c) ? links_[c].start : cStart_[c]; }
+  int64_t queryEnd(uint32_t c) const { return linked(c) ? links_[c].end : m_.apiCalls.get<&ApiCall::end>(c); }
+
+  /// Opens range r on its thread when it counts; with statistics, records it and its parent
+  /// (the enclosing active range with the latest start: the tightest) and depth.
+  void pushRange(uint32_t r) {
+    if (!rangeCounted(m_, r, opts_)) return;
+    PerThread& th = threads_[m_.ranges.get<&Range::thread>(r)];
+    const int64_t gStart = rStart_[r], gEnd = m_.ranges.get<&Range::end>(r);
     expire(th, gStart);
-    if (stats) {
-      a.ranges_[r].counted = true;
-      rangeItems.push_back(r);
-      // Parent = the enclosing active range with the latest start (tightest).
+    if (stats_) {
+      a_.ranges_[r].counted = true;
+      rangeItems_->push_back(r);
       size_t k = th.active.containing(gEnd);
       uint32_t parent = kNone;
       int64_t bestStart = INT64_MIN;
@@ -275,117 +341,109 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
           bestStart = th.active.v[j].start;
           parent = th.active.v[j].idx;
         }
-      a.ranges_[r].parent = parent;
-      a.ranges_[r].depth = parent == kNone ? 0 : a.ranges_[parent].depth + 1;
+      a_.ranges_[r].parent = parent;
+      a_.ranges_[r].depth = parent == kNone ? 0 : a_.ranges_[parent].depth + 1;
     }
     th.active.insert({gStart, gEnd, r});
     ++th.version;
-  };
-  uint32_t ri = 0, fi = 0;
-  const uint32_t nFrames = withFrames ? static_cast<uint32_t>(m.pyFrames.size()) : 0;
-  bool full = false;  // the stack pool's handles are used up
-  auto visit = [&](uint32_t c) {
+  }
+
+  /// Call c's stack (after opening every range that starts by its lookup start) and innermost frame.
+  void visit(uint32_t c) {
     const uint32_t t = queryThread(c);
-    if (t >= nThreads) return;
+    if (t >= nThreads_) return;
     const int64_t callStart = queryStart(c), callEnd = queryEnd(c);
-    while (ri < nRanges && rStart[ri] <= callStart) pushRange(ri++);
-    PerThread& th = threads[t];
+    while (ri_ < nRanges_ && rStart_[ri_] <= callStart) pushRange(ri_++);
+    PerThread& th = threads_[t];
     expire(th, callStart);
     size_t k = th.active.containing(callEnd);
     if (k == 0) {
-      a.callStack_[c] = 0;
+      a_.callStack_[c] = 0;
     } else if (th.version == th.lastVersion && k == th.lastK) {
-      a.callStack_[c] = th.lastAt;
+      a_.callStack_[c] = th.lastAt;
+    } else if (!storeStack(th, k, c)) {
+      full_ = true;
+      return;
+    }
+    if (withFrames_) visitFrames(c, t, callStart, callEnd);
+  }
+
+  /// Stores the first k entries of the thread's active set, in stack order, as call c's stack and
+  /// the thread's last stack. False when the stack pool is full.
+  bool storeStack(PerThread& th, size_t k, uint32_t c) {
+    auto first = th.active.v.begin(), last = th.active.v.begin() + static_cast<long>(k);
+    uint32_t at = 0;
+    uint32_t* out = a_.stacks_.append(static_cast<uint32_t>(k), at);
+    if (!out) return false;
+    a_.callStack_[c] = at;
+    if (std::is_sorted(first, last, stackOrder)) {
+      for (auto it = first; it != last; ++it) *out++ = it->idx;
     } else {
-      auto first = th.active.v.begin(), last = th.active.v.begin() + static_cast<long>(k);
-      uint32_t at = 0;
-      uint32_t* out = a.stacks_.append(static_cast<uint32_t>(k), at);
-      if (!out) {
-        full = true;
-        return;
-      }
-      a.callStack_[c] = at;
-      if (std::is_sorted(first, last, stackOrder)) {
-        for (auto it = first; it != last; ++it) *out++ = it->idx;
-      } else {
-        tmp.assign(first, last);
-        std::sort(tmp.begin(), tmp.end(), stackOrder);
-        for (const auto& e : tmp) *out++ = e.idx;
-      }
-      th.lastVersion = th.version;
-      th.lastK = k;
-      th.lastAt = at;
+      tmp_.assign(first, last);
+      std::sort(tmp_.begin(), tmp_.end(), stackOrder);
+      for (const auto& e : tmp_) *out++ = e.idx;
     }
-    if (withFrames) {
-      while (fi < nFrames && m.pyFrames.get<&PyFrame::start>(fi) <= callStart) {
-        const auto& f = m.pyFrames[fi];
-        if (f.thread < nThreads) {
-          ActiveSet& fs = threads[f.thread].frames;
-          fs.expire(f.start);
-          fs.insert({f.start, f.end, fi});
-        }
-        ++fi;
-      }
-      ActiveSet& fs = threads[t].frames;
-      fs.expire(callStart);
-      size_t kf = fs.containing(callEnd);
-      int64_t best = INT64_MIN;
-      for (size_t j = 0; j < kf; ++j)
-        if (fs.v[j].start >= best) {
-          best = fs.v[j].start;
-          a.callFrame_[c] = fs.v[j].idx;
-        }
-    }
-  };
-  if (links.empty()) {
-    for (uint32_t c = 0; c < nCalls; ++c) {
-      if ((c & 0xFFFF) == 0 && opts.cancel.isCancelled()) return Error::cancelled();
-      if (callUsed[c]) visit(c);
-    }
-    if (full) return poolFull();
-  } else {
-    for (size_t j = 0; j < linkedOrder.size(); ++j) {
-      if ((j & 0xFFFF) == 0 && opts.cancel.isCancelled()) return Error::cancelled();
-      visit(linkedOrder[j]);
-    }
-    if (full) return poolFull();
-    linkedOrder = {};
-  }
-  if (stats)
-    while (ri < nRanges) pushRange(ri++);  // parents of ranges after the last launch
-  threads = {};
-  if (!stats) callUsed = {};
-  if (!links.empty() || !steps.empty()) {
-    a.links_.assign(nCalls, {kNone, kNone, Pass::Forward});
-    for (uint32_t c = 0; c < nCalls; ++c) {
-      if (!links.empty()) a.links_[c] = {links[c].node, links[c].forwardOp, links[c].pass};
-      if (!steps.empty() && a.links_[c].pass == Pass::Forward) a.links_[c].pass = steps[c];
-    }
-    links = {};
+    th.lastVersion = th.version;
+    th.lastK = k;
+    th.lastAt = at;
+    return true;
   }
 
-  // 4. Counts.
-  for (uint32_t i = 0; i < nOps; ++i) {
-    const uint32_t c = a.launch_[i];
-    ++a.counts_[c == kNone ? 1 : a.callStack_[c] == 0 ? 2 : 0];
+  /// Opens the Python frames that start by callStart; call c's frame is the one on thread t
+  /// around [callStart, callEnd] with the latest start.
+  void visitFrames(uint32_t c, uint32_t t, int64_t callStart, int64_t callEnd) {
+    while (fi_ < nFrames_ && m_.pyFrames.get<&PyFrame::start>(fi_) <= callStart) {
+      const auto& f = m_.pyFrames[fi_];
+      if (f.thread < nThreads_) {
+        ActiveSet& fs = threads_[f.thread].frames;
+        fs.expire(f.start);
+        fs.insert({f.start, f.end, fi_});
+      }
+      ++fi_;
+    }
+    ActiveSet& fs = threads_[t].frames;
+    fs.expire(callStart);
+    size_t kf = fs.containing(callEnd);
+    int64_t best = INT64_MIN;
+    for (size_t j = 0; j < kf; ++j)
+      if (fs.v[j].start >= best) {
+        best = fs.v[j].start;
+        a_.callFrame_[c] = fs.v[j].idx;
+      }
   }
-  if (opts.cancel.isCancelled()) return Error::cancelled();
-  if (!stats) return a;
 
-  // 5. Per-range statistics. Kernel names per range are bucketed by range (a counting sort;
-  // a name repeated by consecutive ops of a range is kept once), then each bucket is sorted
-  // and deduplicated.
+  const ProfileModel& m_;
+  const Options& opts_;
+  const std::vector<LinkedCall>& links_;  // empty when the model has no sequence-tagged range
+  Attribution& a_;
+  const size_t nThreads_, nRanges_;
+  const bool stats_, withFrames_;
+  const uint32_t nFrames_;
+  const std::vector<int64_t>& cStart_;
+  const std::vector<int64_t>& rStart_;
+  std::vector<PerThread> threads_;
+  std::vector<ActiveSet::E> tmp_;
+  std::vector<uint32_t>* rangeItems_ = nullptr;
+  uint32_t ri_ = 0, fi_ = 0;  // the next range and frame to open
+  bool full_ = false;         // the stack pool's handles are used up
+};
+
+/// Step 5a: per range, its ops and launches, its inclusive and exclusive GPU time and its GPU
+/// span (a.ranges_). Returns the bucket counts of step 5b: [r + 1] = the kernel names of range r's
+/// ops, a name repeated by consecutive kernels of r counted once.
+std::vector<uint32_t> AttributeSteps::rangeTotals(const ProfileModel& m, const std::vector<uint8_t>& callUsed,
+                                                  Attribution& a) {
+  const size_t nOps = m.gpuOps.size(), nRanges = m.ranges.size(), nCalls = m.apiCalls.size();
   const auto& opStart = m.gpuOps.col<&GpuOp::start>();
   const auto& opName = m.gpuOps.col<&GpuOp::name>();
   const bool allKernels = !m.gpuOps.stored<&GpuOp::kind>();
-  auto isKernel = [&](uint32_t i) { return allKernels || m.gpuOps.get<&GpuOp::kind>(i) == GpuOpKind::Kernel; };
   std::vector<uint32_t> kOff(nRanges + 1, 0);
   std::vector<StrId> lastName(nRanges, kNone);
   for (uint32_t i = 0; i < nOps; ++i) {
     auto st = a.stack(i);
     if (st.empty()) continue;
     const int64_t start = opStart[i], end = m.gpuOps.get<&GpuOp::end>(i), dur = end - start;
-    const bool kernel = isKernel(i);
+    const bool kernel = isKernelOp(m, allKernels, i);
     for (uint32_t r : st) {
       auto& s = a.ranges_[r];
       ++s.ops;
@@ -409,37 +467,48 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
   for (uint32_t c = 0; c < nCalls; ++c)
     if (callUsed[c])
       for (uint32_t r : a.callStack(c)) ++a.ranges_[r].launches;
-  std::partial_sum(kOff.begin(), kOff.end(), kOff.begin());
-  {
-    std::vector<StrId> bucket(kOff[nRanges]);
-    std::vector<uint32_t> pos(kOff.begin(), kOff.end() - 1);
-    std::fill(lastName.begin(), lastName.end(), kNone);
-    for (uint32_t i = 0; i < nOps; ++i) {
-      if (!isKernel(i)) continue;
-      for (uint32_t r : a.stack(i))
-        if (lastName[r] != opName[i]) {
-          lastName[r] = opName[i];
-          bucket[pos[r]++] = opName[i];
-        }
-    }
-    lastName = {};
-    pos = {};
-    a.kernelSetPool_.reserve(bucket.size());
-    for (uint32_t r = 0; r < nRanges; ++r) {
-      if (kOff[r] == kOff[r + 1]) continue;
-      auto first = bucket.begin() + kOff[r], last = bucket.begin() + kOff[r + 1];
-      std::sort(first, last);
-      auto& s = a.ranges_[r];
-      s.kernelSetBegin = static_cast<uint32_t>(a.kernelSetPool_.size());
-      a.kernelSetPool_.insert(a.kernelSetPool_.end(), first, std::unique(first, last));
-      s.kernelSetSize = static_cast<uint32_t>(a.kernelSetPool_.size()) - s.kernelSetBegin;
-      s.distinctKernels = s.kernelSetSize;
-    }
-    a.kernelSetPool_.shrink_to_fit();
-  }
-  if (opts.cancel.isCancelled()) return Error::cancelled();
+  return kOff;
+}
 
-  // 6. Per-name statistics. Each op / call counts once per distinct name in its stack.
+/// Step 5b: each range's distinct kernel names, sorted, in a.kernelSetPool_ (its kernel set). The
+/// names are bucketed by range (a counting sort over `kOff` from step 5a; a name repeated by
+/// consecutive ops of a range is kept once), then each bucket is sorted and deduplicated.
+void AttributeSteps::rangeKernelSets(const ProfileModel& m, std::vector<uint32_t> kOff, Attribution& a) {
+  const size_t nOps = m.gpuOps.size(), nRanges = m.ranges.size();
+  const auto& opName = m.gpuOps.col<&GpuOp::name>();
+  const bool allKernels = !m.gpuOps.stored<&GpuOp::kind>();
+  std::partial_sum(kOff.begin(), kOff.end(), kOff.begin());
+  std::vector<StrId> bucket(kOff[nRanges]);
+  std::vector<uint32_t> pos(kOff.begin(), kOff.end() - 1);
+  std::vector<StrId> lastName(nRanges, kNone);
+  for (uint32_t i = 0; i < nOps; ++i) {
+    if (!isKernelOp(m, allKernels, i)) continue;
+    for (uint32_t r : a.stack(i))
+      if (lastName[r] != opName[i]) {
+        lastName[r] = opName[i];
+        bucket[pos[r]++] = opName[i];
+      }
+  }
+  lastName = {};
+  pos = {};
+  a.kernelSetPool_.reserve(bucket.size());
+  for (uint32_t r = 0; r < nRanges; ++r) {
+    if (kOff[r] == kOff[r + 1]) continue;
+    auto first = bucket.begin() + kOff[r], last = bucket.begin() + kOff[r + 1];
+    std::sort(first, last);
+    auto& s = a.ranges_[r];
+    s.kernelSetBegin = static_cast<uint32_t>(a.kernelSetPool_.size());
+    a.kernelSetPool_.insert(a.kernelSetPool_.end(), first, std::unique(first, last));
+    s.kernelSetSize = static_cast<uint32_t>(a.kernelSetPool_.size()) - s.kernelSetBegin;
+    s.distinctKernels = s.kernelSetSize;
+  }
+  a.kernelSetPool_.shrink_to_fit();
+}
+
+/// Step 6a: one a.names_ entry per distinct text of the counted ranges (`rangeItems`, in first-seen
+/// order) with its invocations and kernels per invocation. Returns string id -> its index in names_.
+std::vector<uint32_t> AttributeSteps::nameIndex(const ProfileModel& m, const std::vector<uint32_t>& rangeItems,
+                                                Attribution& a) {
   std::vector<uint32_t> nameIdx(m.strings.size(), kNone);
   for (uint32_t r : rangeItems) {
     StrId n = m.ranges[r].text;
@@ -455,6 +524,17 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
     ns.minKernelsPerInvocation = std::min(ns.minKernelsPerInvocation, a.ranges_[r].kernelSetSize);
     ns.maxKernelsPerInvocation = std::max(ns.maxKernelsPerInvocation, a.ranges_[r].kernelSetSize);
   }
+  return nameIdx;
+}
+
+/// Step 6b: per name, its ops, launches, inclusive and exclusive GPU time and distinct kernel
+/// names. Each op / call counts once per distinct name in its stack.
+void AttributeSteps::nameTotals(const ProfileModel& m, const std::vector<uint8_t>& callUsed,
+                                const std::vector<uint32_t>& nameIdx, Attribution& a) {
+  const size_t nOps = m.gpuOps.size(), nCalls = m.apiCalls.size();
+  const auto& opStart = m.gpuOps.col<&GpuOp::start>();
+  const auto& opName = m.gpuOps.col<&GpuOp::name>();
+  const bool allKernels = !m.gpuOps.stored<&GpuOp::kind>();
   std::vector<uint32_t> seen;         // name indices already counted for the current op / call
   const uint32_t* seenFor = nullptr;  // the stack `seen` was computed for (ops share stacks)
   size_t seenForSize = 0;
@@ -488,7 +568,7 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
     auto st = a.stack(i);
     if (st.empty()) continue;
     const int64_t dur = m.gpuOps.get<&GpuOp::end>(i) - opStart[i];
-    const bool kernel = isKernel(i);
+    const bool kernel = isKernelOp(m, allKernels, i);
     distinctNames(st);
     for (uint32_t n : seen) {
       ++a.names_[n].ops;
@@ -507,9 +587,14 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
   std::sort(namePairs.begin(), namePairs.end());
   namePairs.erase(std::unique(namePairs.begin(), namePairs.end()), namePairs.end());
   for (uint64_t p : namePairs) ++a.names_[p >> 32].distinctKernels;
-  namePairs = {};
-  // Distinct kernel sets per name: the invocations of each name (bucketed by name), their
-  // set hashes sorted and deduplicated.
+}
+
+/// Step 6c: per name, its distinct kernel sets (the invocations of each name bucketed by name,
+/// their set hashes sorted and deduplicated); then the names in the order of NameStats (inclusive
+/// GPU time descending, then name).
+void AttributeSteps::nameKernelSets(const ProfileModel& m, const std::vector<uint32_t>& rangeItems,
+                                    const std::vector<uint32_t>& nameIdx, Attribution& a) {
+  const size_t nNames = a.names_.size();
   {
     std::vector<uint32_t> nOff(nNames + 1, 0), byName(rangeItems.size());
     for (uint32_t r : rangeItems) ++nOff[nameIdx[m.ranges.get<&Range::text>(r)] + 1];
@@ -531,6 +616,45 @@ Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
     if (x.inclusiveGpuNs != y.inclusiveGpuNs) return x.inclusiveGpuNs > y.inclusiveGpuNs;
     return m.str(x.name) < m.str(y.name);
   });
+}
+
+Result<Attribution> attribute(const ProfileModel& m, const Options& opts) {
+  gAttributionRuns.fetch_add(1, std::memory_order_relaxed);
+  Attribution a;
+  const bool stats = opts.rangeStats;
+  if (stats) a.ranges_.assign(m.ranges.size(), RangeStats{});
+
+  // 1. op -> launch call by (process, correlation id).
+  std::vector<uint8_t> callUsed = AttributeSteps::linkOps(m, a);
+  if (opts.cancel.isCancelled()) return Error::cancelled();
+
+  // 2. Where each used call's ranges are looked up: its own thread and interval, or (backward
+  //    work) the forward op that created its autograd node.
+  std::vector<LinkedCall> links;  // empty when the model has no sequence-tagged range
+  if (opts.linkBackward) links = linkAutograd(m, callUsed);
+  // The training-step scopes (optimizer, zero_grad, clipping, AMP scaler) label forward-pass work.
+  const std::vector<Pass> steps = opts.linkBackward ? stepScopes(m, callUsed) : std::vector<Pass>{};
+
+  // 3. Each used call's stack and frame, each counted range's parent (one sweep by start time).
+  std::vector<uint32_t> rangeItems;  // counted ranges (statistics only)
+  KL_TRY(AttributeSteps::StackSweep(m, opts, links, a).run(callUsed, rangeItems));
+  if (!stats) callUsed = {};
+  AttributeSteps::storeLinks(m.apiCalls.size(), links, steps, a);
+  links = {};
+
+  // 4. Counts.
+  AttributeSteps::countOps(a);
+  if (opts.cancel.isCancelled()) return Error::cancelled();
+  if (!stats) return a;
+
+  // 5. Per-range statistics.
+  AttributeSteps::rangeKernelSets(m, AttributeSteps::rangeTotals(m, callUsed, a), a);
+  if (opts.cancel.isCancelled()) return Error::cancelled();
+
+  // 6. Per-name statistics.
+  const std::vector<uint32_t> nameIdx = AttributeSteps::nameIndex(m, rangeItems, a);
+  AttributeSteps::nameTotals(m, callUsed, nameIdx, a);
+  AttributeSteps::nameKernelSets(m, rangeItems, nameIdx, a);
   return a;
 }
 

@@ -170,6 +170,7 @@ class Attribution {
 
  private:
   friend Result<Attribution> attribute(const profile::ProfileModel&, const Options&);
+  friend struct AttributeSteps;  // attribute()'s steps (attribution.cpp)
   /// The stack of launch call c.
   std::span<const uint32_t> callStack(uint32_t c) const { return stacks_.get(callStack_[c]); }
   /// Size-prefixed stacks in fixed blocks (a stack never straddles two), so the pool grows

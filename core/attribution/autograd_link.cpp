@@ -114,128 +114,104 @@ struct ThreadIndex {
   }
 };
 
-}  // namespace
+/// linkAutograd()'s index of the tagged ranges: backward nodes, forward ops and kernlens' own line
+/// ranges per thread; forward ops by (process, sequence number) and by Kineto `fwdbwd` flow.
+class AutogradIndex {
+ public:
+  explicit AutogradIndex(const ProfileModel& m)
+      : m_(m), nThreads_(m.threads.size()), nodes_(nThreads_), fwdOps_(nThreads_), lineRanges_(nThreads_) {}
 
-std::vector<LinkedCall> linkAutograd(const ProfileModel& m, const std::vector<uint8_t>& wanted) {
-  const size_t nThreads = m.threads.size();
-
-  // 1. Tagged ranges: backward nodes and forward ops per thread; forward ops by (process, seq).
-  std::unordered_map<StrId, std::optional<SeqTag>> tags;
-  std::vector<ThreadIndex> nodes(nThreads), fwdOps(nThreads);
-  std::vector<ThreadIndex> lineRanges(nThreads);  // kernlens' own "kl:" ranges, per thread
-  struct Fwd {
-    uint32_t process;
-    int64_t seq, start;
-    uint32_t range;
-  };
-  std::vector<Fwd> bySeq;
-  // Kineto `fwdbwd` flows: (process, flow id) -> the forward op at the flow's start.
-  std::unordered_map<uint64_t, uint32_t> flowForward;
-  auto flowKey = [&](uint32_t thread, int64_t flow) {
-    return (static_cast<uint64_t>(m.threads[thread].process) << 40) ^ static_cast<uint64_t>(flow);
-  };
-  bool any = false;
-  auto rThread = [&m](size_t i) { return m.ranges.get<&Range::thread>(i); };
-  const auto& rText = m.ranges.col<&Range::text>();
-  StrId lastText = kNone;  // consecutive ranges often share a text: one lookup per run
-  const std::optional<SeqTag>* lastTag = nullptr;
-  for (uint32_t r = 0; r < m.ranges.size(); ++r) {
-    const RangeKind kind = m.ranges.get<&Range::kind>(r);
-    if (rThread(r) >= nThreads || kind == RangeKind::NvtxMark || kind == RangeKind::GpuUserAnnotation) continue;
-    // Recorded as data (Kineto args), not in the text: such ranges are never skipped by text.
-    const int64_t seq = m.ranges.get<&Range::seq>(r);
-    const bool nodeFlag = m.ranges.get<&Range::backwardNode>(r);
-    std::optional<SeqTag> dataTag;
-    if (seq >= 0 || nodeFlag) dataTag = SeqTag{seq, nodeFlag || isBackwardNodeName(m.str(rText[r]))};
-    if (!dataTag && lastTag && rText[r] == lastText && !*lastTag) continue;
-    const auto g = m.ranges[r];
-    if (!dataTag && nvtx::isManagedName(m.str(g.text))) continue;  // line ranges: collected below
-    auto it = tags.end();
-    if (!dataTag) {
-      it = tags.find(g.text);
-      if (it == tags.end()) {
-        std::string_view text = m.str(g.text);
-        auto tag = parseSeqTag(text);
-        // Nodes pushed without a number (AccumulateGrad, the engine's evaluate_function wrapper).
-        if (!tag && !nvtx::isManagedName(text) && isBackwardNodeName(text)) tag = SeqTag{-1, true};
-        it = tags.emplace(g.text, tag).first;
+  /// Step 1a: the backward-node and forward-op ranges (tagged by data or by text). False when
+  /// there is none (then nothing else is collected).
+  bool collectTagged() {
+    std::unordered_map<StrId, std::optional<SeqTag>> tags;
+    bool any = false;
+    const auto& rText = m_.ranges.col<&Range::text>();
+    StrId lastText = kNone;  // consecutive ranges often share a text: one lookup per run
+    const std::optional<SeqTag>* lastTag = nullptr;
+    for (uint32_t r = 0; r < m_.ranges.size(); ++r) {
+      const RangeKind kind = m_.ranges.get<&Range::kind>(r);
+      if (rThread(r) >= nThreads_ || kind == RangeKind::NvtxMark || kind == RangeKind::GpuUserAnnotation) continue;
+      // Recorded as data (Kineto args), not in the text: such ranges are never skipped by text.
+      const int64_t seq = m_.ranges.get<&Range::seq>(r);
+      const bool nodeFlag = m_.ranges.get<&Range::backwardNode>(r);
+      std::optional<SeqTag> dataTag;
+      if (seq >= 0 || nodeFlag) dataTag = SeqTag{seq, nodeFlag || isBackwardNodeName(m_.str(rText[r]))};
+      if (!dataTag && lastTag && rText[r] == lastText && !*lastTag) continue;
+      const auto g = m_.ranges[r];
+      if (!dataTag && nvtx::isManagedName(m_.str(g.text))) continue;  // line ranges: collected below
+      auto it = tags.end();
+      if (!dataTag) {
+        it = tags.find(g.text);
+        if (it == tags.end()) {
+          std::string_view text = m_.str(g.text);
+          auto tag = parseSeqTag(text);
+          // Nodes pushed without a number (AccumulateGrad, the engine's evaluate_function wrapper).
+          if (!tag && !nvtx::isManagedName(text) && isBackwardNodeName(text)) tag = SeqTag{-1, true};
+          it = tags.emplace(g.text, tag).first;
+        }
+        lastText = g.text;
+        lastTag = &it->second;
+        if (!it->second) continue;
       }
-      lastText = g.text;
-      lastTag = &it->second;
-      if (!it->second) continue;
+      any = true;
+      addTagged(r, dataTag ? *dataTag : *it->second);
     }
-    any = true;
-    const SeqTag& t = dataTag ? *dataTag : *it->second;
-    if (g.fwdbwdFlow >= 0 && !t.backwardNode) flowForward.emplace(flowKey(g.thread, g.fwdbwdFlow), r);
-    Item item{g.start, g.end, r, t.seq};
-    if (t.backwardNode) {
-      nodes[g.thread].items.push_back(item);
-    } else {
-      fwdOps[g.thread].items.push_back(item);
-      bySeq.push_back({m.threads[g.thread].process, t.seq, g.start, r});
-    }
+    return any;
   }
-  // Nothing tagged (no autograd ranges): nothing allocated per call or per line range.
-  if (!any) return {};
-  lastText = kNone;
-  bool lastManaged = false;
-  for (uint32_t r = 0; r < m.ranges.size(); ++r) {
-    if (rThread(r) >= nThreads || m.ranges.get<&Range::seq>(r) >= 0 || m.ranges.get<&Range::backwardNode>(r)) continue;
-    if (rText[r] != lastText) {
-      lastText = rText[r];
-      lastManaged = nvtx::isManagedName(m.str(lastText));
-    }
-    const RangeKind kind = m.ranges.get<&Range::kind>(r);
-    if (!lastManaged || kind == RangeKind::NvtxMark || kind == RangeKind::GpuUserAnnotation) continue;
-    lineRanges[rThread(r)].items.push_back({m.ranges.get<&Range::start>(r), m.ranges.get<&Range::end>(r), r, -1});
-  }
-  std::vector<LinkedCall> out(m.apiCalls.size());
-  for (auto& x : nodes) x.finish();
-  for (auto& x : fwdOps) x.finish();
-  for (auto& x : lineRanges) x.finish();
-  std::sort(bySeq.begin(), bySeq.end(), [](const Fwd& a, const Fwd& b) {
-    return std::tie(a.process, a.seq, a.start, a.range) < std::tie(b.process, b.seq, b.start, b.range);
-  });
-  auto forwardOf = [&](uint32_t process, int64_t seq, int64_t before) -> const Fwd* {
-    Fwd key{process, seq, before, 0};
-    auto it = std::lower_bound(bySeq.begin(), bySeq.end(), key, [](const Fwd& a, const Fwd& b) {
-      return std::tie(a.process, a.seq, a.start) < std::tie(b.process, b.seq, b.start);
-    });
-    if (it == bySeq.begin()) return nullptr;
-    --it;
-    return it->process == process && it->seq == seq ? &*it : nullptr;
-  };
 
-  // 2. Per call: node -> forward op -> (repeat while the point is inside a node).
-  for (uint32_t c = 0; c < m.apiCalls.size(); ++c) {
-    if (!wanted[c]) continue;
-    const auto& call = m.apiCalls[c];
-    if (call.thread >= nThreads || nodes[call.thread].items.empty()) continue;
-    LinkedCall& l = out[c];
+  /// Step 1b: kernlens' own "kl:" line ranges per thread; then every index sorted for lookups.
+  void collectLineRanges() {
+    const auto& rText = m_.ranges.col<&Range::text>();
+    StrId lastText = kNone;
+    bool lastManaged = false;
+    for (uint32_t r = 0; r < m_.ranges.size(); ++r) {
+      if (rThread(r) >= nThreads_ || m_.ranges.get<&Range::seq>(r) >= 0 || m_.ranges.get<&Range::backwardNode>(r))
+        continue;
+      if (rText[r] != lastText) {
+        lastText = rText[r];
+        lastManaged = nvtx::isManagedName(m_.str(lastText));
+      }
+      const RangeKind kind = m_.ranges.get<&Range::kind>(r);
+      if (!lastManaged || kind == RangeKind::NvtxMark || kind == RangeKind::GpuUserAnnotation) continue;
+      lineRanges_[rThread(r)].items.push_back({m_.ranges.get<&Range::start>(r), m_.ranges.get<&Range::end>(r), r, -1});
+    }
+    for (auto& x : nodes_) x.finish();
+    for (auto& x : fwdOps_) x.finish();
+    for (auto& x : lineRanges_) x.finish();
+    std::sort(bySeq_.begin(), bySeq_.end(), [](const Fwd& a, const Fwd& b) {
+      return std::tie(a.process, a.seq, a.start, a.range) < std::tie(b.process, b.seq, b.start, b.range);
+    });
+  }
+
+  /// Step 2, for call c: node -> forward op -> (repeat while the point is inside a node), into l.
+  void linkCall(uint32_t c, LinkedCall& l) const {
+    const auto& call = m_.apiCalls[c];
+    if (call.thread >= nThreads_ || nodes_[call.thread].items.empty()) return;
     uint32_t thread = call.thread;
     int64_t s = call.start, e = call.end;
     for (int depth = 0; depth < 8; ++depth) {
-      const Item* node = nodes[thread].innermost(s, e);
+      const Item* node = nodes_[thread].innermost(s, e);
       if (!node) break;
-      const Item* op = fwdOps[thread].innermost(s, e, node->start);
+      const Item* op = fwdOps_[thread].innermost(s, e, node->start);
       if (depth == 0) {
         l.node = node->range;
         l.pass = op && op->seq > 0 ? Pass::Recompute : Pass::Backward;
       }
       // A forward op re-run inside the node (activation checkpointing) by code whose own line
       // ranges are open around it on this thread: those ranges are the answer.
-      if (op && op->seq >= 0 && lineRanges[thread].innermost(s, e, node->start)) {
+      if (op && op->seq >= 0 && lineRanges_[thread].innermost(s, e, node->start)) {
         l.forwardOp = op->range;
         break;
       }
       // The flow names the forward op exactly; the sequence number is the fallback.
       uint32_t fwd = kNone;
-      if (int64_t flow = m.ranges.get<&Range::fwdbwdFlow>(node->range); flow >= 0)
-        if (auto ff = flowForward.find(flowKey(thread, flow)); ff != flowForward.end()) fwd = ff->second;
+      if (int64_t flow = m_.ranges.get<&Range::fwdbwdFlow>(node->range); flow >= 0)
+        if (auto ff = flowForward_.find(flowKey(thread, flow)); ff != flowForward_.end()) fwd = ff->second;
       if (fwd == kNone && node->seq >= 0)
-        if (const Fwd* f = forwardOf(m.threads[thread].process, node->seq, node->start)) fwd = f->range;
+        if (const Fwd* f = forwardOf(m_.threads[thread].process, node->seq, node->start)) fwd = f->range;
       if (fwd == kNone) break;
-      const auto& fr = m.ranges[fwd];
+      const auto& fr = m_.ranges[fwd];
       l.forwardOp = fwd;
       thread = fr.thread;
       s = fr.start;
@@ -248,8 +224,52 @@ std::vector<LinkedCall> linkAutograd(const ProfileModel& m, const std::vector<ui
     }
   }
 
-  // 3. Nodes without a forward op: the thread blocked in backward() is the forward thread of the
-  //    nearest linked call on the same thread (previous, else next).
+ private:
+  struct Fwd {
+    uint32_t process;
+    int64_t seq, start;
+    uint32_t range;
+  };
+  uint32_t rThread(size_t i) const { return m_.ranges.get<&Range::thread>(i); }
+  /// Kineto `fwdbwd` flows: (process, flow id) -> the forward op at the flow's start.
+  uint64_t flowKey(uint32_t thread, int64_t flow) const {
+    return (static_cast<uint64_t>(m_.threads[thread].process) << 40) ^ static_cast<uint64_t>(flow);
+  }
+  /// Range r, tagged t: a backward node or a forward op of its thread (and by sequence and flow).
+  void addTagged(uint32_t r, const SeqTag& t) {
+    const auto g = m_.ranges[r];
+    if (g.fwdbwdFlow >= 0 && !t.backwardNode) flowForward_.emplace(flowKey(g.thread, g.fwdbwdFlow), r);
+    Item item{g.start, g.end, r, t.seq};
+    if (t.backwardNode) {
+      nodes_[g.thread].items.push_back(item);
+    } else {
+      fwdOps_[g.thread].items.push_back(item);
+      bySeq_.push_back({m_.threads[g.thread].process, t.seq, g.start, r});
+    }
+  }
+  /// The latest forward op of (process, seq) that starts before `before`, or null.
+  const Fwd* forwardOf(uint32_t process, int64_t seq, int64_t before) const {
+    Fwd key{process, seq, before, 0};
+    auto it = std::lower_bound(bySeq_.begin(), bySeq_.end(), key, [](const Fwd& a, const Fwd& b) {
+      return std::tie(a.process, a.seq, a.start) < std::tie(b.process, b.seq, b.start);
+    });
+    if (it == bySeq_.begin()) return nullptr;
+    --it;
+    return it->process == process && it->seq == seq ? &*it : nullptr;
+  }
+
+  const ProfileModel& m_;
+  const size_t nThreads_;
+  std::vector<ThreadIndex> nodes_, fwdOps_;
+  std::vector<ThreadIndex> lineRanges_;  // kernlens' own "kl:" ranges, per thread
+  std::vector<Fwd> bySeq_;
+  std::unordered_map<uint64_t, uint32_t> flowForward_;
+};
+
+/// Step 3: nodes without a forward op: the thread blocked in backward() is the forward thread of
+/// the nearest linked call on the same thread (previous, else next).
+void linkFromNeighbours(const ProfileModel& m, const std::vector<uint8_t>& wanted, std::vector<LinkedCall>& out) {
+  const size_t nThreads = m.threads.size();
   std::vector<uint32_t> lastFwdThread(nThreads, kNone);
   auto fill = [&](auto begin, auto end) {
     std::fill(lastFwdThread.begin(), lastFwdThread.end(), kNone);
@@ -271,6 +291,22 @@ std::vector<LinkedCall> linkAutograd(const ProfileModel& m, const std::vector<ui
   auto calls = std::views::iota(uint32_t{0}, static_cast<uint32_t>(m.apiCalls.size()));
   fill(calls.begin(), calls.end());
   fill(std::make_reverse_iterator(calls.end()), std::make_reverse_iterator(calls.begin()));
+}
+
+}  // namespace
+
+std::vector<LinkedCall> linkAutograd(const ProfileModel& m, const std::vector<uint8_t>& wanted) {
+  // 1. Tagged ranges: backward nodes and forward ops per thread; forward ops by (process, seq).
+  AutogradIndex index(m);
+  // Nothing tagged (no autograd ranges): nothing allocated per call or per line range.
+  if (!index.collectTagged()) return {};
+  index.collectLineRanges();
+  // 2. Per call: node -> forward op -> (repeat while the point is inside a node).
+  std::vector<LinkedCall> out(m.apiCalls.size());
+  for (uint32_t c = 0; c < m.apiCalls.size(); ++c)
+    if (wanted[c]) index.linkCall(c, out[c]);
+  // 3. Nodes without a forward op: linked from the nearest linked call on the same thread.
+  linkFromNeighbours(m, wanted, out);
   return out;
 }
 

@@ -197,162 +197,178 @@ Result<ImportSummary> Catalog::importText(std::string_view text, const std::stri
   return sum;
 }
 
-Result<void> Catalog::importOne(std::string_view text, const std::string& sourceName, const ImportOptions& opt,
-                                ImportedFile& out, std::vector<int64_t>& kernelIds) {
-  const std::string hash = contentHash(text);
-  {
-    auto st = db_.prepare("SELECT format FROM ncu_imports WHERE content_hash = ?");
-    if (!st) return st.error();
-    KL_TRY(st->bind(1, hash));
-    auto r = st->step();
-    if (!r) return r.error();
-    if (*r) {
-      out.alreadyImported = true;
-      // Still report the file's kernels.
-      auto ks = db_.prepare(
-          "SELECT DISTINCT l.kernel_id FROM ncu_launches l JOIN ncu_imports i ON i.id = l.import_id "
-          "WHERE i.content_hash = ?");
-      if (!ks) return ks.error();
-      KL_TRY(ks->bind(1, hash));
-      while (true) {
-        auto s = ks->step();
-        if (!s) return s.error();
-        if (!*s) break;
-        kernelIds.push_back(ks->int64(0));
-      }
-      auto rep = parseNcuCsv(text, sourceName);
-      if (rep) out.format = rep->format;
-      return {};
-    }
+namespace {
+
+/// When a file with this content hash was imported before: the kernels it holds into kernelIds and
+/// its format (when it still parses) into out; returns true. False (nothing changed) otherwise.
+Result<bool> reportKnownImport(sql::Database& db, std::string_view text, const std::string& sourceName,
+                               const std::string& hash, ImportedFile& out, std::vector<int64_t>& kernelIds) {
+  auto st = db.prepare("SELECT format FROM ncu_imports WHERE content_hash = ?");
+  if (!st) return st.error();
+  KL_TRY(st->bind(1, hash));
+  auto r = st->step();
+  if (!r) return r.error();
+  if (!*r) return false;
+  out.alreadyImported = true;
+  // Still report the file's kernels.
+  auto ks = db.prepare(
+      "SELECT DISTINCT l.kernel_id FROM ncu_launches l JOIN ncu_imports i ON i.id = l.import_id "
+      "WHERE i.content_hash = ?");
+  if (!ks) return ks.error();
+  KL_TRY(ks->bind(1, hash));
+  while (true) {
+    auto s = ks->step();
+    if (!s) return s.error();
+    if (!*s) break;
+    kernelIds.push_back(ks->int64(0));
   }
   auto rep = parseNcuCsv(text, sourceName);
-  if (!rep) return rep.error();
-  out.format = rep->format;
-  out.diagnostics = rep->diagnostics;
+  if (rep) out.format = rep->format;
+  return true;
+}
 
-  auto ins = db_.prepare(
+/// The `ncu_imports` row of one parsed file; returns its id.
+Result<int64_t> insertImport(sql::Database& db, const std::string& sourceName, const std::string& hash,
+                             const NcuReport& rep, const ImportOptions& opt) {
+  auto ins = db.prepare(
       "INSERT INTO ncu_imports(path, content_hash, format, model, run_id, imported_at, launches) "
       "VALUES(?,?,?,?,?,?,?)");
   if (!ins) return ins.error();
   KL_TRY(ins->bind(1, sourceName));
   KL_TRY(ins->bind(2, hash));
-  KL_TRY(ins->bind(3, formatName(rep->format)));
+  KL_TRY(ins->bind(3, formatName(rep.format)));
   KL_TRY(opt.model.empty() ? ins->bindNull(4) : ins->bind(4, opt.model));
   KL_TRY(opt.runId.empty() ? ins->bindNull(5) : ins->bind(5, opt.runId));
   KL_TRY(ins->bind(6, nowIso()));
-  KL_TRY(ins->bind(7, static_cast<int64_t>(rep->launches.size())));
+  KL_TRY(ins->bind(7, static_cast<int64_t>(rep.launches.size())));
   KL_TRY(ins->run());
-  const int64_t importId = db_.lastInsertRowId();
+  return db.lastInsertRowId();
+}
 
-  auto findKernel = db_.prepare("SELECT id FROM ncu_kernels WHERE norm_key = ?");
-  auto addKernel = db_.prepare("INSERT INTO ncu_kernels(norm_key, name, base_name, family) VALUES(?,?,?,?)");
-  auto findLaunch = db_.prepare("SELECT id FROM ncu_launches WHERE launch_key = ?");
-  auto addLaunch = db_.prepare(
-      "INSERT INTO ncu_launches(launch_key, import_id, kernel_id, ncu_id, process_id, device, cc, "
-      "grid, block, invocations) VALUES(?,?,?,?,?,?,?,?,?,?)");
-  auto addMetric = db_.prepare(
-      "INSERT OR IGNORE INTO ncu_metrics(launch_id, section, body, name, unit, raw_unit, value, "
-      "text, min_value, max_value) VALUES(?,?,?,?,?,?,?,?,?,?)");
-  auto addRule = db_.prepare(
-      "INSERT OR IGNORE INTO ncu_rules(launch_id, section, name, type, description, speedup_type, "
-      "speedup) VALUES(?,?,?,?,?,?,?)");
-  auto loadMetrics =
-      db_.prepare("SELECT section, body, name, unit, raw_unit, value, text FROM ncu_metrics WHERE launch_id = ?");
-  auto update = db_.prepare(
-      "UPDATE ncu_launches SET duration_ns=?, total_ns=?, sm_pct=?, mem_pct=?, dram_pct=?, l2_pct=?, "
-      "l1_pct=?, bound=?, limiter=?, detail=?, flops_per_s=?, bytes_per_s=?, intensity=?, "
-      "peak_flops_per_s=?, peak_bytes_per_s=?, roofline_missing=? WHERE id=?");
-  for (auto* st : {&findKernel, &addKernel, &findLaunch, &addLaunch, &addMetric, &addRule, &loadMetrics, &update})
-    if (!*st) return st->error();
+/// The statements that import the launches of one file, prepared once per file.
+class LaunchImporter {
+ public:
+  static Result<LaunchImporter> prepare(sql::Database& db) {
+    LaunchImporter li(db);
+    auto p = [&db](sql::Statement& into, const char* sql) -> Result<void> {
+      auto st = db.prepare(sql);
+      if (!st) return st.error();
+      into = std::move(*st);
+      return {};
+    };
+    KL_TRY(p(li.findKernel_, "SELECT id FROM ncu_kernels WHERE norm_key = ?"));
+    KL_TRY(p(li.addKernel_, "INSERT INTO ncu_kernels(norm_key, name, base_name, family) VALUES(?,?,?,?)"));
+    KL_TRY(p(li.findLaunch_, "SELECT id FROM ncu_launches WHERE launch_key = ?"));
+    KL_TRY(p(li.addLaunch_,
+             "INSERT INTO ncu_launches(launch_key, import_id, kernel_id, ncu_id, process_id, device, cc, "
+             "grid, block, invocations) VALUES(?,?,?,?,?,?,?,?,?,?)"));
+    KL_TRY(p(li.addMetric_,
+             "INSERT OR IGNORE INTO ncu_metrics(launch_id, section, body, name, unit, raw_unit, value, "
+             "text, min_value, max_value) VALUES(?,?,?,?,?,?,?,?,?,?)"));
+    KL_TRY(p(li.addRule_,
+             "INSERT OR IGNORE INTO ncu_rules(launch_id, section, name, type, description, speedup_type, "
+             "speedup) VALUES(?,?,?,?,?,?,?)"));
+    KL_TRY(p(li.loadMetrics_,
+             "SELECT section, body, name, unit, raw_unit, value, text FROM ncu_metrics WHERE launch_id = ?"));
+    KL_TRY(p(li.update_,
+             "UPDATE ncu_launches SET duration_ns=?, total_ns=?, sm_pct=?, mem_pct=?, dram_pct=?, l2_pct=?, "
+             "l1_pct=?, bound=?, limiter=?, detail=?, flops_per_s=?, bytes_per_s=?, intensity=?, "
+             "peak_flops_per_s=?, peak_bytes_per_s=?, roofline_missing=? WHERE id=?"));
+    return li;
+  }
 
-  for (size_t idx = 0; idx < rep->launches.size(); ++idx) {
-    const NcuLaunch& l = rep->launches[idx];
-    const std::string norm = normalizedKey(l.kernelName);
-    // Kernel.
-    int64_t kernelId = 0;
-    KL_TRY(findKernel->reset());
-    KL_TRY(findKernel->bind(1, norm));
-    auto fk = findKernel->step();
+  /// The id of the kernel whose normalised name is `norm` (added on first sight).
+  Result<int64_t> kernel(const NcuLaunch& l, const std::string& norm) {
+    KL_TRY(findKernel_.reset());
+    KL_TRY(findKernel_.bind(1, norm));
+    auto fk = findKernel_.step();
     if (!fk) return fk.error();
-    if (*fk) {
-      kernelId = findKernel->int64(0);
-    } else {
-      KL_TRY(addKernel->reset());
-      KL_TRY(addKernel->bind(1, norm));
-      KL_TRY(addKernel->bind(2, l.kernelName));
-      KL_TRY(addKernel->bind(3, informativeName(l.kernelName)));
-      KL_TRY(addKernel->bind(4, kernelFamily(l.kernelName)));
-      KL_TRY(addKernel->run());
-      kernelId = db_.lastInsertRowId();
-    }
-    if (std::find(kernelIds.begin(), kernelIds.end(), kernelId) == kernelIds.end()) kernelIds.push_back(kernelId);
-    // Launch: new, or merged into the same launch imported from another file.
-    const std::string key = launchKey(*rep, l, norm, opt, hash, idx);
-    int64_t launchId = 0;
-    KL_TRY(findLaunch->reset());
-    KL_TRY(findLaunch->bind(1, key));
-    auto fl = findLaunch->step();
+    if (*fk) return findKernel_.int64(0);
+    KL_TRY(addKernel_.reset());
+    KL_TRY(addKernel_.bind(1, norm));
+    KL_TRY(addKernel_.bind(2, l.kernelName));
+    KL_TRY(addKernel_.bind(3, informativeName(l.kernelName)));
+    KL_TRY(addKernel_.bind(4, kernelFamily(l.kernelName)));
+    KL_TRY(addKernel_.run());
+    return db_->lastInsertRowId();
+  }
+
+  /// The id of the launch with this key: new (counted in out.launchesAdded), or the same launch
+  /// imported from another file (counted in out.launchesMerged).
+  Result<int64_t> launch(const NcuLaunch& l, const std::string& key, int64_t importId, int64_t kernelId,
+                         ImportedFile& out) {
+    KL_TRY(findLaunch_.reset());
+    KL_TRY(findLaunch_.bind(1, key));
+    auto fl = findLaunch_.step();
     if (!fl) return fl.error();
     if (*fl) {
-      launchId = findLaunch->int64(0);
       ++out.launchesMerged;
-    } else {
-      KL_TRY(addLaunch->reset());
-      KL_TRY(addLaunch->bind(1, key));
-      KL_TRY(addLaunch->bind(2, importId));
-      KL_TRY(addLaunch->bind(3, kernelId));
-      KL_TRY(l.id >= 0 ? addLaunch->bind(4, l.id) : addLaunch->bindNull(4));
-      KL_TRY(addLaunch->bind(5, l.processId));
-      KL_TRY(addLaunch->bind(6, l.device));
-      KL_TRY(addLaunch->bind(7, l.cc));
-      KL_TRY(l.grid ? addLaunch->bind(8, formatDim3(*l.grid)) : addLaunch->bindNull(8));
-      KL_TRY(l.block ? addLaunch->bind(9, formatDim3(*l.block)) : addLaunch->bindNull(9));
-      KL_TRY(addLaunch->bind(10, l.invocations));
-      KL_TRY(addLaunch->run());
-      launchId = db_.lastInsertRowId();
-      ++out.launchesAdded;
+      return findLaunch_.int64(0);
     }
+    KL_TRY(addLaunch_.reset());
+    KL_TRY(addLaunch_.bind(1, key));
+    KL_TRY(addLaunch_.bind(2, importId));
+    KL_TRY(addLaunch_.bind(3, kernelId));
+    KL_TRY(l.id >= 0 ? addLaunch_.bind(4, l.id) : addLaunch_.bindNull(4));
+    KL_TRY(addLaunch_.bind(5, l.processId));
+    KL_TRY(addLaunch_.bind(6, l.device));
+    KL_TRY(addLaunch_.bind(7, l.cc));
+    KL_TRY(l.grid ? addLaunch_.bind(8, formatDim3(*l.grid)) : addLaunch_.bindNull(8));
+    KL_TRY(l.block ? addLaunch_.bind(9, formatDim3(*l.block)) : addLaunch_.bindNull(9));
+    KL_TRY(addLaunch_.bind(10, l.invocations));
+    KL_TRY(addLaunch_.run());
+    ++out.launchesAdded;
+    return db_->lastInsertRowId();
+  }
+
+  /// l's metrics and rule results under launch `launchId` (ones it already has are kept).
+  Result<void> addMetricsAndRules(int64_t launchId, const NcuLaunch& l) {
     for (const Metric& m : l.metrics) {
-      KL_TRY(addMetric->reset());
-      KL_TRY(addMetric->bind(1, launchId));
-      KL_TRY(addMetric->bind(2, m.section));
-      KL_TRY(addMetric->bind(3, m.bodyLabel));
-      KL_TRY(addMetric->bind(4, m.name));
-      KL_TRY(addMetric->bind(5, m.unit));
-      KL_TRY(addMetric->bind(6, m.rawUnit));
-      KL_TRY(bindOpt(*addMetric, 7, m.value));
-      KL_TRY(addMetric->bind(8, m.text));
-      KL_TRY(bindOpt(*addMetric, 9, m.minimum));
-      KL_TRY(bindOpt(*addMetric, 10, m.maximum));
-      KL_TRY(addMetric->run());
+      KL_TRY(addMetric_.reset());
+      KL_TRY(addMetric_.bind(1, launchId));
+      KL_TRY(addMetric_.bind(2, m.section));
+      KL_TRY(addMetric_.bind(3, m.bodyLabel));
+      KL_TRY(addMetric_.bind(4, m.name));
+      KL_TRY(addMetric_.bind(5, m.unit));
+      KL_TRY(addMetric_.bind(6, m.rawUnit));
+      KL_TRY(bindOpt(addMetric_, 7, m.value));
+      KL_TRY(addMetric_.bind(8, m.text));
+      KL_TRY(bindOpt(addMetric_, 9, m.minimum));
+      KL_TRY(bindOpt(addMetric_, 10, m.maximum));
+      KL_TRY(addMetric_.run());
     }
     for (const RuleResult& r : l.rules) {
-      KL_TRY(addRule->reset());
-      KL_TRY(addRule->bind(1, launchId));
-      KL_TRY(addRule->bind(2, r.section));
-      KL_TRY(addRule->bind(3, r.name));
-      KL_TRY(addRule->bind(4, r.type));
-      KL_TRY(addRule->bind(5, r.description));
-      KL_TRY(addRule->bind(6, r.speedupType));
-      KL_TRY(bindOpt(*addRule, 7, r.speedup));
-      KL_TRY(addRule->run());
+      KL_TRY(addRule_.reset());
+      KL_TRY(addRule_.bind(1, launchId));
+      KL_TRY(addRule_.bind(2, r.section));
+      KL_TRY(addRule_.bind(3, r.name));
+      KL_TRY(addRule_.bind(4, r.type));
+      KL_TRY(addRule_.bind(5, r.description));
+      KL_TRY(addRule_.bind(6, r.speedupType));
+      KL_TRY(bindOpt(addRule_, 7, r.speedup));
+      KL_TRY(addRule_.run());
     }
-    // Recompute the derived columns from every metric the launch now has.
+    return {};
+  }
+
+  /// Recomputes launch `launchId`'s derived columns (duration, utilisations, bound, roofline) from
+  /// every metric it now has; `invocations` scales its duration to a total when nsys gave none.
+  Result<void> updateDerived(int64_t launchId, int64_t invocations) {
     NcuLaunch merged;
-    KL_TRY(loadMetrics->reset());
-    KL_TRY(loadMetrics->bind(1, launchId));
+    KL_TRY(loadMetrics_.reset());
+    KL_TRY(loadMetrics_.bind(1, launchId));
     while (true) {
-      auto s = loadMetrics->step();
+      auto s = loadMetrics_.step();
       if (!s) return s.error();
       if (!*s) break;
       Metric m;
-      m.section = std::string(loadMetrics->text(0));
-      m.bodyLabel = std::string(loadMetrics->text(1));
-      m.name = std::string(loadMetrics->text(2));
-      m.unit = std::string(loadMetrics->text(3));
-      m.rawUnit = std::string(loadMetrics->text(4));
-      m.value = optReal(*loadMetrics, 5);
-      m.text = std::string(loadMetrics->text(6));
+      m.section = std::string(loadMetrics_.text(0));
+      m.bodyLabel = std::string(loadMetrics_.text(1));
+      m.name = std::string(loadMetrics_.text(2));
+      m.unit = std::string(loadMetrics_.text(3));
+      m.rawUnit = std::string(loadMetrics_.text(4));
+      m.value = optReal(loadMetrics_, 5);
+      m.text = std::string(loadMetrics_.text(6));
       merged.metrics.push_back(std::move(m));
     }
     KernelMetrics km = extractMetrics(merged);
@@ -362,32 +378,68 @@ Result<void> Catalog::importOne(std::string_view text, const std::string& source
     if (auto t = metricValue(merged, {"Total Time"}, "nsys"))
       total = t;
     else if (km.durationNs)
-      total = *km.durationNs * static_cast<double>(l.invocations);
-    KL_TRY(update->reset());
-    KL_TRY(bindOpt(*update, 1, km.durationNs));
-    KL_TRY(bindOpt(*update, 2, total));
-    KL_TRY(bindOpt(*update, 3, km.smPct));
-    KL_TRY(bindOpt(*update, 4, km.memPct));
-    KL_TRY(bindOpt(*update, 5, km.dramPct));
-    KL_TRY(bindOpt(*update, 6, km.l2Pct));
-    KL_TRY(bindOpt(*update, 7, km.l1Pct));
-    KL_TRY(update->bind(8, boundName(c.bound)));
-    KL_TRY(update->bind(9, memoryLevelName(c.limiter)));
-    KL_TRY(update->bind(10, c.bound == Bound::Unknown ? c.missing : c.detail));
+      total = *km.durationNs * static_cast<double>(invocations);
+    KL_TRY(update_.reset());
+    KL_TRY(bindOpt(update_, 1, km.durationNs));
+    KL_TRY(bindOpt(update_, 2, total));
+    KL_TRY(bindOpt(update_, 3, km.smPct));
+    KL_TRY(bindOpt(update_, 4, km.memPct));
+    KL_TRY(bindOpt(update_, 5, km.dramPct));
+    KL_TRY(bindOpt(update_, 6, km.l2Pct));
+    KL_TRY(bindOpt(update_, 7, km.l1Pct));
+    KL_TRY(update_.bind(8, boundName(c.bound)));
+    KL_TRY(update_.bind(9, memoryLevelName(c.limiter)));
+    KL_TRY(update_.bind(10, c.bound == Bound::Unknown ? c.missing : c.detail));
     std::optional<double> fl2, bps, ai;
     if (rp.ok) {
       fl2 = rp.flopsPerSec;
       bps = rp.bytesPerSec;
       ai = rp.intensity;
     }
-    KL_TRY(bindOpt(*update, 11, fl2));
-    KL_TRY(bindOpt(*update, 12, bps));
-    KL_TRY(bindOpt(*update, 13, ai));
-    KL_TRY(bindOpt(*update, 14, rp.peakFlopsPerSec));
-    KL_TRY(bindOpt(*update, 15, rp.peakBytesPerSec));
-    KL_TRY(update->bind(16, rp.missingText()));
-    KL_TRY(update->bind(17, launchId));
-    KL_TRY(update->run());
+    KL_TRY(bindOpt(update_, 11, fl2));
+    KL_TRY(bindOpt(update_, 12, bps));
+    KL_TRY(bindOpt(update_, 13, ai));
+    KL_TRY(bindOpt(update_, 14, rp.peakFlopsPerSec));
+    KL_TRY(bindOpt(update_, 15, rp.peakBytesPerSec));
+    KL_TRY(update_.bind(16, rp.missingText()));
+    KL_TRY(update_.bind(17, launchId));
+    return update_.run();
+  }
+
+ private:
+  explicit LaunchImporter(sql::Database& db) : db_(&db) {}
+  sql::Database* db_;
+  sql::Statement findKernel_, addKernel_, findLaunch_, addLaunch_, addMetric_, addRule_, loadMetrics_, update_;
+};
+
+}  // namespace
+
+Result<void> Catalog::importOne(std::string_view text, const std::string& sourceName, const ImportOptions& opt,
+                                ImportedFile& out, std::vector<int64_t>& kernelIds) {
+  const std::string hash = contentHash(text);
+  auto known = reportKnownImport(db_, text, sourceName, hash, out, kernelIds);
+  if (!known) return known.error();
+  if (*known) return {};
+  auto rep = parseNcuCsv(text, sourceName);
+  if (!rep) return rep.error();
+  out.format = rep->format;
+  out.diagnostics = rep->diagnostics;
+  auto importId = insertImport(db_, sourceName, hash, *rep, opt);
+  if (!importId) return importId.error();
+  auto importer = LaunchImporter::prepare(db_);
+  if (!importer) return importer.error();
+  for (size_t idx = 0; idx < rep->launches.size(); ++idx) {
+    const NcuLaunch& l = rep->launches[idx];
+    const std::string norm = normalizedKey(l.kernelName);
+    auto kernelId = importer->kernel(l, norm);
+    if (!kernelId) return kernelId.error();
+    if (std::find(kernelIds.begin(), kernelIds.end(), *kernelId) == kernelIds.end()) kernelIds.push_back(*kernelId);
+    // Launch: new, or merged into the same launch imported from another file.
+    auto launchId = importer->launch(l, launchKey(*rep, l, norm, opt, hash, idx), *importId, *kernelId, out);
+    if (!launchId) return launchId.error();
+    KL_TRY(importer->addMetricsAndRules(*launchId, l));
+    // Recompute the derived columns from every metric the launch now has.
+    KL_TRY(importer->updateDerived(*launchId, l.invocations));
   }
   return {};
 }

@@ -141,54 +141,64 @@ std::string formatDim3(const Dim3& d) {
   return "(" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]) + ")";
 }
 
-Result<NcuReport> parseNcuCsv(std::string_view text, std::string_view sourceName) {
-  const std::string src = sourceName.empty() ? std::string("input") : std::string(sourceName);
-  NcuReport rep;
-  std::vector<std::string> errors;
+namespace {
+
+/// Where parseNcuCsv() is in the text, and the tool messages it has met: "==ERROR==" lines in
+/// `errors`, other tool messages in the report's diagnostics.
+struct CsvCursor {
+  std::string_view text;
   size_t pos = 0, line = 0;
-  Header header;
-  std::optional<NcuFormat> fmt;
-  // 1. Find the header; everything before it is program output or tool messages.
-  while (pos < text.size()) {
-    std::string_view l = lineAt(text, pos);
-    if (isToolMessageLine(l)) {
-      (l.rfind("==ERROR==", 0) == 0 ? errors : rep.diagnostics).emplace_back(l);
-    }
-    if (!blank(l) && !isToolMessageLine(l) && l.find(',') != std::string_view::npos) {
-      size_t p = pos, ln = line;
-      CsvRecord r = parseCsvRecord(text, p, ln);
-      Header h{r.fields};
-      if (auto f = detect(h)) {
-        header = std::move(h);
-        fmt = f;
-        pos = p;
-        line = ln;
-        break;
-      }
-    }
+  std::vector<std::string> errors;
+
+  /// Files a tool message line; false for any other line.
+  bool toolMessage(std::string_view l, NcuReport& rep) {
+    if (!isToolMessageLine(l)) return false;
+    (l.rfind("==ERROR==", 0) == 0 ? errors : rep.diagnostics).emplace_back(l);
+    return true;
+  }
+  void skipLine() {
     size_t nl = text.find('\n', pos);
     pos = nl == std::string_view::npos ? text.size() : nl + 1;
     ++line;
   }
-  if (!fmt) {
-    if (!errors.empty()) return Error::invalid(src + ": no ncu data, ncu reported an error: " + errors.front());
-    return Error::invalid(src + ": no Nsight Compute or nsys CSV table found");
-  }
-  rep.format = *fmt;
+};
 
-  // 2. Records.
+/// Step 1: the header; everything before it is program output or tool messages. Leaves the cursor
+/// after it; nullopt when no line is the header of a table parseNcuCsv knows.
+std::optional<NcuFormat> findHeader(CsvCursor& cur, NcuReport& rep, Header& header) {
+  while (cur.pos < cur.text.size()) {
+    std::string_view l = lineAt(cur.text, cur.pos);
+    const bool tool = cur.toolMessage(l, rep);
+    if (!blank(l) && !tool && l.find(',') != std::string_view::npos) {
+      size_t p = cur.pos, ln = cur.line;
+      CsvRecord r = parseCsvRecord(cur.text, p, ln);
+      Header h{r.fields};
+      if (auto f = detect(h)) {
+        header = std::move(h);
+        cur.pos = p;
+        cur.line = ln;
+        return f;
+      }
+    }
+    cur.skipLine();
+  }
+  return std::nullopt;
+}
+
+/// Step 2: the records after the header, each padded to the header's width; blank lines and tool
+/// messages skipped, lines of fewer than two fields (program output after the table) counted in a
+/// diagnostic after the tool messages.
+std::vector<CsvRecord> readRecords(CsvCursor& cur, NcuReport& rep, const Header& header) {
   std::vector<CsvRecord> rows;
   size_t skipped = 0;
-  while (pos < text.size()) {
-    std::string_view l = lineAt(text, pos);
+  while (cur.pos < cur.text.size()) {
+    std::string_view l = lineAt(cur.text, cur.pos);
     if (blank(l) || isToolMessageLine(l)) {
-      if (isToolMessageLine(l)) (l.rfind("==ERROR==", 0) == 0 ? errors : rep.diagnostics).emplace_back(l);
-      size_t nl = text.find('\n', pos);
-      pos = nl == std::string_view::npos ? text.size() : nl + 1;
-      ++line;
+      cur.toolMessage(l, rep);
+      cur.skipLine();
       continue;
     }
-    CsvRecord r = parseCsvRecord(text, pos, line);
+    CsvRecord r = parseCsvRecord(cur.text, cur.pos, cur.line);
     if (r.fields.size() < 2) {  // program output after the table
       ++skipped;
       continue;
@@ -196,123 +206,151 @@ Result<NcuReport> parseNcuCsv(std::string_view text, std::string_view sourceName
     if (r.fields.size() < header.names.size()) r.fields.resize(header.names.size());
     rows.push_back(std::move(r));
   }
-  for (auto& e : errors) rep.diagnostics.push_back(e);
+  for (auto& e : cur.errors) rep.diagnostics.push_back(e);
   if (skipped) rep.diagnostics.push_back(std::to_string(skipped) + " non-CSV line(s) skipped");
+  return rows;
+}
 
-  const Header& h = header;
+/// A details page (ncu --page details, or the legacy one): one launch per (ID, process, kernel),
+/// its metrics and rule results, its grid from its metrics.
+void readDetails(const Header& h, const std::vector<CsvRecord>& rows, NcuReport& rep) {
+  std::map<std::string, size_t> byKey;
+  int cSec = h.col("Section Name"), cBody = h.col("Body Item Label"), cName = h.col("Metric Name"),
+      cUnit = h.col("Metric Unit"), cVal = h.col("Metric Value"), cRule = h.col("Rule Name");
+  for (const CsvRecord& r : rows) {
+    std::string key =
+        field(r, h.col("ID")) + '\x1f' + field(r, h.col("Process ID")) + '\x1f' + field(r, h.col("Kernel Name"));
+    auto it = byKey.find(key);
+    if (it == byKey.end()) {
+      NcuLaunch l;
+      fillIdentity(l, h, r);
+      it = byKey.emplace(key, rep.launches.size()).first;
+      rep.launches.push_back(std::move(l));
+    }
+    NcuLaunch& l = rep.launches[it->second];
+    std::string rule = field(r, cRule);
+    if (!rule.empty()) {
+      RuleResult rr;
+      rr.section = field(r, cSec);
+      rr.name = rule;
+      rr.type = field(r, h.col("Rule Type"));
+      rr.description = field(r, h.col("Rule Description"));
+      rr.speedupType = field(r, h.col("Estimated Speedup Type"));
+      rr.speedup = parseNumber(field(r, h.col("Estimated Speedup")));
+      l.rules.push_back(std::move(rr));
+      continue;
+    }
+    std::string name = field(r, cName);
+    if (name.empty()) continue;
+    l.metrics.push_back(makeMetric(field(r, cSec), field(r, cBody), std::move(name), field(r, cUnit), field(r, cVal)));
+  }
+  for (auto& l : rep.launches) gridFromMetrics(l);
+}
+
+/// A raw page: one launch per row, every non-identity column a metric (units from the first row
+/// when its ID is empty).
+void readRaw(const Header& h, const std::vector<CsvRecord>& rows, NcuReport& rep) {
+  size_t first = 0;
+  std::vector<std::string> units(h.names.size());
+  // Row 1 holds units when its ID column is empty.
+  if (!rows.empty() && field(rows[0], h.col("ID")).empty()) {
+    units = rows[0].fields;
+    first = 1;
+  }
+  for (size_t i = first; i < rows.size(); ++i) {
+    NcuLaunch l;
+    fillIdentity(l, h, rows[i]);
+    for (size_t c = 0; c < h.names.size(); ++c) {
+      if (std::find(kIdColumns.begin(), kIdColumns.end(), h.names[c]) != kIdColumns.end()) continue;
+      l.metrics.push_back(
+          makeMetric("", "", h.names[c], c < units.size() ? units[c] : "", field(rows[i], static_cast<int>(c))));
+    }
+    gridFromMetrics(l);
+    rep.launches.push_back(std::move(l));
+  }
+}
+
+/// A summary (--print-summary per-kernel): one launch per (process, kernel, block, grid, device)
+/// with its invocations; each metric its average, minimum and maximum.
+void readSummary(const Header& h, const std::vector<CsvRecord>& rows, NcuReport& rep) {
+  std::map<std::string, size_t> byKey;
+  int cSec = h.col("Section Name"), cName = h.col("Metric Name"), cUnit = h.col("Metric Unit");
+  for (const CsvRecord& r : rows) {
+    std::string key = field(r, h.col("Process ID")) + '\x1f' + field(r, h.col("Kernel Name")) + '\x1f' +
+                      field(r, h.col("Block Size")) + '\x1f' + field(r, h.col("Grid Size")) + '\x1f' +
+                      field(r, h.col("Device"));
+    auto it = byKey.find(key);
+    if (it == byKey.end()) {
+      NcuLaunch l;
+      fillIdentity(l, h, r);
+      l.invocations = toInt(field(r, h.col("Invocations")), 1);
+      it = byKey.emplace(key, rep.launches.size()).first;
+      rep.launches.push_back(std::move(l));
+    }
+    NcuLaunch& l = rep.launches[it->second];
+    std::string name = field(r, cName);
+    if (name.empty()) continue;
+    std::string unit = field(r, cUnit);
+    Metric m = makeMetric(field(r, cSec), "", std::move(name), unit, field(r, h.col("Average")));
+    UnitScale s = normaliseUnit(unit);
+    if (auto v = parseNumber(field(r, h.col("Minimum")))) m.minimum = *v * s.factor;
+    if (auto v = parseNumber(field(r, h.col("Maximum")))) m.maximum = *v * s.factor;
+    l.metrics.push_back(std::move(m));
+  }
+}
+
+/// An nsys cuda_gpu_kern_sum table: one launch per named kernel with its instances and its
+/// duration (average, minimum, maximum), total time and share of the time.
+void readNsysKernSum(const Header& h, const std::vector<CsvRecord>& rows, NcuReport& rep) {
+  auto col = [&](std::initializer_list<const char*> names) {
+    for (const char* n : names)
+      if (int c = h.col(n); c >= 0) return c;
+    return -1;
+  };
+  int cPct = col({"Time (%)", "Time(%)"}), cTotal = col({"Total Time (ns)", "Total Time"}), cInst = col({"Instances"}),
+      cAvg = col({"Avg (ns)", "Average (ns)", "Average"}), cMin = col({"Min (ns)", "Minimum (ns)", "Minimum"}),
+      cMax = col({"Max (ns)", "Maximum (ns)", "Maximum"}), cName = col({"Name"});
+  for (const CsvRecord& r : rows) {
+    NcuLaunch l;
+    l.kernelName = field(r, cName);
+    if (l.kernelName.empty()) continue;
+    l.invocations = toInt(field(r, cInst), 1);
+    Metric d = makeMetric("nsys", "", "Duration", "ns", field(r, cAvg));
+    if (auto v = parseNumber(field(r, cMin))) d.minimum = *v;
+    if (auto v = parseNumber(field(r, cMax))) d.maximum = *v;
+    l.metrics.push_back(std::move(d));
+    l.metrics.push_back(makeMetric("nsys", "", "Total Time", "ns", field(r, cTotal)));
+    l.metrics.push_back(makeMetric("nsys", "", "Time (%)", "%", field(r, cPct)));
+    rep.launches.push_back(std::move(l));
+  }
+}
+
+}  // namespace
+
+Result<NcuReport> parseNcuCsv(std::string_view text, std::string_view sourceName) {
+  const std::string src = sourceName.empty() ? std::string("input") : std::string(sourceName);
+  NcuReport rep;
+  CsvCursor cur{text};
+  Header header;
+  // 1. Find the header; everything before it is program output or tool messages.
+  const std::optional<NcuFormat> fmt = findHeader(cur, rep, header);
+  if (!fmt) {
+    if (!cur.errors.empty()) return Error::invalid(src + ": no ncu data, ncu reported an error: " + cur.errors.front());
+    return Error::invalid(src + ": no Nsight Compute or nsys CSV table found");
+  }
+  rep.format = *fmt;
+  // 2. Records.
+  const std::vector<CsvRecord> rows = readRecords(cur, rep, header);
+  // 3. Launches, by the table's format.
   switch (*fmt) {
     case NcuFormat::Details:
-    case NcuFormat::LegacyDetails: {
-      std::map<std::string, size_t> byKey;
-      int cSec = h.col("Section Name"), cBody = h.col("Body Item Label"), cName = h.col("Metric Name"),
-          cUnit = h.col("Metric Unit"), cVal = h.col("Metric Value"), cRule = h.col("Rule Name");
-      for (const CsvRecord& r : rows) {
-        std::string key =
-            field(r, h.col("ID")) + '\x1f' + field(r, h.col("Process ID")) + '\x1f' + field(r, h.col("Kernel Name"));
-        auto it = byKey.find(key);
-        if (it == byKey.end()) {
-          NcuLaunch l;
-          fillIdentity(l, h, r);
-          it = byKey.emplace(key, rep.launches.size()).first;
-          rep.launches.push_back(std::move(l));
-        }
-        NcuLaunch& l = rep.launches[it->second];
-        std::string rule = field(r, cRule);
-        if (!rule.empty()) {
-          RuleResult rr;
-          rr.section = field(r, cSec);
-          rr.name = rule;
-          rr.type = field(r, h.col("Rule Type"));
-          rr.description = field(r, h.col("Rule Description"));
-          rr.speedupType = field(r, h.col("Estimated Speedup Type"));
-          rr.speedup = parseNumber(field(r, h.col("Estimated Speedup")));
-          l.rules.push_back(std::move(rr));
-          continue;
-        }
-        std::string name = field(r, cName);
-        if (name.empty()) continue;
-        l.metrics.push_back(
-            makeMetric(field(r, cSec), field(r, cBody), std::move(name), field(r, cUnit), field(r, cVal)));
-      }
-      for (auto& l : rep.launches) gridFromMetrics(l);
-      break;
-    }
-    case NcuFormat::Raw: {
-      size_t first = 0;
-      std::vector<std::string> units(h.names.size());
-      // Row 1 holds units when its ID column is empty.
-      if (!rows.empty() && field(rows[0], h.col("ID")).empty()) {
-        units = rows[0].fields;
-        first = 1;
-      }
-      for (size_t i = first; i < rows.size(); ++i) {
-        NcuLaunch l;
-        fillIdentity(l, h, rows[i]);
-        for (size_t c = 0; c < h.names.size(); ++c) {
-          if (std::find(kIdColumns.begin(), kIdColumns.end(), h.names[c]) != kIdColumns.end()) continue;
-          l.metrics.push_back(
-              makeMetric("", "", h.names[c], c < units.size() ? units[c] : "", field(rows[i], static_cast<int>(c))));
-        }
-        gridFromMetrics(l);
-        rep.launches.push_back(std::move(l));
-      }
-      break;
-    }
-    case NcuFormat::Summary: {
-      std::map<std::string, size_t> byKey;
-      int cSec = h.col("Section Name"), cName = h.col("Metric Name"), cUnit = h.col("Metric Unit");
-      for (const CsvRecord& r : rows) {
-        std::string key = field(r, h.col("Process ID")) + '\x1f' + field(r, h.col("Kernel Name")) + '\x1f' +
-                          field(r, h.col("Block Size")) + '\x1f' + field(r, h.col("Grid Size")) + '\x1f' +
-                          field(r, h.col("Device"));
-        auto it = byKey.find(key);
-        if (it == byKey.end()) {
-          NcuLaunch l;
-          fillIdentity(l, h, r);
-          l.invocations = toInt(field(r, h.col("Invocations")), 1);
-          it = byKey.emplace(key, rep.launches.size()).first;
-          rep.launches.push_back(std::move(l));
-        }
-        NcuLaunch& l = rep.launches[it->second];
-        std::string name = field(r, cName);
-        if (name.empty()) continue;
-        std::string unit = field(r, cUnit);
-        Metric m = makeMetric(field(r, cSec), "", std::move(name), unit, field(r, h.col("Average")));
-        UnitScale s = normaliseUnit(unit);
-        if (auto v = parseNumber(field(r, h.col("Minimum")))) m.minimum = *v * s.factor;
-        if (auto v = parseNumber(field(r, h.col("Maximum")))) m.maximum = *v * s.factor;
-        l.metrics.push_back(std::move(m));
-      }
-      break;
-    }
-    case NcuFormat::NsysKernSum: {
-      auto col = [&](std::initializer_list<const char*> names) {
-        for (const char* n : names)
-          if (int c = h.col(n); c >= 0) return c;
-        return -1;
-      };
-      int cPct = col({"Time (%)", "Time(%)"}), cTotal = col({"Total Time (ns)", "Total Time"}),
-          cInst = col({"Instances"}), cAvg = col({"Avg (ns)", "Average (ns)", "Average"}),
-          cMin = col({"Min (ns)", "Minimum (ns)", "Minimum"}), cMax = col({"Max (ns)", "Maximum (ns)", "Maximum"}),
-          cName = col({"Name"});
-      for (const CsvRecord& r : rows) {
-        NcuLaunch l;
-        l.kernelName = field(r, cName);
-        if (l.kernelName.empty()) continue;
-        l.invocations = toInt(field(r, cInst), 1);
-        Metric d = makeMetric("nsys", "", "Duration", "ns", field(r, cAvg));
-        if (auto v = parseNumber(field(r, cMin))) d.minimum = *v;
-        if (auto v = parseNumber(field(r, cMax))) d.maximum = *v;
-        l.metrics.push_back(std::move(d));
-        l.metrics.push_back(makeMetric("nsys", "", "Total Time", "ns", field(r, cTotal)));
-        l.metrics.push_back(makeMetric("nsys", "", "Time (%)", "%", field(r, cPct)));
-        rep.launches.push_back(std::move(l));
-      }
-      break;
-    }
+    case NcuFormat::LegacyDetails: readDetails(header, rows, rep); break;
+    case NcuFormat::Raw: readRaw(header, rows, rep); break;
+    case NcuFormat::Summary: readSummary(header, rows, rep); break;
+    case NcuFormat::NsysKernSum: readNsysKernSum(header, rows, rep); break;
   }
   if (rep.launches.empty()) {
-    if (!errors.empty()) return Error::invalid(src + ": no ncu data, ncu reported an error: " + errors.front());
+    if (!cur.errors.empty()) return Error::invalid(src + ": no ncu data, ncu reported an error: " + cur.errors.front());
     return Error::invalid(src + ": the " + std::string(formatName(*fmt)) + " table has a header but no kernel rows");
   }
   return rep;

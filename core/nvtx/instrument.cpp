@@ -126,7 +126,11 @@ uint32_t importOffset(const SourceFile& f, const Lines& lines) {
 
 }  // namespace
 
-Result<Instrumented> instrument(const SourceFile& f, std::span<const RangeRequest> requests, const Options& opt) {
+namespace {
+
+/// What instrument() refuses before it resolves anything: a file with a syntax error or lone CR
+/// line endings, one that already holds kernlens ranges, a bad relative path.
+Result<void> checkInstrumentable(const SourceFile& f, const Options& opt) {
   const Module& m = f.model();
   const std::string& text = f.text();
   if (f.hasErrors()) {
@@ -143,11 +147,13 @@ Result<Instrumented> instrument(const SourceFile& f, std::span<const RangeReques
                             std::to_string(f.lines().toLineCol(r.bytes.start).line + 1) +
                             "); strip it first or use annotate");
   if (auto ok = checkRelativePath(opt.relPath); !ok) return ok.error();
+  return {};
+}
 
-  Instrumented out;
-  Lines lines(f);
-
-  // 1. Resolve.
+/// Step 1: every request resolved (its index in `request`); one that cannot be is skipped into
+/// out.skipped with skipUnwrappable (unless the failure is internal), else the error.
+Result<std::vector<Resolved>> resolveAll(const SourceFile& f, std::span<const RangeRequest> requests,
+                                         const Options& opt, Instrumented& out) {
   std::vector<Resolved> rs;
   for (size_t i = 0; i < requests.size(); ++i) {
     auto r = detail::resolveRequest(f, requests[i], opt.relPath);
@@ -161,72 +167,53 @@ Result<Instrumented> instrument(const SourceFile& f, std::span<const RangeReques
     r->request = i;
     rs.push_back(std::move(*r));
   }
+  return rs;
+}
 
-  // 2. Order outer before inner; drop duplicates (same kind and statements); reject overlaps.
+/// Step 2: the ranges ordered outer before inner (inline bodies innermost); duplicates (same kind
+/// and statements) dropped; a range that overlaps another without nesting, or nests inside a
+/// one-line body, skipped into out.skipped with skipUnwrappable, else an error.
+Result<std::vector<Resolved>> nestRanges(std::vector<Resolved> rs, std::span<const RangeRequest> requests,
+                                         const Options& opt, Instrumented& out) {
   std::stable_sort(rs.begin(), rs.end(), [](const Resolved& a, const Resolved& b) {
     if (a.startByte != b.startByte) return a.startByte < b.startByte;
     if (a.endByte != b.endByte) return a.endByte > b.endByte;
     if (a.inlineBody != b.inlineBody) return !a.inlineBody;  // inline ranges are innermost
     return a.kind == RangeRequest::Kind::FunctionBody && b.kind != RangeRequest::Kind::FunctionBody;
   });
-  {
-    std::vector<Resolved> kept;
-    std::vector<size_t> stack;  // indices into kept
-    for (auto& r : rs) {
-      bool dup = false;
-      for (size_t k : stack)
-        if (kept[k].startByte == r.startByte && kept[k].endByte == r.endByte && kept[k].kind == r.kind &&
-            kept[k].inlineBody == r.inlineBody)
-          dup = true;
-      if (!kept.empty() && kept.back().startByte == r.startByte && kept.back().endByte == r.endByte &&
-          kept.back().kind == r.kind)
+  std::vector<Resolved> kept;
+  std::vector<size_t> stack;  // indices into kept
+  for (auto& r : rs) {
+    bool dup = false;
+    for (size_t k : stack)
+      if (kept[k].startByte == r.startByte && kept[k].endByte == r.endByte && kept[k].kind == r.kind &&
+          kept[k].inlineBody == r.inlineBody)
         dup = true;
-      if (dup) continue;
-      while (!stack.empty() && kept[stack.back()].endByte <= r.startByte) stack.pop_back();
-      if (!stack.empty() && kept[stack.back()].endByte < r.endByte) {
-        std::string msg = "ranges overlap without nesting: " + kept[stack.back()].name + " and " + r.name;
-        if (opt.skipUnwrappable) {
-          out.skipped.push_back({requests[r.request], msg});
-          continue;
-        }
-        return Error::invalid(msg);
-      }
-      if (!stack.empty() && kept[stack.back()].inlineBody) {
-        std::string msg = "cannot nest " + r.name + " inside a one-line function body";
-        if (opt.skipUnwrappable) {
-          out.skipped.push_back({requests[r.request], msg});
-          continue;
-        }
-        return Error::invalid(msg);
-      }
-      kept.push_back(std::move(r));
-      stack.push_back(kept.size() - 1);
+    if (!kept.empty() && kept.back().startByte == r.startByte && kept.back().endByte == r.endByte &&
+        kept.back().kind == r.kind)
+      dup = true;
+    if (dup) continue;
+    while (!stack.empty() && kept[stack.back()].endByte <= r.startByte) stack.pop_back();
+    std::string msg;
+    if (!stack.empty() && kept[stack.back()].endByte < r.endByte)
+      msg = "ranges overlap without nesting: " + kept[stack.back()].name + " and " + r.name;
+    else if (!stack.empty() && kept[stack.back()].inlineBody)
+      msg = "cannot nest " + r.name + " inside a one-line function body";
+    if (!msg.empty()) {
+      if (!opt.skipUnwrappable) return Error::invalid(msg);
+      out.skipped.push_back({requests[r.request], msg});
+      continue;
     }
-    rs = std::move(kept);
+    kept.push_back(std::move(r));
+    stack.push_back(kept.size() - 1);
   }
+  return kept;
+}
 
-  // 3. The callee and the import.
-  uint32_t firstStart = rs.empty() ? static_cast<uint32_t>(text.size()) : rs.front().startByte;
-  ApiChoice api = chooseApi(f, firstStart);
-  out.api = api.api;
-  std::vector<TextEdit> edits;
-  uint32_t importAt = 0;
-  std::string eolDefault(detail::majorityEol(f));
-  if (!rs.empty() && api.addImport) {
-    importAt = importOffset(f, lines);
-    uint32_t line = lines.lineOf(importAt);
-    std::string eol(lines.eol(line));
-    if (eol.empty()) eol = eolDefault;
-    if (importAt == text.size() && !text.empty() && text.back() != '\n')
-      return Error::invalid("cannot add `import torch` after the last line");
-    edits.push_back({importAt, importAt, std::string(detail::kImportLine) + eol});
-    out.addedImport = true;
-  }
-
-  // 4. Per-line transformation. Code lines (statement, clause or decorator starts) must keep the
-  //    block structure; comments and continuation lines only need to stay inside the range.
-  uint32_t nLines = lines.count();
-  std::vector<uint8_t> codeLine(nLines, 0);
+/// Per line, whether it is a code line: a statement, clause or decorator starts there (code lines
+/// must keep the block structure; comments and continuation lines only need to stay inside).
+std::vector<uint8_t> codeLines(const Module& m, const Lines& lines) {
+  std::vector<uint8_t> codeLine(lines.count(), 0);
   auto markCode = [&](uint32_t offset) {
     uint32_t l = lines.lineOf(offset);
     if (lines.wsEnd(l) == offset) codeLine[l] = 1;
@@ -237,138 +224,222 @@ Result<Instrumented> instrument(const SourceFile& f, std::span<const RangeReques
     for (const auto& d : fn.decorators) markCode(d.bytes.start);
   for (const auto& c : m.classes)
     for (const auto& d : c.decorators) markCode(d.bytes.start);
+  return codeLine;
+}
 
-  std::vector<std::vector<size_t>> active(nLines);  // non-inline ranges per line, outer first
-  for (size_t k = 0; k < rs.size(); ++k)
-    if (!rs[k].inlineBody)
-      for (uint32_t l = rs[k].L1; l <= rs[k].L2; ++l) active[l].push_back(k);
+/// Steps 3 to 5 on the nested ranges: the import, the per-line edits, the inline bodies, the
+/// edited text, its line map and the placed ranges.
+class Placer {
+ public:
+  Placer(const SourceFile& f, const std::vector<Resolved>& rs, Instrumented& out)
+      : f_(f),
+        m_(f.model()),
+        text_(f.text()),
+        lines_(f),
+        rs_(rs),
+        out_(out),
+        nLines_(lines_.count()),
+        eolDefault_(detail::majorityEol(f)),
+        headersBefore_(nLines_, 0) {}
 
-  std::vector<std::string> iPrime(rs.size());
-  std::vector<uint32_t> headersBefore(nLines, 0);
-  std::map<uint32_t, std::string> finalWs;  // lines holding an inline range: their final indent
-  for (const auto& r : rs)
-    if (r.inlineBody) finalWs[r.L1] = std::string(lines.ws(r.L1));
+  /// Step 3: the callee (out.api) and, when no import of torch comes before every range, the
+  /// `import torch` edit.
+  Result<void> addImport() {
+    uint32_t firstStart = rs_.empty() ? static_cast<uint32_t>(text_.size()) : rs_.front().startByte;
+    api_ = chooseApi(f_, firstStart);
+    out_.api = api_.api;
+    if (rs_.empty() || !api_.addImport) return {};
+    importAt_ = importOffset(f_, lines_);
+    uint32_t line = lines_.lineOf(importAt_);
+    std::string eol(lines_.eol(line));
+    if (eol.empty()) eol = eolDefault_;
+    if (importAt_ == text_.size() && !text_.empty() && text_.back() != '\n')
+      return Error::invalid("cannot add `import torch` after the last line");
+    edits_.push_back({importAt_, importAt_, std::string(detail::kImportLine) + eol});
+    out_.addedImport = true;
+    return {};
+  }
 
-  for (uint32_t l = 0; l < nLines; ++l) {
-    if (active[l].empty()) continue;
-    bool starts = false;
-    for (size_t k : active[l]) starts |= rs[k].L1 == l;
-    uint32_t ls = lines.start(l);
-    bool skip = lines.blank(l) || (ls > 0 && m.insideMultilineString(ls));
-    if (skip) {
-      if (starts) return Error::internal("range starts on a blank line " + std::to_string(l + 1));
-      continue;
-    }
-    std::string cur(lines.ws(l));
-    std::string head;
-    for (size_t k : active[l]) {
-      const Resolved& r = rs[k];
-      if (r.L1 == l) {
-        iPrime[k] = cur;
-        std::string eol(lines.eol(l));
-        if (eol.empty()) eol = eolDefault;
-        head += cur + "with " + api.api + "(" + pythonLiteral(r.name) + "):" + eol;
-        ++headersBefore[l];
-        cur += r.unit;
+  /// Step 4: per line, the headers of the ranges that start there and the units of every range
+  /// around it (see the file comment); then the inline bodies; then the edited text.
+  Result<void> transformLines() {
+    const std::vector<uint8_t> codeLine = codeLines(m_, lines_);
+    std::vector<std::vector<size_t>> active(nLines_);  // non-inline ranges per line, outer first
+    for (size_t k = 0; k < rs_.size(); ++k)
+      if (!rs_[k].inlineBody)
+        for (uint32_t l = rs_[k].L1; l <= rs_[k].L2; ++l) active[l].push_back(k);
+    std::vector<std::string> iPrime(rs_.size());
+    for (const auto& r : rs_)
+      if (r.inlineBody) finalWs_[r.L1] = std::string(lines_.ws(r.L1));
+    for (uint32_t l = 0; l < nLines_; ++l) {
+      if (active[l].empty()) continue;
+      bool starts = false;
+      for (size_t k : active[l]) starts |= rs_[k].L1 == l;
+      uint32_t ls = lines_.start(l);
+      bool skip = lines_.blank(l) || (ls > 0 && m_.insideMultilineString(ls));
+      if (skip) {
+        if (starts) return Error::internal("range starts on a blank line " + std::to_string(l + 1));
         continue;
       }
-      const std::string& ip = iPrime[k];
-      bool under = cur.compare(0, ip.size(), ip) == 0 && cur.size() >= ip.size();
-      if (codeLine[l]) {
-        if (!under)
-          return Error::unsupported("line " + std::to_string(l + 1) +
-                                    ": indentation does not extend its block's (mixed tabs and "
-                                    "spaces); not wrapping");
-        if ((col8(ip + r.unit) - col8(ip)) % 8 != 0 && cur.find('\t', ip.size()) != std::string::npos)
-          return Error::unsupported("line " + std::to_string(l + 1) +
-                                    ": mixed tabs and spaces would change meaning; not wrapping");
+      std::string cur(lines_.ws(l));
+      std::string head;
+      for (size_t k : active[l]) {
+        const Resolved& r = rs_[k];
+        if (r.L1 == l) {
+          iPrime[k] = cur;
+          std::string eol(lines_.eol(l));
+          if (eol.empty()) eol = eolDefault_;
+          head += cur + "with " + api_.api + "(" + pythonLiteral(r.name) + "):" + eol;
+          ++headersBefore_[l];
+          cur += r.unit;
+          continue;
+        }
+        KL_TRY(indentUnder(l, iPrime[k], r.unit, codeLine[l] != 0, cur));
       }
-      cur.insert(under ? ip.size() : 0, r.unit);
+      if (finalWs_.count(l)) finalWs_[l] = cur;
+      uint32_t wb = lines_.wsBegin(l), we = lines_.wsEnd(l);
+      edits_.push_back(detail::minimize(text_, TextEdit{wb, we, head + cur}));
     }
-    if (finalWs.count(l)) finalWs[l] = cur;
-    uint32_t wb = lines.wsBegin(l), we = lines.wsEnd(l);
-    edits.push_back(detail::minimize(text, TextEdit{wb, we, head + cur}));
+    addInlineBodies();
+    edits_ = detail::normalizeEdits(std::move(edits_));
+    out_.text = text_;
+    if (!python::applyEditsToOriginal(out_.text, edits_))
+      return Error::internal("kernlens bug: overlapping edits while instrumenting");
+    out_.edits = std::move(edits_);
+    return {};
   }
 
-  // Inline bodies.
-  for (const auto& r : rs) {
-    if (!r.inlineBody) continue;
-    std::string eol(lines.eol(r.L1));
-    if (eol.empty()) eol = eolDefault;
-    std::string p = finalWs[r.L1] + r.unit;
-    std::string gap = text.substr(r.gapStart, r.gapEnd - r.gapStart);
-    std::string ins = eol + p + "with " + api.api + "(" + pythonLiteral(r.name) +
-                      "):" + std::string(detail::kInlineMarker) + detail::encodeGap(gap) + eol + p + r.unit;
-    edits.push_back({r.gapStart, r.gapEnd, std::move(ins)});
+  /// Step 5: the line map (instrumented line -> original line, inserted or not) and each range's
+  /// original and instrumented lines.
+  void placeRanges() {
+    uint32_t importLine = out_.addedImport ? lines_.lineOf(importAt_) : 0;
+    bool importAtEnd = out_.addedImport && importAt_ == text_.size();
+    std::vector<uint32_t> lastInstrOf(nLines_ + 1, 0);  // last instrumented line of an original line
+    std::map<uint32_t, uint32_t> inlineHeaderLine;      // original def line -> instrumented with line
+    std::vector<std::vector<uint32_t>> headerLinesOf(nLines_);
+    auto add = [this](uint32_t original, uint8_t inserted) {
+      out_.lines.toOriginal.push_back(original);
+      out_.lines.inserted.push_back(inserted);
+    };
+    for (uint32_t l = 0; l < nLines_; ++l) {
+      if (out_.addedImport && !importAtEnd && l == importLine) add(l, 1);
+      for (uint32_t h = 0; h < headersBefore_[l]; ++h) {
+        headerLinesOf[l].push_back(static_cast<uint32_t>(out_.lines.toOriginal.size()));
+        add(l, 1);
+      }
+      add(l, 0);
+      if (finalWs_.count(l)) {
+        inlineHeaderLine[l] = static_cast<uint32_t>(out_.lines.toOriginal.size());
+        add(l, 1);
+        add(l, 0);  // the body, moved to its own line
+      }
+      lastInstrOf[l] = static_cast<uint32_t>(out_.lines.toOriginal.size() - 1);
+    }
+    if (importAtEnd) add(nLines_ ? nLines_ - 1 : 0, 1);
+    std::vector<uint32_t> headerUsed(nLines_, 0);
+    for (const auto& r : rs_) {
+      PlacedRange p;
+      p.kind = r.kind;
+      p.name = r.name;
+      p.original = {r.L1, r.L2};
+      p.qualName = r.qualName;
+      p.defLine = r.defLine;
+      p.inlineBody = r.inlineBody;
+      uint32_t last = lastInstrOf[r.L2];
+      if (r.inlineBody) {
+        p.instrumented = {inlineHeaderLine[r.L1], last};
+      } else {
+        p.instrumented = {headerLinesOf[r.L1][headerUsed[r.L1]++], last};
+      }
+      out_.ranges.push_back(std::move(p));
+    }
   }
 
-  edits = detail::normalizeEdits(std::move(edits));
-  out.text = text;
-  if (!python::applyEditsToOriginal(out.text, edits))
-    return Error::internal("kernlens bug: overlapping edits while instrumenting");
-  out.edits = std::move(edits);
+ private:
+  /// Line l (indent so far `cur`) inside a range whose header line's indent was `ip`: the unit
+  /// goes after ip when the line starts with it, else at its start. A code line must start with
+  /// ip and must not mix tabs and spaces in a way the unit would change the meaning of.
+  static Result<void> indentUnder(uint32_t l, const std::string& ip, const std::string& unit, bool code,
+                                  std::string& cur) {
+    bool under = cur.compare(0, ip.size(), ip) == 0 && cur.size() >= ip.size();
+    if (code) {
+      if (!under)
+        return Error::unsupported("line " + std::to_string(l + 1) +
+                                  ": indentation does not extend its block's (mixed tabs and "
+                                  "spaces); not wrapping");
+      if ((col8(ip + unit) - col8(ip)) % 8 != 0 && cur.find('\t', ip.size()) != std::string::npos)
+        return Error::unsupported("line " + std::to_string(l + 1) +
+                                  ": mixed tabs and spaces would change meaning; not wrapping");
+    }
+    cur.insert(under ? ip.size() : 0, unit);
+    return {};
+  }
 
+  /// The edit of each one-line function body: the gap after ':' becomes the header (with the gap
+  /// encoded after kInlineMarker) and the body moves to its own line.
+  void addInlineBodies() {
+    for (const auto& r : rs_) {
+      if (!r.inlineBody) continue;
+      std::string eol(lines_.eol(r.L1));
+      if (eol.empty()) eol = eolDefault_;
+      std::string p = finalWs_[r.L1] + r.unit;
+      std::string gap = text_.substr(r.gapStart, r.gapEnd - r.gapStart);
+      std::string ins = eol + p + "with " + api_.api + "(" + pythonLiteral(r.name) +
+                        "):" + std::string(detail::kInlineMarker) + detail::encodeGap(gap) + eol + p + r.unit;
+      edits_.push_back({r.gapStart, r.gapEnd, std::move(ins)});
+    }
+  }
+
+  const SourceFile& f_;
+  const Module& m_;
+  const std::string& text_;
+  Lines lines_;
+  const std::vector<Resolved>& rs_;
+  Instrumented& out_;
+  const uint32_t nLines_;
+  const std::string eolDefault_;
+  ApiChoice api_;
+  std::vector<TextEdit> edits_;
+  uint32_t importAt_ = 0;
+  std::vector<uint32_t> headersBefore_;
+  std::map<uint32_t, std::string> finalWs_;  // lines holding an inline range: their final indent
+};
+
+/// Step 6: the instrumented text parses and strips back to the original text with every range.
+Result<void> verifyRoundTrip(const Instrumented& out, const std::string& text, size_t ranges) {
+  auto parsed = SourceFile::parse(out.text);
+  if (!parsed) return parsed.error();
+  if ((*parsed)->hasErrors()) return Error::internal("kernlens bug: the instrumented text does not parse; refusing");
+  auto back = strip(**parsed);
+  if (!back) return Error::internal("kernlens bug: cannot strip the instrumented text: " + back.error().message);
+  if (back->text != text || back->ranges.size() != ranges)
+    return Error::internal(
+        "kernlens bug: wrapping would not strip back to the original; "
+        "refusing");
+  return {};
+}
+
+}  // namespace
+
+Result<Instrumented> instrument(const SourceFile& f, std::span<const RangeRequest> requests, const Options& opt) {
+  KL_TRY(checkInstrumentable(f, opt));
+  Instrumented out;
+  // 1. Resolve.
+  auto resolved = resolveAll(f, requests, opt, out);
+  if (!resolved) return resolved.error();
+  // 2. Order outer before inner; drop duplicates (same kind and statements); reject overlaps.
+  auto rs = nestRanges(std::move(*resolved), requests, opt, out);
+  if (!rs) return rs.error();
+  Placer placer(f, *rs, out);
+  // 3. The callee and the import.
+  KL_TRY(placer.addImport());
+  // 4. Per-line transformation. Code lines (statement, clause or decorator starts) must keep the
+  //    block structure; comments and continuation lines only need to stay inside the range.
+  KL_TRY(placer.transformLines());
   // 5. Line map and placed ranges.
-  uint32_t importLine = out.addedImport ? lines.lineOf(importAt) : 0;
-  bool importAtEnd = out.addedImport && importAt == text.size();
-  std::vector<uint32_t> lastInstrOf(nLines + 1, 0);  // last instrumented line of an original line
-  std::map<uint32_t, uint32_t> inlineHeaderLine;     // original def line -> instrumented with line
-  std::vector<std::vector<uint32_t>> headerLinesOf(nLines);
-  for (uint32_t l = 0; l < nLines; ++l) {
-    if (out.addedImport && !importAtEnd && l == importLine) {
-      out.lines.toOriginal.push_back(l);
-      out.lines.inserted.push_back(1);
-    }
-    for (uint32_t h = 0; h < headersBefore[l]; ++h) {
-      headerLinesOf[l].push_back(static_cast<uint32_t>(out.lines.toOriginal.size()));
-      out.lines.toOriginal.push_back(l);
-      out.lines.inserted.push_back(1);
-    }
-    out.lines.toOriginal.push_back(l);
-    out.lines.inserted.push_back(0);
-    if (finalWs.count(l)) {
-      inlineHeaderLine[l] = static_cast<uint32_t>(out.lines.toOriginal.size());
-      out.lines.toOriginal.push_back(l);
-      out.lines.inserted.push_back(1);
-      out.lines.toOriginal.push_back(l);  // the body, moved to its own line
-      out.lines.inserted.push_back(0);
-    }
-    lastInstrOf[l] = static_cast<uint32_t>(out.lines.toOriginal.size() - 1);
-  }
-  if (importAtEnd) {
-    out.lines.toOriginal.push_back(nLines ? nLines - 1 : 0);
-    out.lines.inserted.push_back(1);
-  }
-  std::vector<uint32_t> headerUsed(nLines, 0);
-  for (const auto& r : rs) {
-    PlacedRange p;
-    p.kind = r.kind;
-    p.name = r.name;
-    p.original = {r.L1, r.L2};
-    p.qualName = r.qualName;
-    p.defLine = r.defLine;
-    p.inlineBody = r.inlineBody;
-    uint32_t last = lastInstrOf[r.L2];
-    if (r.inlineBody) {
-      p.instrumented = {inlineHeaderLine[r.L1], last};
-    } else {
-      p.instrumented = {headerLinesOf[r.L1][headerUsed[r.L1]++], last};
-    }
-    out.ranges.push_back(std::move(p));
-  }
-
+  placer.placeRanges();
   // 6. Check the result before anyone sees it.
-  if (opt.verify && !rs.empty()) {
-    auto parsed = SourceFile::parse(out.text);
-    if (!parsed) return parsed.error();
-    if ((*parsed)->hasErrors()) return Error::internal("kernlens bug: the instrumented text does not parse; refusing");
-    auto back = strip(**parsed);
-    if (!back) return Error::internal("kernlens bug: cannot strip the instrumented text: " + back.error().message);
-    if (back->text != text || back->ranges.size() != rs.size())
-      return Error::internal(
-          "kernlens bug: wrapping would not strip back to the original; "
-          "refusing");
-  }
+  if (opt.verify && !rs->empty()) KL_TRY(verifyRoundTrip(out, f.text(), rs->size()));
   return out;
 }
 

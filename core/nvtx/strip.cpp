@@ -33,79 +33,70 @@ struct Managed {
 
 std::string at(uint32_t line) { return "line " + std::to_string(line + 1); }
 
-}  // namespace
-
-Result<Stripped> strip(const SourceFile& f) {
+/// One kernlens `with` range of the annotated text, read back: its header and body lines, indents,
+/// and the deletion that undoes its header (an inline one restores the gap). An error when the
+/// range was edited by hand so that strip() cannot invert it exactly.
+Result<Managed> readManaged(const SourceFile& f, const Lines& lines, const SourceRange& r, size_t i) {
   const Module& m = f.model();
   const std::string& text = f.text();
-  Lines lines(f);
-  Stripped out;
-  if (f.hasErrors()) {
-    uint32_t line = m.errors.empty() ? 0 : lines.lineOf(m.errors.front().start);
-    return Error::invalid("the file has a syntax error (" + at(line) + "); fix it before removing kernlens ranges");
+  const auto& st = m.statements[r.statement];
+  Managed g;
+  g.range = static_cast<int32_t>(i);
+  g.stmt = r.statement;
+  g.headerLine = lines.lineOf(st.bytes.start);
+  std::string where = at(g.headerLine);
+  auto edited = [&](std::string why) {
+    return Error::invalid(where + ": the kernlens range was edited (" + why + "); remove it by hand");
+  };
+  if (r.withItemCount != 1) return edited("extra with-items");
+  auto decoded = decodeLiteral(r.nameText);
+  g.name = decoded ? *decoded : (r.name ? *r.name : std::string());
+  if (lines.wsEnd(g.headerLine) != st.bytes.start) return edited("the header shares its line");
+  if (text.compare(st.bytes.start, 5, "with ") != 0 || st.bytes.start + 5 != r.callBytes.start)
+    return edited("unexpected header");
+  uint32_t colon = r.callBytes.end;
+  if (colon >= text.size() || text[colon] != ':') return edited("unexpected header");
+  uint32_t hEnd = lines.end(g.headerLine);
+  std::string_view after = std::string_view(text).substr(colon + 1, hEnd - colon - 1);
+  if (!after.empty()) {
+    if (after.substr(0, detail::kInlineMarker.size()) != detail::kInlineMarker ||
+        !detail::decodeGap(after.substr(detail::kInlineMarker.size()), g.restore))
+      return edited("text after the header");
+    g.inlineBody = true;
   }
-
-  std::vector<Managed> ms;
-  const std::vector<SourceRange> ranges = sourceRanges(f);
-  for (size_t i = 0; i < ranges.size(); ++i) {
-    const auto& r = ranges[i];
-    if (!isManaged(r) || r.kind != SourceRange::Kind::With || r.statement == kNone) continue;
-    const auto& st = m.statements[r.statement];
-    Managed g;
-    g.range = static_cast<int32_t>(i);
-    g.stmt = r.statement;
-    g.headerLine = lines.lineOf(st.bytes.start);
-    std::string where = at(g.headerLine);
-    auto edited = [&](std::string why) {
-      return Error::invalid(where + ": the kernlens range was edited (" + why + "); remove it by hand");
-    };
-    if (r.withItemCount != 1) return edited("extra with-items");
-    auto decoded = decodeLiteral(r.nameText);
-    g.name = decoded ? *decoded : (r.name ? *r.name : std::string());
-    if (lines.wsEnd(g.headerLine) != st.bytes.start) return edited("the header shares its line");
-    if (text.compare(st.bytes.start, 5, "with ") != 0 || st.bytes.start + 5 != r.callBytes.start)
-      return edited("unexpected header");
-    uint32_t colon = r.callBytes.end;
-    if (colon >= text.size() || text[colon] != ':') return edited("unexpected header");
-    uint32_t hEnd = lines.end(g.headerLine);
-    std::string_view after = std::string_view(text).substr(colon + 1, hEnd - colon - 1);
-    if (!after.empty()) {
-      if (after.substr(0, detail::kInlineMarker.size()) != detail::kInlineMarker ||
-          !detail::decodeGap(after.substr(detail::kInlineMarker.size()), g.restore))
-        return edited("text after the header");
-      g.inlineBody = true;
-    }
-    if (st.blocks.empty()) return edited("no body");
-    const auto& body = m.blocks[st.blocks[0]];
-    if (body.statements.empty() || body.sameLine) return edited("body on the header line");
-    const auto& first = m.statements[body.statements[0]];
-    g.firstBodyLine = g.headerLine + 1;
-    if (lines.lineOf(first.bytes.start) != g.firstBodyLine || lines.wsEnd(g.firstBodyLine) != first.bytes.start ||
-        lines.wsBegin(g.firstBodyLine) != lines.start(g.firstBodyLine))
-      return edited("the body does not start on the next line");
-    g.h = std::string(lines.ws(g.headerLine));
-    std::string_view bws = lines.ws(g.firstBodyLine);
-    if (bws.size() <= g.h.size() || bws.substr(0, g.h.size()) != g.h)
-      return edited("the body is not indented under the header");
-    g.unit = std::string(bws.substr(g.h.size()));
-    g.lastLine = lines.lineOf(f.lastCodeEnd(st.bytes.start, st.bytes.end) - 1);
-    if (g.inlineBody) {
-      // EOL + H precede `with`, and ':' ends the previous line.
-      uint32_t ls = lines.start(g.headerLine);
-      if (g.headerLine == 0 || lines.wsBegin(g.headerLine) != ls) return edited("inline header");
-      std::string_view eol = lines.eol(g.headerLine - 1);
-      uint32_t eolStart = ls - static_cast<uint32_t>(eol.size());
-      if (eol.empty() || eolStart == 0 || text[eolStart - 1] != ':') return edited("inline header");
-      g.delStart = eolStart;
-    } else {
-      g.delStart = st.bytes.start;
-    }
-    g.delEnd = first.bytes.start;
-    ms.push_back(std::move(g));
+  if (st.blocks.empty()) return edited("no body");
+  const auto& body = m.blocks[st.blocks[0]];
+  if (body.statements.empty() || body.sameLine) return edited("body on the header line");
+  const auto& first = m.statements[body.statements[0]];
+  g.firstBodyLine = g.headerLine + 1;
+  if (lines.lineOf(first.bytes.start) != g.firstBodyLine || lines.wsEnd(g.firstBodyLine) != first.bytes.start ||
+      lines.wsBegin(g.firstBodyLine) != lines.start(g.firstBodyLine))
+    return edited("the body does not start on the next line");
+  g.h = std::string(lines.ws(g.headerLine));
+  std::string_view bws = lines.ws(g.firstBodyLine);
+  if (bws.size() <= g.h.size() || bws.substr(0, g.h.size()) != g.h)
+    return edited("the body is not indented under the header");
+  g.unit = std::string(bws.substr(g.h.size()));
+  g.lastLine = lines.lineOf(f.lastCodeEnd(st.bytes.start, st.bytes.end) - 1);
+  if (g.inlineBody) {
+    // EOL + H precede `with`, and ':' ends the previous line.
+    uint32_t ls = lines.start(g.headerLine);
+    if (g.headerLine == 0 || lines.wsBegin(g.headerLine) != ls) return edited("inline header");
+    std::string_view eol = lines.eol(g.headerLine - 1);
+    uint32_t eolStart = ls - static_cast<uint32_t>(eol.size());
+    if (eol.empty() || eolStart == 0 || text[eolStart - 1] != ':') return edited("inline header");
+    g.delStart = eolStart;
+  } else {
+    g.delStart = st.bytes.start;
   }
+  g.delEnd = first.bytes.start;
+  return g;
+}
 
-  std::vector<TextEdit> edits;
-  // The import kernlens added.
+/// The deletion of each module-level `import torch  # kl:import` line kernlens added.
+void removeImports(const SourceFile& f, const Lines& lines, std::vector<TextEdit>& edits, Stripped& out) {
+  const Module& m = f.model();
+  const std::string& text = f.text();
   for (int32_t si : m.moduleBlock().statements) {
     const auto& s = m.statements[si];
     if (s.kind != python::StatementKind::Import) continue;
@@ -116,7 +107,13 @@ Result<Stripped> strip(const SourceFile& f) {
     edits.push_back({s.bytes.start, e, ""});
     out.removedImport = true;
   }
+}
 
+/// The header deletions, and per later body line (not blank, not inside a multi-line string) the
+/// unit of every range around it removed, inner ranges first.
+void removeUnits(const SourceFile& f, const Lines& lines, const std::vector<Managed>& ms,
+                 std::vector<TextEdit>& edits) {
+  const Module& m = f.model();
   uint32_t n = lines.count();
   std::vector<uint8_t> consumed(n, 0);
   std::vector<std::vector<size_t>> covering(n);  // managed ranges per body line, outer first
@@ -144,14 +141,16 @@ Result<Stripped> strip(const SourceFile& f) {
         cur.erase(0, g.unit.size());
     }
     uint32_t wb = lines.wsBegin(l), we = lines.wsEnd(l);
-    edits.push_back(detail::minimize(text, TextEdit{wb, we, cur}));
+    edits.push_back(detail::minimize(f.text(), TextEdit{wb, we, cur}));
   }
-  edits = detail::normalizeEdits(std::move(edits));
-  out.text = text;
-  if (!python::applyEditsToOriginal(out.text, edits))
-    return Error::internal("kernlens bug: overlapping edits while stripping");
+}
 
-  // Line map: each annotated line's start, mapped through the edits.
+/// Line map: each annotated line's start, mapped through the edits, and whether kernlens inserted
+/// it (a range header or the added import).
+void mapLines(const SourceFile& f, const Lines& lines, const std::vector<Managed>& ms,
+              const std::vector<TextEdit>& edits, Stripped& out) {
+  const std::string& text = f.text();
+  uint32_t n = lines.count();
   detail::OffsetMapper mapper(edits);
   LineIndex strippedIdx(out.text);
   std::vector<uint8_t> inserted(n, 0);
@@ -166,40 +165,73 @@ Result<Stripped> strip(const SourceFile& f) {
         strippedIdx.toLineCol(std::min<uint32_t>(o, static_cast<uint32_t>(out.text.size()))).line);
     out.lines.inserted.push_back(inserted[l]);
   }
+}
 
-  // Describe each range on the original.
-  for (const Managed& g : ms) {
-    ManagedRange mr;
-    mr.name = g.name;
-    if (auto p = parseName(g.name)) mr.parsed = *p;
-    mr.lines = {g.headerLine, g.lastLine};
-    PlacedRange& p = mr.placed;
-    p.name = g.name;
-    p.original = {out.lines.originalLine(g.firstBodyLine), out.lines.originalLine(g.lastLine)};
-    p.instrumented = mr.lines;
-    p.inlineBody = g.inlineBody;
-    const auto& st = m.statements[g.stmt];
-    bool fnBody = g.inlineBody;
-    if (!fnBody && st.parentBlock != 0 && st.function != kNone) {
-      const auto& pb = m.blocks[st.parentBlock];
-      const auto& fn = m.functions[st.function];
-      if (fn.body == st.parentBlock && pb.statements.back() == g.stmt) {
-        fnBody = true;
-        for (int32_t si : pb.statements) {
-          if (si == g.stmt) break;
-          const auto& s = m.statements[si];
-          if (!s.docstring && !s.globalLike()) fnBody = false;
-        }
+/// Range g described on the original: its name, lines, and whether it wraps a whole function body
+/// (inline, or the last statement of the body after only a docstring and global-like statements).
+ManagedRange describe(const Module& m, const Managed& g, const LineMap& map) {
+  ManagedRange mr;
+  mr.name = g.name;
+  if (auto p = parseName(g.name)) mr.parsed = *p;
+  mr.lines = {g.headerLine, g.lastLine};
+  PlacedRange& p = mr.placed;
+  p.name = g.name;
+  p.original = {map.originalLine(g.firstBodyLine), map.originalLine(g.lastLine)};
+  p.instrumented = mr.lines;
+  p.inlineBody = g.inlineBody;
+  const auto& st = m.statements[g.stmt];
+  bool fnBody = g.inlineBody;
+  if (!fnBody && st.parentBlock != 0 && st.function != kNone) {
+    const auto& pb = m.blocks[st.parentBlock];
+    const auto& fn = m.functions[st.function];
+    if (fn.body == st.parentBlock && pb.statements.back() == g.stmt) {
+      fnBody = true;
+      for (int32_t si : pb.statements) {
+        if (si == g.stmt) break;
+        const auto& s = m.statements[si];
+        if (!s.docstring && !s.globalLike()) fnBody = false;
       }
     }
-    if (fnBody && st.function != kNone) {
-      const auto& fn = m.functions[st.function];
-      p.kind = RangeRequest::Kind::FunctionBody;
-      p.qualName = fn.qualName;
-      p.defLine = out.lines.originalLine(fn.defLine);
-    }
-    out.ranges.push_back(std::move(mr));
   }
+  if (fnBody && st.function != kNone) {
+    const auto& fn = m.functions[st.function];
+    p.kind = RangeRequest::Kind::FunctionBody;
+    p.qualName = fn.qualName;
+    p.defLine = map.originalLine(fn.defLine);
+  }
+  return mr;
+}
+
+}  // namespace
+
+Result<Stripped> strip(const SourceFile& f) {
+  const Module& m = f.model();
+  const std::string& text = f.text();
+  Lines lines(f);
+  Stripped out;
+  if (f.hasErrors()) {
+    uint32_t line = m.errors.empty() ? 0 : lines.lineOf(m.errors.front().start);
+    return Error::invalid("the file has a syntax error (" + at(line) + "); fix it before removing kernlens ranges");
+  }
+  std::vector<Managed> ms;
+  const std::vector<SourceRange> ranges = sourceRanges(f);
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    const auto& r = ranges[i];
+    if (!isManaged(r) || r.kind != SourceRange::Kind::With || r.statement == kNone) continue;
+    auto g = readManaged(f, lines, r, i);
+    if (!g) return g.error();
+    ms.push_back(std::move(*g));
+  }
+  std::vector<TextEdit> edits;
+  removeImports(f, lines, edits, out);
+  removeUnits(f, lines, ms, edits);
+  edits = detail::normalizeEdits(std::move(edits));
+  out.text = text;
+  if (!python::applyEditsToOriginal(out.text, edits))
+    return Error::internal("kernlens bug: overlapping edits while stripping");
+  mapLines(f, lines, ms, edits, out);
+  // Describe each range on the original.
+  for (const Managed& g : ms) out.ranges.push_back(describe(m, g, out.lines));
   return out;
 }
 

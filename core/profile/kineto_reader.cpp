@@ -215,154 +215,150 @@ class KinetoReader {
     }
   }
 
+  /// The Kineto "args" keys readArgs() keeps (None: any other key, skipped).
+  enum class Arg {
+    None,
+    Corr,
+    Dev,
+    Stream,
+    Ctx,
+    PyId,
+    PyParent,
+    Bytes,
+    Regs,
+    Smem,
+    Grid,
+    Block,
+    Name,
+    Stack,
+    Dims,
+    Types,
+    Concrete,
+    InN,
+    OutN,
+    Group,
+    Coll,
+    DType,
+    Pg,
+    Seq,
+    FwdTid
+  };
+  static Arg argOf(std::string_view k) {
+    static constexpr std::pair<std::string_view, Arg> kKeys[] = {
+        {"correlation", Arg::Corr},
+        {"device", Arg::Dev},
+        {"stream", Arg::Stream},
+        {"context", Arg::Ctx},
+        {"Python id", Arg::PyId},
+        {"Python parent id", Arg::PyParent},
+        {"bytes", Arg::Bytes},
+        {"registers per thread", Arg::Regs},
+        {"shared memory", Arg::Smem},
+        {"grid", Arg::Grid},
+        {"block", Arg::Block},
+        {"name", Arg::Name},
+        {"labels", Arg::Name},
+        {"Call stack", Arg::Stack},
+        {"Input Dims", Arg::Dims},
+        {"Input type", Arg::Types},
+        {"Concrete Inputs", Arg::Concrete},
+        {"In msg nelems", Arg::InN},
+        {"Out msg nelems", Arg::OutN},
+        {"Group size", Arg::Group},
+        {"Collective name", Arg::Coll},
+        {"dtype", Arg::DType},
+        {"Process Group Name", Arg::Pg},
+        {"Sequence number", Arg::Seq},
+        {"Fwd thread id", Arg::FwdTid},
+    };
+    for (const auto& [key, arg] : kKeys)
+      if (k == key) return arg;
+    return Arg::None;
+  }
+
+  /// The "args" object of an event (after its ObjBegin, through its ObjEnd) into e's fields.
   Result<void> readArgs(Event& e) {
     while (true) {
       Tok t = p_.next();
       if (t == Tok::ObjEnd) return {};
       if (t != Tok::Key) return fail(p_.error());
-      std::string_view k = p_.text();
-      // Keys are compared before next() invalidates the view.
-      enum {
-        None,
-        Corr,
-        Dev,
-        Stream,
-        Ctx,
-        PyId,
-        PyParent,
-        Bytes,
-        Regs,
-        Smem,
-        Grid,
-        Block,
-        Name,
-        Stack,
-        Dims,
-        Types,
-        Concrete,
-        InN,
-        OutN,
-        Group,
-        Coll,
-        DType,
-        Pg,
-        Seq,
-        FwdTid
-      } which = None;
-      if (k == "correlation")
-        which = Corr;
-      else if (k == "device")
-        which = Dev;
-      else if (k == "stream")
-        which = Stream;
-      else if (k == "context")
-        which = Ctx;
-      else if (k == "Python id")
-        which = PyId;
-      else if (k == "Python parent id")
-        which = PyParent;
-      else if (k == "bytes")
-        which = Bytes;
-      else if (k == "registers per thread")
-        which = Regs;
-      else if (k == "shared memory")
-        which = Smem;
-      else if (k == "grid")
-        which = Grid;
-      else if (k == "block")
-        which = Block;
-      else if (k == "name" || k == "labels")
-        which = Name;
-      else if (k == "Call stack")
-        which = Stack;
-      else if (k == "Input Dims")
-        which = Dims;
-      else if (k == "Input type")
-        which = Types;
-      else if (k == "Concrete Inputs")
-        which = Concrete;
-      else if (k == "In msg nelems")
-        which = InN;
-      else if (k == "Out msg nelems")
-        which = OutN;
-      else if (k == "Group size")
-        which = Group;
-      else if (k == "Collective name")
-        which = Coll;
-      else if (k == "dtype")
-        which = DType;
-      else if (k == "Process Group Name")
-        which = Pg;
-      else if (k == "Sequence number")
-        which = Seq;
-      else if (k == "Fwd thread id")
-        which = FwdTid;
+      const Arg which = argOf(p_.text());  // compared before next() invalidates the view
       Tok v = p_.next();
       if (v == Tok::Error) return fail(p_.error());
       switch (which) {
-        case Corr: e.correlation = intOf(v, p_.text()); break;
-        case Dev: e.device = intOf(v, p_.text()); break;
-        case Stream: e.stream = intOf(v, p_.text()); break;
-        case Ctx: e.context = intOf(v, p_.text()); break;
-        case PyId: e.pyId = intOf(v, p_.text()); break;
-        case PyParent: e.pyParent = intOf(v, p_.text()); break;
-        case Bytes: e.bytes = intOf(v, p_.text()); break;
-        case Regs: e.regs = intOf(v, p_.text()); break;
-        case Smem: e.smem = intOf(v, p_.text()); break;
-        case Name:
+        case Arg::Corr: e.correlation = intOf(v, p_.text()); break;
+        case Arg::Dev: e.device = intOf(v, p_.text()); break;
+        case Arg::Stream: e.stream = intOf(v, p_.text()); break;
+        case Arg::Ctx: e.context = intOf(v, p_.text()); break;
+        case Arg::PyId: e.pyId = intOf(v, p_.text()); break;
+        case Arg::PyParent: e.pyParent = intOf(v, p_.text()); break;
+        case Arg::Bytes: e.bytes = intOf(v, p_.text()); break;
+        case Arg::Regs: e.regs = intOf(v, p_.text()); break;
+        case Arg::Smem: e.smem = intOf(v, p_.text()); break;
+        case Arg::Name:
           if (v == Tok::String && e.argName.empty()) e.argName = std::string(p_.text());
           break;
-        case Stack:
+        case Arg::Stack:
           if (v == Tok::String) e.callStack = std::string(p_.text());
           break;
-        case Grid:
-        case Block:
+        case Arg::Grid:
+        case Arg::Block:
           if (v == Tok::ArrBegin) {
-            int32_t* dst = which == Grid ? e.grid : e.block;
-            int i = 0;
-            while (true) {
-              Tok x = p_.next();
-              if (x == Tok::ArrEnd) break;
-              if (x == Tok::Error || x == Tok::End) return fail(p_.error());
-              if (auto n = intOf(x, p_.text()); n && i < 3) dst[i] = static_cast<int32_t>(*n);
-              ++i;
-              if (!p_.skip(x)) return fail(p_.error());
-            }
+            KL_TRY(readDim3(which == Arg::Grid ? e.grid : e.block));
             continue;
           }
           break;
-        case Dims:
-        case Types:
-        case Concrete: {
-          std::string& dst = which == Dims ? e.inputDims : which == Types ? e.inputTypes : e.concreteInputs;
+        case Arg::Dims:
+        case Arg::Types:
+        case Arg::Concrete:
           if (v != Tok::ArrBegin) break;
-          if (!compactArray(dst))
-            return fail(p_.error().empty() ? "bad '" +
-                                                 std::string(which == Dims    ? "Input Dims"
-                                                             : which == Types ? "Input type"
-                                                                              : "Concrete Inputs") +
-                                                 "'"
-                                           : p_.error());
+          KL_TRY(readInputs(which, e));
           continue;
-        }
-        case InN: e.inNelems = intOf(v, p_.text()); break;
-        case OutN: e.outNelems = intOf(v, p_.text()); break;
-        case Group: e.groupSize = intOf(v, p_.text()); break;
-        case Coll:
+        case Arg::InN: e.inNelems = intOf(v, p_.text()); break;
+        case Arg::OutN: e.outNelems = intOf(v, p_.text()); break;
+        case Arg::Group: e.groupSize = intOf(v, p_.text()); break;
+        case Arg::Coll:
           if (v == Tok::String) e.collName = std::string(p_.text());
           break;
-        case DType:
+        case Arg::DType:
           if (v == Tok::String) e.collDtype = std::string(p_.text());
           break;
-        case Pg:
+        case Arg::Pg:
           if (v == Tok::String) e.pgName = std::string(p_.text());
           break;
-        case Seq: e.seq = intOf(v, p_.text()); break;
-        case FwdTid: e.fwdThread = intOf(v, p_.text()); break;
-        case None: break;
+        case Arg::Seq: e.seq = intOf(v, p_.text()); break;
+        case Arg::FwdTid: e.fwdThread = intOf(v, p_.text()); break;
+        case Arg::None: break;
       }
       if (!p_.skip(v)) return fail(p_.error());
     }
+  }
+
+  /// After the ArrBegin of a "grid" / "block" array: its first three integers into dst (others
+  /// left as they are). Consumes the ArrEnd.
+  Result<void> readDim3(int32_t* dst) {
+    int i = 0;
+    while (true) {
+      Tok x = p_.next();
+      if (x == Tok::ArrEnd) return {};
+      if (x == Tok::Error || x == Tok::End) return fail(p_.error());
+      if (auto n = intOf(x, p_.text()); n && i < 3) dst[i] = static_cast<int32_t>(*n);
+      ++i;
+      if (!p_.skip(x)) return fail(p_.error());
+    }
+  }
+
+  /// After the ArrBegin of "Input Dims" / "Input type" / "Concrete Inputs": the array, compacted
+  /// (compactArray), into its field of e. Consumes the ArrEnd.
+  Result<void> readInputs(Arg which, Event& e) {
+    std::string& dst = which == Arg::Dims ? e.inputDims : which == Arg::Types ? e.inputTypes : e.concreteInputs;
+    if (compactArray(dst)) return {};
+    if (!p_.error().empty()) return fail(p_.error());
+    return fail("bad '" +
+                std::string(which == Arg::Dims    ? "Input Dims"
+                            : which == Arg::Types ? "Input type"
+                                                  : "Concrete Inputs") +
+                "'");
   }
 
   /// After an ArrBegin: the array's elements as text, ';' between top-level elements, ','
@@ -529,22 +525,12 @@ class KinetoReader {
     return 0;
   }
 
+  /// One complete event: metadata names a process or thread, a `fwdbwd` flow end is kept for
+  /// bindFlows(), an "X" event with a valid interval becomes a GPU op, an API call, a range or a
+  /// Python frame by its category (corrupt times: skipped and counted in skippedRows).
   void handle(const Event& e, bool operator2021) {
     if (e.ph == "M") {
-      if (!e.pid || e.argName.empty()) return;
-      // A process or thread named twice (Kineto reuses a tid for another thread) keeps the
-      // name first in text order, whatever order the events come in.
-      auto keep = [&](StrId& slot, bool fresh) {
-        StrId n = m_.strings.intern(e.argName);
-        if (fresh || e.argName < m_.str(slot)) slot = n;
-      };
-      if (e.name == "process_name") {
-        auto [it, fresh] = procNames_.try_emplace(*e.pid, kEmptyStr);
-        keep(it->second, fresh);
-      } else if (e.name == "thread_name" && e.tid) {
-        auto [it, fresh] = threadNames_.try_emplace({*e.pid, *e.tid}, kEmptyStr);
-        keep(it->second, fresh);
-      }
+      handleMetadata(e);
       return;
     }
     if ((e.ph == "s" || e.ph == "f") && e.cat == "fwdbwd") {
@@ -567,105 +553,146 @@ class KinetoReader {
       return;
     }
     if (gpu) {
-      GpuOp op;
-      op.start = start;
-      op.end = end;
-      op.correlationId = e.correlation.value_or(-1);
-      op.deviceId = static_cast<int32_t>(e.device ? *e.device : e.pid.value_or(-1));
-      op.streamId = static_cast<uint32_t>(e.stream ? *e.stream : e.tid.value_or(0));
-      op.contextId = static_cast<uint32_t>(e.context.value_or(0));
-      op.name = m_.strings.intern(e.name);
-      if (c == "kernel") {
-        op.kind = GpuOpKind::Kernel;
-        KernelDetail k;
-        k.demangledName = op.name;
-        for (int i = 0; i < 3; ++i) {
-          k.grid[i] = e.grid[i];
-          k.block[i] = e.block[i];
-        }
-        k.registersPerThread = static_cast<int32_t>(e.regs.value_or(0));
-        k.dynamicSharedMemory = static_cast<int32_t>(e.smem.value_or(0));  // Kineto reports one total
-        if (!e.collName.empty() || e.inNelems || e.outNelems) {
-          CollectiveDetail cd;
-          cd.name = m_.strings.intern(e.collName);
-          cd.inNelems = e.inNelems.value_or(-1);
-          cd.outNelems = e.outNelems.value_or(-1);
-          cd.groupSize = static_cast<int32_t>(std::clamp<int64_t>(e.groupSize.value_or(0), 0, INT32_MAX));
-          cd.dtype = m_.strings.intern(e.collDtype);
-          cd.processGroup = m_.strings.intern(e.pgName);
-          k.collective = static_cast<uint32_t>(m_.collectives.size());
-          m_.collectives.push_back(cd);
-        }
-        op.detail = static_cast<uint32_t>(m_.kernels.size());
-        m_.kernels.push_back(k);
-      } else if (c == "gpu_memcpy" || c == "memcpy") {
-        op.kind = GpuOpKind::Memcpy;
-        MemcpyDetail d;
-        d.bytes = e.bytes.value_or(0);
-        d.copyKind = copyKindOf(e.name);
-        op.detail = static_cast<uint32_t>(m_.memcpys.size());
-        m_.memcpys.push_back(d);
-      } else {
-        op.kind = GpuOpKind::Memset;
-        MemsetDetail d;
-        d.bytes = e.bytes.value_or(0);
-        op.detail = static_cast<uint32_t>(m_.memsets.size());
-        m_.memsets.push_back(d);
-      }
-      m_.gpuOps.push_back(op);
+      addGpuOp(e, start, end);
       return;
     }
     // CPU-side events need a numeric pid and tid ("Spans"/"Traces" pseudo tracks are skipped).
     if (!e.pid || (!e.tid && c != "gpu_user_annotation")) return;
     if (c == "cuda_runtime" || c == "cuda_driver" || c == "runtime" || c == "driver" || c == "hip_runtime" ||
         c == "hip_driver") {
-      ApiCall a;
-      a.start = start;
-      a.end = end;
-      a.correlationId = e.correlation.value_or(-1);
-      a.name = m_.strings.intern(e.name);
-      a.thread = thread(*e.pid, *e.tid);
-      a.level = c.find("driver") != std::string::npos ? ApiLevel::Driver : ApiLevel::Runtime;
-      auto [it, fresh] = roles_.try_emplace(a.name, ApiRole::Other);
-      if (fresh) it->second = classifyApi(e.name);
-      a.role = it->second;
-      m_.apiCalls.push_back(a);
+      addApiCall(e, start, end);
       return;
     }
     if (c == "cpu_op" || c == "operator" || c == "user_annotation" || c == "gpu_user_annotation") {
-      Range r;
-      r.start = start;
-      r.end = end;
-      r.text = m_.strings.intern(e.name);
-      if (c == "gpu_user_annotation") {
-        r.kind = RangeKind::GpuUserAnnotation;
-        r.deviceId = static_cast<int32_t>(e.device ? *e.device : e.pid.value_or(-1));
-        r.streamId = static_cast<uint32_t>(e.stream ? *e.stream : e.tid.value_or(0));
-      } else {
-        r.kind = c == "user_annotation" ? RangeKind::UserAnnotation : RangeKind::CpuOp;
-        if (operator2021 && e.name.find('#') != std::string::npos) r.kind = RangeKind::UserAnnotation;
-        r.thread = thread(*e.pid, *e.tid);
-        if (!e.inputDims.empty() && e.inputDims.find_first_not_of(';') != std::string::npos)
-          r.shapes = m_.strings.intern(e.inputDims + "|" + e.inputTypes + "|" + e.concreteInputs);
-        if (e.seq && *e.seq >= 0) r.seq = *e.seq;
-        r.backwardNode = e.fwdThread && *e.fwdThread > 0;
-      }
-      m_.ranges.push_back(r);
-      if (!e.callStack.empty() && r.thread != kNone) addCallStack(e.callStack, r);
+      addRange(e, start, end, operator2021);
       return;
     }
-    if (c == "python_function") {
-      PyFrame f;
-      f.start = start;
-      f.end = end;
-      f.thread = thread(*e.pid, *e.tid);
-      f.name = m_.strings.intern(e.name);
-      parseFrameName(e.name, f);
-      f.pythonId = e.pyId.value_or(-1);
-      if (e.pyParent) pendingParent_.emplace_back(static_cast<uint32_t>(m_.pyFrames.size()), *e.pyParent);
-      if (f.pythonId >= 0) pyIdx_[f.pythonId] = static_cast<uint32_t>(m_.pyFrames.size());
-      m_.pyFrames.push_back(f);
+    if (c == "python_function") addPyFrame(e, start, end);
+  }
+
+  /// A metadata ("M") event: the name of a process or thread. A process or thread named twice
+  /// (Kineto reuses a tid for another thread) keeps the name first in text order, whatever order
+  /// the events come in.
+  void handleMetadata(const Event& e) {
+    if (!e.pid || e.argName.empty()) return;
+    auto keep = [&](StrId& slot, bool fresh) {
+      StrId n = m_.strings.intern(e.argName);
+      if (fresh || e.argName < m_.str(slot)) slot = n;
+    };
+    if (e.name == "process_name") {
+      auto [it, fresh] = procNames_.try_emplace(*e.pid, kEmptyStr);
+      keep(it->second, fresh);
+    } else if (e.name == "thread_name" && e.tid) {
+      auto [it, fresh] = threadNames_.try_emplace({*e.pid, *e.tid}, kEmptyStr);
+      keep(it->second, fresh);
     }
+  }
+
+  /// A kernel, memcpy or memset event over [start, end] as a GPU op with its detail row (a kernel
+  /// with collective arguments also gets a collective row).
+  void addGpuOp(const Event& e, int64_t start, int64_t end) {
+    const std::string& c = e.cat;
+    GpuOp op;
+    op.start = start;
+    op.end = end;
+    op.correlationId = e.correlation.value_or(-1);
+    op.deviceId = static_cast<int32_t>(e.device ? *e.device : e.pid.value_or(-1));
+    op.streamId = static_cast<uint32_t>(e.stream ? *e.stream : e.tid.value_or(0));
+    op.contextId = static_cast<uint32_t>(e.context.value_or(0));
+    op.name = m_.strings.intern(e.name);
+    if (c == "kernel") {
+      op.kind = GpuOpKind::Kernel;
+      KernelDetail k;
+      k.demangledName = op.name;
+      for (int i = 0; i < 3; ++i) {
+        k.grid[i] = e.grid[i];
+        k.block[i] = e.block[i];
+      }
+      k.registersPerThread = static_cast<int32_t>(e.regs.value_or(0));
+      k.dynamicSharedMemory = static_cast<int32_t>(e.smem.value_or(0));  // Kineto reports one total
+      if (!e.collName.empty() || e.inNelems || e.outNelems) {
+        CollectiveDetail cd;
+        cd.name = m_.strings.intern(e.collName);
+        cd.inNelems = e.inNelems.value_or(-1);
+        cd.outNelems = e.outNelems.value_or(-1);
+        cd.groupSize = static_cast<int32_t>(std::clamp<int64_t>(e.groupSize.value_or(0), 0, INT32_MAX));
+        cd.dtype = m_.strings.intern(e.collDtype);
+        cd.processGroup = m_.strings.intern(e.pgName);
+        k.collective = static_cast<uint32_t>(m_.collectives.size());
+        m_.collectives.push_back(cd);
+      }
+      op.detail = static_cast<uint32_t>(m_.kernels.size());
+      m_.kernels.push_back(k);
+    } else if (c == "gpu_memcpy" || c == "memcpy") {
+      op.kind = GpuOpKind::Memcpy;
+      MemcpyDetail d;
+      d.bytes = e.bytes.value_or(0);
+      d.copyKind = copyKindOf(e.name);
+      op.detail = static_cast<uint32_t>(m_.memcpys.size());
+      m_.memcpys.push_back(d);
+    } else {
+      op.kind = GpuOpKind::Memset;
+      MemsetDetail d;
+      d.bytes = e.bytes.value_or(0);
+      op.detail = static_cast<uint32_t>(m_.memsets.size());
+      m_.memsets.push_back(d);
+    }
+    m_.gpuOps.push_back(op);
+  }
+
+  /// A runtime or driver event (pid and tid known) as an API call with its role.
+  void addApiCall(const Event& e, int64_t start, int64_t end) {
+    ApiCall a;
+    a.start = start;
+    a.end = end;
+    a.correlationId = e.correlation.value_or(-1);
+    a.name = m_.strings.intern(e.name);
+    a.thread = thread(*e.pid, *e.tid);
+    a.level = e.cat.find("driver") != std::string::npos ? ApiLevel::Driver : ApiLevel::Runtime;
+    auto [it, fresh] = roles_.try_emplace(a.name, ApiRole::Other);
+    if (fresh) it->second = classifyApi(e.name);
+    a.role = it->second;
+    m_.apiCalls.push_back(a);
+  }
+
+  /// A cpu_op / operator / user_annotation event (on its thread; `operator2021`: an operator
+  /// named with '#' is a user annotation) or a gpu_user_annotation (on its device and stream) as a
+  /// range, with its shapes, sequence number and call stack.
+  void addRange(const Event& e, int64_t start, int64_t end, bool operator2021) {
+    const std::string& c = e.cat;
+    Range r;
+    r.start = start;
+    r.end = end;
+    r.text = m_.strings.intern(e.name);
+    if (c == "gpu_user_annotation") {
+      r.kind = RangeKind::GpuUserAnnotation;
+      r.deviceId = static_cast<int32_t>(e.device ? *e.device : e.pid.value_or(-1));
+      r.streamId = static_cast<uint32_t>(e.stream ? *e.stream : e.tid.value_or(0));
+    } else {
+      r.kind = c == "user_annotation" ? RangeKind::UserAnnotation : RangeKind::CpuOp;
+      if (operator2021 && e.name.find('#') != std::string::npos) r.kind = RangeKind::UserAnnotation;
+      r.thread = thread(*e.pid, *e.tid);
+      if (!e.inputDims.empty() && e.inputDims.find_first_not_of(';') != std::string::npos)
+        r.shapes = m_.strings.intern(e.inputDims + "|" + e.inputTypes + "|" + e.concreteInputs);
+      if (e.seq && *e.seq >= 0) r.seq = *e.seq;
+      r.backwardNode = e.fwdThread && *e.fwdThread > 0;
+    }
+    m_.ranges.push_back(r);
+    if (!e.callStack.empty() && r.thread != kNone) addCallStack(e.callStack, r);
+  }
+
+  /// A python_function event (pid and tid known) as a Python frame; its parent is bound later.
+  void addPyFrame(const Event& e, int64_t start, int64_t end) {
+    PyFrame f;
+    f.start = start;
+    f.end = end;
+    f.thread = thread(*e.pid, *e.tid);
+    f.name = m_.strings.intern(e.name);
+    parseFrameName(e.name, f);
+    f.pythonId = e.pyId.value_or(-1);
+    if (e.pyParent) pendingParent_.emplace_back(static_cast<uint32_t>(m_.pyFrames.size()), *e.pyParent);
+    if (f.pythonId >= 0) pyIdx_[f.pythonId] = static_cast<uint32_t>(m_.pyFrames.size());
+    m_.pyFrames.push_back(f);
   }
 
   /// Each `fwdbwd` flow end -> the innermost cpu_op starting exactly at its ts on its thread.

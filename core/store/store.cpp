@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/store/git_info.h"
+#include "core/store/row_binding.h"
 #include "core/support/log.h"
 #include "core/support/saturating.h"
 #include "core/support/schema.h"
@@ -190,6 +191,140 @@ std::vector<std::vector<std::string>> decodeSets(std::string_view s) {
   for (const auto& l : splitLines(s)) out.push_back(splitLines(l, '\x1f'));
   return out;
 }
+
+using attribution::LineResult;
+using St = sql::Statement;
+using Row = LineResult;
+
+/// The `ranges` table's columns after id and round_id: one stored line (LineResult and its
+/// RangeInfo) per row, in the schema's order (Store::rangeColumnsMatch checks it against a store).
+/// Lines are 0-based in a LineResult, 1-based on disk; a row without disk lines (0) reads the
+/// original lines.
+constexpr Column<Row> kRangeColumns[] = {
+    {"name", "TEXT", [](St& st, int i, const Row& s) { return st.bind(i, std::string_view(s.range.name)); },
+     [](const St& st, int c, Row& s) { s.range.name = st.text(c); }},
+    {"path", "TEXT", [](St& st, int i, const Row& s) { return st.bind(i, std::string_view(s.path)); },
+     [](const St& st, int c, Row& s) { s.path = st.text(c); }},
+    {"first_line", "INTEGER", [](St& st, int i, const Row& s) { return st.bind(i, int64_t{s.range.firstLine}); },
+     [](const St& st, int c, Row& s) { s.range.firstLine = static_cast<uint32_t>(st.int64(c)); }},
+    {"last_line", "INTEGER", [](St& st, int i, const Row& s) { return st.bind(i, int64_t{s.range.lastLine}); },
+     [](const St& st, int c, Row& s) { s.range.lastLine = static_cast<uint32_t>(st.int64(c)); }},
+    {"disk_first", "INTEGER", [](St& st, int i, const Row& s) { return st.bind(i, int64_t{s.line} + 1); },
+     [](const St& st, int c, Row& s) {
+       auto disk = static_cast<uint32_t>(st.int64(c));
+       s.line = (disk ? disk : s.range.firstLine) - 1;
+     }},
+    {"disk_last", "INTEGER", [](St& st, int i, const Row& s) { return st.bind(i, int64_t{s.lastLine} + 1); },
+     [](const St& st, int c, Row& s) {
+       auto disk = static_cast<uint32_t>(st.int64(c));
+       s.lastLine = (disk ? disk : s.range.lastLine) - 1;
+     }},
+    {"label", "TEXT", [](St& st, int i, const Row& s) { return st.bind(i, std::string_view(s.label)); },
+     [](const St& st, int c, Row& s) { s.label = st.text(c); }},
+    {"function", "TEXT", [](St& st, int i, const Row& s) { return st.bind(i, std::string_view(s.function)); },
+     [](const St& st, int c, Row& s) { s.function = st.text(c); }},
+    {"function_body", "INTEGER", [](St& st, int i, const Row& s) { return st.bind(i, int64_t{s.body}); },
+     [](const St& st, int c, Row& s) { s.body = st.int64(c) != 0; }},
+    {"parent_name", "TEXT", [](St& st, int i, const Row& s) { return st.bind(i, std::string_view(s.range.parent)); },
+     [](const St& st, int c, Row& s) { s.range.parent = st.text(c); }},
+    {"depth", "INTEGER", [](St& st, int i, const Row& s) { return st.bind(i, int64_t{s.range.depth}); },
+     [](const St& st, int c, Row& s) { s.range.depth = static_cast<int32_t>(st.int64(c)); }},
+    {"leaf", "INTEGER", [](St& st, int i, const Row& s) { return st.bind(i, int64_t{s.range.leaf}); },
+     [](const St& st, int c, Row& s) { s.range.leaf = st.int64(c) != 0; }},
+    {"invocations", "INTEGER", [](St& st, int i, const Row& s) { return st.bind(i, int64_t{s.invocations}); },
+     [](const St& st, int c, Row& s) { s.invocations = static_cast<uint32_t>(st.int64(c)); }},
+    {"launches", "INTEGER", [](St& st, int i, const Row& s) { return st.bind(i, s.range.launches); },
+     [](const St& st, int c, Row& s) { s.range.launches = st.int64(c); }},
+    {"gpu_ns", "INTEGER", [](St& st, int i, const Row& s) { return st.bind(i, s.range.gpuNs); },
+     [](const St& st, int c, Row& s) { s.range.gpuNs = st.int64(c); }},
+    {"distinct_kernels", "INTEGER",
+     [](St& st, int i, const Row& s) { return st.bind(i, int64_t{s.range.distinctKernels}); },
+     [](const St& st, int c, Row& s) { s.range.distinctKernels = static_cast<uint32_t>(st.int64(c)); }},
+    {"excl_launches", "INTEGER", [](St& st, int i, const Row& s) { return st.bind(i, static_cast<int64_t>(s.ops)); },
+     [](const St& st, int c, Row& s) { s.ops = static_cast<uint64_t>(st.int64(c)); }},
+    {"excl_gpu_ns", "INTEGER", [](St& st, int i, const Row& s) { return st.bind(i, s.gpuNs); },
+     [](const St& st, int c, Row& s) { s.gpuNs = st.int64(c); }},
+    {"min_kernels_per_inv", "INTEGER",
+     [](St& st, int i, const Row& s) { return st.bind(i, int64_t{s.range.minKernelsPerInvocation}); },
+     [](const St& st, int c, Row& s) { s.range.minKernelsPerInvocation = static_cast<uint32_t>(st.int64(c)); }},
+    {"max_kernels_per_inv", "INTEGER",
+     [](St& st, int i, const Row& s) { return st.bind(i, int64_t{s.range.maxKernelsPerInvocation}); },
+     [](const St& st, int c, Row& s) { s.range.maxKernelsPerInvocation = static_cast<uint32_t>(st.int64(c)); }},
+    {"distinct_kernel_sets", "INTEGER",
+     [](St& st, int i, const Row& s) { return st.bind(i, int64_t{s.range.distinctKernelSets}); },
+     [](const St& st, int c, Row& s) { s.range.distinctKernelSets = static_cast<uint32_t>(st.int64(c)); }},
+    {"kernel_sets", "TEXT",
+     [](St& st, int i, const Row& s) { return st.bind(i, std::string_view(encodeSets(s.range.kernelSets))); },
+     [](const St& st, int c, Row& s) { s.range.kernelSets = decodeSets(st.text(c)); }},
+    {"excl_backward_gpu_ns", "INTEGER", [](St& st, int i, const Row& s) { return st.bind(i, s.backwardNs); },
+     [](const St& st, int c, Row& s) { s.backwardNs = st.int64(c); }},
+    {"atomic_reason", "TEXT",
+     [](St& st, int i, const Row& s) {
+       return st.bind(i, std::string_view(attribution::atomicReasonName(s.atomicReason)));
+     },
+     [](const St& st, int c, Row& s) {
+       s.atomicReason = attribution::atomicReasonFromName(st.text(c)).value_or(attribution::AtomicReason::None);
+     }},
+    {"note", "TEXT", [](St& st, int i, const Row& s) { return st.bind(i, std::string_view(s.note)); },
+     [](const St& st, int c, Row& s) { s.note = st.text(c); }},
+    {"suggest_focus", "TEXT", [](St& st, int i, const Row& s) { return st.bind(i, std::string_view(s.suggestFocus)); },
+     [](const St& st, int c, Row& s) { s.suggestFocus = st.text(c); }},
+};
+constexpr std::span<const Column<Row>> kRanges{kRangeColumns};
+
+using attribution::KernelStat;
+/// The `range_kernels` table's columns after range_id: one kernel of a stored line per row. Read
+/// back, the full name is the op name, and a row without a short name shows the op name.
+constexpr Column<KernelStat> kRangeKernelColumns[] = {
+    {"name", "TEXT", [](St& st, int i, const KernelStat& k) { return st.bind(i, std::string_view(k.opName)); },
+     [](const St& st, int c, KernelStat& k) {
+       k.opName = st.text(c);
+       k.fullName = k.opName;
+     }},
+    {"short_name", "TEXT", [](St& st, int i, const KernelStat& k) { return st.bind(i, std::string_view(k.name)); },
+     [](const St& st, int c, KernelStat& k) {
+       k.name = st.text(c);
+       if (k.name.empty()) k.name = k.opName;
+     }},
+    {"kind", "TEXT",
+     [](St& st, int i, const KernelStat& k) { return st.bind(i, std::string_view(profile::gpuOpKindName(k.kind))); },
+     [](const St& st, int c, KernelStat& k) {
+       k.kind = profile::gpuOpKindFromName(st.text(c)).value_or(profile::GpuOpKind::Kernel);
+     }},
+    {"launches", "INTEGER",
+     [](St& st, int i, const KernelStat& k) { return st.bind(i, static_cast<int64_t>(k.launches)); },
+     [](const St& st, int c, KernelStat& k) { k.launches = static_cast<uint64_t>(st.int64(c)); }},
+    {"gpu_ns", "INTEGER", [](St& st, int i, const KernelStat& k) { return st.bind(i, k.totalNs); },
+     [](const St& st, int c, KernelStat& k) { k.totalNs = st.int64(c); }},
+    {"pass", "TEXT",
+     [](St& st, int i, const KernelStat& k) { return st.bind(i, std::string_view(attribution::passName(k.pass))); },
+     [](const St& st, int c, KernelStat& k) {
+       k.pass = attribution::passFromName(st.text(c)).value_or(attribution::Pass::Forward);
+     }},
+};
+constexpr std::span<const Column<KernelStat>> kRangeKernels{kRangeKernelColumns};
+
+using attribution::UnmappedEntry;
+/// The `unmapped_ops` table's columns after round_id: one group of GPU ops no stored line owns.
+constexpr Column<UnmappedEntry> kUnmappedColumns[] = {
+    {"name", "TEXT", [](St& st, int i, const UnmappedEntry& u) { return st.bind(i, std::string_view(u.name)); },
+     [](const St& st, int c, UnmappedEntry& u) { u.name = st.text(c); }},
+    {"kind", "TEXT",
+     [](St& st, int i, const UnmappedEntry& u) { return st.bind(i, std::string_view(profile::gpuOpKindName(u.kind))); },
+     [](const St& st, int c, UnmappedEntry& u) {
+       u.kind = profile::gpuOpKindFromName(st.text(c)).value_or(profile::GpuOpKind::Kernel);
+     }},
+    {"reason", "TEXT",
+     [](St& st, int i, const UnmappedEntry& u) { return st.bind(i, attribution::unmappedReasonName(u.reason)); },
+     [](const St& st, int c, UnmappedEntry& u) {
+       u.reason = attribution::unmappedReasonFromName(st.text(c)).value_or(attribution::UnmappedReason::OutsideRanges);
+     }},
+    {"launches", "INTEGER", [](St& st, int i, const UnmappedEntry& u) { return st.bind(i, u.launches); },
+     [](const St& st, int c, UnmappedEntry& u) { u.launches = st.int64(c); }},
+    {"gpu_ns", "INTEGER", [](St& st, int i, const UnmappedEntry& u) { return st.bind(i, u.gpuNs); },
+     [](const St& st, int c, UnmappedEntry& u) { u.gpuNs = st.int64(c); }},
+};
+constexpr std::span<const Column<UnmappedEntry>> kUnmapped{kUnmappedColumns};
 
 /// Whether `query` (one `?` bound to `id`) returns a row.
 Result<bool> hasRow(const sql::Database& db, const char* query, int64_t id) {
@@ -447,17 +582,13 @@ Result<void> Store::finishRun(const RunInfo& info) {
   return tx->commit();
 }
 
-Result<int64_t> Store::writeRound(int64_t runId, const RoundRecord& rec) {
-  auto fail = [&](std::string_view stage) -> Result<void> { return failpoint_ ? failpoint_(stage) : Result<void>(); };
-  auto tx = sql::Transaction::begin(db_, /*immediate=*/true);
-  if (!tx) return tx.error();
-  {
-    auto has = hasRow(db_, "SELECT 1 FROM runs WHERE id = ?", runId);
-    if (!has) return has.error();
-    if (!*has) return Error::invalid("store: no run with id " + std::to_string(runId));
-  }
+namespace {
+using Failpoint = std::function<Result<void>(std::string_view stage)>;
+
+/// The `rounds` row of round `rec` of run `runId`; returns its id.
+Result<int64_t> insertRound(sql::Database& db, int64_t runId, const RoundRecord& rec) {
   const RoundResults& lr = rec.results;
-  auto st = db_.prepare(
+  auto st = db.prepare(
       "INSERT INTO rounds(run_id, idx, status, error, wall_ms, profiles, profiler_version, gpu, total_ops, "
       "mapped_ops, total_gpu_ns, kl_ranges, emulated, warnings) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!st) return st.error();
@@ -478,63 +609,33 @@ Result<int64_t> Store::writeRound(int64_t runId, const RoundRecord& rec) {
   if (auto r = st->run(); !r)
     return Error::invalid("store: cannot add round " + std::to_string(rec.index) + " of run " + std::to_string(runId) +
                           ": " + r.error().message);
-  int64_t roundId = db_.lastInsertRowId();
-  KL_TRY(fail("round"));
+  return db.lastInsertRowId();
+}
 
-  auto rs = db_.prepare(
-      "INSERT INTO ranges(round_id, name, path, first_line, last_line, disk_first, disk_last, label, function, "
-      "function_body, parent_name, depth, leaf, invocations, launches, gpu_ns, distinct_kernels, excl_launches, "
-      "excl_gpu_ns, min_kernels_per_inv, max_kernels_per_inv, distinct_kernel_sets, kernel_sets, excl_backward_gpu_ns, "
-      "atomic_reason, note, suggest_focus) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+/// Per stored line of round `roundId`: its `ranges` row (through its row binding), its kernels'
+/// `range_kernels` rows and its per-line `line_stats` row; the failpoint's "span" stage after each.
+Result<void> insertSpans(sql::Database& db, int64_t roundId, const std::vector<LineResult>& spans,
+                         const Failpoint& fail) {
+  auto rs =
+      db.prepare("INSERT INTO ranges(round_id, " + columnNames(kRanges) + ") VALUES(?," + placeholders(kRanges) + ")");
   if (!rs) return rs.error();
-  auto ks = db_.prepare(
-      "INSERT INTO range_kernels(range_id, name, short_name, kind, launches, gpu_ns, pass) VALUES(?,?,?,?,?,?,?)");
+  auto ks = db.prepare("INSERT INTO range_kernels(range_id, " + columnNames(kRangeKernels) + ") VALUES(?," +
+                       placeholders(kRangeKernels) + ")");
   if (!ks) return ks.error();
-  auto ls = db_.prepare(
+  auto ls = db.prepare(
       "INSERT INTO line_stats(round_id, path, line, range_id, launches, gpu_ns, kernels) VALUES(?,?,?,?,?,?,?)");
   if (!ls) return ls.error();
-  for (const auto& s : lr.spans) {
-    const attribution::RangeInfo& r = s.range;
+  for (const auto& s : spans) {
     KL_TRY(rs->reset());
     rs->clearBindings();
     KL_TRY(rs->bind(1, roundId));
-    KL_TRY(rs->bind(2, std::string_view(r.name)));
-    KL_TRY(rs->bind(3, std::string_view(s.path)));
-    KL_TRY(rs->bind(4, int64_t{r.firstLine}));
-    KL_TRY(rs->bind(5, int64_t{r.lastLine}));
-    KL_TRY(rs->bind(6, int64_t{s.line} + 1));
-    KL_TRY(rs->bind(7, int64_t{s.lastLine} + 1));
-    KL_TRY(rs->bind(8, std::string_view(s.label)));
-    KL_TRY(rs->bind(9, std::string_view(s.function)));
-    KL_TRY(rs->bind(10, int64_t{s.body}));
-    KL_TRY(rs->bind(11, std::string_view(r.parent)));
-    KL_TRY(rs->bind(12, int64_t{r.depth}));
-    KL_TRY(rs->bind(13, int64_t{r.leaf}));
-    KL_TRY(rs->bind(14, int64_t{s.invocations}));
-    KL_TRY(rs->bind(15, r.launches));
-    KL_TRY(rs->bind(16, r.gpuNs));
-    KL_TRY(rs->bind(17, int64_t{r.distinctKernels}));
-    KL_TRY(rs->bind(18, static_cast<int64_t>(s.ops)));
-    KL_TRY(rs->bind(19, s.gpuNs));
-    KL_TRY(rs->bind(20, int64_t{r.minKernelsPerInvocation}));
-    KL_TRY(rs->bind(21, int64_t{r.maxKernelsPerInvocation}));
-    KL_TRY(rs->bind(22, int64_t{r.distinctKernelSets}));
-    KL_TRY(rs->bind(23, std::string_view(encodeSets(r.kernelSets))));
-    KL_TRY(rs->bind(24, s.backwardNs));
-    KL_TRY(rs->bind(25, std::string_view(attribution::atomicReasonName(s.atomicReason))));
-    KL_TRY(rs->bind(26, std::string_view(s.note)));
-    KL_TRY(rs->bind(27, std::string_view(s.suggestFocus)));
+    KL_TRY(bindRow(kRanges, *rs, 2, s));
     KL_TRY(rs->run());
-    int64_t rangeId = db_.lastInsertRowId();
+    int64_t rangeId = db.lastInsertRowId();
     for (const auto& k : s.kernels) {
       KL_TRY(ks->reset());
       KL_TRY(ks->bind(1, rangeId));
-      KL_TRY(ks->bind(2, std::string_view(k.opName)));
-      KL_TRY(ks->bind(3, std::string_view(k.name)));
-      KL_TRY(ks->bind(4, std::string_view(profile::gpuOpKindName(k.kind))));
-      KL_TRY(ks->bind(5, static_cast<int64_t>(k.launches)));
-      KL_TRY(ks->bind(6, k.totalNs));
-      KL_TRY(ks->bind(7, std::string_view(attribution::passName(k.pass))));
+      KL_TRY(bindRow(kRangeKernels, *ks, 2, k));
       KL_TRY(ks->run());
     }
     // Per-line row: the statement(s) starting at this disk line, exclusive numbers.
@@ -549,25 +650,34 @@ Result<int64_t> Store::writeRound(int64_t runId, const RoundRecord& rec) {
     KL_TRY(ls->run());
     KL_TRY(fail("span"));
   }
-  auto us = db_.prepare("INSERT INTO unmapped_ops(round_id, name, kind, reason, launches, gpu_ns) VALUES(?,?,?,?,?,?)");
+  return {};
+}
+
+/// The `unmapped_ops` rows of round `roundId`.
+Result<void> insertUnmapped(sql::Database& db, int64_t roundId, const std::vector<attribution::UnmappedEntry>& ops) {
+  auto us = db.prepare("INSERT INTO unmapped_ops(round_id, " + columnNames(kUnmapped) + ") VALUES(?," +
+                       placeholders(kUnmapped) + ")");
   if (!us) return us.error();
-  for (const auto& u : lr.unmapped) {
+  for (const auto& u : ops) {
     KL_TRY(us->reset());
     KL_TRY(us->bind(1, roundId));
-    KL_TRY(us->bind(2, std::string_view(u.name)));
-    KL_TRY(us->bind(3, std::string_view(profile::gpuOpKindName(u.kind))));
-    KL_TRY(us->bind(4, attribution::unmappedReasonName(u.reason)));
-    KL_TRY(us->bind(5, u.launches));
-    KL_TRY(us->bind(6, u.gpuNs));
+    KL_TRY(bindRow(kUnmapped, *us, 2, u));
     KL_TRY(us->run());
   }
-  auto sn = db_.prepare("INSERT INTO snapshots(blob_id, size, text) VALUES(?,?,?) ON CONFLICT(blob_id) DO NOTHING");
+  return {};
+}
+
+/// Each profiled file's text as a snapshot (one per blob id) and run `runId`'s `run_files` row for
+/// its path (the latest round's blob wins); the failpoint's "snapshot" stage after each.
+Result<void> insertSnapshots(sql::Database& db, int64_t runId, const std::vector<FileSnapshot>& files,
+                             const Failpoint& fail) {
+  auto sn = db.prepare("INSERT INTO snapshots(blob_id, size, text) VALUES(?,?,?) ON CONFLICT(blob_id) DO NOTHING");
   if (!sn) return sn.error();
-  auto rf = db_.prepare(
+  auto rf = db.prepare(
       "INSERT INTO run_files(run_id, path, blob_id) VALUES(?,?,?) "
       "ON CONFLICT(run_id, path) DO UPDATE SET blob_id = excluded.blob_id");
   if (!rf) return rf.error();
-  for (const auto& f : rec.files) {
+  for (const auto& f : files) {
     std::string id = blobId(f.text);
     KL_TRY(sn->reset());
     KL_TRY(sn->bind(1, std::string_view(id)));
@@ -581,7 +691,34 @@ Result<int64_t> Store::writeRound(int64_t runId, const RoundRecord& rec) {
     KL_TRY(rf->run());
     KL_TRY(fail("snapshot"));
   }
-  if (lr.emulated) {
+  return {};
+}
+}  // namespace
+
+Result<void> Store::rowBindingsMatch(const sql::Database& db) {
+  KL_TRY(schemaMatches(db, "ranges", /*skip id, round_id*/ 2, kRanges));
+  KL_TRY(schemaMatches(db, "range_kernels", /*skip range_id*/ 1, kRangeKernels));
+  return schemaMatches(db, "unmapped_ops", /*skip round_id*/ 1, kUnmapped);
+}
+
+Result<int64_t> Store::writeRound(int64_t runId, const RoundRecord& rec) {
+  const Failpoint fail = [this](std::string_view stage) -> Result<void> {
+    return failpoint_ ? failpoint_(stage) : Result<void>();
+  };
+  auto tx = sql::Transaction::begin(db_, /*immediate=*/true);
+  if (!tx) return tx.error();
+  {
+    auto has = hasRow(db_, "SELECT 1 FROM runs WHERE id = ?", runId);
+    if (!has) return has.error();
+    if (!*has) return Error::invalid("store: no run with id " + std::to_string(runId));
+  }
+  auto roundId = insertRound(db_, runId, rec);
+  if (!roundId) return roundId.error();
+  KL_TRY(fail("round"));
+  KL_TRY(insertSpans(db_, *roundId, rec.results.spans, fail));
+  KL_TRY(insertUnmapped(db_, *roundId, rec.results.unmapped));
+  KL_TRY(insertSnapshots(db_, runId, rec.files, fail));
+  if (rec.results.emulated) {
     auto em = db_.prepare("UPDATE runs SET emulated = 1 WHERE id = ?");
     if (!em) return em.error();
     KL_TRY(em->bind(1, runId));
@@ -590,7 +727,7 @@ Result<int64_t> Store::writeRound(int64_t runId, const RoundRecord& rec) {
   KL_TRY(fail("commit"));
   // Statements must be finalised before COMMIT would matter only for pending reads; all ran.
   KL_TRY(tx->commit());
-  return roundId;
+  return *roundId;
 }
 
 Result<void> Store::annotateRanges(int64_t roundId, const std::vector<attribution::LineResult>& lines) {
@@ -659,20 +796,15 @@ Result<std::vector<RoundInfo>> Store::rounds(int64_t runId) const {
 namespace {
 Result<std::vector<attribution::LineResult>> readSpans(const sql::Database& db, int64_t roundId,
                                                        std::string_view path) {
-  std::string q =
-      "SELECT id, name, path, first_line, last_line, disk_first, disk_last, label, function, function_body, "
-      "parent_name, depth, leaf, invocations, launches, gpu_ns, distinct_kernels, excl_launches, excl_gpu_ns, "
-      "min_kernels_per_inv, max_kernels_per_inv, distinct_kernel_sets, kernel_sets, excl_backward_gpu_ns, "
-      "atomic_reason, note, suggest_focus FROM ranges WHERE round_id = ?";
+  std::string q = "SELECT id, " + columnNames(kRanges) + " FROM ranges WHERE round_id = ?";
   if (!path.empty()) q += " AND path = ?";
   q += " ORDER BY path, first_line, last_line DESC, id";
   auto st = db.prepare(q);
   if (!st) return st.error();
   KL_TRY(st->bind(1, roundId));
   if (!path.empty()) KL_TRY(st->bind(2, path));
-  auto ks = db.prepare(
-      "SELECT name, short_name, kind, launches, gpu_ns, pass FROM range_kernels WHERE range_id = ? "
-      "ORDER BY gpu_ns DESC, name, pass");
+  auto ks = db.prepare("SELECT " + columnNames(kRangeKernels) +
+                       " FROM range_kernels WHERE range_id = ? ORDER BY gpu_ns DESC, name, pass");
   if (!ks) return ks.error();
   std::vector<attribution::LineResult> out;
   while (true) {
@@ -680,36 +812,8 @@ Result<std::vector<attribution::LineResult>> readSpans(const sql::Database& db, 
     if (!r) return r.error();
     if (!*r) break;
     attribution::LineResult s;
-    attribution::RangeInfo& rg = s.range;
     int64_t id = st->int64(0);
-    rg.name = st->text(1);
-    s.path = st->text(2);
-    rg.firstLine = static_cast<uint32_t>(st->int64(3));
-    rg.lastLine = static_cast<uint32_t>(st->int64(4));
-    // Disk lines (1-based; 0 in rows that have none: the original lines then).
-    auto diskFirst = static_cast<uint32_t>(st->int64(5)), diskLast = static_cast<uint32_t>(st->int64(6));
-    s.line = (diskFirst ? diskFirst : rg.firstLine) - 1;
-    s.lastLine = (diskLast ? diskLast : rg.lastLine) - 1;
-    s.label = st->text(7);
-    s.function = st->text(8);
-    s.body = st->int64(9) != 0;
-    rg.parent = st->text(10);
-    rg.depth = static_cast<int32_t>(st->int64(11));
-    rg.leaf = st->int64(12) != 0;
-    s.invocations = static_cast<uint32_t>(st->int64(13));
-    rg.launches = st->int64(14);
-    rg.gpuNs = st->int64(15);
-    rg.distinctKernels = static_cast<uint32_t>(st->int64(16));
-    s.ops = static_cast<uint64_t>(st->int64(17));
-    s.gpuNs = st->int64(18);
-    rg.minKernelsPerInvocation = static_cast<uint32_t>(st->int64(19));
-    rg.maxKernelsPerInvocation = static_cast<uint32_t>(st->int64(20));
-    rg.distinctKernelSets = static_cast<uint32_t>(st->int64(21));
-    rg.kernelSets = decodeSets(st->text(22));
-    s.backwardNs = st->int64(23);
-    s.atomicReason = attribution::atomicReasonFromName(st->text(24)).value_or(attribution::AtomicReason::None);
-    s.note = st->text(25);
-    s.suggestFocus = st->text(26);
+    readRow(kRanges, *st, 1, s);
     KL_TRY(ks->reset());
     KL_TRY(ks->bind(1, id));
     while (true) {
@@ -717,14 +821,7 @@ Result<std::vector<attribution::LineResult>> readSpans(const sql::Database& db, 
       if (!k) return k.error();
       if (!*k) break;
       attribution::KernelStat kst;
-      kst.opName = ks->text(0);
-      kst.fullName = kst.opName;
-      kst.name = ks->text(1);
-      if (kst.name.empty()) kst.name = kst.opName;
-      kst.kind = profile::gpuOpKindFromName(ks->text(2)).value_or(profile::GpuOpKind::Kernel);
-      kst.launches = static_cast<uint64_t>(ks->int64(3));
-      kst.totalNs = ks->int64(4);
-      kst.pass = attribution::passFromName(ks->text(5)).value_or(attribution::Pass::Forward);
+      readRow(kRangeKernels, *ks, 0, kst);
       s.kernels.push_back(std::move(kst));
     }
     out.push_back(std::move(s));
@@ -736,8 +833,8 @@ Result<std::vector<attribution::LineResult>> readSpans(const sql::Database& db, 
 Result<std::vector<attribution::LineResult>> Store::spans(int64_t roundId) const { return readSpans(db_, roundId, ""); }
 
 Result<std::vector<attribution::UnmappedEntry>> Store::unmapped(int64_t roundId) const {
-  auto st = db_.prepare(
-      "SELECT name, kind, reason, launches, gpu_ns FROM unmapped_ops WHERE round_id = ? ORDER BY gpu_ns DESC, name");
+  auto st = db_.prepare("SELECT " + columnNames(kUnmapped) +
+                        " FROM unmapped_ops WHERE round_id = ? ORDER BY gpu_ns DESC, name");
   if (!st) return st.error();
   KL_TRY(st->bind(1, roundId));
   std::vector<attribution::UnmappedEntry> out;
@@ -746,11 +843,7 @@ Result<std::vector<attribution::UnmappedEntry>> Store::unmapped(int64_t roundId)
     if (!r) return r.error();
     if (!*r) break;
     attribution::UnmappedEntry u;
-    u.name = st->text(0);
-    u.kind = profile::gpuOpKindFromName(st->text(1)).value_or(profile::GpuOpKind::Kernel);
-    u.reason = attribution::unmappedReasonFromName(st->text(2)).value_or(attribution::UnmappedReason::OutsideRanges);
-    u.launches = st->int64(3);
-    u.gpuNs = st->int64(4);
+    readRow(kUnmapped, *st, 0, u);
     out.push_back(std::move(u));
   }
   return out;

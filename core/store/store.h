@@ -130,6 +130,10 @@ class Store {
   static Result<void> migrate(sql::Database& db, int target = kStoreSchemaVersion);
   /// The store schema version recorded in `db` (0 when none).
   static Result<int> schemaVersion(const sql::Database& db);
+  /// Whether db's `ranges`, `range_kernels` and `unmapped_ops` tables have, after their ids, exactly
+  /// the columns writeRound binds and spans() / unmapped() read (one list per table,
+  /// core/store/row_binding.h), by name and type, in order; the error names the first difference.
+  static Result<void> rowBindingsMatch(const sql::Database& db);
 
   /// Inserts a run (status as given, normally 'running'); sets info.id and returns it. The run
   /// records its owner (this process's pid, start time and host) for closeStaleRuns().

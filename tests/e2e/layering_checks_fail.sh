@@ -69,6 +69,7 @@ expect inv13-free "sqlite3_close/sqlite3_finalize only" "app core/store/store.cp
 expect inv14-nocheck "invariant 7 of docs/ARCHITECTURE.md names no check" \
   "perl -0pi -e 's/ Checked by \`tests\/layering_test.sh\`\n   \(every CLI command.*?runner_lsp.sh\`\./ Checked nowhere./s' docs/ARCHITECTURE.md"
 expect inv14-gone "which does not exist" "sed -i 's#tests/e2e/robust_interrupt.sh#tests/e2e/gone_interrupt.sh#' docs/ARCHITECTURE.md"
+expect inv14-unregistered "which tests/CMakeLists.txt does not add_test" "sed -i '/function_length_test.sh/d' tests/CMakeLists.txt"
 expect inv14-untagged "no check there is tagged [invariant 5]" "sed -i 's/\[invariant 5\]/[inv five]/' tests/layering_test.sh"
 expect inv14-path "names paths that do not exist" "sed -i 's#core/attribution/autograd_link.h#core/attribution/autograd_gone.h#' docs/ARCHITECTURE.md"
 expect inv15-columns "must count each row's fields" \

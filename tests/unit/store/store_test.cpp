@@ -127,6 +127,45 @@ TEST_CASE("open: .kernlens/kernlens.db, .gitignore, WAL, versions") {
   CHECK_FALSE(Store::open(ws / "missing").ok());
 }
 
+TEST_CASE("the row bindings are the schema's column lists, after migrating from any version") {
+  // A fresh store and one migrated from each older version: the columns writeRound binds and spans()
+  // / unmapped() read are the tables', by name and type, in order.
+  for (int from = 0; from <= kStoreSchemaVersion; ++from) {
+    CAPTURE(from);
+    test::TempDir ws;
+    {
+      auto db = sql::Database::openReadWrite(ws / "k.db");
+      REQUIRE(db.ok());
+      REQUIRE(Store::migrate(*db, from).ok());
+    }
+    auto s = Store::openFile(ws / "k.db");
+    REQUIRE_MESSAGE(s.ok(), s.error().message);
+    auto match = Store::rowBindingsMatch(s->db());
+    CHECK_MESSAGE(match.ok(), (match.ok() ? "" : match.error().message));
+  }
+  // A column the binding does not know, or one it lacks, is named.
+  test::TempDir ws;
+  auto s = Store::open(ws.path());
+  REQUIRE(s.ok());
+  REQUIRE(s->db().exec("ALTER TABLE ranges ADD COLUMN extra INTEGER").ok());
+  auto extra = Store::rowBindingsMatch(s->db());
+  REQUIRE_FALSE(extra.ok());
+  CHECK(extra.error().message.find("'extra'") != std::string::npos);
+  REQUIRE(s->db().exec("ALTER TABLE ranges DROP COLUMN extra").ok());
+  REQUIRE(s->db().exec("DROP INDEX ranges_by_path").ok());
+  REQUIRE(s->db().exec("DROP VIEW kernel_sources").ok());
+  REQUIRE(s->db().exec("ALTER TABLE ranges DROP COLUMN suggest_focus").ok());
+  auto missing = Store::rowBindingsMatch(s->db());
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().message.find("'suggest_focus'") != std::string::npos);
+  REQUIRE(s->db().exec("ALTER TABLE ranges ADD COLUMN suggest_focus TEXT NOT NULL DEFAULT ''").ok());
+  REQUIRE(Store::rowBindingsMatch(s->db()).ok());
+  REQUIRE(s->db().exec("ALTER TABLE range_kernels RENAME COLUMN short_name TO label").ok());
+  auto renamed = Store::rowBindingsMatch(s->db());
+  REQUIRE_FALSE(renamed.ok());
+  CHECK(renamed.error().message.find("range_kernels: column 2 is 'label TEXT'") != std::string::npos);
+}
+
 TEST_CASE("migrations from every older version keep the data") {
   for (int from = 0; from < kStoreSchemaVersion; ++from) {
     CAPTURE(from);
