@@ -1,7 +1,7 @@
 # Install layout (`cmake --install` / `make install PREFIX=…`) and the Debian package (`make package`).
 #
 #   <prefix>/bin/kernlens
-#   <prefix>/share/kernlens/probe/        the Python probe (kernlens_probe/, sitecustomize.py)
+#   <prefix>/share/kernlens/probe/        the Python probe (kernlens_probe/ with kernel_table.json, sitecustomize.py)
 #   <prefix>/share/kernlens/queries/      our tree-sitter queries (also embedded in the binary)
 #   <prefix>/share/doc/kernlens/          README, docs/, the Neovim helper (nvim/), copyright
 #
@@ -13,7 +13,7 @@ include(GNUInstallDirs)
 install(TARGETS kernlens RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/core/runner/probe/"
         DESTINATION ${CMAKE_INSTALL_DATADIR}/kernlens/probe
-        FILES_MATCHING PATTERN "*.py"
+        FILES_MATCHING PATTERN "*.py" PATTERN "*.json"
         PATTERN "__pycache__" EXCLUDE)
 install(FILES ${KL_QUERY_FILES} DESTINATION ${CMAKE_INSTALL_DATADIR}/kernlens/queries)
 install(FILES "${PROJECT_SOURCE_DIR}/README.md" DESTINATION ${CMAKE_INSTALL_DOCDIR})

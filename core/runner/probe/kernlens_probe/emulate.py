@@ -34,7 +34,7 @@ FACTORIES = ("empty", "zeros", "ones", "full", "rand", "randn", "randint", "rand
              "linspace", "logspace", "eye", "empty_strided", "tensor", "as_tensor", "scalar_tensor",
              "normal", "bernoulli")
 
-STREAM_ID = 7
+STREAM_ID = kernel_table.STREAM_ID  # the one in-order stream every launch is on (kernel_table.json "stream")
 DEVICE_ID = 0
 CONTEXT_ID = 1
 API_KERNEL = "cudaLaunchKernel_v7000"

@@ -9,9 +9,15 @@ kernel a given cuBLAS/cuDNN version picks depends on its heuristics, which are n
 
 Ops in NO_KERNEL (views, metadata, allocation) launch nothing. Ops that match no rule get one
 generic ATen elementwise kernel and are reported as "unmodelled" in the export's metadata.
+
+The kernel names themselves are data: kernel_table.json (beside this file, installed with the
+probe) holds every kernel's short-name and demangled %-templates, its fixed launch shape and the
+real trace it was seen in; PARTS holds the sub-templates (functors, reducers, ...) and per-op
+choices. This module keeps the logic that picks an entry and fills its parameters.
 """
 
 import collections
+import json
 import math
 import os
 import re
@@ -47,6 +53,38 @@ def memcpy(nbytes, copy_kind, src_kind, dst_kind):
 
 HTOD, DTOH, DTOD = 1, 2, 8
 PAGEABLE, DEVICE = 0, 2
+
+
+def _load_table():
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kernel_table.json")
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+TABLE = _load_table()
+KERNELS = {e["id"]: e for e in TABLE["kernels"]}
+PARTS = TABLE["parts"]
+STREAM_ID = TABLE["stream"]["id"]
+
+
+def names(key, **params):
+    """(short, demangled) of kernel_table.json's entry `key`, its %-templates filled with `params`
+    (the demangled name is the short one when the entry has no demangled template)."""
+    e = KERNELS[key]
+    short = e["name"] % params
+    return short, (e["demangled"] % params if "demangled" in e else short)
+
+
+def launch(key, grid, params=None, **kw):
+    """kernel() of entry `key`: its names from `params`, its block and registers from the data
+    unless given."""
+    e = KERNELS[key]
+    short, dem = names(key, **(params or {}))
+    if "block" in e:
+        kw.setdefault("block", tuple(e["block"]))
+    if "regs" in e:
+        kw.setdefault("regs", e["regs"])
+    return kernel(short, dem, grid=grid, **kw)
 
 
 class Op:
@@ -160,9 +198,7 @@ def pick_tile(m, n):
     return 64, 64
 
 
-SM90_IO = {"bf16": "bf16bf16_bf16f32_f32", "fp16": "f16f16_f16f32_f32", "fp32": "f32f32_f32f32_f32",
-           "tf32": "tf32f32_tf32f32_f32", "fp8": "e4m3e4m3_e4m3f32_f32", "fp64": "f64f64_f64f64_f64",
-           "int8": "i8i8_i8i32_f32"}
+SM90_IO = PARTS["gemm_io"]  # cuBLAS's/cuDNN's <A><B>_<C><acc>_<scale> type tag by dtype class
 
 
 # fp32 (no TF32) GEMMs on Hopper run cuBLAS's sm80 FFMA kernels: the names seen on a real H100
@@ -179,6 +215,15 @@ def ffma_tile(m, n):
     return 128, 128, "2x2x1"
 
 
+def gemm_key(spec, cls):
+    """kernel_table.json's GEMM entry for the GPU model and dtype class (see gemm_name)."""
+    if spec.gemm_style in ("sm90_xmma", "nvjet"):
+        if cls in ("bf16", "fp16", "fp8"):
+            return "gemm_nvjet"
+        return "gemm_sm80_ffma" if cls == "fp32" else "gemm_sm90_xmma"
+    return {"bf16": "gemm_ampere_bf16", "fp16": "gemm_ampere_fp16", "tf32": "gemm_sm80_tf32"}.get(cls, "gemm_ampere_sgemm")
+
+
 def gemm_name(spec, cls, layout, tm, tn, batched, bias=False):
     """cuBLAS-style kernel name for the GPU model. layout: cuBLAS op letters, e.g. "tn".
     Hopper (sm90_xmma / nvjet styles): 16-bit and fp8 GEMMs are cuBLASLt's nvjet kernels, as the
@@ -186,28 +231,19 @@ def gemm_name(spec, cls, layout, tm, tn, batched, bias=False):
     (nvjet_tst_<tile>_64x<stages>_<cluster>_<h|v>_bz_[coopA|coopB_][bias_]<ops>; `bias_` when
     the bias is fused into the epilogue, i.e. addmm with a 1-D bias); fp32 runs the sm80 FFMA
     kernels (ffma_tile); TF32 the sm90 xmma kernels. A100: ampere/sm80 names."""
-    if spec.gemm_style in ("sm90_xmma", "nvjet"):
-        if cls in ("bf16", "fp16", "fp8"):
-            cluster = "1x2" if tn >= 256 else "1x1"
-            coop = "coopA_" if tm >= 128 else "coopB_"
-            return "nvjet_tst_%dx%d_64x4_%s_h_bz_%s%s%sN" % (tm, tn, cluster, coop, "bias_" if bias else "",
-                                                           layout.upper())
-        if cls == "fp32":
-            _, _, warps = ffma_tile(tm, tn)
-            return ("sm80_xmma_gemm_f32f32_f32f32_f32_%s_n_tilesize%dx%dx8_stage3_warpsize%s_ffma_aligna4_alignc4"
-                    "_execute_kernel__5x_cublas" % (layout, tm, tn, warps))
-        tk = 64 if cls in ("bf16", "fp16", "fp8", "int8") else 32
-        wg = "2x1x1" if tn >= 256 else "1x1x1"
-        return ("sm90_xmma_gemm_%s_%s_n_tilesize%dx%dx%d_warpgroupsize%s_execute_segment_k_off_kernel__5x_cublas"
-                % (SM90_IO.get(cls, SM90_IO["fp32"]), layout, tm, tn, tk, wg))
-    if cls == "bf16":
-        return "ampere_bf16_s16816gemm_bf16_%dx%d_ldg8_f2f_stages_64x3_%s" % (tm, tn, layout)
-    if cls == "fp16":
-        return "ampere_fp16_s16816gemm_fp16_%dx%d_ldg8_f2f_stages_64x3_%s" % (tm, tn, layout)
-    if cls == "tf32":
-        return ("sm80_xmma_gemm_f32f32_tf32f32_f32_%s_n_tilesize%dx%dx32_stage3_warpsize2x2x1_tensor16x8x8"
-                "_execute_kernel__5x_cublas" % (layout, tm, tn))
-    return "ampere_sgemm_%dx%d_%s" % (min(tm, 128), min(tn, 128), layout)
+    key = gemm_key(spec, cls)
+    p = {"layout": layout, "tm": tm, "tn": tn}
+    if key == "gemm_nvjet":
+        p.update(cluster="1x2" if tn >= 256 else "1x1", coop="coopA_" if tm >= 128 else "coopB_",
+                 bias="bias_" if bias else "", layout=layout.upper())
+    elif key == "gemm_sm80_ffma":
+        p["warps"] = ffma_tile(tm, tn)[2]
+    elif key == "gemm_sm90_xmma":
+        p.update(io=SM90_IO.get(cls, SM90_IO["fp32"]), tk=64 if cls in ("bf16", "fp16", "fp8", "int8") else 32,
+                 wg="2x1x1" if tn >= 256 else "1x1x1")
+    elif key == "gemm_ampere_sgemm":
+        p.update(tm=min(tm, 128), tn=min(tn, 128))
+    return names(key, **p)[0]
 
 
 def gemm_launch(op, a, b, batch=1, extra_c=False, bias=False):
@@ -224,8 +260,9 @@ def gemm_launch(op, a, b, batch=1, extra_c=False, bias=False):
     dtype = op.dtype_of(a) if hasattr(op, "dtype_of") else a.dtype
     es = dtype.itemsize
     moved = (m * k + k * n + m * n * (2 if extra_c else 1)) * es * batch
+    e = KERNELS[gemm_key(spec, cls)]
     return kernel(name, name, grid=(math.ceil(n / tn), math.ceil(m / tm), batch),
-                  block=(384 if sm90 else 256, 1, 1), regs=168 if sm90 else 232,
+                  block=tuple(e["block"]), regs=e["regs"],
                   smem_dynamic=(213 if sm90 else 98) * 1024, flops=2.0 * m * n * k * batch,
                   nbytes=moved, dtype_class=cls, gemm=(m, n, k, batch, tm, tn),
                   tensor_core=cls != "fp32")
@@ -253,11 +290,8 @@ def h_baddbmm(op):
 
 def h_gemv(op):
     mat, vec = (op.args[1], op.args[2]) if op.name == "addmv" else (op.args[0], op.args[1])
-    t = ctype(mat)
-    name = "gemv2T_kernel_val" if transposed(mat) else "gemvNSP_kernel"
-    dem = "void %s<int, int, %s, %s, %s, 128, 16, 4, 4, false, false, cublasGemvParamsEx<int, cublasGemvTensorStridedBatched<%s const>, cublasGemvTensorStridedBatched<%s const>, cublasGemvTensorStridedBatched<%s>, %s> >(cublasGemvParamsEx<int, cublasGemvTensorStridedBatched<%s const>, cublasGemvTensorStridedBatched<%s const>, cublasGemvTensorStridedBatched<%s>, %s>)" % ((name, t, t, t) + (t,) * 8)
-    return [kernel(name, dem, grid=(math.ceil(mat.shape[0] / 128), 1, 1), block=(128, 4, 1),
-                   flops=2.0 * mat.numel(), nbytes=nbytes(mat) + nbytes(vec) * 2,
+    return [launch("gemv_t" if transposed(mat) else "gemv_n", (math.ceil(mat.shape[0] / 128), 1, 1),
+                   {"T": ctype(mat)}, flops=2.0 * mat.numel(), nbytes=nbytes(mat) + nbytes(vec) * 2,
                    dtype_class=op.dtype_class(mat))]
 
 
@@ -277,10 +311,8 @@ def h_conv(op):
     cls = op.dtype_class(x)
     io = SM90_IO.get(cls, SM90_IO["fp32"])
     arch = "sm90" if op.spec.gemm_style != "ampere" else "sm80"
-    name = "%s_xmma_%s_implicit_gemm_%s_%s_nhwckrsc_nhwc_tilesize128x128x64_warpgroupsize1x1x1_g%d_execute_segment_k_off_kernel__5x_cudnn" % (
-        arch, "dgrad" if transposed else "fprop", io, io, groups)
-    return [kernel(name, name, grid=(math.ceil(out.numel() / (128 * 128)), 1, 1), block=(384, 1, 1),
-                   regs=168, smem_dynamic=200 * 1024, flops=flops,
+    p = {"arch": arch, "kind": "dgrad" if transposed else "fprop", "io": io, "groups": groups}
+    return [launch("conv_xmma", (math.ceil(out.numel() / (128 * 128)), 1, 1), p, smem_dynamic=200 * 1024, flops=flops,
                    nbytes=nbytes(x) + nbytes(w) + nbytes(out), dtype_class=cls, tensor_core=cls != "fp32")]
 
 
@@ -298,9 +330,9 @@ def h_conv_backward(op):
     out = []
     for i, kind in enumerate(("fprop" if transposed else "dgrad", "wgrad")):
         if i < len(mask) and mask[i]:
-            name = "%s_xmma_%s_implicit_gemm_%s_%s_nhwckrsc_nhwc_tilesize128x128x64_warpgroupsize1x1x1_g1_execute_segment_k_off_kernel__5x_cudnn" % (arch, kind, io, io)
-            out.append(kernel(name, name, grid=(math.ceil(grad.numel() / (128 * 128)), 1, 1),
-                              block=(384, 1, 1), regs=168, smem_dynamic=200 * 1024, flops=flops,
+            p = {"arch": arch, "kind": kind, "io": io, "groups": 1}
+            out.append(launch("conv_xmma", (math.ceil(grad.numel() / (128 * 128)), 1, 1), p,
+                              smem_dynamic=200 * 1024, flops=flops,
                               nbytes=nbytes(grad) + nbytes(x) + nbytes(w), dtype_class=cls,
                               tensor_core=cls != "fp32"))
     if len(mask) > 2 and mask[2]:
@@ -382,7 +414,15 @@ def _attn_args(op):
     return mask, float(dropout), causal
 
 
-CUDNN_SDPA_IO = {"bf16": "bf16", "fp16": "f16"}
+CUDNN_SDPA_IO = PARTS["cudnn_sdpa_io"]
+
+
+def _flash_element(cls):
+    return PARTS["flash_element"].get(cls, PARTS["flash_element"]["other"])
+
+
+def _mem_eff_io(cls):
+    return PARTS["mem_eff_io"].get(cls, PARTS["mem_eff_io"]["other"])
 
 
 def h_attention_fwd(op):
@@ -395,27 +435,20 @@ def h_attention_fwd(op):
     cls = op.dtype_class(q)
     backend = sdpa_backend(op, q, k, v, mask, dropout)
     if backend == "cudnn":
-        name = ("cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_%s_knob_3_64x64x%d_4x1x1_kernel0_0"
-                % (CUDNN_SDPA_IO[cls], max(64, d)))
-        return [kernel(name, name, grid=(math.ceil(sq / 64), h, b), block=(384, 1, 1), regs=168,
+        return [launch("sdpa_cudnn_fprop", (math.ceil(sq / 64), h, b), {"io": CUDNN_SDPA_IO[cls], "d": max(64, d)},
                        smem_dynamic=160 * 1024, flops=flops, nbytes=moved, dtype_class=cls, tensor_core=True)]
     if backend == "flash":
-        cut = "cutlass::bfloat16_t" if cls == "bf16" else "cutlass::half_t"
         hd, bm, bn, warps = _flash_tiles(d)
-        traits = "pytorch_flash::Flash_fwd_kernel_traits<%d, %d, %d, %d, false, false, %s, pytorch_flash::Flash_kernel_traits<%d, %d, %d, %d, %s> >" % (hd, bm, bn, warps, cut, hd, bm, bn, warps, cut)
         even_mn = sq % bm == 0 and sk % bn == 0
         # <Kernel_traits, Is_dropout, Is_causal, Is_local, Has_alibi, Is_even_MN, Is_even_K, Return_softmax>
-        dem = "void pytorch_flash::flash_fwd_kernel<%s, %s, %s, false, false, %s, %s, false>(pytorch_flash::Flash_fwd_params)" % (
-            traits, str(dropout > 0).lower(), str(causal).lower(), str(even_mn).lower(), str(d == hd).lower())
-        return [kernel("flash_fwd_kernel", dem, grid=(math.ceil(sq / bm), b, h), block=(32 * warps, 1, 1),
-                       regs=255, smem_dynamic=48 * 1024, flops=flops, nbytes=moved, dtype_class=cls,
+        p = {"hd": hd, "bm": bm, "bn": bn, "warps": warps, "cut": _flash_element(cls),
+             "dropout": str(dropout > 0).lower(), "causal": str(causal).lower(), "even_mn": str(even_mn).lower(),
+             "even_k": str(d == hd).lower()}
+        return [launch("flash_fwd", (math.ceil(sq / bm), b, h), p, block=(32 * warps, 1, 1), smem_dynamic=48 * 1024, flops=flops, nbytes=moved, dtype_class=cls,
                        tensor_core=True)]
     # efficient (and math, which the CPU run already decomposed unless CPU flash ran it: then the
     # memory-efficient kernel is the closest fused stand-in)
-    name = "fmha_cutlassF_%s_aligned_64x64_rf_sm80" % ("f32" if cls in ("fp32", "tf32") else ("bf16" if cls == "bf16" else "f16"))
-    dem = "%s(PyTorchMemEffAttention::AttentionKernel<%s, cutlass::arch::Sm80, true, 64, 64, 64, true, true>::Params)" % (name, ctype(q))
-    return [kernel(name, dem, grid=(math.ceil(sq / 64), h, b), block=(32, 4, 1), regs=128,
-                   smem_dynamic=64 * 1024, flops=flops, nbytes=moved, dtype_class=cls,
+    return [launch("fmha_fwd", (math.ceil(sq / 64), h, b), {"io": _mem_eff_io(cls), "T": ctype(q)}, smem_dynamic=64 * 1024, flops=flops, nbytes=moved, dtype_class=cls,
                    tensor_core=cls != "fp32")]
 
 
@@ -428,47 +461,27 @@ def h_attention_bwd(op):
     mask, dropout, causal = _attn_args(op)
     backend = sdpa_backend(op, q, k, v, mask, dropout)
     if backend == "cudnn":
-        io = CUDNN_SDPA_IO[cls]
-        names = [("cudnn_generated_fort_native_sdpa_sm90_flash_bprop_wgmma_%s_knob_5_64x128x%d_4x1x1_kernel0_0" % (io, max(64, d)), flops, moved),
-                 ("cudnn_generated_fort_native_sdpa_sm90_flash_bprop_convert_dq_%s_kernel0_0" % io, 0, 2 * nbytes(q))]
-        return [kernel(n, n, grid=(math.ceil(sk / 128), h, b), block=(384, 1, 1), regs=168,
-                       smem_dynamic=(200 if f else 0) * 1024, flops=f, nbytes=m, dtype_class=cls,
-                       tensor_core=bool(f)) for n, f, m in names]
+        p = {"io": CUDNN_SDPA_IO[cls], "d": max(64, d)}
+        parts = [("sdpa_cudnn_bprop", flops, moved), ("sdpa_cudnn_convert_dq", 0, 2 * nbytes(q))]
+        return [launch(key, (math.ceil(sk / 128), h, b), p, smem_dynamic=(200 if f else 0) * 1024, flops=f, nbytes=m,
+                       dtype_class=cls, tensor_core=bool(f)) for key, f, m in parts]
     if backend == "flash":
-        cut = "cutlass::bfloat16_t" if cls == "bf16" else "cutlass::half_t"
         hd = _flash_tiles(d)[0]
-        traits = "pytorch_flash::Flash_bwd_kernel_traits<%d, 64, 128, 8, 2, 4, 2, false, false, %s, pytorch_flash::Flash_kernel_traits<%d, 64, 128, 8, %s> >" % (hd, cut, hd, cut)
+        p = {"hd": hd, "cut": _flash_element(cls), "dropout": str(dropout > 0).lower(), "causal": str(causal).lower(),
+             "even_k": str(d == hd).lower()}
         return [
-            kernel("flash_bwd_dot_do_o_kernel", "void pytorch_flash::flash_bwd_dot_do_o_kernel<true, %s>(pytorch_flash::Flash_bwd_params)" % traits,
-                   grid=(math.ceil(sq / 128), b, h), block=(256, 1, 1), regs=40, nbytes=2 * nbytes(grad), dtype_class=cls),
-            kernel("flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel", "void pytorch_flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<%s, %s, %s, false, false, false, %s, false>(pytorch_flash::Flash_bwd_params)" % (
-                       traits, str(dropout > 0).lower(), str(causal).lower(), str(d == hd).lower()),
-                   grid=(math.ceil(sk / 128), b, h), block=(256, 1, 1), regs=255, smem_dynamic=96 * 1024,
+            launch("flash_bwd_dot_do_o", (math.ceil(sq / 128), b, h), p, nbytes=2 * nbytes(grad), dtype_class=cls),
+            launch("flash_bwd_dq_dk_dv", (math.ceil(sk / 128), b, h), p, smem_dynamic=96 * 1024,
                    flops=flops, nbytes=moved, dtype_class=cls, tensor_core=True),
-            kernel("flash_bwd_convert_dq_kernel", "void pytorch_flash::flash_bwd_convert_dq_kernel<%s, false>(pytorch_flash::Flash_bwd_params, int)" % traits,
-                   grid=(math.ceil(sq / 128), b, h), block=(256, 1, 1), regs=32, nbytes=2 * nbytes(q), dtype_class=cls),
+            launch("flash_bwd_convert_dq", (math.ceil(sq / 128), b, h), p, nbytes=2 * nbytes(q), dtype_class=cls),
         ]
-    name = "fmha_cutlassB_%s_aligned_64x64_k64_sm80" % ("f32" if cls in ("fp32", "tf32") else ("bf16" if cls == "bf16" else "f16"))
-    dem = "%s(PyTorchMemEffAttention::AttentionBackwardKernel<cutlass::arch::Sm80, %s, true, false, false, 64, 64, 64, false>::Params)" % (name, ctype(q))
-    return [kernel(name, dem, grid=(math.ceil(sk / 64), h, b), block=(128, 1, 1), regs=255,
-                   smem_dynamic=96 * 1024, flops=flops, nbytes=moved, dtype_class=cls,
+    return [launch("fmha_bwd", (math.ceil(sk / 64), h, b), {"io": _mem_eff_io(cls), "T": ctype(q)}, smem_dynamic=96 * 1024, flops=flops, nbytes=moved, dtype_class=cls,
                    tensor_core=cls != "fp32")]
 
 
 # ---- elementwise / reduce / normalization ------------------------------------------------------
 
-FUNCTORS = {
-    "add": "at::native::CUDAFunctor_add<{T}>",
-    "sub": "at::native::CUDAFunctor_add<{T}>",
-    "mul": "at::native::binary_internal::MulFunctor<{T}>",
-    "div": "at::native::binary_internal::DivFunctor<{T}>",
-    "relu": "at::native::(anonymous namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, at::native::detail::ClampLimits)::{{lambda()#1}}::operator()() const::{{lambda()#7}}::operator()() const::{{lambda({T})#1}}",
-    "fill": "at::native::FillFunctor<{T}>",
-    "copy": "at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{{lambda()#2}}::operator()() const::{{lambda()#8}}::operator()() const::{{lambda({T})#1}}",
-    "gelu": "at::native::GeluCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::{{lambda()#2}}::operator()() const::{{lambda()#2}}::operator()() const::{{lambda({T})#1}}",
-    "gelu_backward": "at::native::GeluBackwardCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::{{lambda()#2}}::operator()() const::{{lambda()#2}}::operator()() const::{{lambda({T}, {T})#1}}",
-    "threshold_backward": "at::native::(anonymous namespace)::threshold_kernel_impl<{T}>(at::TensorIteratorBase&, {T}, {T})::{{lambda({T}, {T})#1}}",
-}
+FUNCTORS = PARTS["functors"]  # op -> the functor in its elementwise kernel's name (%(T)s: the C type)
 
 FLOPS_PER_ELEMENT = {"gelu": 14, "gelu_backward": 20, "silu": 6, "silu_backward": 8, "sigmoid": 6,
                      "tanh": 6, "exp": 4, "log": 4, "pow": 4, "rsqrt": 2, "sqrt": 2, "erf": 8,
@@ -476,11 +489,11 @@ FLOPS_PER_ELEMENT = {"gelu": 14, "gelu_backward": 20, "silu": 6, "silu_backward"
 
 
 def functor(op_name, t):
-    tmpl = FUNCTORS.get(op_name)
-    if tmpl is None:
-        tmpl = ("at::native::%s_kernel_cuda(at::TensorIteratorBase&)::{{lambda()#1}}::operator()() const"
-                "::{{lambda({T})#1}}" % op_name)
-    return tmpl.format(T=ctype(t))
+    return FUNCTORS.get(op_name, PARTS["functor_default"]) % {"op": op_name, "T": ctype(t)}
+
+
+def elementwise_args(n):
+    return PARTS["elementwise_args"] % {"n": n}
 
 
 def elementwise_launch(op, name=None, out=None, ins=None, flops_per=None):
@@ -494,23 +507,10 @@ def elementwise_launch(op, name=None, out=None, ins=None, flops_per=None):
     arity = len(ins) + len(outs)
     contiguous = all(t.is_contiguous() for t in ins + outs)
     casting = len({t.dtype for t in ins + outs}) > 1
-    arr = "std::array<char*, %dul>" % max(arity, 1)  # PyTorch 2.x (1.13: at::detail::Array<char*, N>)
-    if contiguous and not casting:
-        short = "vectorized_elementwise_kernel"
-        dem = "void at::native::vectorized_elementwise_kernel<4, %s, %s >(int, %s, %s)" % (fun, arr, fun, arr)
-    elif contiguous:
-        short = "unrolled_elementwise_kernel"
-        dem = ("void at::native::unrolled_elementwise_kernel<%s, %s, TrivialOffsetCalculator<%d, unsigned int>, "
-               "TrivialOffsetCalculator<1, unsigned int>, at::native::memory::LoadWithCast<%d>, "
-               "at::native::memory::StoreWithCast<1> >(int, %s, %s, TrivialOffsetCalculator<%d, unsigned int>, "
-               "TrivialOffsetCalculator<1, unsigned int>, at::native::memory::LoadWithCast<%d>, "
-               "at::native::memory::StoreWithCast<1>)" % (fun, arr, len(ins), len(ins), fun, arr, len(ins), len(ins)))
-    else:
-        short = "elementwise_kernel"
-        lam = "at::native::gpu_kernel_impl<%s>(at::TensorIteratorBase&, %s const&)::{lambda(int)#1}" % (fun, fun)
-        dem = "void at::native::elementwise_kernel<128, 4, %s>(int, %s)" % (lam, lam)
+    arr = elementwise_args(max(arity, 1))  # PyTorch 2.x (1.13: at::detail::Array<char*, N>)
+    key = "ew_vectorized" if contiguous and not casting else "ew_unrolled" if contiguous else "ew_strided"
     per = flops_per if flops_per is not None else FLOPS_PER_ELEMENT.get(base, 1)
-    return kernel(short, dem, grid=(math.ceil(numel / 512), 1, 1), block=(128, 1, 1), regs=26,
+    return launch(key, (math.ceil(numel / 512), 1, 1), {"fun": fun, "arr": arr, "n_in": len(ins)},
                   flops=numel * per, nbytes=moved, dtype_class=op.dtype_class(ref))
 
 
@@ -523,29 +523,16 @@ def h_fill(op):
     return [elementwise_launch(op, name="fill", out=out, ins=[], flops_per=0)]
 
 
-REDUCERS = {
-    "sum": "func_wrapper_t<{A}, at::native::sum_functor<{T}, {A}, {T}>::operator()(at::TensorIterator&)::{{lambda({A}, {A})#1}}>",
-    "mean": "MeanOps<{T}, {A}, {A}, {T}>",
-    "amax": "func_wrapper_t<{T}, at::native::max_values_kernel_cuda_impl<{T}, {T}>(at::TensorIterator&)::{{lambda({T}, {T})#1}}>",
-    "amin": "func_wrapper_t<{T}, at::native::min_values_kernel_cuda_impl<{T}, {T}>(at::TensorIterator&)::{{lambda({T}, {T})#1}}>",
-    "max": "MaxOps<{T}>", "min": "MinOps<{T}>", "argmax": "ArgMaxOps<{T}>", "argmin": "ArgMinOps<{T}>",
-    "norm": "NormTwoOps<{T}, {A}, {A}>", "linalg_vector_norm": "NormTwoOps<{T}, {A}, {A}>",
-    "var": "WelfordOps<{T}, {A}, int, thrust::pair<{A}, {A}> >", "std": "WelfordOps<{T}, {A}, int, thrust::pair<{A}, {A}> >",
-    "var_mean": "WelfordOps<{T}, {A}, int, thrust::pair<{A}, {A}> >", "std_mean": "WelfordOps<{T}, {A}, int, thrust::pair<{A}, {A}> >",
-    "prod": "func_wrapper_t<{A}, at::native::prod_functor<{A}>>", "any": "func_wrapper_t<bool, at::native::or_kernel_cuda(at::TensorIterator&)::{{lambda(bool, bool)#1}}>",
-    "all": "func_wrapper_t<bool, at::native::and_kernel_cuda(at::TensorIterator&)::{{lambda(bool, bool)#1}}>",
-}
+REDUCERS = PARTS["reducers"]  # op -> reduce_kernel's ReduceOp functor (%(T)s: the C type, %(A)s: the accumulator)
 
 
 def reduce_launch(op, src, reducer=None, name=None):
     t = ctype(src)
     acc = "float" if src.dtype in (torch.float16, torch.bfloat16, torch.float32) else t
     tmpl = reducer or REDUCERS.get(name or op.name, REDUCERS["sum"])
-    red = tmpl.format(T=t, A=acc)
-    ro = "at::native::ReduceOp<%s, at::native::%s, unsigned int, %s, 4>" % (t, red, t)
+    red = tmpl % {"T": t, "A": acc}
     out_numel = op.outputs[0].numel() if op.outputs else 1
-    return [kernel("reduce_kernel", "void at::native::reduce_kernel<512, 1, %s >(%s)" % (ro, ro),
-                   grid=(max(1, min(out_numel, 65535)), 1, 1), block=(32, 16, 1), regs=32,
+    return [launch("reduce", (max(1, min(out_numel, 65535)), 1, 1), {"T": t, "red": red},
                    smem_static=16, flops=src.numel(), nbytes=nbytes(src) + sum(nbytes(o) for o in op.outputs),
                    dtype_class=op.dtype_class(src))]
 
@@ -565,21 +552,18 @@ def softmax_launch(op, backward):
     rows = src.numel() // max(size, 1)
     t = ctype(src)
     moved = nbytes(src) * (3 if backward else 2)
+    d = "bwd" if backward else "fwd"
+    epi = ("LogSoftMax" if is_log else "SoftMax") + ("Backward" if backward else "Forward") + "Epilogue"
+    p = {"T": t, "epi": epi, "is_log": "true" if is_log else "false",
+         "log2": max(0, math.ceil(math.log2(max(size, 1))))}
     if dim != src.dim() - 1:
-        short = "cunn_SpatialSoftMax%s" % ("Backward" if backward else "Forward")
-        dem = "void (anonymous namespace)::%s<%s, float, %s, (anonymous namespace)::%s>(%s*, %s const*, unsigned int, unsigned int, unsigned int)" % (
-            short, t, t, ("LogSoftMax" if is_log else "SoftMax") + ("Backward" if backward else "Forward") + "Epilogue", t, t)
+        key = "softmax_spatial_" + d
     elif size <= 1024 and size * src.element_size() <= 4096:
-        log2 = max(0, math.ceil(math.log2(max(size, 1))))
-        short = "softmax_warp_%s" % ("backward" if backward else "forward")
-        dem = "void (anonymous namespace)::%s<%s, %s, float, %d, %s, false>(%s*, %s const*, %sint, int, int, bool const*, int, bool)" % (
-            short, t, t, log2, "true" if is_log else "false", t, t, (t + " const*, ") if backward else "", )
+        key = "softmax_warp_" + d
     else:
-        short = "cunn_SoftMax%s" % ("Backward" if backward else "Forward")
-        epi = ("LogSoftMax" if is_log else "SoftMax") + ("Backward" if backward else "Forward") + "Epilogue"
-        dem = "void (anonymous namespace)::%s<4, %s, float, %s, (anonymous namespace)::%s>(%s*, %s const*, int)" % (short, t, t, epi, t, t)
-    return [kernel(short, dem, grid=(max(1, rows // 4), 1, 1), block=(32, 4, 1) if short.startswith("softmax_warp") else (1024, 1, 1),
-                   regs=40, flops=src.numel() * 5, nbytes=moved, dtype_class=op.dtype_class(src))]
+        key = "softmax_block_" + d
+    return [launch(key, (max(1, rows // 4), 1, 1), p, flops=src.numel() * 5, nbytes=moved,
+                   dtype_class=op.dtype_class(src))]
 
 
 def h_softmax(op):
@@ -597,15 +581,12 @@ def h_layer_norm(op):
     m = x.numel() // max(n, 1)
     t = ctype(x)
     moved = 2 * nbytes(x) + 2 * n * x.element_size() + 8 * m
+    p = {"T": t}
     if n % 4 == 0:
-        return [kernel("vectorized_layer_norm_kernel",
-                       "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<%s, float>(int, float, %s const*, %s const*, %s const*, float*, float*, %s*)" % (t, t, t, t, t),
-                       grid=(m, 1, 1), block=(32, 4, 1), regs=40, flops=8 * x.numel(), nbytes=moved,
+        return [launch("layer_norm_vectorized", (m, 1, 1), p, flops=8 * x.numel(), nbytes=moved,
                        dtype_class=op.dtype_class(x))]
-    return [kernel("RowwiseMomentsCUDAKernel", "void at::native::(anonymous namespace)::RowwiseMomentsCUDAKernel<%s, float>(long, float, %s const*, float*, float*)" % (t, t),
-                   grid=(m, 1, 1), block=(512, 1, 1), flops=3 * x.numel(), nbytes=nbytes(x), dtype_class=op.dtype_class(x)),
-            kernel("LayerNormForwardCUDAKernel", "void at::native::(anonymous namespace)::LayerNormForwardCUDAKernel<%s, float>(long, %s const*, float const*, float const*, %s const*, %s const*, %s*)" % (t, t, t, t, t),
-                   grid=(m, 1, 1), block=(256, 1, 1), flops=5 * x.numel(), nbytes=moved, dtype_class=op.dtype_class(x))]
+    return [launch("layer_norm_moments", (m, 1, 1), p, flops=3 * x.numel(), nbytes=nbytes(x), dtype_class=op.dtype_class(x)),
+            launch("layer_norm_forward", (m, 1, 1), p, flops=5 * x.numel(), nbytes=moved, dtype_class=op.dtype_class(x))]
 
 
 def h_layer_norm_bwd(op):
@@ -614,16 +595,11 @@ def h_layer_norm_bwd(op):
     n = int(math.prod(shape)) if shape else 1
     m = x.numel() // max(n, 1)
     t = ctype(x)
-    out = [kernel("layer_norm_grad_input_kernel_vectorized" if n % 4 == 0 else "layer_norm_grad_input_kernel",
-                  "void at::native::(anonymous namespace)::%s<%s, float>(%s const*, %s const*, float const*, float const*, %s const*, %s*, int)" % (
-                      "layer_norm_grad_input_kernel_vectorized" if n % 4 == 0 else "layer_norm_grad_input_kernel", t, t, t, t, t),
-                  grid=(m, 1, 1), block=(32, 4, 1), regs=48, flops=10 * x.numel(),
-                  nbytes=3 * nbytes(x), dtype_class=op.dtype_class(x))]
+    out = [launch("layer_norm_grad_input_vectorized" if n % 4 == 0 else "layer_norm_grad_input", (m, 1, 1), {"T": t},
+                  flops=10 * x.numel(), nbytes=3 * nbytes(x), dtype_class=op.dtype_class(x))]
     mask = op.args[-1] if isinstance(op.args[-1], (list, tuple)) else (True, True, True)
     if len(mask) > 2 and (mask[1] or mask[2]):
-        name = "GammaBetaBackwardCUDAKernel_32x32" if m <= 128 else "GammaBetaBackwardCUDAKernel"
-        out.append(kernel(name, "void at::native::(anonymous namespace)::%s<%s, float>(long, long, %s const*, %s const*, float const*, float const*, %s*, %s*)" % (name, t, t, t, t, t),
-                          grid=(math.ceil(n / 32), 1, 1), block=(32, 32 if m <= 128 else 8, 1), regs=64,
+        out.append(launch("gamma_beta_bwd_small" if m <= 128 else "gamma_beta_bwd", (math.ceil(n / 32), 1, 1), {"T": t},
                           flops=4 * x.numel(), nbytes=2 * nbytes(x), dtype_class=op.dtype_class(x)))
     return out
 
@@ -635,12 +611,10 @@ def h_batch_norm(op):
     training = any(a is True for a in op.args[5:6]) if len(op.args) > 5 else True
     out = []
     if training:
-        out.append(kernel("batch_norm_collect_statistics_kernel",
-                          "void at::native::batch_norm_collect_statistics_kernel<at::native::InvStd, %s, float, float, int>(at::GenericPackedTensorAccessor<%s const, 3, at::RestrictPtrTraits, int>, float, float, at::GenericPackedTensorAccessor<float, 1, at::RestrictPtrTraits, int>, at::GenericPackedTensorAccessor<float, 1, at::RestrictPtrTraits, int>)" % (t, t),
-                          grid=(c, 1, 1), block=(32, 16, 1), flops=3 * x.numel(), nbytes=nbytes(x), dtype_class=op.dtype_class(x)))
-    out.append(kernel("batch_norm_transform_input_kernel",
-                      "void at::native::batch_norm_transform_input_kernel<%s, float, float, false, int>(at::GenericPackedTensorAccessor<%s const, 3, at::RestrictPtrTraits, int>, at::GenericPackedTensorAccessor<%s, 3, at::RestrictPtrTraits, int>, at::GenericPackedTensorAccessor<float, 1, at::RestrictPtrTraits, int>, at::GenericPackedTensorAccessor<float, 1, at::RestrictPtrTraits, int>, at::GenericPackedTensorAccessor<float const, 1, at::RestrictPtrTraits, int>, at::GenericPackedTensorAccessor<float const, 1, at::RestrictPtrTraits, int>, float)" % (t, t, t),
-                      grid=(c, 1, 1), block=(32, 16, 1), flops=2 * x.numel(), nbytes=2 * nbytes(x), dtype_class=op.dtype_class(x)))
+        out.append(launch("batch_norm_stats", (c, 1, 1), {"T": t}, flops=3 * x.numel(), nbytes=nbytes(x),
+                          dtype_class=op.dtype_class(x)))
+    out.append(launch("batch_norm_transform", (c, 1, 1), {"T": t}, flops=2 * x.numel(), nbytes=2 * nbytes(x),
+                      dtype_class=op.dtype_class(x)))
     return out
 
 
@@ -651,21 +625,18 @@ def h_nll_fwd(op):
     t = ctype(x)
     reduction = op.args[3] if len(op.args) > 3 else 1
     if reduction == 0:
-        return [kernel("nll_loss_forward_no_reduce_cuda_kernel", "void at::native::(anonymous namespace)::nll_loss_forward_no_reduce_cuda_kernel<%s, long>(long, at::GenericPackedTensorAccessor<%s, 2, at::DefaultPtrTraits, long>, long const*, %s*, %s const*, long, long)" % (t, t, t, t),
-                       grid=(math.ceil(x.shape[0] / 256), 1, 1), block=(256, 1, 1), nbytes=nbytes(x) // max(x.shape[-1], 1) * 3, dtype_class=op.dtype_class(x))]
-    name = "nll_loss_forward_reduce_cuda_kernel_2d" if x.dim() == 2 else "nll_loss_forward_reduce_cuda_kernel_1d"
-    return [kernel(name, "void at::native::(anonymous namespace)::%s<%s, float, long>(%s*, %s*, %s const*, long const*, %s const*, bool, long, long, long, long)" % (name, t, t, t, t, t),
-                   grid=(1, 1, 1), block=(1024, 1, 1), flops=x.shape[0] if x.dim() else 1,
+        return [launch("nll_fwd_no_reduce", (math.ceil(x.shape[0] / 256), 1, 1), {"T": t},
+                       nbytes=nbytes(x) // max(x.shape[-1], 1) * 3, dtype_class=op.dtype_class(x))]
+    return [launch("nll_fwd_2d" if x.dim() == 2 else "nll_fwd_1d", (1, 1, 1), {"T": t}, flops=x.shape[0] if x.dim() else 1,
                    nbytes=8 * (x.shape[0] if x.dim() else 1) * 2, dtype_class=op.dtype_class(x))]
 
 
 def h_nll_bwd(op):
     grad_in = op.outputs[0]
     t = ctype(grad_in)
-    name = "nll_loss_backward_reduce_cuda_kernel_2d" if grad_in.dim() == 2 else "nll_loss_backward_reduce_cuda_kernel_1d"
     return [elementwise_launch(op, name="fill", out=grad_in, ins=[], flops_per=0),
-            kernel(name, "void at::native::(anonymous namespace)::%s<%s, long>(%s*, %s const*, long const*, %s const*, %s const*, bool, int, int, long, long)" % (name, t, t, t, t, t),
-                   grid=(1, 1, 1), block=(1024, 1, 1), nbytes=16 * (grad_in.shape[0] if grad_in.dim() else 1),
+            launch("nll_bwd_2d" if grad_in.dim() == 2 else "nll_bwd_1d", (1, 1, 1), {"T": t},
+                   nbytes=16 * (grad_in.shape[0] if grad_in.dim() else 1),
                    dtype_class=op.dtype_class(grad_in))]
 
 
@@ -675,14 +646,8 @@ def h_nll_bwd(op):
 # grad_input (zeros_like) and one kernel over (input, target, grad_output) - grad_output is a
 # broadcast 0-dim tensor after a reduction, so that kernel takes the strided path.
 # (loss kernel, its dispatch order of reduced-precision types, backward kernel, its arguments)
-POINTWISE_LOSSES = {
-    "mse_loss": ("mse_kernel_cuda(at::TensorIteratorBase&)", ("half", "bf16"),
-                 "mse_backward_cuda_kernel(at::TensorIterator&, c10::Scalar const&)"),
-    "smooth_l1_loss": ("smooth_l1_kernel_cuda(at::TensorIteratorBase&, double)", ("half", "bf16"),
-                       "smooth_l1_backward_cuda_kernel(at::TensorIterator&, c10::Scalar const&, double)"),
-    "huber_loss": ("huber_kernel_cuda(at::TensorIterator&, double)", ("bf16", "half"),
-                   "huber_backward_cuda_kernel(at::TensorIterator&, c10::Scalar const&, double)"),
-}
+POINTWISE_LOSSES = {name: (v["forward"], tuple(v["dispatch"]), v["backward"])
+                    for name, v in PARTS["pointwise_losses"].items()}
 _DISPATCH_BASE = {torch.float64: 1, torch.float32: 2}
 
 
@@ -697,22 +662,15 @@ def dispatch_lambda(t, extra):
 
 def loss_functor(fn, t, order, arity):
     ty = ctype(t)
-    return "at::native::%s::{lambda()#1}::operator()() const::{lambda()#%d}::operator()() const::{lambda(%s)#1}" % (
-        fn, dispatch_lambda(t, order), ", ".join([ty] * arity))
+    return PARTS["loss_functor"] % {"fn": fn, "n": dispatch_lambda(t, order), "args": ", ".join([ty] * arity)}
 
 
 def functor_kernel(op, fun, out, ins, flops_per=2):
     """elementwise_launch's kernel choice (vectorized / strided) for an explicit functor name; a
     broadcast input (fewer elements than the output) makes the iteration strided."""
     la = elementwise_launch(op, name="copy", out=out, ins=ins, flops_per=flops_per)
-    strided = any(t.numel() != out.numel() for t in ins) or la.short != "vectorized_elementwise_kernel"
-    short = "elementwise_kernel" if strided else la.short
-    if not strided:
-        arr = "std::array<char*, %dul>" % (len(ins) + 1)
-        dem = "void at::native::vectorized_elementwise_kernel<4, %s, %s >(int, %s, %s)" % (fun, arr, fun, arr)
-    else:
-        lam = "at::native::gpu_kernel_impl<%s>(at::TensorIteratorBase&, %s const&)::{lambda(int)#1}" % (fun, fun)
-        dem = "void at::native::elementwise_kernel<128, 4, %s>(int, %s)" % (lam, lam)
+    strided = any(t.numel() != out.numel() for t in ins) or la.short != KERNELS["ew_vectorized"]["name"]
+    short, dem = names("ew_strided" if strided else "ew_vectorized", fun=fun, arr=elementwise_args(len(ins) + 1))
     return la._replace(short=short, demangled=dem)
 
 
@@ -755,10 +713,9 @@ def h_bce(op):
     `mul_(weight)`, and for a reduction the reduce plus the copy of the result into `loss`."""
     x, tgt = op.args[0], op.args[1]
     weight = op.args[2] if len(op.args) > 2 and isinstance(op.args[2], torch.Tensor) else None
-    fn = ("binary_cross_entropy_out_cuda(at::Tensor const&, at::Tensor const&, std::optional<at::Tensor> const&, "
-          "long, at::Tensor&)")
+    bce = PARTS["bce"]
     per = torch.empty(x.shape, dtype=x.dtype, device="meta")
-    out = [functor_kernel(op, loss_functor(fn, x, ("half", "bf16"), 2), per, [x, tgt], flops_per=6)]
+    out = [functor_kernel(op, loss_functor(bce["forward"], x, tuple(bce["dispatch"]), 2), per, [x, tgt], flops_per=6)]
     if weight is not None:
         out.append(elementwise_launch(op, name="mul", out=per, ins=[per, weight]))
     reduced = loss_reduction(op, per, _reduction(op, 3))
@@ -771,9 +728,9 @@ def h_bce_bwd(op):
     grad, x, tgt = op.args[0], op.args[1], op.args[2]
     weight = op.args[3] if len(op.args) > 3 and isinstance(op.args[3], torch.Tensor) else None
     out = op.outputs[0] if op.outputs else x
-    fn = ("binary_cross_entropy_backward_out_kernel(at::Tensor&, at::Tensor const&, at::Tensor const&, "
-          "at::Tensor const&)")
-    launches = [functor_kernel(op, loss_functor(fn, x, ("half", "bf16"), 3), out, [grad, x, tgt], flops_per=5)]
+    bce = PARTS["bce"]
+    launches = [functor_kernel(op, loss_functor(bce["backward"], x, tuple(bce["dispatch"]), 3), out, [grad, x, tgt],
+                               flops_per=5)]
     if weight is not None:
         launches.append(elementwise_launch(op, name="mul", out=out, ins=[out, weight]))
     if _reduction(op, 4) == 1:
@@ -837,13 +794,9 @@ def h_adaptive_avg_pool2d(op):
     a 32x8 block per (batch x plane, row band)."""
     x = op.args[0]
     out = op.outputs[0] if op.outputs else x
-    t = ctype(x)
     planes = int(math.prod(x.shape[:-2])) if x.dim() > 2 else 1
-    return [kernel("adaptive_average_pool",
-                   "void at::native::(anonymous namespace)::adaptive_average_pool<%s>(%s const*, %s*, int, int, int, int, "
-                   "long, long, long)" % (t, t, t),
-                   grid=(planes, max(1, 16 // max(1, x.shape[-3] if x.dim() > 2 else 1)), 1), block=(32, 8, 1),
-                   flops=x.numel(), nbytes=nbytes(x) + nbytes(out), dtype_class=op.dtype_class(x))]
+    return [launch("adaptive_avg_pool", (planes, max(1, 16 // max(1, x.shape[-3] if x.dim() > 2 else 1)), 1),
+                   {"T": ctype(x)}, flops=x.numel(), nbytes=nbytes(x) + nbytes(out), dtype_class=op.dtype_class(x))]
 
 
 def _pool_nhwc(x):
@@ -854,12 +807,9 @@ def _avg_pool_kernel(op, x, out, backward):
     """avg_pool2d_[backward_]out_cuda_frame[_nhwc] (cuda/AveragePool2d.cu): one thread per
     output (forward) or input-gradient (backward) element."""
     t = ctype(x)
-    name = "avg_pool2d_%sout_cuda_frame%s" % ("backward_" if backward else "", "_nhwc" if _pool_nhwc(x) else "")
-    tmpl = "%s, %s, int" % (t, _opmath(t)) if backward else "%s, %s" % (t, _opmath(t))
-    sizes = "long, long, long, long, long" if backward else "long, long, long, long, int"
-    dem = "void at::native::(anonymous namespace)::%s<%s>(int, %s const*, %s, int, int, int, int, int, int, %s*, int, bool, bool)" % (
-        name, tmpl, t, sizes, t)
-    return kernel(name, dem, grid=(math.ceil(out.numel() / 256), 1, 1), block=(256, 1, 1), flops=max(x.numel(), out.numel()),
+    p = {"T": t, "acc": _opmath(t), "nhwc": "_nhwc" if _pool_nhwc(x) else ""}
+    return launch("avg_pool_bwd" if backward else "avg_pool_fwd", (math.ceil(out.numel() / 256), 1, 1), p,
+                  flops=max(x.numel(), out.numel()),
                   nbytes=nbytes(op.args[0]) + nbytes(out), dtype_class=op.dtype_class(x))
 
 
@@ -880,10 +830,7 @@ def h_max_pool2d(op):
     x = op.args[0]
     out = op.outputs[0] if op.outputs else x
     t = ctype(x)
-    return [kernel("max_pool_forward_nchw",
-                   "void at::native::(anonymous namespace)::max_pool_forward_nchw<%s, %s>(int, %s const*, long, long, "
-                   "long, int, int, int, int, int, int, int, int, int, int, %s*, long*)" % (t, _opmath(t), t, t),
-                   grid=(math.ceil(out.numel() / 256), 1, 1), block=(256, 1, 1), flops=out.numel() * 9,
+    return [launch("max_pool_fwd", (math.ceil(out.numel() / 256), 1, 1), {"T": t, "acc": _opmath(t)}, flops=out.numel() * 9,
                    nbytes=nbytes(x) + nbytes(out) * 2, dtype_class=op.dtype_class(x))]
 
 
@@ -894,23 +841,15 @@ def h_max_pool2d_bwd(op):
     out = op.outputs[0] if op.outputs else x
     t = ctype(x)
     return [elementwise_launch(op, name="fill", out=out, ins=[], flops_per=0),
-            kernel("max_pool_backward_nchw",
-                   "void at::native::(anonymous namespace)::max_pool_backward_nchw<%s, %s>(int, %s const*, long const*, "
-                   "int, int, int, int, int, int, int, int, int, int, int, int, int, int, %s*)" % (t, _opmath(t), t, t),
-                   grid=(math.ceil(out.numel() / 256), 1, 1), block=(256, 1, 1), flops=grad.numel(),
+            launch("max_pool_bwd", (math.ceil(out.numel() / 256), 1, 1), {"T": t, "acc": _opmath(t)}, flops=grad.numel(),
                    nbytes=2 * nbytes(grad) + nbytes(out), dtype_class=op.dtype_class(x))]
 
 
 def h_embedding(op):
     weight, idx = op.args[0], op.args[1]
     out = op.outputs[0]
-    t = ctype(weight)
-    n = idx.numel()
-    name = "indexSelectSmallIndex" if n <= 16 else "indexSelectLargeIndex"
-    extra = "" if n <= 16 else ", true"
-    dem = "void at::native::(anonymous namespace)::%s<%s, long, unsigned int, 2, 2, -2%s>(at::cuda::detail::TensorInfo<%s, unsigned int>, at::cuda::detail::TensorInfo<%s const, unsigned int>, at::cuda::detail::TensorInfo<long const, unsigned int>, int, int, unsigned int, unsigned int, long)" % (name, t, extra, t, t)
-    return [kernel(name, dem, grid=(min(math.ceil(out.numel() / 128), 65535), 1, 1), block=(128, 1, 1),
-                   nbytes=2 * nbytes(out) + nbytes(idx), dtype_class=op.dtype_class(weight))]
+    key = "index_select_small" if idx.numel() <= 16 else "index_select_large"
+    return [launch(key, (min(math.ceil(out.numel() / 128), 65535), 1, 1), {"T": ctype(weight)}, nbytes=2 * nbytes(out) + nbytes(idx), dtype_class=op.dtype_class(weight))]
 
 
 def h_embedding_bwd(op):
@@ -919,45 +858,28 @@ def h_embedding_bwd(op):
     t = ctype(grad)
     if idx.numel() <= 3072:
         return [elementwise_launch(op, name="fill", out=out, ins=[], flops_per=0),
-                kernel("embedding_backward_feature_kernel",
-                       "void at::native::(anonymous namespace)::embedding_backward_feature_kernel<%s, float, long>(long const*, %s const*, %s*, int, long, int)" % (t, t, t),
-                       grid=(math.ceil(grad.shape[-1] / 32), 1, 1), block=(32, 32, 1), regs=40,
-                       flops=grad.numel(), nbytes=2 * nbytes(grad) + nbytes(idx), dtype_class=op.dtype_class(grad))]
+                launch("embedding_bwd_feature", (math.ceil(grad.shape[-1] / 32), 1, 1), {"T": t}, flops=grad.numel(), nbytes=2 * nbytes(grad) + nbytes(idx), dtype_class=op.dtype_class(grad))]
     n = idx.numel()
-    return [kernel("DeviceRadixSortOnesweepKernel", "void at_cuda_detail::cub::DeviceRadixSortOnesweepKernel<at_cuda_detail::cub::DeviceRadixSortPolicy<long, long, int>::Policy800, false, long, long, int, int>(int*, int*, long*, long const*, long*, long*, long const*, int, int, int)",
-                   grid=(math.ceil(n / 2048), 1, 1), block=(384, 1, 1), nbytes=4 * nbytes(idx), dtype_class="fp32"),
-            kernel("compute_grad_weight", "void at::native::(anonymous namespace)::compute_grad_weight<%s, long>(long const*, %s const*, long const*, long, long, long const*, long const*, at::AccumulateType<%s, true>::type*, long)" % (t, t, t),
-                   grid=(math.ceil(n / 4), 1, 1), block=(128, 1, 1), flops=grad.numel(), nbytes=2 * nbytes(grad), dtype_class=op.dtype_class(grad)),
-            kernel("sum_and_scatter", "void at::native::(anonymous namespace)::sum_and_scatter<%s, long>(long const*, %s*, long, long const*, long const*, at::AccumulateType<%s, true>::type const*, long const*, long const*, long, long)" % (t, t, t),
-                   grid=(math.ceil(n / 4), 1, 1), block=(128, 1, 1), nbytes=nbytes(out), dtype_class=op.dtype_class(grad))]
+    return [launch("radix_sort_onesweep", (math.ceil(n / 2048), 1, 1), nbytes=4 * nbytes(idx), dtype_class="fp32"),
+            launch("compute_grad_weight", (math.ceil(n / 4), 1, 1), {"T": t}, flops=grad.numel(), nbytes=2 * nbytes(grad),
+                   dtype_class=op.dtype_class(grad)),
+            launch("sum_and_scatter", (math.ceil(n / 4), 1, 1), {"T": t}, nbytes=nbytes(out), dtype_class=op.dtype_class(grad))]
 
 
 def h_dropout(op):
     x = op.args[0]
-    t = ctype(x)
     out = op.outputs[0]
-    return [kernel("fused_dropout_kernel_vec",
-                   "void at::native::(anonymous namespace)::fused_dropout_kernel_vec<%s, float, unsigned int, 1, 4, bool>(at::cuda::detail::TensorInfo<%s const, unsigned int>, at::cuda::detail::TensorInfo<%s, unsigned int>, at::cuda::detail::TensorInfo<bool, unsigned int>, unsigned int, float, at::PhiloxCudaState)" % (t, t, t),
-                   grid=(math.ceil(x.numel() / 1024), 1, 1), block=(256, 1, 1), regs=30, flops=4 * x.numel(),
+    return [launch("fused_dropout", (math.ceil(x.numel() / 1024), 1, 1), {"T": ctype(x)}, flops=4 * x.numel(),
                    nbytes=2 * nbytes(x) + out.numel(), dtype_class=op.dtype_class(x))]
 
 
-DISTRIBUTIONS = {"normal": "normal_kernel", "randn": "normal_kernel", "uniform": "uniform_kernel",
-                 "rand": "uniform_kernel", "bernoulli": "bernoulli_kernel", "random": "random_from_to_kernel",
-                 "randint": "random_from_to_kernel", "exponential": "exponential_kernel",
-                 "geometric": "geometric_kernel", "log_normal": "log_normal_kernel", "cauchy": "cauchy_kernel",
-                 "rand_like": "uniform_kernel", "randn_like": "normal_kernel", "randint_like": "random_from_to_kernel"}
+DISTRIBUTIONS = PARTS["distributions"]  # op -> the distribution kernel template in the name
 
 
 def h_random(op):
     out = op.outputs[0] if op.outputs else op.inputs[0]
-    t = ctype(out)
-    dist = DISTRIBUTIONS.get(op.name.rstrip("_"), "uniform_kernel")
-    lam = "at::native::templates::cuda::%s<at::CUDAGeneratorImpl*>(at::TensorIteratorBase&, at::CUDAGeneratorImpl*)::{lambda()#1}::operator()() const::{lambda(curandStatePhilox4_32_10*)#2}" % dist
-    dem = "void at::native::(anonymous namespace)::distribution_elementwise_grid_stride_kernel<%s, 4, %s, at::native::(anonymous namespace)::distribution_nullary_kernel<%s, %s, float4, at::CUDAGeneratorImpl*>(at::TensorIteratorBase&, at::CUDAGeneratorImpl*)::{lambda(int, float)#1}>(long, at::PhiloxCudaState, %s)" % (t, lam, t, t, lam)
-    return [kernel("distribution_elementwise_grid_stride_kernel", dem,
-                   grid=(min(math.ceil(out.numel() / 1024), op.spec.sm_count * 4), 1, 1), block=(256, 1, 1),
-                   regs=40, flops=10 * out.numel(), nbytes=nbytes(out), dtype_class=op.dtype_class(out))]
+    p = {"T": ctype(out), "dist": DISTRIBUTIONS.get(op.name.rstrip("_"), DISTRIBUTIONS["uniform"])}
+    return [launch("distribution", (min(math.ceil(out.numel() / 1024), op.spec.sm_count * 4), 1, 1), p, flops=10 * out.numel(), nbytes=nbytes(out), dtype_class=op.dtype_class(out))]
 
 
 def h_cat(op):
@@ -965,43 +887,30 @@ def h_cat(op):
     t = ctype(out)
     n_in = len(op.inputs)
     batches = math.ceil(n_in / 64)
-    return [kernel("CatArrayBatchedCopy",
-                   "void at::native::(anonymous namespace)::CatArrayBatchedCopy<%s, unsigned int, %d, 64, 64>(%s*, at::native::(anonymous namespace)::CatArrInputTensorMetadata<%s, unsigned int, 64, 64>, at::native::(anonymous namespace)::TensorSizeStride<unsigned int, 4u>, int, unsigned int)" % (t, out.dim(), t, t),
-                   grid=(math.ceil(out.numel() / 512 / batches), n_in, 1), block=(512, 1, 1),
-                   nbytes=2 * nbytes(out), dtype_class=op.dtype_class(out))
+    return [launch("cat", (math.ceil(out.numel() / 512 / batches), n_in, 1), {"T": t, "dims": out.dim()}, nbytes=2 * nbytes(out), dtype_class=op.dtype_class(out))
             for _ in range(batches)]
 
 
 def h_index(op):
     out = op.outputs[0] if op.outputs else op.inputs[0]
     base = op.name.rstrip("_")
-    short = {"index": "index_elementwise_kernel", "index_put": "index_put_kernel",
-             "gather": "_scatter_gather_elementwise_kernel", "scatter": "_scatter_gather_elementwise_kernel",
-             "scatter_add": "_scatter_gather_elementwise_kernel", "index_add": "indexFuncLargeIndex",
-             "index_select": "indexSelectLargeIndex", "masked_scatter": "masked_scatter_kernel",
-             "take_along_dim": "_scatter_gather_elementwise_kernel"}.get(base, "index_elementwise_kernel")
-    t = ctype(out)
-    dem = "void at::native::%s<128, 4, at::native::gpu_index_kernel<at::native::%s_kernel_impl<%s>(at::TensorIterator&, c10::ArrayRef<long>, c10::ArrayRef<long>)::{lambda(char*, char*, long)#1}>(at::TensorIteratorBase&, c10::ArrayRef<long>, c10::ArrayRef<long>, at::native::%s_kernel_impl<%s>(at::TensorIterator&, c10::ArrayRef<long>, c10::ArrayRef<long>)::{lambda(char*, char*, long)#1} const&)::{lambda(int)#1}>(long, at::native::gpu_index_kernel<at::native::%s_kernel_impl<%s>(at::TensorIterator&, c10::ArrayRef<long>, c10::ArrayRef<long>)::{lambda(char*, char*, long)#1}>(at::TensorIteratorBase&, c10::ArrayRef<long>, c10::ArrayRef<long>, at::native::%s_kernel_impl<%s>(at::TensorIterator&, c10::ArrayRef<long>, c10::ArrayRef<long>)::{lambda(char*, char*, long)#1} const&)::{lambda(int)#1})" % ((short, base, t, base, t, base, t, base, t))
-    return [kernel(short, dem, grid=(math.ceil(out.numel() / 512), 1, 1), block=(128, 1, 1),
-                   nbytes=sum(nbytes(x) for x in op.inputs) + nbytes(out), dtype_class=op.dtype_class(out))]
+    key = PARTS["index_kernels"].get(base, "index")
+    return [launch(key, (math.ceil(out.numel() / 512), 1, 1), {"op": base, "T": ctype(out)}, nbytes=sum(nbytes(x) for x in op.inputs) + nbytes(out), dtype_class=op.dtype_class(out))]
 
 
 def h_triu(op):
     out = op.outputs[0]
     t = ctype(out)
     upper = "true" if op.name.startswith("triu") else "false"
-    return [kernel("triu_tril_kernel", "void at::native::(anonymous namespace)::triu_tril_kernel<%s, int, %s, 8, true>(at::cuda::detail::TensorInfo<%s, int>, at::cuda::detail::TensorInfo<%s const, int>, long, long)" % (t, upper, t, t),
-                   grid=(math.ceil(out.numel() / 1024), 1, 1), block=(128, 1, 1), nbytes=2 * nbytes(out),
+    return [launch("triu_tril", (math.ceil(out.numel() / 1024), 1, 1), {"T": t, "upper": upper}, nbytes=2 * nbytes(out),
                    dtype_class=op.dtype_class(out))]
 
 
 def h_scan(op):
     x = op.inputs[0]
     t = ctype(x)
-    return [kernel("DeviceScanInitKernel", "void at_cuda_detail::cub::DeviceScanInitKernel<at_cuda_detail::cub::ScanTileState<%s, true> >(at_cuda_detail::cub::ScanTileState<%s, true>, int)" % (t, t),
-                   grid=(1, 1, 1), block=(128, 1, 1), dtype_class=op.dtype_class(x)),
-            kernel("DeviceScanKernel", "void at_cuda_detail::cub::DeviceScanKernel<at_cuda_detail::cub::DeviceScanPolicy<%s>::Policy600, %s const*, %s*, at_cuda_detail::cub::ScanTileState<%s, true>, std::plus<%s>, at_cuda_detail::cub::NullType, int>(%s const*, %s*, at_cuda_detail::cub::ScanTileState<%s, true>, int, std::plus<%s>, at_cuda_detail::cub::NullType, int)" % ((t,) * 9),
-                   grid=(math.ceil(x.numel() / 2048), 1, 1), block=(128, 1, 1), flops=x.numel(),
+    return [launch("scan_init", (1, 1, 1), {"T": t}, dtype_class=op.dtype_class(x)),
+            launch("scan", (math.ceil(x.numel() / 2048), 1, 1), {"T": t}, flops=x.numel(),
                    nbytes=2 * nbytes(x), dtype_class=op.dtype_class(x))]
 
 
@@ -1010,16 +919,13 @@ def h_sort(op):
     t = ctype(x)
     out = []
     if x.shape and x.shape[-1] <= 4096 if x.dim() else True:
-        out.append(kernel("bitonicSortKVInPlace", "void at::native::bitonicSortKVInPlace<2, -1, 16, 16, %s, long, at::native::LTOp<%s, true>, unsigned int>(at::cuda::detail::TensorInfo<%s, unsigned int>, unsigned int, unsigned int, unsigned int, unsigned int, at::cuda::detail::TensorInfo<long, unsigned int>, unsigned int, at::native::LTOp<%s, true>)" % (t, t, t, t),
-                          grid=(max(1, x.numel() // max(x.shape[-1] if x.dim() else 1, 1)), 1, 1), block=(16, 16, 1),
+        out.append(launch("sort_bitonic", (max(1, x.numel() // max(x.shape[-1] if x.dim() else 1, 1)), 1, 1), {"T": t},
                           flops=x.numel() * 12, nbytes=4 * nbytes(x), dtype_class=op.dtype_class(x)))
     else:
-        out.append(kernel("DeviceSegmentedRadixSortKernel", "void at_cuda_detail::cub::DeviceSegmentedRadixSortKernel<at_cuda_detail::cub::DeviceRadixSortPolicy<%s, long, int>::Policy800, false, true, %s, long, int*, int*, int>(%s const*, %s*, long const*, long*, int*, int*, int, int, int)" % (t, t, t, t),
-                          grid=(max(1, x.numel() // 4096), 1, 1), block=(256, 1, 1), flops=x.numel() * 20,
+        out.append(launch("sort_segmented", (max(1, x.numel() // 4096), 1, 1), {"T": t}, flops=x.numel() * 20,
                           nbytes=8 * nbytes(x), dtype_class=op.dtype_class(x)))
     if op.name == "topk":
-        out.insert(0, kernel("gatherTopK", "void at::native::sbtopk::gatherTopK<%s, unsigned int, 2, false>(at::cuda::detail::TensorInfo<%s const, unsigned int>, unsigned int, unsigned int, bool, unsigned int, unsigned int, at::cuda::detail::TensorInfo<%s, unsigned int>, unsigned int, at::cuda::detail::TensorInfo<long, unsigned int>, unsigned int, unsigned int*)" % (t, t, t),
-                             grid=(max(1, x.numel() // max(x.shape[-1] if x.dim() else 1, 1)), 1, 1), block=(1024, 1, 1),
+        out.insert(0, launch("topk_gather", (max(1, x.numel() // max(x.shape[-1] if x.dim() else 1, 1)), 1, 1), {"T": t},
                              flops=x.numel() * 4, nbytes=2 * nbytes(x), dtype_class=op.dtype_class(x)))
     return out
 
@@ -1030,9 +936,9 @@ MAX_TENSORS = {1: 110, 2: 64, 3: 48, 4: 36, 5: 30}
 MAX_BLOCKS = 320
 CHUNK = 65536
 MTA_BLOCK = 512
-NS = "at::native::(anonymous namespace)::"
-FOREACH_OPS = {"add": "std::plus", "sub": "std::minus", "mul": "std::multiplies", "div": "std::divides",
-               "addcmul": "std::multiplies", "addcdiv": "std::divides"}
+FOREACH = PARTS["foreach"]  # multi_tensor_apply_kernel's name parts (functors, metadata, signature)
+NS = FOREACH["namespace"]
+FOREACH_OPS = FOREACH["ops"]
 
 
 def mta_launches(numels, depth):
@@ -1101,60 +1007,58 @@ def h_foreach(op):
         return [elementwise_launch(op, name=base, out=o, ins=[l[i] for l in lists if i < len(l)])
                 for i, o in enumerate(outs) if isinstance(o, torch.Tensor) and o.numel() > 0]
     n_lists = len(lists)
+    F = FOREACH
     if op.name.startswith("_fused_adam"):
         depth = 5 if n_lists >= 5 and lists[4] else 4  # param, grad, exp_avg, exp_avg_sq [, max_exp_avg_sq]
-        meta = "FusedTensorListMetadata<%d>" % depth
-        fn = "FusedAdamMathFunctor<%s, %d, (at::native::ADAM_MODE)%d, false>" % (t, depth, 1 if "adamw" in op.name else 0)
-        tail = ", double, double, double, double, double, double, bool, float const*, float const*"
+        meta = F["fused_metadata"] % {"depth": depth}
+        fn = F["fused_adam"] % {"T": t, "depth": depth, "mode": 1 if "adamw" in op.name else 0}
+        tail = F["fused_adam_tail"]
     else:
         depth = min(5, n_lists + (0 if inplace else 1))
-        res = 0 if inplace else n_lists
-        meta = "TensorListMetadata<%d>" % depth
-        opf = "%s<%s>" % (FOREACH_OPS.get(base, NS + base.capitalize()), om)
+        p = {"T": t, "om": om, "depth": depth, "res": 0 if inplace else n_lists}
+        meta = F["metadata"] % p
+        opf = "%s<%s>" % (FOREACH_OPS.get(base, F["op_default"] % {"Op": base.capitalize()}), om)
         if op.name == "_amp_foreach_non_finite_check_and_unscale_":
-            fn, tail = "UnaryOpFunctor<%s, 1, 1, 0>" % t, ", %s" % om
+            fn, tail = F["unscale"] % p, ", %s" % om
         elif base == "norm":
-            meta, fn, tail = "TensorListMetadata<1>", "LpNormFunctor<%s, 2, %s>" % (t, om), ", %s*, int" % om
+            meta, fn, tail = F["metadata"] % dict(p, depth=1), F["norm"] % p, F["norm_tail"] % p
         elif base == "lerp":
             # ForeachTernaryOp.cu: lerp with a scalar weight is TernaryOpScalarFunctor over
             # (self, end[, out]); with a weight list, TernaryOpListFunctor over
             # (self, end, weight[, out]); both with at::native::LerpFunctor<opmath_t>.
-            opf = "at::native::LerpFunctor<%s>" % om
+            opf = F["lerp_op"] % p
             if n_lists >= 3:
-                fn, tail = "TernaryOpListFunctor<%s, %d, 3, %d>" % (t, depth, res), ", %s" % opf
+                fn, tail = F["ternary_list"] % p, ", %s" % opf
             else:
-                fn, tail = "TernaryOpScalarFunctor<%s, %d, 2, %d>" % (t, depth, res), ", %s, %s" % (opf, om)
+                fn, tail = F["ternary_scalar"] % p, ", %s, %s" % (opf, om)
         elif n_lists == 1 and not (scalars or scalar_list or scalar_tensor):
-            fn, tail = "UnaryOpFunctor<%s, %d, 1, %d>" % (t, depth, res), ", %s" % opf
+            fn, tail = F["unary"] % p, ", %s" % opf
         elif n_lists == 1:
             kind = "ScalarList" if scalar_list else "ScalarTensor" if scalar_tensor else "Scalar"
             if scalar_list:
-                meta = "TensorListScalarListMetadata<%s, %d>" % (om, depth)
-            fn, tail = "BinaryOp%sFunctor<%s, %d, 1, %d>" % (kind, t, depth, res), ", %s" % opf + (", %s" % om if kind == "Scalar" else "")
+                meta = F["scalar_list_metadata"] % p
+            fn, tail = F["binary"] % dict(p, kind=kind), ", %s" % opf + (", %s" % om if kind == "Scalar" else "")
         elif n_lists == 2:
-            fn, tail = "BinaryOpListAlphaFunctor<%s, %d, 2, %d>" % (t, depth, res), ", %s, %s" % (opf, om)
+            fn, tail = F["binary_list_alpha"] % p, ", %s, %s" % (opf, om)
         else:
             kind = "ScalarList" if scalar_list else "Scalar"
             if scalar_list:
-                meta = "TensorListScalarListMetadata<%s, %d>" % (om, depth)
-            fn, tail = "PointwiseOp%sFunctor<%s, %d, 3, %d>" % (kind, t, depth, res), ", %s" % opf + (", %s" % om if kind == "Scalar" else "")
-    sig = "%s%s, %s%s%s" % (NS, meta, NS, fn, tail)
-    dem = "void %smulti_tensor_apply_kernel<%s>(%s)" % (NS, sig, sig)
+                meta = F["scalar_list_metadata"] % p
+            fn, tail = F["pointwise"] % dict(p, kind=kind), ", %s" % opf + (", %s" % om if kind == "Scalar" else "")
+    sig = F["signature"] % {"ns": NS, "meta": meta, "fn": fn, "tail": tail}
     per_elem_bytes = sum(x.element_size() for x in (l[0] for l in lists)) * (1 if inplace else 1.5)
     flops_per = 12 if "adam" in op.name else 2
-    out = [kernel("multi_tensor_apply_kernel", dem, grid=(blocks, 1, 1), block=(MTA_BLOCK, 1, 1), regs=40,
+    out = [launch("multi_tensor_apply", (blocks, 1, 1), {"sig": sig}, block=(MTA_BLOCK, 1, 1),
                   flops=elems * flops_per, nbytes=elems * per_elem_bytes, dtype_class=op.dtype_class(ref))
            for blocks, elems in mta_launches([x.numel() for x in lists[0]], depth)]
     if base == "norm" and out:
         n = len(lists[0])
-        out.append(kernel("lpnorm_cleanup", "void %slpnorm_cleanup<%s, 2, %s>(%s const*, %s**, int)" % (NS, t, om, om, t),
-                          grid=(n, 1, 1), block=(MTA_BLOCK, 1, 1), nbytes=n * 4 * 320))
+        out.append(launch("lpnorm_cleanup", (n, 1, 1), {"T": t, "acc": om}, block=(MTA_BLOCK, 1, 1), nbytes=n * 4 * 320))
     return out
 
 
 def h_amp_update_scale(op):
-    return [kernel("amp_update_scale_cuda_kernel", "at::native::amp_update_scale_cuda_kernel(float*, int*, float const*, double, double, int)",
-                   grid=(1, 1, 1), block=(1, 1, 1), nbytes=16)]
+    return [launch("amp_update_scale", (1, 1, 1), nbytes=16)]
 
 
 def h_copy(op):
@@ -1175,9 +1079,7 @@ def h_copy(op):
 
 def h_roll(op):
     out = op.outputs[0]
-    t = ctype(out)
-    return [kernel("roll_cuda_kernel", "void at::native::roll_cuda_kernel<%s>(%s const*, %s*, long, long, long, long, long, long)" % (t, t, t),
-                   grid=(math.ceil(out.numel() / 512), 1, 1), block=(512, 1, 1), nbytes=2 * nbytes(out),
+    return [launch("roll", (math.ceil(out.numel() / 512), 1, 1), {"T": ctype(out)}, nbytes=2 * nbytes(out),
                    dtype_class=op.dtype_class(out))]
 
 
@@ -1187,9 +1089,7 @@ def h_slice_backward(op):
     grad = op.inputs[0]
     return [elementwise_launch(op, name="fill", out=out, ins=[], flops_per=0),
             elementwise_launch(op, name="copy", out=grad, ins=[grad], flops_per=0)._replace(
-                short="elementwise_kernel",
-                demangled="void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl<%s>(at::TensorIteratorBase&, %s const&)::{lambda(int)#1}>(int, at::native::gpu_kernel_impl<%s>(at::TensorIteratorBase&, %s const&)::{lambda(int)#1})"
-                % ((functor("copy", grad),) * 4))]
+                **dict(zip(("short", "demangled"), names("ew_strided", fun=functor("copy", grad)))))]
 
 
 def h_item(op):
@@ -1213,17 +1113,10 @@ def mha_launches(op, like, rows, b, lq, s, e, h, qkv_w, proj_w):
     d = max(1, e // max(h, 1))
     es = like.element_size()
     t = ctype(like)
-    rescale = kernel("transform_bias_rescale_qkv_kernel",
-                     "void at::native::(anonymous namespace)::transform_bias_rescale_qkv_kernel<%s, float, true>"
-                     "(at::GenericPackedTensorAccessor<%s, 3, at::RestrictPtrTraits, long>, "
-                     "at::GenericPackedTensorAccessor<%s, 1, at::RestrictPtrTraits, long>, "
-                     "at::GenericPackedTensorAccessor<%s, 5, at::RestrictPtrTraits, long>, float)" % (t, t, t, t),
-                     grid=(b * lq, 1, 1), block=(256, 1, 1), flops=3 * rows * e, nbytes=2 * 3 * b * lq * e * es,
+    rescale = launch("transform_bias_rescale_qkv", (b * lq, 1, 1), {"T": t}, flops=3 * rows * e, nbytes=2 * 3 * b * lq * e * es,
                      dtype_class=op.dtype_class(like))
-    softmax = kernel("softmax_warp_forward",
-                     "void (anonymous namespace)::softmax_warp_forward<%s, %s, float, %d, false, false>(%s*, %s const*, int, int, int, bool const*, int, bool)"
-                     % (t, t, max(0, int(math.ceil(math.log2(max(s, 1))))), t, t),
-                     grid=(max(1, b * h * lq // 4), 1, 1), block=(32, 4, 1), regs=40, flops=5 * b * h * lq * s,
+    softmax = launch("softmax_warp_fwd", (max(1, b * h * lq // 4), 1, 1),
+                     {"T": t, "log2": max(0, int(math.ceil(math.log2(max(s, 1))))), "is_log": "false"}, flops=5 * b * h * lq * s,
                      nbytes=2 * b * h * lq * s * es, dtype_class=op.dtype_class(like))
     return [gemm_launch(op, _meta(rows, e, like), qkv_w.t()), rescale,
             gemm_launch(op, _meta(lq, d, like), _meta(d, s, like), batch=b * h), softmax,
@@ -1286,9 +1179,7 @@ def h_nested_from_mask(op):
     ty = ctype(t)
     lengths = types.SimpleNamespace(name="sum", outputs=[], dtype_class=op.dtype_class)
     return (reduce_launch(lengths, mask) + [memcpy(mask.shape[0] * 8, DTOH, DEVICE, PAGEABLE),
-            kernel("remove_padding_kernel",
-                   "void at::native::remove_padding_kernel<%s>(%s const*, %s*, int const*, int const*, int, int)" % (ty, ty, ty),
-                   grid=(t.shape[0], 1, 1), block=(256, 1, 1), nbytes=2 * nbytes(t), dtype_class=op.dtype_class(t))])
+            launch("remove_padding", (t.shape[0], 1, 1), {"T": ty}, nbytes=2 * nbytes(t), dtype_class=op.dtype_class(t))])
 
 
 def h_nested_mask_left_aligned(op):
@@ -1304,10 +1195,8 @@ def h_to_padded(op):
     out = op.outputs[0] if op.outputs else None
     if out is None:
         return []
-    ty = ctype(out)
-    name = "add_padding_%d" % max(1, min(3, out.dim() - 1))
-    return [kernel(name, "void at::native::%s<%s>(%s const*, %s*, %s, int const*, int const*, int, int, int, int, int)"
-                   % (name, ty, ty, ty, ty), grid=(out.shape[0], 1, 1), block=(256, 1, 1), nbytes=2 * nbytes(out),
+    p = {"T": ctype(out), "dims": max(1, min(3, out.dim() - 1))}
+    return [launch("add_padding", (out.shape[0], 1, 1), p, nbytes=2 * nbytes(out),
                    dtype_class=op.dtype_class(out))]
 
 
@@ -1316,13 +1205,9 @@ def h_group_norm(op):
     x = op.args[0]
     n, c, groups = int(op.args[3]), int(op.args[4]), int(op.args[6])
     t = ctype(x)
-    return [kernel("RowwiseMomentsCUDAKernel",
-                   "void at::native::(anonymous namespace)::RowwiseMomentsCUDAKernel<%s>(long, %s, %s const*, %s*, %s*)" % (t, t, t, t, t),
-                   grid=(n * groups, 1, 1), block=(512, 1, 1), flops=3 * x.numel(), nbytes=nbytes(x),
+    return [launch("group_norm_moments", (n * groups, 1, 1), {"T": t}, flops=3 * x.numel(), nbytes=nbytes(x),
                    dtype_class=op.dtype_class(x)),
-            kernel("ComputeFusedParamsCUDAKernel",
-                   "void at::native::(anonymous namespace)::ComputeFusedParamsCUDAKernel<%s>(long, long, long, %s const*, %s const*, %s const*, %s const*, float*, float*)" % (t, t, t, t, t),
-                   grid=(max(1, n * c // 256), 1, 1), block=(256, 1, 1), flops=4 * n * c, nbytes=8 * n * c,
+            launch("group_norm_fused_params", (max(1, n * c // 256), 1, 1), {"T": t}, flops=4 * n * c, nbytes=8 * n * c,
                    dtype_class=op.dtype_class(x)),
             elementwise_launch(op, name="group_norm_fwd", out=op.outputs[0] if op.outputs else x, ins=[x])]
 
@@ -1330,13 +1215,9 @@ def h_group_norm(op):
 def h_group_norm_bwd(op):
     g = op.args[0]
     t = ctype(g)
-    return [kernel("ComputeInternalGradientsCUDAKernel",
-                   "void at::native::(anonymous namespace)::ComputeInternalGradientsCUDAKernel<%s>(long, %s const*, %s const*, float*, float*)" % (t, t, t),
-                   grid=(max(1, g.shape[0] * g.shape[1]), 1, 1), block=(512, 1, 1), flops=4 * g.numel(),
+    return [launch("group_norm_internal_grads", (max(1, g.shape[0] * g.shape[1]), 1, 1), {"T": t}, flops=4 * g.numel(),
                    nbytes=2 * nbytes(g), dtype_class=op.dtype_class(g)),
-            kernel("GroupNormBackwardCUDAKernel",
-                   "void at::native::(anonymous namespace)::GroupNormBackwardCUDAKernel<%s>(long, long, long, %s const*, %s const*, %s const*, %s*)" % (t, t, t, t, t),
-                   grid=(max(1, g.numel() // 1024), 1, 1), block=(256, 1, 1), flops=6 * g.numel(),
+            launch("group_norm_bwd", (max(1, g.numel() // 1024), 1, 1), {"T": t}, flops=6 * g.numel(),
                    nbytes=3 * nbytes(g), dtype_class=op.dtype_class(g))]
 
 
@@ -1345,11 +1226,8 @@ def h_embedding_bag(op):
     weight, idx = op.args[0], op.args[1]
     mode = int(op.args[4]) if len(op.args) > 4 and isinstance(op.args[4], int) else 0
     out = op.outputs[0] if op.outputs else weight
-    t = ctype(weight)
-    name = "EmbeddingBag_updateOutputKernel_max" if mode == 2 else "EmbeddingBag_updateOutputKernel_sum_mean"
-    dem = "void at::native::(anonymous namespace)::%s<%s, long>(long const*, long const*, %s const*, %s*, long*, long, long, long, long, long, %s const*, long)" % (name, t, t, t, t)
-    return [kernel(name, dem, grid=(max(1, math.ceil(out.numel() / 256)), 1, 1), block=(32, 8, 1),
-                   flops=idx.numel() * weight.shape[-1], nbytes=idx.numel() * weight.shape[-1] * weight.element_size() + nbytes(out),
+    return [launch("embedding_bag_max" if mode == 2 else "embedding_bag_sum_mean", (max(1, math.ceil(out.numel() / 256)), 1, 1),
+                   {"T": ctype(weight)}, flops=idx.numel() * weight.shape[-1], nbytes=idx.numel() * weight.shape[-1] * weight.element_size() + nbytes(out),
                    dtype_class=op.dtype_class(weight))]
 
 
@@ -1436,30 +1314,20 @@ class RnnCall:
         t, c = self._types()
         gh, es = self.gates * self.hidden, self.x.element_size()
         n = batch * self.hidden
+        p = {"T": t, "C": c, "tag": self.tag, "mode": self.mode, "bias": 2 if self.has_biases else 0}
         if backward:
-            short = "%s_elementWise_bp1" % self.tag
-            dem = ("void %s<%s, %s, float>(int, int, %s*, %s*, %s*, %s*, %s*, %s*, %s*, float*, %s*, int, int, "
-                   "cudnnRNNClipMode_t, cudnnNanPropagation_t, float, float)" % ((short, t, c) + (t,) * 8))
             flops, moved = 10 * batch * gh, 3 * batch * gh * es
         else:
-            short = "elemWiseRNNcell"
-            dem = ("void elemWiseRNNcell<%s, %s, float, (cudnnRNNMode_t)%d, (cudnnRNNBiasMode_t)%d>(int, int, int, int, "
-                   "int, bool, %s const*, %s const*, %s const*, %s const*, %s const*, %s*, %s*, %s*, "
-                   "cudnnRNNClipMode_t, cudnnNanPropagation_t, float, float)"
-                   % ((t, c, self.mode, 2 if self.has_biases else 0) + (t,) * 8))
             flops, moved = 8 * batch * gh, 2 * batch * gh * es + 2 * n * es
-        return kernel(short, dem, grid=(max(1, math.ceil(n / 128)), 1, 1), block=(128, 1, 1), regs=40,
+        return launch("rnn_cell_bwd" if backward else "rnn_cell_fwd", (max(1, math.ceil(n / 128)), 1, 1), p,
                       flops=flops, nbytes=moved, dtype_class=self.dtype_class())
 
     def _persistent(self, backward):
         t, c = self._types()
-        short = "RNN_blockPersist_%s_%s" % ("bp" if backward else "fp", self.tag)
-        dem = ("void %s<%s, %s, float, 128, true>(int, int, int, int, %s const*, %s const*, %s const*, %s*, %s*, "
-               "%s*, cudnn::reduced_divisor, float, float)" % ((short, t, c) + (t,) * 6))
+        p = {"T": t, "C": c, "tag": self.tag, "dir": "bp" if backward else "fp"}
         b, gh, es = self.batches[0], self.gates * self.hidden, self.x.element_size()
         flops = 2.0 * self.steps * b * self.rec * gh * (2 if backward else 1) + 10 * self.steps * b * gh
-        return kernel(short, dem, grid=(self.spec.sm_count, 1, 1), block=(256, 1, 1), regs=255,
-                      smem_dynamic=96 * 1024, flops=flops,
+        return launch("rnn_persist", (self.spec.sm_count, 1, 1), p, smem_dynamic=96 * 1024, flops=flops,
                       nbytes=(self.rec * gh + 3 * self.steps * b * gh) * es, dtype_class=self.dtype_class(),
                       tensor_core=True)
 
@@ -1477,17 +1345,13 @@ class RnnCall:
     def dropout_state_launch(self):
         """cudnn::initstates, once per process (PyTorch caches the state): curand_init of cuDNN's
         ~2 MB of XORWOW states; modelled with the cost one real A100 run measured (~0.46 ms)."""
-        return kernel("initstates", "cudnn::initstates(unsigned long long, curandStateXORWOW*)",
-                      grid=(self.spec.sm_count * 2, 1, 1), block=(256, 1, 1), regs=64,
-                      flops=1.6e10 * self.spec.sm_count / 132, nbytes=2 * 1024 * 1024, dtype_class="fp32")
+        return launch("rnn_dropout_state", (self.spec.sm_count * 2, 1, 1), flops=1.6e10 * self.spec.sm_count / 132, nbytes=2 * 1024 * 1024, dtype_class="fp32")
 
     def _dropout(self, backward):
         """cuDNN's inter-layer dropout over one layer's whole output (all steps and directions)."""
         t, c = self._types()
         n = self.rows * self.rec * self.dirs
-        short = "RNN_dropout_%s" % ("bp" if backward else "fp")
-        dem = "void %s<%s, %s, float>(int, %s const*, %s*, float, curandStateXORWOW*)" % (short, t, c, t, t)
-        return kernel(short, dem, grid=(max(1, math.ceil(n / 1024)), 1, 1), block=(256, 1, 1), regs=32,
+        return launch("rnn_dropout", (max(1, math.ceil(n / 1024)), 1, 1), {"T": t, "C": c, "dir": "bp" if backward else "fp"},
                       flops=10 * n, nbytes=2 * n * self.x.element_size() + n // 8, dtype_class=self.dtype_class())
 
     def _bias_grad(self):
@@ -1495,10 +1359,7 @@ class RnnCall:
         the gates' gradient of all steps summed into the (double) bias gradient."""
         t, c = self._types()
         gh = self.gates * self.hidden
-        dem = ("void GENERIC_elementWise_bp2<%s, %s, float, %d, (cudnnRNNBiasMode_t)2>(int, int, %s*, %s*, "
-               "cudnn::reduced_divisor, %s*)" % (t, c, self.gates, t, t, c))
-        return kernel("GENERIC_elementWise_bp2", dem, grid=(max(1, math.ceil(gh / 128)), 1, 1), block=(128, 1, 1),
-                      regs=32, flops=self.rows * gh, nbytes=(self.rows * gh + 2 * gh) * self.x.element_size(),
+        return launch("rnn_bias_grad", (max(1, math.ceil(gh / 128)), 1, 1), {"T": t, "C": c, "gates": self.gates}, flops=self.rows * gh, nbytes=(self.rows * gh + 2 * gh) * self.x.element_size(),
                       dtype_class=self.dtype_class())
 
     def forward_launches(self, init_dropout_state=False):
@@ -1607,15 +1468,14 @@ def rnn_cell_launches(cell, backward, like, batch, hidden, contiguous, has_bias,
     t = ctype(like)
     acc = "double" if like.dtype == torch.float64 else "float"
     index = "int" if work < 2 ** 31 else "long"
-    name = "%s_cell_%s" % (cell, "backward" if backward else "forward")
-    info = "at::cuda::detail::TensorInfo<%s, %s>" % (t, index)
-    dem = "void at::native::(anonymous namespace)::kernel::%s<%s, %s, %s, %d>(%s, %s, %s)" % (
-        name, t, acc, index, 1 if contiguous else 2, ", ".join([info] * RNN_CELL_INFOS[(cell, backward)]), index, index)
+    info = PARTS["rnn_cell_info"] % {"T": t, "index": index}
+    p = {"T": t, "acc": acc, "index": index, "kind": 1 if contiguous else 2,
+         "infos": ", ".join([info] * RNN_CELL_INFOS[(cell, backward)])}
     es = like.element_size()
     moved = es * numel * RNN_CELL_TRAFFIC[(cell, backward)]
     cls = roofline.dtype_class(like.dtype, allow_tf32)
-    out = [kernel(name, dem, grid=(min(math.ceil(numel / 512), spec.sm_count * 4), 1, 1), block=(512, 1, 1),
-                  regs=32, flops=(25 if backward else 20) * numel, nbytes=moved, dtype_class=cls)]
+    out = [launch("%s_cell_%s" % (cell, "backward" if backward else "forward"), (min(math.ceil(numel / 512), spec.sm_count * 4), 1, 1),
+                  p, flops=(25 if backward else 20) * numel, nbytes=moved, dtype_class=cls)]
     if backward and has_bias:
         grad_gates = torch.empty((batch, gates * hidden), dtype=like.dtype, device="meta")
         red = types.SimpleNamespace(name="sum", outputs=[torch.empty(gates * hidden, dtype=like.dtype, device="meta")],
@@ -1659,18 +1519,14 @@ def h_embedding_bag_bwd(op):
     zero = elementwise_launch(op, name="fill", out=out, ins=[], flops_per=0)
     n = idx.numel()
     if mode == 2:
-        return [zero, kernel("EmbeddingBag_accGradParametersKernel_max",
-                             "void at::native::(anonymous namespace)::EmbeddingBag_accGradParametersKernel_max<%s, long>(long const*, %s const*, %s*, long, long, long)" % (t, t, t),
-                             grid=(max(1, math.ceil(grad.numel() / 256)), 1, 1), block=(32, 8, 1), flops=grad.numel(),
+        return [zero, launch("embedding_bag_bwd_max", (max(1, math.ceil(grad.numel() / 256)), 1, 1), {"T": t}, flops=grad.numel(),
                              nbytes=2 * nbytes(grad) + nbytes(idx), dtype_class=op.dtype_class(grad))]
     return [zero,
-            kernel("DeviceRadixSortOnesweepKernel", "void at_cuda_detail::cub::DeviceRadixSortOnesweepKernel<at_cuda_detail::cub::DeviceRadixSortPolicy<long, long, int>::Policy800, false, long, long, int, int>(int*, int*, long*, long const*, long*, long*, long const*, int, int, int)",
-                   grid=(max(1, math.ceil(n / 2048)), 1, 1), block=(384, 1, 1), nbytes=4 * nbytes(idx), dtype_class="fp32"),
-            kernel("compute_grad_weight_bags", "void at::native::(anonymous namespace)::compute_grad_weight_bags<%s, long>(long const*, %s const*, long const*, long const*, long, long, long, long, bool, long const*, %s const*, long, long const*, long const*, at::AccumulateType<%s, true>::type*, long)" % (t, t, t, t),
-                   grid=(max(1, math.ceil(n / 4)), 1, 1), block=(128, 1, 1), flops=n * grad.shape[-1],
+            launch("radix_sort_onesweep", (max(1, math.ceil(n / 2048)), 1, 1), nbytes=4 * nbytes(idx), dtype_class="fp32"),
+            launch("compute_grad_weight_bags", (max(1, math.ceil(n / 4)), 1, 1), {"T": t}, flops=n * grad.shape[-1],
                    nbytes=2 * n * grad.shape[-1] * grad.element_size(), dtype_class=op.dtype_class(grad)),
-            kernel("sum_and_scatter", "void at::native::(anonymous namespace)::sum_and_scatter<%s, long>(long const*, %s*, long, long const*, long const*, at::AccumulateType<%s, true>::type const*, long const*, long const*, long, long)" % (t, t, t),
-                   grid=(max(1, math.ceil(n / 4)), 1, 1), block=(128, 1, 1), nbytes=nbytes(out), dtype_class=op.dtype_class(grad))]
+            launch("sum_and_scatter", (max(1, math.ceil(n / 4)), 1, 1), {"T": t}, nbytes=nbytes(out),
+                   dtype_class=op.dtype_class(grad))]
 
 
 # Views, metadata and allocations: no GPU work.
