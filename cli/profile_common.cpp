@@ -61,9 +61,9 @@ int64_t parseDurationNs(const std::string& s, const std::string& what) {
   return static_cast<int64_t>(std::llround(ns));
 }
 
-CommonArgs parseCommon(const Args& args, const std::vector<std::string>& formats) {
+CommonArgs parseCommon(const Args& args, const std::vector<Format>& formats) {
   CommonArgs c;
-  c.format = args.choice("--format", formats);
+  c.format = args.format(formats);
   if (auto g = args.getInt("--gpu")) {
     if (*g < 0 || *g > INT32_MAX) throw UsageError("option '--gpu' needs a device number >= 0");
     c.scope.device = static_cast<int32_t>(*g);

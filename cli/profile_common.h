@@ -40,14 +40,14 @@ std::vector<OptionSpec> profileOptions(std::vector<OptionSpec> extra = {});
 std::string commonOptionsHelp(bool csv);
 
 struct CommonArgs {
-  std::string format;  // text | json | csv
+  Format format = Format::Text;
   analysis::Scope scope;
   std::vector<std::string> files;  // positionals left after --trim's END was taken
 };
 
 /// Parses the common options; `formats` lists the allowed ones (first = default).
 /// UsageError on bad values (e.g. --trim END <= START, --gpu not an integer).
-CommonArgs parseCommon(const Args& args, const std::vector<std::string>& formats);
+CommonArgs parseCommon(const Args& args, const std::vector<Format>& formats);
 
 /// A duration cell of an analysis table: integer nanoseconds in CSV (exact, machine-readable),
 /// a human duration (fmtDuration) in text.
