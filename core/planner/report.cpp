@@ -75,7 +75,7 @@ std::string renderJson(const LoopResult& r) {
     if (l.note.empty())
       w.key("note").null();
     else
-      w.field("note", l.note);
+      w.field("note", rewordForTest(l.note));
     if (l.suggestFocus.empty())
       w.key("suggest_focus").null();
     else
@@ -106,7 +106,7 @@ std::string renderJson(const LoopResult& r) {
   }
   w.endArray();
   w.key("notes").beginArray();
-  for (const auto& n : r.notes) w.value(n);
+  for (const auto& n : r.notes) w.value(renderNote(n));
   w.endArray();
   w.key("round_log").beginArray();
   for (const auto& rl : r.roundLog) {
@@ -123,7 +123,7 @@ std::string renderJson(const LoopResult& r) {
     w.endArray();
     w.field("dir", rl.dir);
     w.key("notes").beginArray();
-    for (const auto& n : rl.notes) w.value(n);
+    for (const auto& n : rl.notes) w.value(renderNote(n));
     w.endArray();
     w.endObject();
   }
@@ -203,7 +203,7 @@ std::string renderText(const LoopResult& r, WorkspaceIndex& index, const TextOpt
   os << "kernlens profile: " << (r.converged ? "converged" : "NOT converged")
      << (r.stopReason == StopReason::Converged ? std::string() : " (" + std::string(stopReasonName(r.stopReason)) + ")")
      << " after " << r.rounds << " round" << (r.rounds == 1 ? "" : "s") << ", backend " << r.backend << label << "\n";
-  if (!r.why.empty()) os << "  why: " << r.why << "\n";
+  if (!r.why.empty()) os << "  why: " << rewordForTest(r.why) << "\n";
   int64_t total = 0;
   for (const auto& l : r.lines) addTo(total, l.gpuNs);
   os << "  mapped GPU time " << formatNs(total) << " on " << r.lines.size() << " lines\n\n";
@@ -236,7 +236,7 @@ std::string renderText(const LoopResult& r, WorkspaceIndex& index, const TextOpt
           for (const auto& v : l.variants) os << "\n       |      " << variantText(l, v);
           if (!l.note.empty() &&
               (!l.atomic || l.atomicReason != attribution::AtomicReason::Library || l.noMatchingKernel))
-            os << "  [" << l.noteWithFocus() << "]";
+            os << "  [" << rewordForTest(l.noteWithFocus()) << "]";
         }
       }
       os << "\n";
@@ -297,7 +297,7 @@ std::string renderText(const LoopResult& r, WorkspaceIndex& index, const TextOpt
   }
   os << "\n";
   for (const auto& x : r.refusals) os << "refused: " << x << "\n";
-  for (const auto& n : r.notes) os << "note: " << n << "\n";
+  for (const auto& n : r.notes) os << "note: " << renderNote(n) << "\n";
   return os.str();
 }
 

@@ -257,6 +257,8 @@ Result<ResultSet> buildFromProfile(const profile::ProfileModel& m, const BuildOp
   }
 
   auto& p = rs.provenance;
+  p.origin = ResultOrigin::LoadedProfile;
+  p.profileFile = fileName;
   p.runId = "profile:" + fileName;
   p.source = hasKl ? AttributionSource::KlRanges : AttributionSource::PythonStacks;
   p.emulated = m.meta.emulated;

@@ -98,8 +98,8 @@ void registerLoadProfile(Server& server, std::shared_ptr<FeatureContext> ctx) {
                           {"source", results::attributionSourceName(rs.provenance.source)},
                           {"emulated", rs.provenance.emulated},
                           {"runId", rs.provenance.runId}};
-          std::string msg = "kernlens: " + rs.provenance.runId.substr(rs.provenance.runId.find(':') + 1) + ": " +
-                            std::to_string(lines) + " lines in " + std::to_string(rs.files.size()) + " files" +
+          std::string msg = "kernlens: " + rs.provenance.profileFile + ": " + std::to_string(lines) + " lines in " +
+                            std::to_string(rs.files.size()) + " files" +
                             (rs.provenance.emulated ? " (emulated GPU)" : "");
           if (rs.files.empty()) msg += " — no GPU work maps to files of this workspace";
           ctx->results->setResults(std::move(rs));
