@@ -118,8 +118,7 @@ int run(const Args& args, Context& ctx) {
       if (!text) return std::nullopt;
       return std::move(*text);
     };
-    auto file = resolveReports({args.positional()[0]}, ctx.err).front();
-    auto model = orFail(profile::readProfile(file));
+    auto model = readModel({args.positional()[0]}, ctx.err);
     if (!results::mapsToSource(model) &&
         std::any_of(model.ranges.begin(), model.ranges.end(),
                     [](const profile::Range& r) { return r.kind == profile::RangeKind::CpuOp; })) {

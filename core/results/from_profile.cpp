@@ -274,14 +274,4 @@ Result<ResultSet> buildFromProfile(const profile::ProfileModel& m, const BuildOp
   return rs;
 }
 
-Result<ResultSet> loadProfile(const std::filesystem::path& path, const BuildOptions& opts) {
-  profile::ReadOptions ro;
-  ro.cancel = opts.cancel;
-  auto model = profile::readProfile(path, ro);
-  if (!model) return model.error();
-  BuildOptions o = opts;
-  if (o.profilePath.empty()) o.profilePath = path.string();
-  return buildFromProfile(*model, o);
-}
-
 }  // namespace kl::results
