@@ -17,6 +17,7 @@
 #include "core/runner/interpreter.h"
 #include "core/runner/line_results.h"
 #include "core/runner/overlay_dir.h"
+#include "core/runner/profile_inputs.h"
 #include "core/store/git_info.h"
 
 namespace kl::runner {
@@ -287,8 +288,7 @@ Result<void> RoundRunner::readProfiles(RoundResult& res, const CancellationToken
          "reading " + std::to_string(res.profiles.size()) + " profile(s)");
   profile::ReadOptions ro;
   ro.cancel = cancel;
-  auto model =
-      res.profiles.size() == 1 ? profile::readProfile(res.profiles[0], ro) : profile::readProfiles(res.profiles, ro);
+  auto model = readProfileInputs(ProfileInputs{res.profiles, {}}, ro);  // the one loader: one file, or the ranks
   if (!model) return model.error();
   auto shared = std::make_shared<const profile::ProfileModel>(std::move(*model));
   res.model = shared;
