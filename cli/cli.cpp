@@ -170,6 +170,26 @@ std::string Args::choice(std::string_view name, const std::vector<std::string>& 
   throw UsageError("option '" + std::string(name) + "' must be one of " + list + ", got '" + *v + "'");
 }
 
+const char* formatName(Format f) {
+  switch (f) {
+    case Format::Text: return "text";
+    case Format::Json: return "json";
+    case Format::Csv: return "csv";
+    case Format::Perfetto: return "perfetto";
+    case Format::Html: return "html";
+  }
+  return "";
+}
+
+Format Args::format(const std::vector<Format>& allowed) const {
+  std::vector<std::string> names;
+  for (Format f : allowed) names.push_back(formatName(f));
+  std::string chosen = choice("--format", names);
+  for (Format f : allowed)
+    if (chosen == formatName(f)) return f;
+  return allowed.front();
+}
+
 void Args::expectPositional(size_t min, size_t max) const {
   if (positional_.size() < min) throw UsageError(min == 1 ? "missing argument" : "missing arguments");
   if (positional_.size() > max) throw UsageError("unexpected argument '" + positional_[max] + "'");

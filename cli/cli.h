@@ -34,6 +34,11 @@ struct OptionSpec {
   int arity = 1;
 };
 
+/// An output format (--format), parsed once; commands switch on it.
+enum class Format { Text, Json, Csv, Perfetto, Html };
+/// "text", "json", "csv", "perfetto", "html" (the option's spelling).
+const char* formatName(Format f);
+
 /// Parsed arguments of one subcommand. Unknown options are a UsageError.
 class Args {
  public:
@@ -48,6 +53,8 @@ class Args {
   std::optional<double> getDouble(std::string_view name) const;
   /// One of `allowed` (first is the default); UsageError otherwise.
   std::string choice(std::string_view name, const std::vector<std::string>& allowed) const;
+  /// --format: one of `allowed` (the first is the default); UsageError (one line) otherwise.
+  Format format(const std::vector<Format>& allowed) const;
 
   const std::vector<std::string>& positional() const { return positional_; }
   /// Exactly n positionals (UsageError otherwise).

@@ -37,7 +37,7 @@ Loaded load(const Args& args) {
 }
 
 int summary(const Args& args, Context& ctx) {
-  std::string format = args.choice("--format", {"text", "json"});
+  Format format = args.format({Format::Text, Format::Json});
   Loaded l = load(args);
   auto stats = cute::summarize(l.buf, l.tags);
   auto lineOf = [&](int64_t tag) -> std::optional<uint32_t> {
@@ -46,7 +46,7 @@ int summary(const Args& args, Context& ctx) {
       if (s.tag == tag) return s.anchorLine + 1;
     return std::nullopt;
   };
-  if (format == "json") {
+  if (format == Format::Json) {
     nlohmann::json tags = nlohmann::json::array();
     for (const auto& s : stats) {
       nlohmann::json o = {{"tag_id", s.tag},   {"name", s.name},    {"count", s.count},      {"mean_ns", s.meanNs},
@@ -94,8 +94,8 @@ int exportTrace(const Args& args, Context& ctx) {
 int mapCmd(const Args& args, Context& ctx) {
   if (args.positional().size() != 2) throw UsageError("expected one KERNEL.py");
   auto m = orFail(cute::mapCuteSourceFile(args.positional()[1]));
-  std::string format = args.choice("--format", {"text", "json"});
-  if (format == "json") {
+  Format format = args.format({Format::Text, Format::Json});
+  if (format == Format::Json) {
     nlohmann::json sites = nlohmann::json::array();
     for (const auto& s : m.sites)
       sites.push_back({{"constant", s.constant},

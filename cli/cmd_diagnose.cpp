@@ -9,11 +9,11 @@ namespace kl::cli {
 namespace {
 
 int run(const Args& args, Context& ctx) {
-  auto c = parseCommon(args, {"text", "json"});
+  auto c = parseCommon(args, {Format::Text, Format::Json});
   auto lp = loadProfile(c.files, ctx.err);
   const analysis::View v = lp->view(c.scope);
   auto r = analysis::computeDiagnose(v);
-  if (c.format == "json") return printJson(ctx.out, r, v);
+  if (c.format == Format::Json) return printJson(ctx.out, r, v);
   auto& o = ctx.out;
   noteEmulated(o, lp->model);
   if (r.findings.empty()) o << "No rule fired.\n";

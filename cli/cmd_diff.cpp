@@ -11,7 +11,7 @@ namespace {
 constexpr int kRegressionExit = 3;
 
 int run(const Args& args, Context& ctx) {
-  auto c = parseCommon(args, {"text", "json", "csv"});
+  auto c = parseCommon(args, {Format::Text, Format::Json, Format::Csv});
   if (c.files.size() != 2) throw UsageError("diff needs exactly two profiles: A (before) and B (after)");
   analysis::DiffOptions o;
   if (auto t = args.getDouble("--threshold")) o.thresholdPct = *t;
@@ -26,7 +26,7 @@ int run(const Args& args, Context& ctx) {
   const analysis::View va = a->view(c.scope), vb = b->view(c.scope);
   auto r = orFail(analysis::computeDiff(va, vb, o));
   int code = (r.verdict == analysis::DiffVerdict::Regression && !noFail) ? kRegressionExit : 0;
-  if (c.format == "json") {
+  if (c.format == Format::Json) {
     json::Writer w(ctx.out, 2);
     analysis::writeJson(w, r, static_cast<size_t>(top));
     ctx.out << "\n";
@@ -51,7 +51,7 @@ int run(const Args& args, Context& ctx) {
     }
     return rows;
   };
-  if (c.format == "csv") {
+  if (c.format == Format::Csv) {
     auto k = rowsOf(r.kernels, true);
     for (auto& row : k) row.insert(row.begin(), "kernel");
     auto g = rowsOf(r.ranges, true);

@@ -9,19 +9,19 @@ namespace kl::cli {
 namespace {
 
 int run(const Args& args, Context& ctx) {
-  auto c = parseCommon(args, {"csv", "json", "perfetto"});
+  auto c = parseCommon(args, {Format::Csv, Format::Json, Format::Perfetto});
   auto outPath = args.get("-o");
   if (!outPath) outPath = args.get("--output");
-  if (c.format == "perfetto" && !outPath) throw UsageError("--format perfetto needs -o FILE");
+  if (c.format == Format::Perfetto && !outPath) throw UsageError("--format perfetto needs -o FILE");
   auto lp = loadProfile(c.files, ctx.err);
   // The rows and the trace are data for other tools: the note goes to stderr (the trace's
   // metadata also carries "emulated").
   noteEmulated(ctx.err, lp->model);
   const analysis::View v = lp->view(c.scope);
   OutputTarget out(outPath, ctx.out);
-  if (c.format == "csv")
+  if (c.format == Format::Csv)
     analysis::writeOpsCsv(out.stream(), v);
-  else if (c.format == "json")
+  else if (c.format == Format::Json)
     analysis::writeOpsJson(out.stream(), v);
   else {
     auto st = analysis::writePerfetto(out.stream(), v);

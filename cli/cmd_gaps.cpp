@@ -9,7 +9,7 @@ namespace kl::cli {
 namespace {
 
 int run(const Args& args, Context& ctx) {
-  auto c = parseCommon(args, {"text", "json", "csv"});
+  auto c = parseCommon(args, {Format::Text, Format::Json, Format::Csv});
   analysis::GapsOptions go;
   if (auto g = args.get("--min-gap")) go.minGapNs = parseDurationNs(*g, "--min-gap");
   if (go.minGapNs < 1) throw UsageError("--min-gap must be > 0");
@@ -22,12 +22,12 @@ int run(const Args& args, Context& ctx) {
   const analysis::View v = lp->view(c.scope);
   auto r = analysis::computeGaps(v, go);
   const auto& m = lp->model;
-  if (c.format == "json") return printJson(ctx.out, r, v);
+  if (c.format == Format::Json) return printJson(ctx.out, r, v);
   auto lane = [](const analysis::Gap& g) {
     return "r" + std::to_string(g.dev.rank) + " gpu" + std::to_string(g.dev.device) +
            (g.stream ? " s" + std::to_string(*g.stream) : std::string());
   };
-  if (c.format == "csv") {
+  if (c.format == Format::Csv) {
     std::vector<std::vector<std::string>> rows;
     for (const auto& g : r.top)
       rows.push_back({std::to_string(g.dev.rank), std::to_string(g.dev.device),

@@ -9,12 +9,12 @@ namespace kl::cli {
 namespace {
 
 int run(const Args& args, Context& ctx) {
-  auto c = parseCommon(args, {"text", "json"});
+  auto c = parseCommon(args, {Format::Text, Format::Json});
   auto lp = loadProfile(c.files, ctx.err);
   const analysis::View v = lp->view(c.scope);
   auto r = analysis::computeInfo(v);
   const auto& m = lp->model;
-  if (c.format == "json") return printJson(ctx.out, r, m);
+  if (c.format == Format::Json) return printJson(ctx.out, r, m);
   auto& o = ctx.out;
   o << "profile:   " << lp->label << "\n";
   o << "format:    " << r.format << (r.toolVersion.empty() ? "" : " " + r.toolVersion)

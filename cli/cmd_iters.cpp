@@ -9,12 +9,12 @@ namespace kl::cli {
 namespace {
 
 int run(const Args& args, Context& ctx) {
-  auto c = parseCommon(args, {"text", "json", "csv"});
+  auto c = parseCommon(args, {Format::Text, Format::Json, Format::Csv});
   auto lp = loadProfile(c.files, ctx.err);
   const analysis::View v = lp->view(c.scope);
   auto r = analysis::computeIters(v);
-  if (c.format == "json") return printJson(ctx.out, r, v);
-  bool csv = c.format == "csv";
+  if (c.format == Format::Json) return printJson(ctx.out, r, v);
+  bool csv = c.format == Format::Csv;
   auto f = [csv](int64_t ns) { return durationCell(ns, csv); };
   std::vector<std::vector<std::string>> rows;
   for (const auto& it : r.iterations)

@@ -7,7 +7,7 @@ namespace {
 
 int run(const Args& args, Context& ctx) {
   args.expectPositional(0, 0);
-  std::string format = args.choice("--format", {"text", "json", "csv"});
+  Format format = args.format({Format::Text, Format::Json, Format::Csv});
   std::optional<long long> top = args.getInt("--top");
   if (top && *top < 1) throw UsageError("--top must be at least 1");
   std::filesystem::path db = catalogPath(args);
@@ -20,7 +20,7 @@ int run(const Args& args, Context& ctx) {
                                     : b == "model" ? ncu::GroupBy::Model
                                                    : ncu::GroupBy::Bound));
     if (top && static_cast<size_t>(*top) < groups.size()) groups.resize(static_cast<size_t>(*top));
-    if (format == "json") {
+    if (format == Format::Json) {
       nlohmann::json arr = nlohmann::json::array();
       for (const auto& g : groups) {
         nlohmann::json bounds;
@@ -33,7 +33,7 @@ int run(const Args& args, Context& ctx) {
                        {"top", g.top}});
       }
       ctx.out << arr.dump(2) << "\n";
-    } else if (format == "csv") {
+    } else if (format == Format::Csv) {
       ctx.out << b << ",kernels,launches,total_time_ns,compute,memory,latency,balanced,unknown\n";
       for (const auto& g : groups) {
         ctx.out << '"' << g.key << "\"," << g.kernels << ',' << g.launches << ','
@@ -55,11 +55,11 @@ int run(const Args& args, Context& ctx) {
   }
   auto rows = orFail(cat.kernels());
   if (top && static_cast<size_t>(*top) < rows.size()) rows.resize(static_cast<size_t>(*top));
-  if (format == "json") {
+  if (format == Format::Json) {
     nlohmann::json arr = nlohmann::json::array();
     for (const auto& k : rows) arr.push_back(kernelJson(k));
     ctx.out << arr.dump(2) << "\n";
-  } else if (format == "csv") {
+  } else if (format == Format::Csv) {
     printKernelCsv(ctx.out, rows);
   } else {
     printKernelTable(ctx.out, rows);

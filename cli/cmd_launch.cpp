@@ -16,15 +16,15 @@ std::string distText(const analysis::Dist& d) {
 }
 
 int run(const Args& args, Context& ctx) {
-  auto c = parseCommon(args, {"text", "json", "csv"});
+  auto c = parseCommon(args, {Format::Text, Format::Json, Format::Csv});
   auto top = args.getInt("--top").value_or(20);
   if (top < 0) throw UsageError("--top needs a value >= 0");
   auto lp = loadProfile(c.files, ctx.err);
   const analysis::View v = lp->view(c.scope);
   auto r = analysis::computeLaunch(v);
   const auto& m = lp->model;
-  if (c.format == "json") return printJson(ctx.out, r, m, static_cast<size_t>(top));
-  bool csv = c.format == "csv";
+  if (c.format == Format::Json) return printJson(ctx.out, r, m, static_cast<size_t>(top));
+  bool csv = c.format == Format::Csv;
   auto f = [&](double ns) { return csv ? std::to_string(static_cast<int64_t>(ns)) : formatDuration(ns); };
   std::vector<std::vector<std::string>> rows;
   size_t n = top ? std::min<size_t>(static_cast<size_t>(top), r.kernels.size()) : r.kernels.size();

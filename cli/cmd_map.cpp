@@ -25,9 +25,9 @@ namespace {
 namespace fs = std::filesystem;
 
 /// A trace without source information but with ATen ops: per top-level forward op.
-int printOps(const profile::ProfileModel& model, const std::string& path, const std::string& format, Context& ctx) {
+int printOps(const profile::ProfileModel& model, const std::string& path, Format format, Context& ctx) {
   auto t = orFail(attribution::tabulateOps(model));
-  if (format == "json") {
+  if (format == Format::Json) {
     nlohmann::json j = {{"source", "forward-ops"},
                         {"emulated", t.emulated},
                         {"ops", nlohmann::json::array()},
@@ -97,7 +97,7 @@ results::ResultSet storedResults(const fs::path& root) {
 int run(const Args& args, Context& ctx) {
   bool fromStore = args.has("--store");
   args.expectPositional(fromStore ? 0 : 1, fromStore ? 0 : 1);
-  std::string format = args.choice("--format", {"text", "json"});
+  Format format = args.format({Format::Text, Format::Json});
   fs::path root = args.getOr("--root", ".");
   std::error_code ec;
   if (!fs::is_directory(root, ec)) throw InputError("--root " + root.string() + ": not a directory");
@@ -119,8 +119,7 @@ int run(const Args& args, Context& ctx) {
       if (!text) return std::nullopt;
       return std::move(*text);
     };
-    auto file = resolveReports({args.positional()[0]}, ctx.err).front();
-    auto model = orFail(profile::readProfile(file));
+    auto model = readModel({args.positional()[0]}, ctx.err);
     if (!results::mapsToSource(model) &&
         std::any_of(model.ranges.begin(), model.ranges.end(),
                     [](const profile::Range& r) { return r.kind == profile::RangeKind::CpuOp; })) {
@@ -134,7 +133,7 @@ int run(const Args& args, Context& ctx) {
   }
   auto rs = filterLines(all, filter);
 
-  if (format == "json") {
+  if (format == Format::Json) {
     ctx.out << linesJson(rs).dump(1) << "\n";
     return 0;
   }

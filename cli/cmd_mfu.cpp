@@ -24,14 +24,14 @@ std::string num(double x) {
 }
 
 int run(const Args& args, Context& ctx) {
-  auto c = parseCommon(args, {"text", "json", "csv"});
+  auto c = parseCommon(args, {Format::Text, Format::Json, Format::Csv});
   auto lp = loadProfile(c.files, ctx.err);
   const analysis::View v = lp->view(c.scope);
   auto r = analysis::computeMfu(v);
   const auto& m = lp->model;
   const size_t top = static_cast<size_t>(args.getInt("--top").value_or(20));
-  if (c.format == "json") return printJson(ctx.out, r, m, top);
-  if (c.format == "csv") {
+  if (c.format == Format::Json) return printJson(ctx.out, r, m, top);
+  if (c.format == Format::Csv) {
     std::vector<std::vector<std::string>> rows;
     auto add = [&](const char* g, const std::vector<analysis::MfuGroup>& gs) {
       for (const auto& x : gs)

@@ -11,14 +11,14 @@ namespace kl::cli {
 namespace {
 
 int run(const Args& args, Context& ctx) {
-  auto c = parseCommon(args, {"text", "json", "csv"});
+  auto c = parseCommon(args, {Format::Text, Format::Json, Format::Csv});
   auto lp = loadProfile(c.files, ctx.err);
   const analysis::View v = lp->view(c.scope);
   auto r = analysis::computeNccl(v);
   const auto& m = lp->model;
   const size_t top = static_cast<size_t>(args.getInt("--top").value_or(20));
-  if (c.format == "json") return printJson(ctx.out, r, m, top);
-  bool csv = c.format == "csv";
+  if (c.format == Format::Json) return printJson(ctx.out, r, m, top);
+  bool csv = c.format == Format::Csv;
   auto f = [csv](int64_t ns) { return durationCell(ns, csv); };
   auto g = [&](double x) {
     if (x <= 0) return std::string(csv ? "" : "-");

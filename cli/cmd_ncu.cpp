@@ -13,11 +13,11 @@ int runImport(const Args& args, Context& ctx) {
   std::vector<std::filesystem::path> files;
   for (size_t i = 1; i < args.positional().size(); ++i) files.emplace_back(args.positional()[i]);
   if (files.empty()) throw UsageError("ncu import needs at least one FILE");
-  std::string format = args.choice("--format", {"text", "json"});
+  Format format = args.format({Format::Text, Format::Json});
   auto cat = orFail(ncu::Catalog::open(catalogPath(args)));
   ncu::ImportOptions opt{args.getOr("--model", ""), args.getOr("--run", "")};
   auto sum = orFail(cat.importFiles(files, opt));
-  if (format == "json") {
+  if (format == Format::Json) {
     nlohmann::json arr = nlohmann::json::array();
     for (const auto& k : sum.kernels) arr.push_back(kernelJson(k));
     ctx.out << arr.dump(2) << "\n";

@@ -9,13 +9,13 @@ namespace kl::cli {
 namespace {
 
 int run(const Args& args, Context& ctx) {
-  auto c = parseCommon(args, {"text", "json", "csv"});
+  auto c = parseCommon(args, {Format::Text, Format::Json, Format::Csv});
   auto lp = loadProfile(c.files, ctx.err);
   const analysis::View v = lp->view(c.scope);
   auto r = analysis::computeOverlap(v);
-  if (c.format == "json") return printJson(ctx.out, r);
+  if (c.format == Format::Json) return printJson(ctx.out, r);
   std::vector<std::vector<std::string>> rows;
-  bool csv = c.format == "csv";
+  bool csv = c.format == Format::Csv;
   auto f = [csv](int64_t ns) { return durationCell(ns, csv); };
   for (const auto& d : r.devices)
     rows.push_back({std::to_string(d.dev.rank), std::to_string(d.dev.device), f(d.activeSpanNs), f(d.busyNs),

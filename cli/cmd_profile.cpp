@@ -83,7 +83,7 @@ planner::ProfileRequest requestFromConfig(const Args& args, const runner::RunCon
 int runLoop(const Args& args, Context& ctx, const runner::RunConfig& cfg, const std::optional<std::string>& focus) {
   planner::ProfileRequest req = requestFromConfig(args, cfg, focus);
   auto checked = planner::checkRequest(req);
-  bool json = args.choice("--format", {"text", "json"}) == "json";
+  bool json = args.format({Format::Text, Format::Json}) == Format::Json;
 
   bool bar = ::isatty(STDERR_FILENO);
   std::ostream& err = ctx.err;

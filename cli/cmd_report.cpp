@@ -47,7 +47,7 @@ std::string rooflineSection(const std::vector<std::string>& files) {
 }
 
 int run(const Args& args, Context& ctx) {
-  auto c = parseCommon(args, {"html"});
+  auto c = parseCommon(args, {Format::Html});
   auto outPath = args.get("-o");
   if (!outPath) outPath = args.get("--output");
   if (!outPath) throw UsageError("report needs -o FILE.html");

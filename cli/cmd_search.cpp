@@ -9,7 +9,7 @@ namespace kl::cli {
 namespace {
 
 int run(const Args& args, Context& ctx) {
-  auto c = parseCommon(args, {"text", "json", "csv"});
+  auto c = parseCommon(args, {Format::Text, Format::Json, Format::Csv});
   analysis::SearchOptions so;
   if (auto p = args.get("--pattern")) {
     so.pattern = *p;
@@ -25,8 +25,8 @@ int run(const Args& args, Context& ctx) {
   const analysis::View v = lp->view(c.scope);
   auto r = orFail(analysis::computeSearch(v, so));
   const auto& m = lp->model;
-  if (c.format == "json") return printJson(ctx.out, r, v);
-  if (c.format == "csv") {
+  if (c.format == Format::Json) return printJson(ctx.out, r, v);
+  if (c.format == Format::Csv) {
     std::vector<std::vector<std::string>> rows;
     for (const auto& k : r.kernels)
       rows.push_back({"kernel", std::string(m.str(k.name)), std::to_string(k.count), std::to_string(k.totalNs), "",

@@ -9,7 +9,7 @@ namespace kl::cli {
 namespace {
 
 int run(const Args& args, Context& ctx) {
-  auto c = parseCommon(args, {"text", "json", "csv"});
+  auto c = parseCommon(args, {Format::Text, Format::Json, Format::Csv});
   size_t top = static_cast<size_t>(args.getInt("--top").value_or(20));
   bool shortNames = args.has("--short");
   // Names and times of ops (kernel details only for --short); no range statistics.
@@ -17,12 +17,12 @@ int run(const Args& args, Context& ctx) {
   const analysis::View v = lp->view(c.scope);
   auto r = analysis::computeSummary(v, shortNames);
   const auto& m = lp->model;
-  if (c.format == "json") return printJson(ctx.out, r, m, top);
+  if (c.format == Format::Json) return printJson(ctx.out, r, m, top);
   size_t n = top ? std::min(top, r.kernelsByTime.size()) : r.kernelsByTime.size();
   std::vector<std::vector<std::string>> rows;
   for (size_t i = 0; i < n; ++i) {
     const auto& k = r.kernelsByTime[i];
-    if (c.format == "csv")
+    if (c.format == Format::Csv)
       rows.push_back({std::string(m.str(k.name)), std::to_string(k.count), std::to_string(k.totalNs),
                       std::to_string(static_cast<int64_t>(k.meanNs)), std::to_string(k.minNs), std::to_string(k.maxNs),
                       std::to_string(k.share)});
@@ -31,7 +31,7 @@ int run(const Args& args, Context& ctx) {
                       std::to_string(k.count), formatDuration(k.meanNs), formatDuration(static_cast<double>(k.minNs)),
                       formatDuration(static_cast<double>(k.maxNs)), std::string(m.str(k.name))});
   }
-  if (c.format == "csv") {
+  if (c.format == Format::Csv) {
     printCsv(ctx.out, {"name", "count", "total_ns", "mean_ns", "min_ns", "max_ns", "share"}, rows);
     return 0;
   }

@@ -9,14 +9,14 @@ namespace kl::cli {
 namespace {
 
 int run(const Args& args, Context& ctx) {
-  auto c = parseCommon(args, {"text", "json", "csv"});
+  auto c = parseCommon(args, {Format::Text, Format::Json, Format::Csv});
   auto lp = loadProfile(c.files, ctx.err);
   const analysis::View v = lp->view(c.scope);
   auto r = analysis::computeSync(v);
   const auto& m = lp->model;
-  if (c.format == "json") return printJson(ctx.out, r, v);
+  if (c.format == Format::Json) return printJson(ctx.out, r, v);
   const size_t top = static_cast<size_t>(args.getInt("--top").value_or(20));
-  bool csv = c.format == "csv";
+  bool csv = c.format == Format::Csv;
   auto f = [csv](int64_t ns) { return durationCell(ns, csv); };
   if (csv) {
     // One table: every grouping, tagged.

@@ -31,7 +31,7 @@ void printLine(std::ostream& o, const analysis::TreeResult& r, const profile::Pr
 }
 
 int run(const Args& args, Context& ctx) {
-  auto c = parseCommon(args, {"text", "json", "csv"});
+  auto c = parseCommon(args, {Format::Text, Format::Json, Format::Csv});
   auto depth = args.getInt("--depth").value_or(0);
   auto kernels = args.getInt("--kernels").value_or(3);
   auto maxNodes = args.getInt("--max-nodes").value_or(2000);
@@ -42,12 +42,12 @@ int run(const Args& args, Context& ctx) {
   const analysis::View v = lp->view(c.scope);
   auto r = analysis::computeTree(v);
   const auto& m = lp->model;
-  if (c.format == "json")
+  if (c.format == Format::Json)
     return printJson(ctx.out, r, m, static_cast<uint32_t>(depth), static_cast<size_t>(kernels),
                      static_cast<size_t>(maxNodes));
   auto flat = analysis::flattenTree(r, m, static_cast<uint32_t>(depth), static_cast<size_t>(maxNodes),
                                     static_cast<size_t>(kernels));
-  if (c.format == "csv") {
+  if (c.format == Format::Csv) {
     std::vector<std::vector<std::string>> rows;
     std::vector<std::string> path;  // the texts of the open lines, by level
     for (const auto& line : flat.lines) {

@@ -9,7 +9,7 @@
 
 #include "core/analysis/export_table.h"
 #include "core/profile/reader.h"
-#include "core/runner/nsys_report.h"
+#include "core/runner/profile_inputs.h"
 #include "core/support/escape.h"
 #include "core/support/format.h"
 #include "core/support/text_table.h"
@@ -62,9 +62,9 @@ int64_t parseDurationNs(const std::string& s, const std::string& what) {
   return static_cast<int64_t>(std::llround(ns));
 }
 
-CommonArgs parseCommon(const Args& args, const std::vector<std::string>& formats) {
+CommonArgs parseCommon(const Args& args, const std::vector<Format>& formats) {
   CommonArgs c;
-  c.format = args.choice("--format", formats);
+  c.format = args.format(formats);
   if (auto g = args.getInt("--gpu")) {
     if (*g < 0 || *g > INT32_MAX) throw UsageError("option '--gpu' needs a device number >= 0");
     c.scope.device = static_cast<int32_t>(*g);
@@ -93,86 +93,40 @@ CommonArgs parseCommon(const Args& args, const std::vector<std::string>& formats
 
 namespace {
 
-std::vector<std::filesystem::path> reportCacheDirs(const std::filesystem::path& report) {
-  std::vector<std::filesystem::path> dirs = {runner::defaultReportCacheDir(report)};
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
-    dirs.emplace_back(std::filesystem::path(x) / "kernlens" / "nsys-export");
-  else if (const char* h = std::getenv("HOME"); h && *h)
-    dirs.emplace_back(std::filesystem::path(h) / ".cache" / "kernlens" / "nsys-export");
-  return dirs;
-}
-
-std::string exportReport(const std::filesystem::path& given, std::ostream& err) {
+/// The core loader's options for this process: the environment (KERNLENS_NSYS, the shared export
+/// cache), relative paths against the working directory, each export said on `err`.
+runner::ProfileInputOptions inputOptions(std::ostream& err) {
+  auto o = runner::ProfileInputOptions::fromEnvironment([](const char* name) { return std::getenv(name); });
   std::error_code ec;
-  std::filesystem::path report = std::filesystem::absolute(given, ec);
-  if (ec) report = given;
-  runner::ReportExportOptions o;
-  o.cacheDirs = reportCacheDirs(report);
-  if (const char* n = std::getenv("KERNLENS_NSYS"); n && *n) o.nsys = n;
-  auto r = runner::exportNsysReport(report, o);
-  if (!r) throw InputError(r.error().message);
-  if (r->reused)
-    err << "kernlens: " << report.string() << ": using its cached SQLite export " << r->sqlite.string() << "\n";
-  else
-    err << "kernlens: " << report.string() << ": exported to " << r->sqlite.string() << " with nsys " << r->nsysVersion
-        << " (reused while the report is unchanged)\n";
-  return r->sqlite.string();
+  o.base = std::filesystem::current_path(ec);
+  o.onExport = [&err](const runner::ExportedReport& e) {
+    if (e.exported.reused)
+      err << "kernlens: " << e.report.string() << ": using its cached SQLite export " << e.exported.sqlite.string()
+          << "\n";
+    else
+      err << "kernlens: " << e.report.string() << ": exported to " << e.exported.sqlite.string() << " with nsys "
+          << e.exported.nsysVersion << " (reused while the report is unchanged)\n";
+  };
+  return o;
 }
 
 }  // namespace
 
-std::vector<std::string> resolveReports(const std::vector<std::string>& files, std::ostream& err) {
-  std::vector<std::string> out;
-  for (const auto& f : files) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(f, ec)) {
-      std::vector<std::filesystem::path> reps;
-      for (const auto& e : std::filesystem::directory_iterator(f, ec)) {
-        const auto& p = e.path();
-        auto ext = p.extension().string();
-        if (!e.is_regular_file() || (ext != ".nsys-rep" && ext != ".qdrep")) continue;
-        auto sib = p;
-        sib.replace_extension(".sqlite");
-        if (std::filesystem::exists(sib, ec)) continue;  // its export is read from the folder
-        reps.push_back(p);
-      }
-      std::sort(reps.begin(), reps.end());
-      if (reps.empty()) {
-        out.push_back(f);
-        continue;
-      }
-      // The folder's own profiles plus the exports of its reports, as separate files.
-      std::vector<std::filesystem::path> own;
-      for (const auto& e : std::filesystem::directory_iterator(f, ec)) {
-        auto n = e.path().filename().string();
-        for (const char* x : {".sqlite", ".sqlite.gz", ".json", ".json.gz"})
-          if (e.is_regular_file() && n.size() > std::strlen(x) && n.ends_with(x)) own.push_back(e.path());
-      }
-      std::sort(own.begin(), own.end());
-      for (const auto& p : own) out.push_back(p.string());
-      for (const auto& p : reps) out.push_back(exportReport(p, err));
-    } else if (runner::isNsysReport(f)) {
-      out.push_back(exportReport(f, err));
-    } else {
-      out.push_back(f);
-    }
-  }
-  return out;
+profile::ProfileModel readModel(const std::vector<std::string>& files, std::ostream& err,
+                                const profile::ReadOptions& ro) {
+  auto in =
+      runner::resolveProfileInputs(std::vector<std::filesystem::path>(files.begin(), files.end()), inputOptions(err));
+  if (!in) throw InputError(in.error().message);
+  return orFail(runner::readProfileInputs(*in, ro));
 }
 
 std::unique_ptr<LoadedProfile> loadProfile(const std::vector<std::string>& given, std::ostream& err, LoadNeeds needs) {
   if (given.empty()) throw UsageError("missing profile file");
-  const auto files = resolveReports(given, err);
   auto lp = std::make_unique<LoadedProfile>();
   profile::ReadOptions ro;
   ro.kernelDetails = needs.kernelDetails;
   ro.placement = needs.placement;
-  if (files.size() == 1 && !std::filesystem::is_directory(files[0])) {
-    lp->model = orFail(profile::readProfile(files[0], ro));
-  } else {
-    std::vector<std::filesystem::path> ps(files.begin(), files.end());
-    lp->model = orFail(profile::readProfiles(ps, ro));
-  }
+  lp->model = readModel(given, err, ro);
   // Reader findings are said once, on stderr, by every command (never silently dropped).
   const auto& warns = lp->model.meta.warnings;
   for (size_t i = 0; i < warns.size() && i < 5; ++i) err << "kernlens: warning: " << warns[i] << "\n";

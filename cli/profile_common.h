@@ -20,6 +20,7 @@
 #include "core/analysis/view.h"
 #include "core/attribution/attribution.h"
 #include "core/profile/model.h"
+#include "core/profile/reader.h"
 #include "core/support/json_writer.h"
 
 namespace kl::cli {
@@ -40,14 +41,14 @@ std::vector<OptionSpec> profileOptions(std::vector<OptionSpec> extra = {});
 std::string commonOptionsHelp(bool csv);
 
 struct CommonArgs {
-  std::string format;  // text | json | csv
+  Format format = Format::Text;
   analysis::Scope scope;
   std::vector<std::string> files;  // positionals left after --trim's END was taken
 };
 
 /// Parses the common options; `formats` lists the allowed ones (first = default).
 /// UsageError on bad values (e.g. --trim END <= START, --gpu not an integer).
-CommonArgs parseCommon(const Args& args, const std::vector<std::string>& formats);
+CommonArgs parseCommon(const Args& args, const std::vector<Format>& formats);
 
 /// A duration cell of an analysis table: integer nanoseconds in CSV (exact, machine-readable),
 /// a human duration (formatDuration, core/support/format.h) in text.
@@ -56,12 +57,14 @@ std::string durationCell(int64_t ns, bool csv);
 /// Parses "1500", "150us", "2.5ms", "1s", "20ns" into ns. UsageError otherwise.
 int64_t parseDurationNs(const std::string& s, const std::string& what);
 
-/// Replaces every Nsight Systems report (.nsys-rep / .qdrep, also inside a directory argument)
-/// by its SQLite export, made once with the installed nsys and cached (runner/nsys_report.h);
-/// says on `err` which export is made or reused. In a directory, a report whose same-stem
-/// .sqlite export lies next to it is skipped (that export is read instead). Other arguments
-/// pass through unchanged. InputError (one line) when nsys is missing or fails.
-std::vector<std::string> resolveReports(const std::vector<std::string>& files, std::ostream& err);
+/// Reads the files as one profile (several, or a folder: the ranks of one run) through the core
+/// loader (core/runner/profile_inputs.h) with this process's environment (KERNLENS_NSYS,
+/// XDG_CACHE_HOME or HOME) and working directory: every Nsight Systems report (.nsys-rep /
+/// .qdrep, also inside a folder) replaced by its SQLite export, made once and cached; says on
+/// `err` which export is made or reused. InputError (one line) on bad input, or when nsys is
+/// missing or fails.
+profile::ProfileModel readModel(const std::vector<std::string>& files, std::ostream& err,
+                                const profile::ReadOptions& ro = {});
 
 /// What a command reads of a profile beyond the ops, calls and ranges (default: everything).
 struct LoadNeeds {
@@ -71,7 +74,7 @@ struct LoadNeeds {
 };
 
 /// Reads the files (one profile, or several = ranks) and attributes; InputError on bad input.
-/// Nsight Systems reports are exported first (resolveReports, notes on `err`); reader warnings
+/// Nsight Systems reports are exported first (readModel, notes on `err`); reader warnings
 /// and the count of rows skipped for corrupt numbers go to `err` too. `needs`: what the command
 /// reads beyond ops, calls and ranges.
 std::unique_ptr<LoadedProfile> loadProfile(const std::vector<std::string>& files, std::ostream& err,

@@ -7,6 +7,7 @@
 
 #include "core/attribution/kernel_label.h"
 #include "core/support/format.h"
+#include "core/support/note.h"
 #include "core/support/saturating.h"
 
 namespace kl::cli {
@@ -51,7 +52,7 @@ std::string renderProfileText(const planner::LoopResult& r, planner::WorkspaceIn
      << (r.stopReason == planner::StopReason::Converged ? std::string()
                                                         : " (" + std::string(stopReasonName(r.stopReason)) + ")")
      << " after " << r.rounds << " round" << (r.rounds == 1 ? "" : "s") << ", backend " << r.backend << label << "\n";
-  if (!r.why.empty()) os << "  why: " << r.why << "\n";
+  if (!r.why.empty()) os << "  why: " << rewordForTest(r.why) << "\n";
   int64_t total = 0;
   for (const auto& l : r.lines) addTo(total, l.gpuNs);
   os << "  mapped GPU time " << formatDuration(static_cast<double>(total)) << " on " << r.lines.size() << " lines\n\n";
@@ -85,7 +86,7 @@ std::string renderProfileText(const planner::LoopResult& r, planner::WorkspaceIn
           for (const auto& v : view.variants) os << "\n       |      " << v;
           if (!l.note.empty() &&
               (!l.atomic || l.atomicReason != attribution::AtomicReason::Library || l.noMatchingKernel))
-            os << "  [" << l.noteWithFocus() << "]";
+            os << "  [" << rewordForTest(l.noteWithFocus()) << "]";
         }
       }
       os << "\n";
@@ -146,7 +147,7 @@ std::string renderProfileText(const planner::LoopResult& r, planner::WorkspaceIn
   }
   os << "\n";
   for (const auto& x : r.refusals) os << "refused: " << x << "\n";
-  for (const auto& n : r.notes) os << "note: " << n << "\n";
+  for (const auto& n : r.notes) os << "note: " << renderNote(n) << "\n";
   return os.str();
 }
 

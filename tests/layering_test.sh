@@ -179,8 +179,17 @@ check "no issue/ticket numbers in the sources, docs or tests (state the contract
       "$root/README.md" "$root/vscode-extension/src" "$root/editors" \
       --include='*.h' --include='*.cpp' --include='*.sh' --include='*.py' --include='*.md' --include='*.ts' \
       --include='*.lua' --include='*.lsp' --include='*.loop' 2>/dev/null | grep -v '/tests/layering_test\.sh:' || true)"
+# [invariant 20] Front ends never run each other: the server calls the core function a CLI command
+# calls, it never executes kernlens (its own binary) to do it.
+check "front ends never run kernlens itself (/proc/self/exe): call the core function the command calls:" \
+  "$(grep -rn '/proc/self/exe' "$root/lsp" "$root/cli" "${srcs[@]}" || true)"
+# [invariant 20] Text is never control flow: no decision on the wording of a note, a message, a
+# reason or a run id (core/support/note.h: decide on NoteKind; ResultOrigin; Error::Code).
+check "a decision on a message's wording (find/rfind/starts_with/==  of a literal on a note, message, reason, why or run id):" \
+  "$(grep -rnE '\b(notes?|message|why|reason|runId)(\(\))?\.(r?find|starts_with|ends_with|contains)\("|\b(notes?|message|why|runId) [!=]= "' \
+      "$root/core" "$root/lsp" "$root/cli" "${srcs[@]}" || true)"
 [ "$section_fail" = 0 ] || exit 1
-echo "layering: lsp/ layers point one way; URIs only in lsp/server/uri, code units only in lsp/server/positions; features read typed params"
+echo "layering: lsp/ layers point one way; URIs only in lsp/server/uri, code units only in lsp/server/positions; features read typed params; no prose as control flow"
 
 # ---- every invariant of docs/ARCHITECTURE.md names its checks ----
 # [invariant 14] Each numbered invariant (from "1. **" to the next one, in "## Invariants") must name

@@ -44,7 +44,7 @@ struct RoundOutcome {
   int64_t wallMs = 0;
   bool emulated = false;
   std::string roundDir;                         // where its files are ("" when none)
-  std::vector<std::string> notes;               // the runner's (no GPU kernels captured, emulator guesses, ...)
+  std::vector<Note> notes;                      // the runner's (no GPU kernels captured, emulator guesses, ...)
   std::filesystem::path callsFile;              // call discovery output ("" when none)
   std::vector<std::filesystem::path> profiles;  // the profile files read (one per rank)
   std::string profilerVersion;                  // "nsys 2022.4.2...", the emulator's version

@@ -108,20 +108,10 @@ Result<Items> parseShapesComment(std::string_view text) {
   return out;
 }
 
-Result<Harness> generateHarness(WorkspaceIndex& index, const HarnessRequest& req) {
-  auto f = index.file(req.path);
-  if (!f) return f.error();
-  const auto& m = (*f)->model();
-  int32_t fi = m.findFunction(req.qualName);
-  if (fi == kNone) return Error::notFound(req.path + ": no function " + req.qualName);
-  const auto& fn = m.functions[fi];
-  if (fn.parent != kNone)
-    return Error::unsupported("cannot synthesise inputs: " + req.qualName + " is a nested function");
-  if (fn.klass != kNone && m.classes[fn.klass].klass != kNone)
-    return Error::unsupported("cannot synthesise inputs: " + req.qualName + " is a method of a nested class");
+namespace {
 
-  Harness h;
-  // Module name and import root: climb while the directory is a package.
+/// The module name of `req.path` and its import root: climb while the directory is a package.
+Result<void> locateModule(WorkspaceIndex& index, const HarnessRequest& req, Harness& h) {
   fs::path file = index.root() / req.path;
   fs::path dir = file.parent_path();
   std::vector<std::string> parts;
@@ -134,17 +124,22 @@ Result<Harness> generateHarness(WorkspaceIndex& index, const HarnessRequest& req
   for (size_t i = 0; i < parts.size(); ++i) h.module += (i ? "." : "") + parts[i];
   h.sysPath = dir.string();
   if (h.module.empty()) return Error::unsupported("cannot synthesise inputs: " + req.path + " is not importable");
+  return {};
+}
 
-  // Inputs of the function.
+/// The function's keyword arguments ("x=torch.randn(...), n=3"), from its `shapes` and `args`
+/// directives; a parameter with neither keeps its default.
+Result<std::string> callArguments(const python::SourceFile& f, const python::Function& fn, const std::string& qualName,
+                                  Harness& h) {
   auto ps = fn.parameters;
   if (fn.isMethod && !ps.empty()) ps.erase(ps.begin());
   std::vector<std::pair<std::string, std::string>> shapes, args;
-  if (auto c = directive(**f, fn.lines.first, fn.defLine, "shapes")) {
+  if (auto c = directive(f, fn.lines.first, fn.defLine, "shapes")) {
     auto s = parseShapesComment(*c);
     if (!s) return s.error();
     shapes = *s;
   }
-  if (auto c = directive(**f, fn.lines.first, fn.defLine, "args")) {
+  if (auto c = directive(f, fn.lines.first, fn.defLine, "args")) {
     auto a = parseArgsComment(*c);
     if (!a) return a.error();
     args = *a;
@@ -172,68 +167,80 @@ Result<Harness> generateHarness(WorkspaceIndex& index, const HarnessRequest& req
   if (!missing.empty()) {
     std::string names;
     for (const auto& n : missing) names += (names.empty() ? "" : ", ") + n;
-    return Error::unsupported("cannot synthesise inputs for " + req.qualName + ": no shape, value or default for " +
-                              names + " (add `# kernlens: shapes " + missing[0] +
+    return Error::unsupported("cannot synthesise inputs for " + qualName + ": no shape, value or default for " + names +
+                              " (add `# kernlens: shapes " + missing[0] +
                               "=(8,128,512)` above the def, or "
                               "`# kernlens: args " +
                               missing[0] + "=...`)");
   }
+  return call;
+}
 
-  // The object for a method.
-  std::string build;
-  if (fn.isMethod) {
-    const auto& cls = m.classes[fn.klass];
-    if (!req.factory.empty()) {
-      size_t colon = req.factory.find(':');
-      if (colon == std::string::npos || colon == 0 || colon + 1 >= req.factory.size())
-        return Error::invalid("harness factory must be 'module:function', got '" + req.factory + "'");
-      build = "obj = importlib.import_module(" + nvtx::pythonLiteral(req.factory.substr(0, colon)) + ")." +
-              req.factory.substr(colon + 1) + "()";
-      h.notes.push_back("object from factory " + req.factory);
-    } else {
-      std::string ctorArgs;
-      int32_t init = kNone;
-      for (size_t i = 0; i < m.functions.size(); ++i)
-        if (m.functions[i].klass == fn.klass && m.functions[i].isMethod && m.functions[i].name == "__init__")
-          init = static_cast<int32_t>(i);
-      if (init != kNone) {
-        const auto& ifn = m.functions[init];
-        auto ips = ifn.parameters;
-        if (!ips.empty()) ips.erase(ips.begin());
-        std::vector<std::pair<std::string, std::string>> iargs;
-        for (auto where :
-             {std::make_pair(ifn.lines.first, ifn.defLine), std::make_pair(cls.lines.first, cls.classLine)}) {
-          if (auto c = directive(**f, where.first, where.second, "args")) {
-            auto a = parseArgsComment(*c);
-            if (!a) return a.error();
-            iargs.insert(iargs.end(), a->begin(), a->end());
-          }
-        }
-        std::vector<std::string> imissing;
-        for (const auto& p : ips) {
-          if (p.splat != python::Parameter::Splat::None) continue;
-          std::string value;
-          for (const auto& [n, v] : iargs)
-            if (n == p.name && value.empty()) value = v;
-          if (value.empty()) {
-            if (!p.hasDefault) imissing.push_back(p.name);
-            continue;
-          }
-          ctorArgs += (ctorArgs.empty() ? "" : ", ") + p.name + "=" + value;
-        }
-        if (!imissing.empty()) {
-          std::string names;
-          for (const auto& n : imissing) names += (names.empty() ? "" : ", ") + n;
-          return Error::unsupported("cannot build " + cls.qualName + ": __init__ needs " + names +
-                                    " (no default); add `# kernlens: args " + imissing[0] + "=...` above `class " +
-                                    cls.name + "` or set a harness factory (module:function)");
-        }
-      }
-      build = "obj = mod." + cls.qualName + "(" + ctorArgs + ")";
-      h.notes.push_back("object " + cls.qualName + "(" + ctorArgs + ")");
+/// The constructor arguments of `cls` ("d=16"), from the `args` directives of its __init__ and
+/// of the class; "" when it has no __init__.
+Result<std::string> constructorArguments(const python::SourceFile& f, const python::Module& m, const python::Class& cls,
+                                         int32_t klass) {
+  std::string ctorArgs;
+  int32_t init = kNone;
+  for (size_t i = 0; i < m.functions.size(); ++i)
+    if (m.functions[i].klass == klass && m.functions[i].isMethod && m.functions[i].name == "__init__")
+      init = static_cast<int32_t>(i);
+  if (init == kNone) return ctorArgs;
+  const auto& ifn = m.functions[init];
+  auto ips = ifn.parameters;
+  if (!ips.empty()) ips.erase(ips.begin());
+  std::vector<std::pair<std::string, std::string>> iargs;
+  for (auto where : {std::make_pair(ifn.lines.first, ifn.defLine), std::make_pair(cls.lines.first, cls.classLine)}) {
+    if (auto c = directive(f, where.first, where.second, "args")) {
+      auto a = parseArgsComment(*c);
+      if (!a) return a.error();
+      iargs.insert(iargs.end(), a->begin(), a->end());
     }
   }
+  std::vector<std::string> imissing;
+  for (const auto& p : ips) {
+    if (p.splat != python::Parameter::Splat::None) continue;
+    std::string value;
+    for (const auto& [n, v] : iargs)
+      if (n == p.name && value.empty()) value = v;
+    if (value.empty()) {
+      if (!p.hasDefault) imissing.push_back(p.name);
+      continue;
+    }
+    ctorArgs += (ctorArgs.empty() ? "" : ", ") + p.name + "=" + value;
+  }
+  if (!imissing.empty()) {
+    std::string names;
+    for (const auto& n : imissing) names += (names.empty() ? "" : ", ") + n;
+    return Error::unsupported("cannot build " + cls.qualName + ": __init__ needs " + names +
+                              " (no default); add `# kernlens: args " + imissing[0] + "=...` above `class " + cls.name +
+                              "` or set a harness factory (module:function)");
+  }
+  return ctorArgs;
+}
 
+/// The statement that builds the object a method runs on: the harness factory's, else the
+/// class's constructor.
+Result<std::string> buildObject(const python::SourceFile& f, const python::Function& fn, const HarnessRequest& req,
+                                Harness& h) {
+  const auto& m = f.model();
+  const auto& cls = m.classes[fn.klass];
+  if (!req.factory.empty()) {
+    size_t colon = req.factory.find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 >= req.factory.size())
+      return Error::invalid("harness factory must be 'module:function', got '" + req.factory + "'");
+    h.notes.push_back("object from factory " + req.factory);
+    return "obj = importlib.import_module(" + nvtx::pythonLiteral(req.factory.substr(0, colon)) + ")." +
+           req.factory.substr(colon + 1) + "()";
+  }
+  auto ctorArgs = constructorArguments(f, m, cls, fn.klass);
+  if (!ctorArgs) return ctorArgs.error();
+  h.notes.push_back("object " + cls.qualName + "(" + *ctorArgs + ")");
+  return "obj = mod." + cls.qualName + "(" + *ctorArgs + ")";
+}
+
+std::string harnessScript(const HarnessRequest& req, const python::Function& fn, const Harness& h,
+                          const std::string& build, const std::string& call) {
   std::string s;
   s += "# Generated by kernlens (branch extraction): runs " + req.path + "::" + req.qualName + " in isolation\n";
   s += "# with synthetic inputs. Safe to delete; regenerated on every run.\n";
@@ -254,7 +261,38 @@ Result<Harness> generateHarness(WorkspaceIndex& index, const HarnessRequest& req
   s += "for _ in range(" + std::to_string(req.warmup) + "):  # warm-up\n    fn(**args)\n";
   s += "for _ in range(" + std::to_string(req.iterations) + "):\n    fn(**args)\n";
   s += "if torch.cuda.is_available():\n    torch.cuda.synchronize()\n";
-  h.script = std::move(s);
+  return s;
+}
+
+}  // namespace
+
+Result<Harness> generateHarness(WorkspaceIndex& index, const HarnessRequest& req) {
+  auto f = index.file(req.path);
+  if (!f) return f.error();
+  const auto& m = (*f)->model();
+  int32_t fi = m.findFunction(req.qualName);
+  if (fi == kNone) return Error::notFound(req.path + ": no function " + req.qualName);
+  const auto& fn = m.functions[fi];
+  if (fn.parent != kNone)
+    return Error::unsupported("cannot synthesise inputs: " + req.qualName + " is a nested function");
+  if (fn.klass != kNone && m.classes[fn.klass].klass != kNone)
+    return Error::unsupported("cannot synthesise inputs: " + req.qualName + " is a method of a nested class");
+
+  Harness h;
+  // 1. Module name and import root.
+  if (auto l = locateModule(index, req, h); !l) return l.error();
+  // 2. Inputs of the function.
+  auto call = callArguments(**f, fn, req.qualName, h);
+  if (!call) return call.error();
+  // 3. The object for a method.
+  std::string build;
+  if (fn.isMethod) {
+    auto b = buildObject(**f, fn, req, h);
+    if (!b) return b.error();
+    build = std::move(*b);
+  }
+  // 4. The script.
+  h.script = harnessScript(req, fn, h, build, *call);
   return h;
 }
 

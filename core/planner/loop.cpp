@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "core/nvtx/naming.h"
 #include "core/planner/budget.h"
@@ -80,28 +81,15 @@ class Loop {
   /// Unplaced notes, worded per plan node.
   void addRunnerNotes(const RoundOutcome& out, int round) {
     for (const auto& note : out.notes) {
-      if (note.rfind("not wrapped:", 0) == 0) continue;
-      auto [it, fresh] = runnerNotes_.try_emplace(note, res_.notes.size(), std::vector<int>{});
-      if (it->second.second.empty() || it->second.second.back() != round + 1) it->second.second.push_back(round + 1);
-      std::string text = roundsLabel(it->second.second) + ": " + note;
-      if (fresh)
-        res_.notes.push_back(std::move(text));
-      else
-        res_.notes[it->second.first] = std::move(text);
+      if (note.kind == NoteKind::NotWrapped) continue;
+      auto [it, fresh] = runnerNotes_.try_emplace({note.kind, note.subject, note.text}, res_.notes.size());
+      if (fresh) {
+        res_.notes.push_back(note);
+        res_.notes.back().rounds = {round + 1};
+      } else if (auto& rounds = res_.notes[it->second].rounds; rounds.back() != round + 1) {
+        rounds.push_back(round + 1);
+      }
     }
-  }
-  /// "round 2", "rounds 1-3", "rounds 1, 3" (1-based, ascending).
-  static std::string roundsLabel(const std::vector<int>& rounds) {
-    std::string out = rounds.size() == 1 ? "round " : "rounds ";
-    for (size_t i = 0; i < rounds.size();) {
-      size_t j = i;
-      while (j + 1 < rounds.size() && rounds[j + 1] == rounds[j] + 1) ++j;
-      if (i) out += ", ";
-      out += std::to_string(rounds[i]);
-      if (j > i) out += (j == i + 1 ? ", " : "-") + std::to_string(rounds[j]);
-      i = j + 1;
-    }
-    return out;
   }
   static RoundLog roundLog(int index, size_t ranges, const attribution::RangeTable& t, const RoundOutcome& out) {
     RoundLog rl;
@@ -147,6 +135,16 @@ class Loop {
     return n.path + buf + (n.kind == NodeKind::FunctionBody ? " (" + n.qualName + " body)" : "");
   }
   Result<LoopResult> runLines();
+  Result<void> prepare();
+  /// One instrumented round: run, attribute, decide. False when the loop stops (stop() said why).
+  Result<bool> runRound(int round);
+  void keepStats(int round, attribution::RangeTable&& stats);
+  bool extractBranch(int round, const attribution::RangeTable& stats);
+  bool decideRanges(int round, const attribution::RangeTable& stats, RoundLog& rl, std::vector<RangeCost>& costs);
+  bool applyWallBudget(const RoundOutcome& out, const attribution::RangeTable& stats,
+                       const std::vector<RangeCost>& costs, RoundLog& rl);
+  bool widen(int round, const attribution::RangeTable& stats, RoundLog& rl);
+  void finish();
 
   const LoopConfig& cfg_;
   const ExecutorFactory& make_;
@@ -165,8 +163,15 @@ class Loop {
   bool stopped_ = false;
   std::set<int> eagerSkipped_;  // nodes not expanded eagerly because the push budget was spent
   bool widenedAhead_ = false;   // the observed callers were wrapped in round 0
-  /// Runner notes already in res_.notes: note -> (its index there, the 1-based rounds it was made in).
-  std::map<std::string, std::pair<size_t, std::vector<int>>> runnerNotes_;
+  /// Runner notes already in res_.notes: (kind, subject, text) -> its index there.
+  std::map<std::tuple<NoteKind, std::string, std::string>, size_t> runnerNotes_;
+  std::string harnessFailure_;  // why the last switchToHarness failed
+  Policy policy_;               // the config's, with the kernel focus's pattern
+  int widenStage_ = 0;          // 0: nothing yet, 1: callers tried, 2: entry tried
+  std::set<std::string> everWrapped_;
+  attribution::RangeTable last_;  // the last recorded round's table
+  int lastIndex_ = -1;            // the round `last_` was recorded as
+  bool haveStats_ = false;
 };
 
 Result<attribution::RangeTable> Loop::tabulate(const RoundRequest& req, const RoundOutcome& out) {
@@ -180,7 +185,7 @@ Result<attribution::RangeTable> Loop::tabulate(const RoundRequest& req, const Ro
 Result<bool> Loop::measureBaseline(int maxRounds) {
   if (!cfg_.measureBaseline || baselineMeasured_) return true;
   baselineMeasured_ = true;
-  if (cb_.onRound) cb_.onRound(LoopProgress{-1, maxRounds, 0, "baseline: uninstrumented run"});
+  if (cb_.onRound) cb_.onRound(LoopProgress{-1, maxRounds, 0, "baseline", "baseline: uninstrumented run"});
   RoundRequest baseReq{-1, {}, std::nullopt};
   baseReq.autogradRanges = false;  // the program as it runs without kernlens
   auto base = exec_->run(baseReq, cancel_);
@@ -194,30 +199,35 @@ Result<bool> Loop::measureBaseline(int maxRounds) {
 }
 
 bool Loop::discover() {
-  if (cb_.onRound) cb_.onRound(LoopProgress{-1, cfg_.maxRounds, 0, "discovery: which workspace functions run"});
+  if (cb_.onRound)
+    cb_.onRound(LoopProgress{-1, cfg_.maxRounds, 0, "discovery", "discovery: which workspace functions run"});
   RoundRequest req{kDiscoveryRound, {}, std::nullopt};
   req.discoverCalls = true;
   auto out = exec_->run(req, cancel_);
   if (!out) {
     if (out.error().code == Error::Code::Cancelled) return false;
-    res_.notes.push_back("call discovery failed (static call resolution only): " + out.error().message);
+    res_.notes.push_back(
+        {NoteKind::DiscoveryFailed, "", "call discovery failed (static call resolution only): " + out.error().message});
     return true;
   }
   res_.discoveryWallMs = out->wallMs;
   if (out->callsFile.empty()) {
-    res_.notes.push_back("call discovery recorded nothing (static call resolution only)");
+    res_.notes.push_back(
+        {NoteKind::DiscoveryFailed, "", "call discovery recorded nothing (static call resolution only)"});
     return true;
   }
   auto calls = ObservedCalls::read(out->callsFile);
   if (!calls) {
-    res_.notes.push_back("call discovery unreadable (static call resolution only): " + calls.error().message);
+    res_.notes.push_back({NoteKind::DiscoveryFailed, "",
+                          "call discovery unreadable (static call resolution only): " + calls.error().message});
     return true;
   }
   res_.observedFunctions = calls->codes().size();
   log("discovery: " + std::to_string(calls->codes().size()) + " workspace code objects ran, " +
       std::to_string(calls->edges().size()) + " call edges, " + formatDuration(static_cast<double>(out->wallMs) * 1e6));
   if (calls->backwardCalls() == uint64_t{0})
-    res_.notes.push_back("no backward pass ran in the discovery run: autograd sequence ranges off");
+    res_.notes.push_back(
+        {NoteKind::NoBackwardPass, "", "no backward pass ran in the discovery run: autograd sequence ranges off"});
   plan_.setObserved(std::make_shared<const ObservedCalls>(std::move(*calls)));
   return true;
 }
@@ -421,7 +431,8 @@ int Loop::addEntryStage(int round) {
   for (const auto& t : plan_.resolver().threadTargets())
     if (!plan_.hasFunction(t)) {
       (void)plan_.addFunction(t, Origin::ThreadTarget, -1, round);
-      res_.notes.push_back("wrapped thread target " + t.path + "::" + t.qualName);
+      res_.notes.push_back(
+          {NoteKind::Widened, t.path + "::" + t.qualName, "wrapped thread target " + t.path + "::" + t.qualName});
     }
   added = static_cast<int>(plan_.nodes().size() - before);
   return added;
@@ -456,13 +467,15 @@ int Loop::addCallersStage(int round) {
     for (const auto& c : callers)
       if (!plan_.hasFunction(c)) {
         (void)plan_.addFunction(c, Origin::Caller, -1, round);
-        res_.notes.push_back("widened to caller " + c.path + "::" + c.qualName);
+        res_.notes.push_back(
+            {NoteKind::Widened, c.path + "::" + c.qualName, "widened to caller " + c.path + "::" + c.qualName});
       }
   }
   for (const auto& t : plan_.resolver().threadTargets())
     if (!plan_.hasFunction(t)) {
       (void)plan_.addFunction(t, Origin::ThreadTarget, -1, round);
-      res_.notes.push_back("widened to thread target " + t.path + "::" + t.qualName);
+      res_.notes.push_back(
+          {NoteKind::Widened, t.path + "::" + t.qualName, "widened to thread target " + t.path + "::" + t.qualName});
     }
   return static_cast<int>(plan_.nodes().size() - before);
 }
@@ -476,8 +489,12 @@ bool Loop::switchToHarness(const std::string& why) {
   hr.qualName = cfg_.focus.qualName;
   hr.factory = cfg_.harnessFactory;
   auto h = generateHarness(index_, hr);
+  auto failed = [&](std::string text) {
+    harnessFailure_ = text;
+    res_.notes.push_back({NoteKind::Harness, "", std::move(text)});
+  };
   if (!h) {
-    res_.notes.push_back("harness: " + h.error().message);
+    failed("harness: " + h.error().message);
     log("harness: " + h.error().message);
     return false;
   }
@@ -488,7 +505,7 @@ bool Loop::switchToHarness(const std::string& why) {
   fs::path script = dir / "kernlens_harness.py";
   FILE* fp = std::fopen(script.c_str(), "wb");
   if (!fp) {
-    res_.notes.push_back("harness: cannot write " + script.string());
+    failed("harness: cannot write " + script.string());
     return false;
   }
   std::fwrite(h->script.data(), 1, h->script.size(), fp);
@@ -496,14 +513,15 @@ bool Loop::switchToHarness(const std::string& why) {
   std::string entry = "python3 " + runner::shellQuote(script.string());
   auto ex = make_(entry);
   if (!ex) {
-    res_.notes.push_back("harness: " + ex.error().message);
+    failed("harness: " + ex.error().message);
     return false;
   }
   exec_ = std::move(*ex);
   entry_ = entry;
   res_.entry = entry;
-  for (const auto& n : h->notes) res_.notes.push_back("harness: " + n);
-  res_.notes.push_back("profiling a generated harness (" + script.string() + ") because " + why);
+  for (const auto& n : h->notes) res_.notes.push_back({NoteKind::Harness, "", "harness: " + n});
+  res_.notes.push_back({NoteKind::HarnessSwitched, script.string(),
+                        "profiling a generated harness (" + script.string() + ") because " + why});
   log("harness: " + why + "; running " + script.string());
   return true;
 }
@@ -562,19 +580,19 @@ void Loop::buildLines(const attribution::RangeTable& stats, bool widenedOut) {
   res_.unmapped.clear();
   res_.unmapped = stats.unmapped;
   if (widenedOut && !stats.unmapped.empty())
-    res_.notes.push_back(
-        "unmapped launches remain although the callers and the entry script were wrapped "
-        "(import-time code, other processes or threads not started from workspace code)");
+    res_.notes.push_back({NoteKind::UnmappedRemain, "",
+                          "unmapped launches remain although the callers and the entry script were wrapped "
+                          "(import-time code, other processes or threads not started from workspace code)"});
 }
 
-Result<LoopResult> Loop::run() {
+Result<void> Loop::prepare() {
   if (cfg_.entry.empty()) return Error::invalid("no entry command (e.g. \"python train.py\")");
   if (cfg_.maxRounds < 1) return Error::invalid("at least one round is needed");
   if (cfg_.focus.kind == FocusKind::Kernel && cfg_.focus.kernelPattern.empty())
     return Error::invalid("empty kernel pattern");
-  Policy policy = cfg_.policy;
-  if (cfg_.focus.kind == FocusKind::Kernel) policy.kernelPattern = cfg_.focus.kernelPattern;
-  auto re = compileKernelPattern(policy.kernelPattern);
+  policy_ = cfg_.policy;
+  if (cfg_.focus.kind == FocusKind::Kernel) policy_.kernelPattern = cfg_.focus.kernelPattern;
+  auto re = compileKernelPattern(policy_.kernelPattern);
   if (!re) return re.error();
   kernelRe_ = *re;
 
@@ -591,10 +609,16 @@ Result<LoopResult> Loop::run() {
   res_.backend = exec_->backendName();
   if (cfg_.harness == HarnessMode::Always && cfg_.focus.kind == FocusKind::Function)
     if (!switchToHarness("a harness was asked for"))
-      return Error::invalid(res_.notes.empty() ? "harness failed" : res_.notes.back());
+      return Error::invalid(harnessFailure_.empty() ? "harness failed" : harnessFailure_);
+  return {};
+}
 
+Result<LoopResult> Loop::run() {
+  // 1. Check the configuration, plan round 0, make the executor (a harness when asked for).
+  if (auto p = prepare(); !p) return p.error();
   if (cfg_.strategy == Strategy::Lines) return runLines();
 
+  // 2. Call discovery: which workspace functions run, from where.
   if (cfg_.discoverCalls) {
     if (!discover()) {
       stop(StopReason::Cancelled, "cancelled during the call discovery run");
@@ -606,191 +630,229 @@ Result<LoopResult> Loop::run() {
     eagerExpand(0);
   }
 
-  int widenStage = widenedAhead_ ? 1 : 0;  // 0: nothing yet, 1: callers tried, 2: entry tried
-  std::set<std::string> everWrapped;
-  attribution::RangeTable last;
-  int lastIndex = -1;  // the round `last` was recorded as
-  bool haveStats = false;
+  // 3. Rounds, until converged, the round budget is spent, or a round is cancelled or fails.
+  widenStage_ = widenedAhead_ ? 1 : 0;
   for (int round = 0; round < cfg_.maxRounds + (harnessTried_ ? 1 : 0); ++round) {
-    if (cancel_.isCancelled()) {
-      stop(StopReason::Cancelled, "cancelled before round " + std::to_string(round));
-      break;
+    auto next = runRound(round);
+    if (!next) return next.error();
+    if (!*next) break;
+  }
+
+  // 4. The lines of the last recorded round, their verdicts, and why the loop stopped.
+  finish();
+  return res_;
+}
+
+void Loop::keepStats(int round, attribution::RangeTable&& stats) {
+  last_ = std::move(stats);
+  lastIndex_ = round;
+  haveStats_ = true;
+}
+
+Result<bool> Loop::runRound(int round) {
+  if (cancel_.isCancelled()) {
+    stop(StopReason::Cancelled, "cancelled before round " + std::to_string(round));
+    return false;
+  }
+  // 1. Run the round's plan.
+  auto files = plan_.filePlans();
+  size_t nranges = 0;
+  for (const auto& f : files) nranges += f.ranges.size();
+  std::string stage = "round " + std::to_string(round + 1) + "/" + std::to_string(cfg_.maxRounds);
+  if (cb_.onRound)
+    cb_.onRound(
+        LoopProgress{round, cfg_.maxRounds, nranges, stage, stage + ": " + std::to_string(nranges) + " ranges"});
+  RoundRequest req{round, files, std::nullopt};
+  req.autogradRanges = autogradRanges();
+  auto out = exec_->run(req, cancel_);
+  if (!out) {
+    if (out.error().code == Error::Code::Cancelled) {
+      stop(StopReason::Cancelled, "cancelled during round " + std::to_string(round + 1));
+      return false;
     }
-    auto files = plan_.filePlans();
-    size_t nranges = 0;
-    for (const auto& f : files) nranges += f.ranges.size();
-    if (cb_.onRound)
-      cb_.onRound(LoopProgress{round, cfg_.maxRounds, nranges,
-                               "round " + std::to_string(round + 1) + "/" + std::to_string(cfg_.maxRounds) + ": " +
-                                   std::to_string(nranges) + " ranges"});
-    RoundRequest req{round, files, std::nullopt};
-    req.autogradRanges = autogradRanges();
-    auto out = exec_->run(req, cancel_);
-    if (!out) {
-      if (out.error().code == Error::Code::Cancelled) {
-        stop(StopReason::Cancelled, "cancelled during round " + std::to_string(round + 1));
+    if (round == 0 && !haveStats_) return Error{out.error().code, "round 1: " + out.error().message};
+    stop(StopReason::Failed, "round " + std::to_string(round + 1) + " failed: " + out.error().message);
+    return false;
+  }
+  ++res_.rounds;
+  res_.emulated = res_.emulated || out->emulated;
+  addRunnerNotes(*out, round);
+  res_.lastWallMs = out->wallMs;
+  plan_.bindOverlay(out->overlay);
+  for (const auto& n : plan_.nodes())
+    if (n.state == NodeState::Unplaced && n.round == round)
+      res_.notes.push_back({NoteKind::NotWrapped, describe(n), "not wrapped: " + describe(n) + ": " + n.reason});
+
+  // 2. Attribute and record it; the baseline run after the first.
+  auto stats = tabulate(req, *out);
+  if (!stats) {
+    stop(stats.error().code == Error::Code::Cancelled ? StopReason::Cancelled : StopReason::Failed,
+         "attribution of round " + std::to_string(round + 1) + ": " + stats.error().message);
+    return false;
+  }
+  if (auto b = measureBaseline(cfg_.maxRounds); !b) {
+    return b.error();
+  } else if (!*b) {
+    stop(StopReason::Cancelled, "cancelled during the uninstrumented baseline run");
+    keepStats(round, std::move(*stats));  // the round itself is complete
+    return false;
+  }
+  RoundLog rl = roundLog(round, nranges, *stats, *out);
+  for (const auto& n : plan_.nodes())
+    if (!n.rangeName.empty() && n.wrapped()) everWrapped_.insert(n.rangeName);
+
+  // 3. Branch extraction: the entry never reached the focus function.
+  if (extractBranch(round, *stats)) {
+    rl.notes.push_back(
+        {NoteKind::HarnessSwitched, "", "entry never reached the focus: switched to a generated harness"});
+    res_.roundLog.push_back(std::move(rl));
+    return true;
+  }
+
+  // 4. Decide on every wrapped range, then the wall-time budget, then widening.
+  std::vector<RangeCost> costs;
+  bool changed = decideRanges(round, *stats, rl, costs);
+  if (applyWallBudget(*out, *stats, costs, rl)) changed = true;
+  if (widen(round, *stats, rl)) changed = true;
+  if (changed) eagerExpand(round + 1);
+  keepStats(round, std::move(*stats));
+  res_.roundLog.push_back(rl);
+  log("round " + std::to_string(round + 1) + ": " + std::to_string(rl.ranges) + " ranges, " +
+      std::to_string(rl.launches) + " launches, refined " + std::to_string(rl.refined) + ", resolved " +
+      std::to_string(rl.resolved) + ", atomic " + std::to_string(rl.atomic) + ", " + formatDuration(static_cast<double>(rl.wallMs) * 1e6));
+
+  // 5. Converged, or out of rounds.
+  if (!changed) {
+    res_.converged = true;
+    stop(StopReason::Converged);
+    return false;
+  }
+  if (res_.rounds >= cfg_.maxRounds) {
+    stop(StopReason::RoundBudget);
+    return false;
+  }
+  return true;
+}
+
+bool Loop::extractBranch(int round, const attribution::RangeTable& stats) {
+  if (round != 0 || cfg_.focus.kind != FocusKind::Function || cfg_.harness != HarnessMode::Auto || roots_.empty())
+    return false;
+  const auto& root = plan_.node(roots_[0]);
+  const auto* rootEntry = stats.find(root.rangeName);
+  if ((rootEntry && rootEntry->invocations != 0) || harnessTried_) return false;
+  return switchToHarness("the entry never reached " + root.path + "::" + root.qualName);
+}
+
+bool Loop::decideRanges(int round, const attribution::RangeTable& stats, RoundLog& rl, std::vector<RangeCost>& costs) {
+  bool changed = false;
+  for (const auto& n0 : plan_.nodes()) {
+    if (!n0.wrapped() || n0.rangeName.empty()) continue;
+    int id = n0.id;
+    bool root = std::find(roots_.begin(), roots_.end(), id) != roots_.end();
+    const attribution::RangeEntry* s = stats.find(n0.rangeName);
+    if (s) costs.push_back(RangeCost{id, s->invocations, root});
+    NodeFacts facts{id, root, n0.expanded};
+    Decision d = decide(facts, s, policy_, [&](int nid) { return !plan_.children(nid).empty(); });
+    PlanNode& n = plan_.node(id);
+    switch (d.action) {
+      case Action::Idle:
+        n.state = NodeState::Idle;
+        n.reason = d.reason;
+        ++rl.idle;
+        break;
+      case Action::Refuse:
+        n.state = NodeState::Refused;
+        n.reason = d.reason;
+        res_.refusals.push_back(describe(n) + ": " + d.reason);
+        log("refused " + describe(n) + ": " + d.reason);
+        changed = true;
+        ++rl.refused;
+        break;
+      case Action::Resolve:
+        n.state = NodeState::Resolved;
+        n.reason.clear();
+        ++rl.resolved;
+        break;
+      case Action::OutOfFocus:
+        n.state = NodeState::OutOfFocus;
+        n.reason = d.reason;
+        break;
+      case Action::Refine: {
+        int added = plan_.expand(id, round + 1);
+        if (added > 0) {
+          n.state = NodeState::Refining;
+          n.reason = d.reason;
+          changed = true;
+          ++rl.refined;
+          log("refine " + describe(n) + ": " + d.reason + " -> " + std::to_string(added) + " new ranges");
+        } else {
+          n.state = NodeState::Atomic;
+          n.reason = "its statements and callees are already wrapped; the rest comes from the line itself";
+          ++rl.atomic;
+        }
         break;
       }
-      if (round == 0 && !haveStats) return Error{out.error().code, "round 1: " + out.error().message};
-      stop(StopReason::Failed, "round " + std::to_string(round + 1) + " failed: " + out.error().message);
-      break;
-    }
-    ++res_.rounds;
-    res_.emulated = res_.emulated || out->emulated;
-    addRunnerNotes(*out, round);
-    res_.lastWallMs = out->wallMs;
-    plan_.bindOverlay(out->overlay);
-    for (const auto& n : plan_.nodes())
-      if (n.state == NodeState::Unplaced && n.round == round) {
-        res_.notes.push_back("not wrapped: " + describe(n) + ": " + n.reason);
-      }
-    auto stats = tabulate(req, *out);
-    if (!stats) {
-      stop(stats.error().code == Error::Code::Cancelled ? StopReason::Cancelled : StopReason::Failed,
-           "attribution of round " + std::to_string(round + 1) + ": " + stats.error().message);
-      break;
-    }
-    if (auto b = measureBaseline(cfg_.maxRounds); !b) {
-      return b.error();
-    } else if (!*b) {
-      stop(StopReason::Cancelled, "cancelled during the uninstrumented baseline run");
-      last = std::move(*stats);  // the round itself is complete
-      lastIndex = round;
-      haveStats = true;
-      break;
-    }
-    RoundLog rl = roundLog(round, nranges, *stats, *out);
-    for (const auto& n : plan_.nodes())
-      if (!n.rangeName.empty() && n.wrapped()) everWrapped.insert(n.rangeName);
-
-    // Branch extraction: the entry never reached the focus function.
-    if (round == 0 && cfg_.focus.kind == FocusKind::Function && cfg_.harness == HarnessMode::Auto && !roots_.empty()) {
-      const auto& root = plan_.node(roots_[0]);
-      const auto* rootEntry = stats->find(root.rangeName);
-      if ((!rootEntry || rootEntry->invocations == 0) && !harnessTried_) {
-        if (switchToHarness("the entry never reached " + root.path + "::" + root.qualName)) {
-          rl.notes.push_back("entry never reached the focus: switched to a generated harness");
-          res_.roundLog.push_back(std::move(rl));
-          continue;
-        }
-      }
-    }
-
-    bool changed = false;
-    std::vector<RangeCost> costs;
-    for (const auto& n0 : plan_.nodes()) {
-      if (!n0.wrapped() || n0.rangeName.empty()) continue;
-      int id = n0.id;
-      bool root = std::find(roots_.begin(), roots_.end(), id) != roots_.end();
-      const attribution::RangeEntry* s = stats->find(n0.rangeName);
-      if (s) costs.push_back(RangeCost{id, s->invocations, root});
-      NodeFacts facts{id, root, n0.expanded};
-      Decision d = decide(facts, s, policy, [&](int nid) { return !plan_.children(nid).empty(); });
-      PlanNode& n = plan_.node(id);
-      switch (d.action) {
-        case Action::Idle:
-          n.state = NodeState::Idle;
-          n.reason = d.reason;
-          ++rl.idle;
-          break;
-        case Action::Refuse:
-          n.state = NodeState::Refused;
-          n.reason = d.reason;
-          res_.refusals.push_back(describe(n) + ": " + d.reason);
-          log("refused " + describe(n) + ": " + d.reason);
-          changed = true;
-          ++rl.refused;
-          break;
-        case Action::Resolve:
-          n.state = NodeState::Resolved;
-          n.reason.clear();
-          ++rl.resolved;
-          break;
-        case Action::OutOfFocus:
-          n.state = NodeState::OutOfFocus;
-          n.reason = d.reason;
-          break;
-        case Action::Refine: {
-          int added = plan_.expand(id, round + 1);
-          if (added > 0) {
-            n.state = NodeState::Refining;
-            n.reason = d.reason;
-            changed = true;
-            ++rl.refined;
-            log("refine " + describe(n) + ": " + d.reason + " -> " + std::to_string(added) + " new ranges");
-          } else {
-            n.state = NodeState::Atomic;
-            n.reason = "its statements and callees are already wrapped; the rest comes from the line itself";
-            ++rl.atomic;
-          }
-          break;
-        }
-        case Action::Atomic:
-          n.state = NodeState::Atomic;
-          n.reason = d.reason;
-          n.expanded = true;
-          ++rl.atomic;
-          break;
-      }
-    }
-    // Wall-time budget.
-    Overhead oh{res_.baselineWallMs, out->wallMs, stats->invocations, stats->totalOps};
-    for (const auto& w : wallRefusals(oh, costs, policy.maxWallOverhead)) {
-      PlanNode& n = plan_.node(w.id);
-      if (n.state == NodeState::Refused || n.state == NodeState::Idle) continue;
-      n.state = NodeState::Refused;
-      n.reason = w.reason;
-      res_.refusals.push_back(describe(n) + ": " + w.reason);
-      changed = true;
-      ++rl.refused;
-    }
-    // Widening: kernels launched outside every managed range.
-    int64_t outside = 0;
-    for (const auto& u : stats->unmapped)
-      if (u.reason == attribution::UnmappedReason::OutsideRanges && kernelMatches(kernelRe_, u.name))
-        outside += u.launches;
-    if (outside > 0 && widenStage < 2) {
-      int added = 0;
-      if (widenStage == 0) {
-        widenStage = 1;
-        added = addCallersStage(round + 1);
-        if (added > 0)
-          rl.notes.push_back(std::to_string(outside) + " launches outside every range: wrapped the callers");
-      }
-      if (added == 0 && widenStage == 1) {
-        widenStage = 2;
-        added = addEntryStage(round + 1);
-        if (added > 0)
-          rl.notes.push_back(std::to_string(outside) + " launches outside every range: wrapped the entry script");
-      }
-      if (added > 0) changed = true;
-    }
-    if (changed) eagerExpand(round + 1);
-    res_.pushesPerLaunch = oh.pushesPerLaunch();
-    last = std::move(*stats);
-    lastIndex = round;
-    haveStats = true;
-    res_.roundLog.push_back(rl);
-    log("round " + std::to_string(round + 1) + ": " + std::to_string(rl.ranges) + " ranges, " +
-        std::to_string(rl.launches) + " launches, refined " + std::to_string(rl.refined) + ", resolved " +
-        std::to_string(rl.resolved) + ", atomic " + std::to_string(rl.atomic) + ", " +
-        formatDuration(static_cast<double>(rl.wallMs) * 1e6));
-    if (!changed) {
-      res_.converged = true;
-      stop(StopReason::Converged);
-      break;
-    }
-    if (res_.rounds >= cfg_.maxRounds) {
-      stop(StopReason::RoundBudget);
-      break;
+      case Action::Atomic:
+        n.state = NodeState::Atomic;
+        n.reason = d.reason;
+        n.expanded = true;
+        ++rl.atomic;
+        break;
     }
   }
-  res_.rangesInserted = everWrapped.size();
-  if (haveStats) {
-    buildLines(last, widenStage == 2);
+  return changed;
+}
+
+bool Loop::applyWallBudget(const RoundOutcome& out, const attribution::RangeTable& stats,
+                           const std::vector<RangeCost>& costs, RoundLog& rl) {
+  bool changed = false;
+  Overhead oh{res_.baselineWallMs, out.wallMs, stats.invocations, stats.totalOps};
+  for (const auto& w : wallRefusals(oh, costs, policy_.maxWallOverhead)) {
+    PlanNode& n = plan_.node(w.id);
+    if (n.state == NodeState::Refused || n.state == NodeState::Idle) continue;
+    n.state = NodeState::Refused;
+    n.reason = w.reason;
+    res_.refusals.push_back(describe(n) + ": " + w.reason);
+    changed = true;
+    ++rl.refused;
+  }
+  res_.pushesPerLaunch = oh.pushesPerLaunch();
+  return changed;
+}
+
+bool Loop::widen(int round, const attribution::RangeTable& stats, RoundLog& rl) {
+  // Kernels launched outside every managed range: wrap the callers, then the entry script.
+  int64_t outside = 0;
+  for (const auto& u : stats.unmapped)
+    if (u.reason == attribution::UnmappedReason::OutsideRanges && kernelMatches(kernelRe_, u.name))
+      outside += u.launches;
+  if (outside == 0 || widenStage_ >= 2) return false;
+  int added = 0;
+  if (widenStage_ == 0) {
+    widenStage_ = 1;
+    added = addCallersStage(round + 1);
+    if (added > 0)
+      rl.notes.push_back(
+          {NoteKind::Widened, "", std::to_string(outside) + " launches outside every range: wrapped the callers"});
+  }
+  if (added == 0 && widenStage_ == 1) {
+    widenStage_ = 2;
+    added = addEntryStage(round + 1);
+    if (added > 0)
+      rl.notes.push_back(
+          {NoteKind::Widened, "", std::to_string(outside) + " launches outside every range: wrapped the entry script"});
+  }
+  return added > 0;
+}
+
+void Loop::finish() {
+  res_.rangesInserted = everWrapped_.size();
+  if (haveStats_) {
+    buildLines(last_, widenStage_ == 2);
     // The round's stored ranges get the verdicts (an editor reading the store shows them).
-    if (auto a = exec_->annotate(lastIndex, res_.lines); !a)
-      res_.notes.push_back("the atomic reasons were not stored: " + a.error().message);
+    if (auto a = exec_->annotate(lastIndex_, res_.lines); !a)
+      res_.notes.push_back(
+          {NoteKind::VerdictsNotStored, "", "the atomic reasons were not stored: " + a.error().message});
   }
   if (!stopped_) stop(StopReason::RoundBudget);
   int64_t outsideLaunches = 0;
@@ -804,11 +866,12 @@ Result<LoopResult> Loop::run() {
     ++counted;
     atomicLines += l.atomic ? 1 : 0;
   }
-  if (haveStats && !roots_.empty() &&
+  if (haveStats_ && !roots_.empty() &&
       std::all_of(roots_.begin(), roots_.end(), [&](int id) { return plan_.node(id).state == NodeState::Idle; })) {
     const auto& r0 = plan_.node(roots_[0]);
-    res_.notes.push_back((cfg_.focus.kind == FocusKind::Lines ? "the region " : "the focus ") + describe(r0) +
-                         " launched nothing (" + r0.reason + ")");
+    res_.notes.push_back({NoteKind::FocusLaunchedNothing, describe(r0),
+                          (cfg_.focus.kind == FocusKind::Lines ? "the region " : "the focus ") + describe(r0) +
+                              " launched nothing (" + r0.reason + ")"});
   }
   if (res_.stopReason == StopReason::Converged) {
     res_.why = "every attributed launch lies in a leaf range with at most one launch per invocation (" +
@@ -825,7 +888,6 @@ Result<LoopResult> Loop::run() {
     res_.why = "the round budget (" + std::to_string(cfg_.maxRounds) + ") was spent with " + std::to_string(pending) +
                " ranges still being refined";
   }
-  return res_;
 }
 
 Result<LoopResult> Loop::runLines() {
@@ -847,8 +909,8 @@ Result<LoopResult> Loop::runLines() {
   fs::path spec = dir / "line_ranges.json";
   if (auto w = writeLineSpec(index_, traced, spec); !w) return w.error();
   if (cb_.onRound)
-    cb_.onRound(
-        LoopProgress{0, 1, traced.size(), "line strategy: tracing " + std::to_string(traced.size()) + " functions"});
+    cb_.onRound(LoopProgress{0, 1, traced.size(), "line strategy",
+                             "line strategy: tracing " + std::to_string(traced.size()) + " functions"});
   RoundRequest req{0, {}, spec};
   req.autogradRanges = autogradRanges();
   auto out = exec_->run(req, cancel_);

@@ -25,6 +25,7 @@
 #include "core/planner/executor.h"
 #include "core/planner/plan.h"
 #include "core/support/cancel.h"
+#include "core/support/note.h"
 #include "core/support/result.h"
 
 namespace kl::planner {
@@ -77,7 +78,7 @@ struct RoundLog {
   int64_t launches = 0;  // GPU ops
   int64_t wallMs = 0;
   int refined = 0, resolved = 0, atomic = 0, idle = 0, refused = 0;
-  std::vector<std::string> notes;     // the runner's notes on the round, then the loop's
+  std::vector<Note> notes;            // the runner's notes on the round, then the loop's
   std::string dir;                    // the round's folder ("" when none)
   std::vector<std::string> profiles;  // the profile files read
   std::string profilerVersion, gpu;   // as the profile says ("" when unknown / none captured)
@@ -95,10 +96,11 @@ struct LoopResult {
   std::vector<attribution::UnmappedEntry> unmapped;  // by GPU time, descending
   std::vector<RoundLog> roundLog;
   std::vector<std::string> refusals;  // ranges refused for the budget, with the reason
-  std::vector<std::string> notes;     // widening, harness, unplaced ranges, ...
-  int64_t baselineWallMs = -1;        // -1: not measured
-  int64_t discoveryWallMs = -1;       // -1: no discovery pass
-  size_t observedFunctions = 0;       // workspace code objects the discovery pass saw run
+  /// Widening, harness, unplaced ranges, ...; the runner's notes once each, with their rounds.
+  std::vector<Note> notes;
+  int64_t baselineWallMs = -1;   // -1: not measured
+  int64_t discoveryWallMs = -1;  // -1: no discovery pass
+  size_t observedFunctions = 0;  // workspace code objects the discovery pass saw run
   int64_t lastWallMs = 0;
   size_t rangesInserted = 0;                       // distinct ranges wrapped over all rounds
   double pushesPerLaunch = 0;                      // of the last round
@@ -111,6 +113,9 @@ struct LoopProgress {
   int round = 0;  // 0-based; -1 for the baseline run
   int maxRounds = 0;
   size_t ranges = 0;
+  /// What runs: "round 2/8", "baseline", "discovery", "line strategy" (prefixes the runner's
+  /// phase reports of that run: "round 2/8 · running (3 s)").
+  std::string stage;
   std::string message;  // "round 2/8: 14 ranges"
 };
 

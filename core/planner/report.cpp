@@ -42,7 +42,7 @@ std::string renderJson(const LoopResult& r) {
     if (l.note.empty())
       w.key("note").null();
     else
-      w.field("note", l.note);
+      w.field("note", rewordForTest(l.note));
     if (l.suggestFocus.empty())
       w.key("suggest_focus").null();
     else
@@ -73,7 +73,7 @@ std::string renderJson(const LoopResult& r) {
   }
   w.endArray();
   w.key("notes").beginArray();
-  for (const auto& n : r.notes) w.value(n);
+  for (const auto& n : r.notes) w.value(renderNote(n));
   w.endArray();
   w.key("round_log").beginArray();
   for (const auto& rl : r.roundLog) {
@@ -90,7 +90,7 @@ std::string renderJson(const LoopResult& r) {
     w.endArray();
     w.field("dir", rl.dir);
     w.key("notes").beginArray();
-    for (const auto& n : rl.notes) w.value(n);
+    for (const auto& n : rl.notes) w.value(renderNote(n));
     w.endArray();
     w.endObject();
   }

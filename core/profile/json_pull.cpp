@@ -76,6 +76,7 @@ bool JsonPull::fill(size_t keepFrom) {
   auto n = src_.read(buf_.data() + end_, buf_.size() - end_);
   if (!n) {
     error_ = n.error().message;
+    sourceFailed_ = true;
     eof_ = true;
     return false;
   }

@@ -39,6 +39,8 @@ class JsonPull {
   /// Current nesting depth (0 at top level).
   size_t depth() const { return stack_.size(); }
   const std::string& error() const { return error_; }
+  /// The input could not be read: error() is the byte source's own (it names the file).
+  bool sourceFailed() const { return sourceFailed_; }
   /// Bytes consumed so far (for messages).
   uint64_t offset() const { return consumed_ + pos_; }
 
@@ -57,6 +59,7 @@ class JsonPull {
   ByteSource& src_;
   std::string buf_;
   size_t pos_ = 0, end_ = 0;
+  bool sourceFailed_ = false;
   uint64_t consumed_ = 0;  // bytes dropped from the front of buf_
   bool eof_ = false;
   size_t maxToken_;

@@ -115,8 +115,10 @@ std::optional<int64_t> intOf(Tok t, std::string_view text) {
 
 class KinetoReader {
  public:
-  KinetoReader(ByteSource& src, std::string name, const ReadOptions& opts)
-      : p_(src), name_(std::move(name)), opts_(opts) {}
+  /// `sourceNamed`: the source's own errors name the input as `name` does (a file opened by its
+  /// path), so they are not prefixed again.
+  KinetoReader(ByteSource& src, std::string name, const ReadOptions& opts, bool sourceNamed)
+      : p_(src), name_(std::move(name)), sourceNamed_(sourceNamed), opts_(opts) {}
 
   Result<ProfileModel> run() {
     Tok t = p_.next();
@@ -161,9 +163,8 @@ class KinetoReader {
 
  private:
   Error fail(const std::string& why) const {
-    if (why == "cancelled") return Error::cancelled();
     // Errors of the byte source (e.g. "<file>: truncated gzip data") already name the file.
-    if (why.starts_with(name_ + ": ")) return Error::invalid(why);
+    if (sourceNamed_ && p_.sourceFailed()) return Error::invalid(why);
     return Error::invalid(name_ + ": " + why);
   }
 
@@ -410,7 +411,7 @@ class KinetoReader {
       Tok t = p_.next();
       if (t == Tok::ArrEnd) return {};
       if (t == Tok::Error || t == Tok::End) return fail(p_.error().empty() ? "truncated traceEvents" : p_.error());
-      if ((n & 0x3FFF) == 0x3FFF && opts_.cancel.isCancelled()) return fail("cancelled");
+      if ((n & 0x3FFF) == 0x3FFF && opts_.cancel.isCancelled()) return Error::cancelled();
       if (t != Tok::ObjBegin) {
         if (!p_.skip(t)) return fail(p_.error());
         continue;
@@ -825,6 +826,7 @@ class KinetoReader {
 
   JsonPull p_;
   std::string name_;
+  bool sourceNamed_ = false;
   const ReadOptions& opts_;
   ProfileModel m_;
   bool sawEvents_ = false;
@@ -857,7 +859,7 @@ class KinetoReader {
 Result<ProfileModel> readKinetoJson(const std::filesystem::path& path, const ReadOptions& opts) {
   auto src = openMaybeGzip(path);
   if (!src) return src.error();
-  KinetoReader reader(**src, path.string(), opts);
+  KinetoReader reader(**src, path.string(), opts, true);
   auto r = reader.run();
   if (!r) return r.error();
   return r;
@@ -865,7 +867,7 @@ Result<ProfileModel> readKinetoJson(const std::filesystem::path& path, const Rea
 
 Result<ProfileModel> readKinetoJsonText(std::string_view text, std::string_view name, const ReadOptions& opts) {
   auto src = memorySource(text);
-  KinetoReader reader(*src, std::string(name), opts);
+  KinetoReader reader(*src, std::string(name), opts, false);
   return reader.run();
 }
 

@@ -265,6 +265,8 @@ FileResult fileResult(Build& b, const std::string& path, const std::map<uint32_t
 
 void fillProvenance(Provenance& p, const profile::ProfileModel& m, const BuildOptions& opts,
                     const std::string& fileName, bool hasKl) {
+  p.origin = ResultOrigin::LoadedProfile;
+  p.profileFile = fileName;
   p.runId = "profile:" + fileName;
   p.source = hasKl ? AttributionSource::KlRanges : AttributionSource::PythonStacks;
   p.emulated = m.meta.emulated;
@@ -300,16 +302,6 @@ Result<ResultSet> buildFromProfile(const profile::ProfileModel& m, const BuildOp
   for (const auto& [path, lines] : b.acc) rs.files.push_back(fileResult(b, path, lines));
   fillProvenance(rs.provenance, m, opts, fileName, hasKl);
   return rs;
-}
-
-Result<ResultSet> loadProfile(const std::filesystem::path& path, const BuildOptions& opts) {
-  profile::ReadOptions ro;
-  ro.cancel = opts.cancel;
-  auto model = profile::readProfile(path, ro);
-  if (!model) return model.error();
-  BuildOptions o = opts;
-  if (o.profilePath.empty()) o.profilePath = path.string();
-  return buildFromProfile(*model, o);
 }
 
 }  // namespace kl::results

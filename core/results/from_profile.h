@@ -40,10 +40,8 @@ struct BuildOptions {
 bool mapsToSource(const profile::ProfileModel& model);
 
 /// Error::Invalid ("<file>: no kl: ranges and no python_function stacks: nothing maps to
-/// source lines") when the profile has neither source; Error::Cancelled when cancelled.
+/// source lines") when the profile has neither source; Error::Cancelled when cancelled. The
+/// model comes from the one profile loader (core/runner/profile_inputs.h).
 Result<ResultSet> buildFromProfile(const profile::ProfileModel& model, const BuildOptions& opts);
-
-/// Reads the profile(s) at `path` (nsys SQLite or Kineto JSON, format sniffed) and builds.
-Result<ResultSet> loadProfile(const std::filesystem::path& path, const BuildOptions& opts);
 
 }  // namespace kl::results

@@ -65,10 +65,17 @@ enum class AttributionSource : uint8_t { KlRanges, PythonStacks };
 /// "kl-ranges" | "python-stacks" (the JSON and text spelling).
 const char* attributionSourceName(AttributionSource s);
 
+/// Where a result set comes from: a run of the store, or a profile file loaded as it is.
+enum class ResultOrigin : uint8_t { StoredRun, LoadedProfile };
+
 /// Where the numbers come from (shown in hovers).
 struct Provenance {
-  std::string runId;    // store run id, or "profile:<file name>" for loaded profiles
-  std::string backend;  // "nsys", "torch", "emulate", or "loaded"
+  ResultOrigin origin = ResultOrigin::StoredRun;  // decide on this, never on runId's spelling
+  /// The display and JSON spelling: the store's run key, or "profile:<file name>" for a loaded
+  /// profile.
+  std::string runId;
+  std::string profileFile;  // LoadedProfile: the file's name ("" for a stored run)
+  std::string backend;      // "nsys", "torch", "emulate", or "loaded"
   AttributionSource source = AttributionSource::PythonStacks;
   std::string profilePath;  // the profile file(s) read
   std::string gpu;          // GPU name(s), "" when unknown

@@ -17,6 +17,7 @@
 #include "core/runner/interpreter.h"
 #include "core/runner/line_results.h"
 #include "core/runner/overlay_dir.h"
+#include "core/runner/profile_inputs.h"
 #include "core/store/git_info.h"
 
 namespace kl::runner {
@@ -42,6 +43,7 @@ const char* stageName(RoundProgress::Stage s) {
     case RoundProgress::Stage::Reading: return "reading";
     case RoundProgress::Stage::Attributing: return "attributing";
     case RoundProgress::Stage::Done: return "done";
+    case RoundProgress::Stage::Failed: return "failed";
   }
   return "";
 }
@@ -66,7 +68,7 @@ store::RoundRecord RoundResult::record() const {
   r.profilerVersion = profilerVersion;
   r.gpu = gpu;
   r.results = lines;
-  for (const auto& n : notes) r.results.warnings.push_back(n);
+  for (const auto& n : notes) r.results.warnings.push_back(renderNote(n));
   r.files = files;
   return r;
 }
@@ -137,12 +139,24 @@ store::RunInfo RoundRunner::runInfo() const {
   return info;
 }
 
+namespace {
+
+void report(const ProgressFn& progress, RoundProgress::Stage s, double f, std::string msg) {
+  if (progress) progress(RoundProgress{s, f, std::move(msg)});
+}
+
+/// The program failed: one line (and context) naming the log that tells more, which a last
+/// progress report (Stage::Failed) carries as data.
+Error failedWithLog(const std::string& what, const std::filesystem::path& log, const ProgressFn& progress) {
+  if (progress) progress(RoundProgress{RoundProgress::Stage::Failed, 1.0, "failed", log.string()});
+  return Error::io(what + "\n(log: " + log.string() + ")");
+}
+
+}  // namespace
+
 Result<RoundResult> RoundRunner::run(const RoundPlan& plan, const CancellationToken& cancel, const ProgressFn& progress,
                                      const OutputFn& output) {
   auto t0 = std::chrono::steady_clock::now();
-  auto report = [&](RoundProgress::Stage s, double f, std::string msg) {
-    if (progress) progress(RoundProgress{s, f, std::move(msg)});
-  };
   RoundResult res;
   res.index = plan.index;
   res.workspace = cfg_.workspace;
@@ -161,7 +175,24 @@ Result<RoundResult> RoundRunner::run(const RoundPlan& plan, const CancellationTo
   p.stderrLog = p.roundDir / "stderr.log";
 
   // 1. Instrument: the overlay (the user's files are only read).
-  report(RoundProgress::Stage::Instrumenting, 0.02, "instrumenting");
+  report(progress, RoundProgress::Stage::Instrumenting, 0.02, "instrumenting");
+  if (auto i = instrument(plan, res); !i) return i.error();
+  if (cancel.isCancelled()) return Error::cancelled();
+
+  // 2. Run under the backend and the launch wrapper.
+  if (auto r = runProgram(res, cancel, progress, output); !r) return r.error();
+
+  // 3. Collect the profile files (nsys: export), read them as the ranks of one run.
+  if (auto r = readProfiles(res, cancel, progress); !r) return r.error();
+
+  // 4. What the round has to tell beside its profile.
+  addNotes(res);
+  res.wallMs = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+  report(progress, RoundProgress::Stage::Done, 1.0, "done");
+  return res;
+}
+
+Result<void> RoundRunner::instrument(const RoundPlan& plan, RoundResult& res) const {
   for (const auto& fp : plan.files) {
     auto path = nvtx::resolveInWorkspace(cfg_.workspace, fp.relPath);
     if (!path) return path.error();
@@ -169,17 +200,21 @@ Result<RoundResult> RoundRunner::run(const RoundPlan& plan, const CancellationTo
     if (!text) return text.error();
     auto of = nvtx::instrumentFile(fp.relPath, *text, fp.ranges);
     if (!of) return Error{of.error().code, fp.relPath + ": " + of.error().message};
-    for (const auto& s : of->skipped) res.notes.push_back("not wrapped: " + fp.relPath + ": " + s.reason);
+    for (const auto& s : of->skipped)
+      res.notes.push_back({NoteKind::NotWrapped, fp.relPath, "not wrapped: " + fp.relPath + ": " + s.reason});
     res.files.push_back({fp.relPath, std::move(*text)});
     res.overlay.files.emplace(fp.relPath, std::move(*of));
   }
   if (!res.overlay.files.empty()) {
-    p.overlayDir = p.roundDir / "overlay";
-    if (auto w = writeOverlayDir(res.overlay, cfg_.workspace, p.overlayDir); !w) return w.error();
+    res.paths.overlayDir = res.paths.roundDir / "overlay";
+    if (auto w = writeOverlayDir(res.overlay, cfg_.workspace, res.paths.overlayDir); !w) return w.error();
   }
-  if (cancel.isCancelled()) return Error::cancelled();
+  return {};
+}
 
-  // 2. Run under the backend and the launch wrapper.
+Result<void> RoundRunner::runProgram(RoundResult& res, const CancellationToken& cancel, const ProgressFn& progress,
+                                     const OutputFn& output) const {
+  const RoundPaths& p = res.paths;
   auto command = backend_->command(p, entryArgv_);
   auto spec = wrapCommand(cfg_.launch, command, cfg_.cwd, p.outDir, p.roundDir);
   if (!spec) return spec.error();
@@ -193,13 +228,13 @@ Result<RoundResult> RoundRunner::run(const RoundPlan& plan, const CancellationTo
     if (sec == lastSecond) return;
     lastSecond = sec;
     double f = 0.05 + 0.75 * (1.0 - std::exp(-static_cast<double>(elapsed.count()) / 20000.0));
-    report(RoundProgress::Stage::Running, f, "running (" + std::to_string(sec) + " s)");
+    report(progress, RoundProgress::Stage::Running, f, "running (" + std::to_string(sec) + " s)");
   };
   {
     std::string line = shellJoin(spec->argv);
     std::ofstream(p.roundDir / "command.txt") << line << "\n";
   }
-  report(RoundProgress::Stage::Running, 0.05, "running");
+  report(progress, RoundProgress::Stage::Running, 0.05, "running");
   auto pr = runProcess(*spec, cancel);
   if (!pr) {
     if (pr.error().code == Error::Code::NotFound && cfg_.launch.kind == LaunchKind::Slurm)
@@ -207,6 +242,7 @@ Result<RoundResult> RoundRunner::run(const RoundPlan& plan, const CancellationTo
     return pr.error();
   }
   res.process = *pr;
+  std::error_code ec;
   if (!std::filesystem::is_directory(p.roundDir, ec))
     return Error::io("the run folder " + p.roundDir.string() +
                      " was deleted while the program ran (by the program?); its profile is lost");
@@ -216,41 +252,43 @@ Result<RoundResult> RoundRunner::run(const RoundPlan& plan, const CancellationTo
     if (sbatch)
       if (auto id = slurmJobId(p.stdoutLog)) scancelJob(*id);
     if (pr->cancelled) return Error::cancelled();
-    return Error::io("the program " + describe(*pr) + " (round " + std::to_string(plan.index) +
-                     "; raise the timeout if it needs longer)\n(log: " + p.stderrLog.string() + ")");
+    return failedWithLog("the program " + describe(*pr) + " (round " + std::to_string(res.index) +
+                             "; raise the timeout if it needs longer)",
+                         p.stderrLog, progress);
   }
-  if (!pr->ok()) {
-    std::filesystem::path log = p.stderrLog;
-    std::string tail = tailLines(p.stderrLog, 8);
-    if (sbatch) {
-      if (auto id = slurmJobId(p.stdoutLog)) {
-        auto jobOut = p.roundDir / ("slurm-" + *id + ".out");
-        if (std::filesystem::exists(jobOut, ec)) {
-          log = jobOut;
-          tail = tailLines(jobOut, 8);
-        }
+  if (pr->ok()) return {};
+  std::filesystem::path log = p.stderrLog;
+  std::string tail = tailLines(p.stderrLog, 8);
+  if (sbatch) {
+    if (auto id = slurmJobId(p.stdoutLog)) {
+      auto jobOut = p.roundDir / ("slurm-" + *id + ".out");
+      if (std::filesystem::exists(jobOut, ec)) {
+        log = jobOut;
+        tail = tailLines(jobOut, 8);
       }
     }
-    ProbeStatus st = readProbeStatus(p.outDir / "status.json");
-    // The probe refused before the program ran (unsupported interpreter, bad entry): its one
-    // line says it all, the log tail would only repeat it.
-    if (!st.probeError.empty() && st.entryError.empty())
-      return Error::io("the probe could not run the program: " + st.probeError + "\n(log: " + log.string() + ")");
-    std::string why = !st.probeError.empty() ? " — probe: " + st.probeError : "";
-    return Error::io("the program failed (" + describe(*pr) + ")" + why + (tail.empty() ? "" : ":\n" + tail) +
-                     "\n(log: " + log.string() + ")");
   }
+  ProbeStatus st = readProbeStatus(p.outDir / "status.json");
+  // The probe refused before the program ran (unsupported interpreter, bad entry): its one
+  // line says it all, the log tail would only repeat it.
+  if (!st.probeError.empty() && st.entryError.empty())
+    return failedWithLog("the probe could not run the program: " + st.probeError, log, progress);
+  std::string why = !st.probeError.empty() ? " — probe: " + st.probeError : "";
+  return failedWithLog("the program failed (" + describe(*pr) + ")" + why + (tail.empty() ? "" : ":\n" + tail), log,
+                       progress);
+}
 
-  // 3. Collect the profile files (nsys: export), read them as the ranks of one run.
-  report(RoundProgress::Stage::Collecting, 0.82, "collecting profiles");
-  auto profiles = backend_->collect(p, cancel);
+Result<void> RoundRunner::readProfiles(RoundResult& res, const CancellationToken& cancel,
+                                       const ProgressFn& progress) const {
+  report(progress, RoundProgress::Stage::Collecting, 0.82, "collecting profiles");
+  auto profiles = backend_->collect(res.paths, cancel);
   if (!profiles) return profiles.error();
   res.profiles = *profiles;
-  report(RoundProgress::Stage::Reading, 0.88, "reading " + std::to_string(res.profiles.size()) + " profile(s)");
+  report(progress, RoundProgress::Stage::Reading, 0.88,
+         "reading " + std::to_string(res.profiles.size()) + " profile(s)");
   profile::ReadOptions ro;
   ro.cancel = cancel;
-  auto model =
-      res.profiles.size() == 1 ? profile::readProfile(res.profiles[0], ro) : profile::readProfiles(res.profiles, ro);
+  auto model = readProfileInputs(ProfileInputs{res.profiles, {}}, ro);  // the one loader: one file, or the ranks
   if (!model) return model.error();
   auto shared = std::make_shared<const profile::ProfileModel>(std::move(*model));
   res.model = shared;
@@ -267,11 +305,18 @@ Result<RoundResult> RoundRunner::run(const RoundPlan& plan, const CancellationTo
     res.profilerVersion = tv;
   else
     res.profilerVersion = backend_->profilerVersion();
-  if (shared->gpuOps.empty())
-    res.notes.push_back(backend_->kind() == BackendKind::Emulate
-                            ? "the emulator recorded no GPU work (the program never ran a torch op?)"
-                            : "no GPU kernels were captured (no GPU on this machine, or the program launched none); "
-                              "only NVTX ranges were recorded");
+  return {};
+}
+
+void RoundRunner::addNotes(RoundResult& res) const {
+  const profile::ProfileModel& m = *res.model;
+  const RoundPaths& p = res.paths;
+  if (m.gpuOps.empty())
+    res.notes.push_back({NoteKind::NoGpuWork, "",
+                         backend_->kind() == BackendKind::Emulate
+                             ? "the emulator recorded no GPU work (the program never ran a torch op?)"
+                             : "no GPU kernels were captured (no GPU on this machine, or the program launched none); "
+                               "only NVTX ranges were recorded"});
   ProbeStatus st = readProbeStatus(p.outDir / "status.json");
   if (!st.unmodelledOps.empty()) {
     int64_t total = 0;
@@ -280,33 +325,34 @@ Result<RoundResult> RoundRunner::run(const RoundPlan& plan, const CancellationTo
       total += n;
       list += (list.empty() ? "" : ", ") + op + " x" + std::to_string(n);
     }
-    res.notes.push_back("emulator: " + std::to_string(total) +
-                        " launches of ops it does not model, emitted as a "
-                        "generic elementwise kernel (their kernels and times are guesses): " +
-                        list);
+    res.notes.push_back({NoteKind::EmulatorGuesses, "",
+                         "emulator: " + std::to_string(total) +
+                             " launches of ops it does not model, emitted as a "
+                             "generic elementwise kernel (their kernels and times are guesses): " +
+                             list});
   }
-  for (const auto& n : st.notes) res.notes.push_back("probe: " + n);
-  const bool anyLineRange = std::any_of(shared->ranges.begin(), shared->ranges.end(), [&](const profile::Range& r) {
-    return nvtx::isManagedName(shared->str(r.text));
-  });
+  for (const auto& n : st.notes) res.notes.push_back({NoteKind::ProbeFallback, "", "probe: " + n});
+  const bool anyLineRange = std::any_of(m.ranges.begin(), m.ranges.end(),
+                                        [&](const profile::Range& r) { return nvtx::isManagedName(m.str(r.text)); });
   // A note must be true of this run's profile. Only nsys depends on the NVTX provider: the
   // emulator and the torch backend record the ranges from the probe's own listeners whatever
   // the provider is, so a no-op provider loses nothing there.
   if (st.found && st.nvtxProvider == "noop" && backend_->kind() == BackendKind::Nsys && !anyLineRange)
     res.notes.push_back(
-        "NVTX was a no-op in the program (no torch NVTX and no libnvToolsExt.so.1): nsys saw none of its ranges");
+        {NoteKind::NvtxNoop, "",
+         "NVTX was a no-op in the program (no torch NVTX and no libnvToolsExt.so.1): nsys saw none of its ranges"});
   else if (!res.overlay.files.empty() && !anyLineRange)
-    res.notes.push_back(
-        "no kl: range was recorded: the instrumented code did not run (is the focus function called by the entry?)");
+    res.notes.push_back({NoteKind::NoManagedRange, "",
+                         "no kl: range was recorded: the instrumented code did not run (is the focus function "
+                         "called by the entry?)"});
+  std::error_code ec;
   if (!p.callsFile.empty()) {
     if (std::filesystem::is_regular_file(p.callsFile, ec))
       res.callsFile = p.callsFile;
     else
-      res.notes.push_back("call discovery wrote nothing (" + p.callsFile.string() + ")");
+      res.notes.push_back(
+          {NoteKind::DiscoveryWroteNothing, "", "call discovery wrote nothing (" + p.callsFile.string() + ")"});
   }
-  res.wallMs = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
-  report(RoundProgress::Stage::Done, 1.0, "done");
-  return res;
 }
 
 int pruneRunDirs(const std::filesystem::path& runsDir, int keep, std::chrono::seconds spare) {

@@ -32,6 +32,7 @@
 #include "core/store/results.h"
 #include "core/store/store.h"
 #include "core/support/cancel.h"
+#include "core/support/note.h"
 #include "core/support/result.h"
 
 namespace kl::runner {
@@ -76,10 +77,14 @@ struct RoundPlan {
 };
 
 struct RoundProgress {
-  enum class Stage { Instrumenting, Running, Collecting, Reading, Attributing, Done };
+  /// Failed: the program failed or timed out (reported once, just before run() returns the error).
+  enum class Stage { Instrumenting, Running, Collecting, Reading, Attributing, Done, Failed };
   Stage stage = Stage::Instrumenting;
   double fraction = 0;  // 0..1 over the whole round (running is estimated from elapsed time)
   std::string message;  // "running (12 s)"
+  /// Failed: the log that tells why (the program's stderr, or its Slurm job's output), for a
+  /// front end to point at; the error's message names it too, but is never parsed for it.
+  std::string log;
 };
 const char* stageName(RoundProgress::Stage s);
 using ProgressFn = std::function<void(const RoundProgress&)>;
@@ -102,7 +107,7 @@ struct RoundResult {
   std::vector<store::FileSnapshot> files;  // disk texts of the instrumented files
   /// e.g. "no GPU kernels were captured ...", "no kl: range was recorded ..." (instrumented code
   /// that never ran), the emulator's unmodelled ops.
-  std::vector<std::string> notes;
+  std::vector<Note> notes;
   std::filesystem::path callsFile;  // call discovery output ("" when not asked for or not written)
   std::filesystem::path workspace;  // the run's workspace root (files a range names)
   /// Converts the round's RangeTable (tabulated ONCE per round, by whoever decides on it) into
@@ -132,6 +137,12 @@ class RoundRunner {
 
  private:
   RoundRunner() = default;
+  // The steps of run().
+  Result<void> instrument(const RoundPlan& plan, RoundResult& res) const;
+  Result<void> runProgram(RoundResult& res, const CancellationToken& cancel, const ProgressFn& progress,
+                          const OutputFn& output) const;
+  Result<void> readProfiles(RoundResult& res, const CancellationToken& cancel, const ProgressFn& progress) const;
+  void addNotes(RoundResult& res) const;
   RunConfig cfg_;
   std::vector<std::string> entryArgv_;
   std::filesystem::path runDir_;

@@ -137,7 +137,7 @@ void registerKeepAnnotations(Server& server, std::shared_ptr<FeatureContext> ctx
     const auto& rs = ctx->results->results();
     if (!rs || server.workspace().root().empty())
       return reply.error(ErrorCode::RequestFailed, "kernlens: no profiling run to keep annotations from");
-    if (rs->provenance.runId.empty() || rs->provenance.runId.rfind("profile:", 0) == 0)
+    if (rs->provenance.runId.empty() || rs->provenance.origin != results::ResultOrigin::StoredRun)
       return reply.error(ErrorCode::RequestFailed,
                          "kernlens: the results come from a loaded profile; keep the annotations of a profiling run");
     if (!server.clientCapabilities().applyEdit)

@@ -1,15 +1,17 @@
 // kernlens.loadProfile: show what an existing profile already says about the workspace.
 //
 // arguments: [path] or [{"path": path}] — an nsys SQLite export or a Kineto JSON trace (gzip
-// allowed), or an Nsight Systems report (.nsys-rep/.qdrep: exported once with the installed nsys
-// into .kernlens/nsys-export/ next to it, runner/nsys_report.h); a relative path is resolved
-// against the workspace root. Read and attributed on the
+// allowed), a folder of ranks, or an Nsight Systems report (.nsys-rep/.qdrep: exported once with
+// nsys — the `kernlens.nsysPath` setting, else KERNLENS_NSYS, else the installed one — and cached
+// like the CLI's exports); loaded by the core loader the CLI uses (core/runner/profile_inputs.h);
+// a relative path is resolved against the workspace root. Read and attributed on the
 // pool (core/results/from_profile.h), then installed in the ResultStore (hints, lenses,
 // diagnostics refresh). Result: {"files", "lines", "mappedOps", "unmappedOps", "source",
 // "emulated", "runId"}; a bad file answers RequestFailed with the reader's one-line reason.
 // A `.csv` path is an Nsight Compute report instead: its bound classes appear in hovers
 // (result {"ncuLaunches"}).
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -17,7 +19,7 @@
 
 #include "core/ncu/report.h"
 #include "core/results/from_profile.h"
-#include "core/runner/nsys_report.h"
+#include "core/runner/profile_inputs.h"
 #include "core/support/safe_file.h"
 #include "lsp/features/feature_context.h"
 #include "lsp/protocol/commands.h"
@@ -51,10 +53,15 @@ void registerLoadProfile(Server& server, std::shared_ptr<FeatureContext> ctx) {
     for (const auto& d : server.documents().all())
       if (auto rel = server.workspace().relativePath(d->uri())) open[*rel] = d->text();
 
+    // The loader's options: the environment's (read here, at the edge), the setting's nsys first.
+    auto inputs = runner::ProfileInputOptions::fromEnvironment([](const char* name) { return std::getenv(name); });
+    inputs.base = root;
+    if (std::string nsys = server.settings().get<std::string>("nsysPath", ""); !nsys.empty()) inputs.nsys = nsys;
+
     using Out = std::shared_ptr<Result<results::ResultSet>>;
     server.background<Out>(
         "kernlens.loadProfile", reply.token(),
-        [p, root, open](const CancellationToken& token) -> Out {
+        [p, root, open, inputs](const CancellationToken& token) mutable -> Out {
           std::vector<std::string> files = root.empty() ? std::vector<std::string>{} : results::scanPythonFiles(root);
           for (const auto& [rel, text] : open) files.push_back(rel);
           std::sort(files.begin(), files.end());
@@ -73,15 +80,10 @@ void registerLoadProfile(Server& server, std::shared_ptr<FeatureContext> ctx) {
             return std::nullopt;
           };
           // An Nsight Systems report is read through its cached SQLite export (made once).
-          std::filesystem::path input = p;
-          if (runner::isNsysReport(p)) {
-            runner::ReportExportOptions ro;
-            ro.cancel = token;
-            auto ex = runner::exportNsysReport(p, ro);
-            if (!ex) return std::make_shared<Result<results::ResultSet>>(ex.error());
-            input = ex->sqlite;
-          }
-          return std::make_shared<Result<results::ResultSet>>(results::loadProfile(input, o));
+          inputs.cancel = token;
+          auto model = runner::loadProfileModel({p}, inputs);
+          if (!model) return std::make_shared<Result<results::ResultSet>>(model.error());
+          return std::make_shared<Result<results::ResultSet>>(results::buildFromProfile(*model, o));
         },
         [&server, ctx, reply](Out out) {
           if (!out->ok()) {
@@ -98,8 +100,8 @@ void registerLoadProfile(Server& server, std::shared_ptr<FeatureContext> ctx) {
                           {"source", results::attributionSourceName(rs.provenance.source)},
                           {"emulated", rs.provenance.emulated},
                           {"runId", rs.provenance.runId}};
-          std::string msg = "kernlens: " + rs.provenance.runId.substr(rs.provenance.runId.find(':') + 1) + ": " +
-                            std::to_string(lines) + " lines in " + std::to_string(rs.files.size()) + " files" +
+          std::string msg = "kernlens: " + rs.provenance.profileFile + ": " + std::to_string(lines) + " lines in " +
+                            std::to_string(rs.files.size()) + " files" +
                             (rs.provenance.emulated ? " (emulated GPU)" : "");
           if (rs.files.empty()) msg += " — no GPU work maps to files of this workspace";
           ctx->results->setResults(std::move(rs));

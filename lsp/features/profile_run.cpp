@@ -32,6 +32,7 @@
 #include "core/results/from_store.h"
 #include "core/runner/round_runner.h"
 #include "core/store/store.h"
+#include "core/support/note.h"
 #include "lsp/features/feature_context.h"
 #include "lsp/protocol/commands.h"
 #include "lsp/server/server.h"
@@ -124,20 +125,21 @@ std::string refusal(const planner::RequestError& e, const std::string& rel) {
   return "kernlens: " + what + ": " + e.message;
 }
 
-/// Starts the convergence loop in the background for `rel::function`, or for `lines` of `rel`
-/// when given; replies at once (see the header comment).
-void startRun(Server& server, const std::shared_ptr<FeatureContext>& ctx, const std::shared_ptr<RunState>& state,
-              Reply<json> reply, const std::string& rel, const std::string& function,
-              std::optional<planner::FocusLines> lines) {
-  const Settings& s = server.settings();
+namespace {
+
+/// The request a run makes of the settings (for `rel::function`, or `lines` of `rel`), or the
+/// refusal in the editor's words (Error::message).
+Result<planner::ProfileRequest> requestFromSettings(const Settings& s, const std::filesystem::path& root,
+                                                    const std::string& rel, const std::string& function,
+                                                    const std::optional<planner::FocusLines>& lines) {
   planner::ProfileRequest req;
   runner::RunConfig& cfg = req.run;
-  cfg.workspace = server.workspace().root();
+  cfg.workspace = root;
   cfg.entry = s.get<std::string>("entry", "");
   if (cfg.entry.empty())
-    return reply.error(ErrorCode::RequestFailed,
-                       "kernlens: set the `kernlens.entry` setting to the command that runs your code "
-                       "(e.g. \"python train.py --steps 2\")");
+    return Error::invalid(
+        "kernlens: set the `kernlens.entry` setting to the command that runs your code "
+        "(e.g. \"python train.py --steps 2\")");
   std::string nsysPath = s.get<std::string>("nsysPath", "");
   if (!nsysPath.empty()) cfg.nsysPath = nsysPath;
   std::string backend = s.get<std::string>("backend", "");
@@ -146,9 +148,9 @@ void startRun(Server& server, const std::shared_ptr<FeatureContext>& ctx, const 
   else if (auto b = runner::parseBackend(backend))
     cfg.backend = *b;
   else
-    return reply.error(ErrorCode::RequestFailed, "kernlens.backend: " + b.error().message);
+    return Error::invalid("kernlens.backend: " + b.error().message);
   auto launch = runner::parseLaunch(s.get<std::string>("launch", "local"));
-  if (!launch) return reply.error(ErrorCode::RequestFailed, "kernlens.launch: " + launch.error().message);
+  if (!launch) return Error::invalid("kernlens.launch: " + launch.error().message);
   cfg.launch.kind = *launch;
   cfg.launch.templ = s.get<std::string>("launchTemplate", "");
   cfg.python = s.get<std::string>("python", "");
@@ -168,10 +170,113 @@ void startRun(Server& server, const std::shared_ptr<FeatureContext>& ctx, const 
   if (strategy == "lines")
     req.strategy = planner::Strategy::Lines;
   else if (strategy != "edits")
-    return reply.error(ErrorCode::RequestFailed, "kernlens.strategy must be edits or lines, got '" + strategy + "'");
+    return Error::invalid("kernlens.strategy must be edits or lines, got '" + strategy + "'");
   auto checked = planner::checkRequest(req);
-  if (!checked.config) return reply.error(ErrorCode::RequestFailed, refusal(checked.error, rel));
+  if (!checked.config) return Error::invalid(refusal(checked.error, rel));
+  return req;
+}
 
+using RunOutcome = std::shared_ptr<Result<planner::LoopResult>>;
+
+/// The loop on the pool: its rounds and phases reported on `progress`, each recorded round
+/// installed as it comes, the program's output through `throttle`.
+RunOutcome runOnPool(Server& server, const planner::ProfileRequest& req, const std::shared_ptr<Progress>& progress,
+                     const std::shared_ptr<FeatureContext>& ctx, const std::shared_ptr<OutputThrottle>& throttle,
+                     const std::shared_ptr<std::string>& failureLog, const CancellationToken& token) {
+  planner::ProfileHooks hooks;
+  // The run's stage ("round 2/8", "baseline", "discovery": LoopProgress::stage) prefixes the
+  // phase reports of that stage ("round 2/8 · running (3 s)"). Both hooks run on this pool thread.
+  auto stage = std::make_shared<std::string>();
+  hooks.loop.onRound = [progress, stage, failureLog, max = req.rounds](const planner::LoopProgress& p) {
+    std::optional<unsigned> pct;  // the discovery and baseline runs keep the last percentage
+    if (p.round >= 0) pct = std::min(99u, static_cast<unsigned>(100 * p.round / std::max(1, max)));
+    *stage = p.stage;
+    failureLog->clear();
+    progress->report(p.message, pct);
+  };
+  // Each round becomes visible as soon as it is stored, while the loop goes on (the next
+  // round, or the baseline run after the first): read it here, on the run's own pool thread
+  // (the pool may have no other thread free), install it on the server's loop.
+  hooks.loop.onRecorded = [&server, ctx, root = req.run.workspace](int) {
+    auto loaded = std::make_shared<Result<std::optional<results::ResultSet>>>(results::loadFromStore(root));
+    server.post([ctx, loaded] { ctx->results->installStored(std::move(*loaded)); });
+  };
+  hooks.progress = [progress, stage, failureLog](const runner::RoundProgress& p) {  // phases within a stage
+    if (p.stage == runner::RoundProgress::Stage::Failed) {
+      *failureLog = p.log;  // read on the main loop once the run has ended
+      return;
+    }
+    progress->report(stage->empty() ? p.message : *stage + " · " + p.message, std::nullopt);
+  };
+  hooks.loop.log = [&server](std::string_view line) {
+    server.logMessage(MessageType::Log, "kernlens: " + std::string(line));
+  };
+  hooks.output = [throttle](std::string_view stream, std::string_view line) { throttle->line(stream, line); };
+  auto res = std::make_shared<Result<planner::LoopResult>>(planner::runProfile(req, hooks, token));
+  throttle->finish();
+  return res;
+}
+
+/// On the main loop when the run ends: the results reloaded, the outcome told (log, messages,
+/// the progress's end). `failureLog`: the failed program's log ("" when none failed).
+void reportOutcome(Server& server, FeatureContext& ctx, Progress& progress, const runner::RunConfig& cfg,
+                   const Result<planner::LoopResult>& out, const std::string& failureLog) {
+  auto failed = [&](const std::string& message) {
+    std::string msg = "kernlens: profiling " + cfg.focusFunction + " failed: " + firstLine(message);
+    if (!failureLog.empty())
+      msg += " (log: " + failureLog + ")";
+    else
+      msg += " (run dir: " + (cfg.workspace / ".kernlens" / "runs").string() + ")";
+    server.logMessage(MessageType::Error, message);
+    server.showMessage(MessageType::Error, msg);  // before the progress ends
+    progress.end("failed");
+  };
+  if (!out.ok()) return failed(out.error().message);
+  const auto& res = *out;
+  ctx.results->setLastOutcome({cfg.runKey, planner::stopReasonName(res.stopReason), res.why, res.rounds});
+  ctx.results->reloadFromStore();
+  if (res.stopReason == planner::StopReason::Cancelled) {
+    progress.end("cancelled");
+    server.logMessage(MessageType::Info,
+                      "kernlens: run " + cfg.runKey + " cancelled after " + std::to_string(res.rounds) + " round(s)");
+    return;
+  }
+  if (res.stopReason == planner::StopReason::Failed) return failed(rewordForTest(res.why));
+  std::string summary = "kernlens: " + cfg.focusFunction + ": " + planner::stopReasonName(res.stopReason) + " after " +
+                        std::to_string(res.rounds) + " round(s), " + std::to_string(res.lines.size()) +
+                        " lines mapped" + (res.emulated ? " (EMULATED)" : "") + " — " + rewordForTest(res.why);
+  server.logMessage(MessageType::Info, summary);
+  // What the user should act on: a focus that launched nothing, and atomic lines the loop
+  // could not follow (the reason names the function; library lines are final answers).
+  for (const auto& n : res.notes)
+    if (n.kind == NoteKind::FocusLaunchedNothing)
+      server.showMessage(MessageType::Warning, "kernlens: " + renderNote(n));
+  for (const auto& l : res.lines)
+    if (l.atomic && l.atomicReason != attribution::AtomicReason::None &&
+        l.atomicReason != attribution::AtomicReason::Library)
+      server.logMessage(MessageType::Info, "kernlens: " + l.path + ":" + std::to_string(l.line + 1) + " ATOMIC (" +
+                                               attribution::atomicReasonName(l.atomicReason) +
+                                               "): " + rewordForTest(l.noteWithFocus()));
+  // The notification is short: the details are in the log and the run view.
+  progress.end(std::string(planner::stopReasonName(res.stopReason)) + ": " + std::to_string(res.lines.size()) +
+               " lines in " + std::to_string(res.rounds) + (res.rounds == 1 ? " round" : " rounds") +
+               (res.emulated ? " (EMULATED)" : "") + " · Show run for details");
+}
+
+}  // namespace
+
+/// Starts the convergence loop in the background for `rel::function`, or for `lines` of `rel`
+/// when given; replies at once (see the header comment).
+void startRun(Server& server, const std::shared_ptr<FeatureContext>& ctx, const std::shared_ptr<RunState>& state,
+              Reply<json> reply, const std::string& rel, const std::string& function,
+              std::optional<planner::FocusLines> lines) {
+  // 1. The request, from the settings.
+  auto made = requestFromSettings(server.settings(), server.workspace().root(), rel, function, lines);
+  if (!made) return reply.error(ErrorCode::RequestFailed, made.error().message);
+  planner::ProfileRequest req = std::move(*made);
+  const runner::RunConfig& cfg = req.run;
+
+  // 2. Reply at once: the run's key, a cancellable progress.
   state->running = true;
   ctx->results->setProvisional(true);
   state->runKey = cfg.runKey;
@@ -189,87 +294,20 @@ void startRun(Server& server, const std::shared_ptr<FeatureContext>& ctx, const 
                                            cfg.entry + "` (backend " + runner::backendName(cfg.backend) + ", run " +
                                            cfg.runKey + ")");
 
-  using Out = std::shared_ptr<Result<planner::LoopResult>>;
+  // 3. The loop on the pool; its outcome back on the main loop.
   auto throttle =
       std::make_shared<OutputThrottle>(server, (cfg.workspace / ".kernlens" / "runs" / cfg.runKey).string());
-  server.background<Out>(
+  auto failureLog = std::make_shared<std::string>();
+  server.background<RunOutcome>(
       "kernlens.profileFunction", src.token(),
-      [&server, req, progress, ctx, throttle](const CancellationToken& token) -> Out {
-        planner::ProfileHooks hooks;
-        // The run's stage ("round 2/8", "baseline", "discovery": the loop message up to its ':')
-        // prefixes the phase reports of that stage ("round 2/8 · running (3 s)"). Both hooks run
-        // on this pool thread.
-        auto stage = std::make_shared<std::string>();
-        hooks.loop.onRound = [progress, stage, max = req.rounds](const planner::LoopProgress& p) {
-          std::optional<unsigned> pct;  // the discovery and baseline runs keep the last percentage
-          if (p.round >= 0) pct = std::min(99u, static_cast<unsigned>(100 * p.round / std::max(1, max)));
-          *stage = p.message.substr(0, p.message.find(':'));
-          progress->report(p.message, pct);
-        };
-        // Each round becomes visible as soon as it is stored, while the loop goes on (the next
-        // round, or the baseline run after the first): read it here, on the run's own pool thread
-        // (the pool may have no other thread free), install it on the server's loop.
-        hooks.loop.onRecorded = [&server, ctx, root = req.run.workspace](int) {
-          auto loaded = std::make_shared<Result<std::optional<results::ResultSet>>>(results::loadFromStore(root));
-          server.post([ctx, loaded] { ctx->results->installStored(std::move(*loaded)); });
-        };
-        hooks.progress = [progress, stage](const runner::RoundProgress& p) {  // phases within a stage
-          progress->report(stage->empty() ? p.message : *stage + " · " + p.message, std::nullopt);
-        };
-        hooks.loop.log = [&server](std::string_view line) {
-          server.logMessage(MessageType::Log, "kernlens: " + std::string(line));
-        };
-        hooks.output = [throttle](std::string_view stream, std::string_view line) { throttle->line(stream, line); };
-        auto res = std::make_shared<Result<planner::LoopResult>>(planner::runProfile(req, hooks, token));
-        throttle->finish();
-        return res;
+      [&server, req, progress, ctx, throttle, failureLog](const CancellationToken& token) {
+        return runOnPool(server, req, progress, ctx, throttle, failureLog, token);
       },
-      [&server, ctx, state, progress, cfg, requestId](Out out) {
+      [&server, ctx, state, progress, cfg = req.run, requestId, failureLog](RunOutcome out) {
         state->running = false;
         server.forgetCancel(requestId);
         ctx->results->setProvisional(false);
-        auto failed = [&](const std::string& message) {
-          std::string msg = "kernlens: profiling " + cfg.focusFunction + " failed: " + firstLine(message);
-          auto log = message.find("(log: ");
-          if (log != std::string::npos && msg.find("(log: ") == std::string::npos)
-            msg += " " + message.substr(log);
-          else if (log == std::string::npos)
-            msg += " (run dir: " + (cfg.workspace / ".kernlens" / "runs").string() + ")";
-          server.logMessage(MessageType::Error, message);
-          server.showMessage(MessageType::Error, msg);  // before the progress ends
-          progress->end("failed");
-        };
-        if (!out->ok()) return failed(out->error().message);
-        const auto& res = out->value();
-        ctx->results->setLastOutcome({cfg.runKey, planner::stopReasonName(res.stopReason), res.why, res.rounds});
-        ctx->results->reloadFromStore();
-        if (res.stopReason == planner::StopReason::Cancelled) {
-          progress->end("cancelled");
-          server.logMessage(MessageType::Info, "kernlens: run " + cfg.runKey + " cancelled after " +
-                                                   std::to_string(res.rounds) + " round(s)");
-          return;
-        }
-        if (res.stopReason == planner::StopReason::Failed) return failed(res.why);
-        std::string summary = "kernlens: " + cfg.focusFunction + ": " + planner::stopReasonName(res.stopReason) +
-                              " after " + std::to_string(res.rounds) + " round(s), " +
-                              std::to_string(res.lines.size()) + " lines mapped" + (res.emulated ? " (EMULATED)" : "") +
-                              " — " + res.why;
-        server.logMessage(MessageType::Info, summary);
-        // What the user should act on: a focus that launched nothing, and atomic lines the loop
-        // could not follow (the reason names the function; library lines are final answers).
-        for (const auto& n : res.notes)
-          if (n.find("launched nothing") != std::string::npos)
-            server.showMessage(MessageType::Warning, "kernlens: " + n);
-        for (const auto& l : res.lines)
-          if (l.atomic && l.atomicReason != attribution::AtomicReason::None &&
-              l.atomicReason != attribution::AtomicReason::Library)
-            server.logMessage(MessageType::Info, "kernlens: " + l.path + ":" + std::to_string(l.line + 1) +
-                                                     " ATOMIC (" + attribution::atomicReasonName(l.atomicReason) +
-                                                     "): " + l.noteWithFocus());
-        // The notification is short: the details are in the log and the run view.
-        progress->end(std::string(planner::stopReasonName(res.stopReason)) + ": " + std::to_string(res.lines.size()) +
-                      " lines in " + std::to_string(res.rounds) + (res.rounds == 1 ? " round" : " rounds") +
-                      (res.emulated ? " (EMULATED)" : "") + " · Show run for details");
+        reportOutcome(server, *ctx, *progress, cfg, *out, *failureLog);
       });
 }
 

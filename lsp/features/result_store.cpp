@@ -46,9 +46,10 @@ fs::path clearedMarker(const fs::path& root) { return root / ".kernlens" / "clea
 
 void ResultStore::clearPersistently() {
   std::string runId = results_ ? results_->provenance.runId : std::string();
+  bool stored = results_ && results_->provenance.origin == results::ResultOrigin::StoredRun;
   clear();
   const fs::path& root = server_.workspace().root();
-  if (root.empty() || runId.empty() || runId.rfind("profile:", 0) == 0) return;
+  if (root.empty() || runId.empty() || !stored) return;
   std::error_code ec;
   fs::create_directories(root / ".kernlens", ec);
   std::ofstream out(clearedMarker(root), std::ios::trunc);

@@ -14,16 +14,23 @@
 //
 // kernlens.exportRun [{"format": "html"|"perfetto"}] -> {path}: writes the HTML report
 // (`kernlens report`) or a Perfetto trace (`kernlens export --format perfetto`) of the results'
-// profile next to it (the run directory, else the profile's directory), running this binary.
+// profile next to it (the run directory, else the profile's directory), with the core functions
+// those commands use (never by running the CLI).
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
+#include "core/analysis/perfetto.h"
+#include "core/analysis/report.h"
+#include "core/analysis/view.h"
+#include "core/attribution/attribution.h"
 #include "core/attribution/kernel_label.h"
 #include "core/results/format.h"
 #include "core/results/line_view.h"
-#include "core/runner/process.h"
+#include "core/runner/profile_inputs.h"
 #include "core/store/store.h"
 #include "lsp/features/feature_context.h"
 #include "lsp/protocol/commands.h"
@@ -195,6 +202,33 @@ json summary(const FeatureContext& ctx, const StoreFacts& facts) {
   return s;
 }
 
+/// Writes the run's profile as the HTML report (`report.html`) or the Perfetto trace
+/// (`trace.perfetto.json`) next to it, with the core loader, attribution and writers that
+/// `kernlens report` / `kernlens export --format perfetto` use: front ends never run each other.
+Result<fs::path> exportProfile(const fs::path& prof, bool html, runner::ProfileInputOptions inputs,
+                               const CancellationToken& token) {
+  inputs.cancel = token;
+  auto model = runner::loadProfileModel({prof}, inputs);
+  if (!model) return model.error();
+  auto attr = attribution::attribute(*model, {});
+  if (!attr) return attr.error();
+  if (token.isCancelled()) return Error::cancelled();
+  const analysis::View v(*model, analysis::Scope{}, &*attr);
+  fs::path out = prof.parent_path() / (html ? "report.html" : "trace.perfetto.json");
+  std::ofstream os(out, std::ios::binary | std::ios::trunc);
+  if (!os) return Error::io("kernlens: cannot write " + out.string());
+  if (html) {
+    analysis::ReportOptions ro;
+    ro.title = prof.filename().string();
+    analysis::writeReport(os, v, ro);
+  } else {
+    analysis::writePerfetto(os, v);
+  }
+  os.flush();
+  if (!os) return Error::io("kernlens: write to " + out.string() + " failed");
+  return out;
+}
+
 }  // namespace
 
 void registerRunView(Server& server, std::shared_ptr<FeatureContext> ctx) {
@@ -223,25 +257,16 @@ void registerRunView(Server& server, std::shared_ptr<FeatureContext> ctx) {
       return reply.error(ErrorCode::RequestFailed, "kernlens: the current results name no profile file");
     fs::path prof(profile);
     if (prof.is_relative() && !server.workspace().root().empty()) prof = server.workspace().root() / prof;
-    server.backgroundReply<json>(reply, [prof, format](const CancellationToken& token) -> Result<json> {
+    // The loader's options: the environment's (read here, at the edge), the setting's nsys first.
+    auto inputs = runner::ProfileInputOptions::fromEnvironment([](const char* name) { return std::getenv(name); });
+    inputs.base = server.workspace().root();
+    if (std::string nsys = server.settings().get<std::string>("nsysPath", ""); !nsys.empty()) inputs.nsys = nsys;
+    server.backgroundReply<json>(reply, [prof, format, inputs](const CancellationToken& token) -> Result<json> {
       std::error_code ec;
       if (!fs::exists(prof, ec)) return Error::notFound("kernlens: the run's profile is gone: " + prof.string());
-      auto self = fs::read_symlink("/proc/self/exe", ec);
-      if (ec) return Error::io("kernlens: cannot find the kernlens binary: " + ec.message());
-      fs::path out = prof.parent_path() / (format == "html" ? "report.html" : "trace.perfetto.json");
-      runner::ProcessSpec spec;
-      spec.argv = format == "html"
-                      ? std::vector<std::string>{self.string(), "report", prof.string(), "-o", out.string()}
-                      : std::vector<std::string>{self.string(), "export", prof.string(), "--format",
-                                                 "perfetto",    "-o",     out.string()};
-      spec.stderrPath = prof.parent_path() / "export.log";
-      spec.timeout = std::chrono::minutes(5);
-      auto r = runner::runProcess(spec, token);
-      if (!r) return r.error();
-      if (!r->ok())
-        return Error::io("kernlens " + std::string(format == "html" ? "report" : "export") + " failed (" +
-                         runner::describe(*r) + "): " + runner::tailLines(spec.stderrPath, 1));
-      return json{{"path", out.string()}, {"uri", pathToUri(out)}, {"format", format}};
+      auto out = exportProfile(prof, format == "html", inputs, token);
+      if (!out) return out.error();
+      return json{{"path", out->string()}, {"uri", pathToUri(*out)}, {"format", format}};
     });
   });
 }

@@ -41,6 +41,21 @@ TEST_CASE("Args: usage errors") {
   CHECK_THROWS_AS(n.getInt("--format"), UsageError);
 }
 
+TEST_CASE("Args: --format parsed once into its enum") {
+  using kl::cli::Format;
+  CHECK(Args({}, kSpec).format({Format::Text, Format::Json}) == Format::Text);  // the first is the default
+  CHECK(Args({"--format", "csv"}, kSpec).format({Format::Text, Format::Json, Format::Csv}) == Format::Csv);
+  CHECK(Args({"--format=perfetto"}, kSpec).format({Format::Csv, Format::Perfetto}) == Format::Perfetto);
+  try {
+    (void)Args({"--format", "xml"}, kSpec).format({Format::Text, Format::Json});
+    FAIL("no UsageError");
+  } catch (const UsageError& e) {
+    CHECK(std::string(e.what()) == "option '--format' must be one of text|json, got 'xml'");
+  }
+  // Allowed elsewhere is not allowed here.
+  CHECK_THROWS_AS(Args({"--format", "csv"}, kSpec).format({Format::Text, Format::Json}), UsageError);
+}
+
 TEST_CASE("runMain: exit codes and help") {
   std::ostringstream out, err;
   const char* help[] = {"kernlens", "--help"};

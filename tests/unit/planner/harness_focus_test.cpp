@@ -199,7 +199,7 @@ TEST_CASE("the JSON document has exactly the documented shape") {
   u.gpuNs = 5;
   u.reason = kl::attribution::UnmappedReason::OutsideRanges;
   r.unmapped.push_back(u);
-  r.notes.push_back("n1");
+  r.notes.push_back({kl::NoteKind::Harness, "", "n1"});
   CHECK(renderJson(r) ==
         "{\"schema\":\"kernlens/"
         "profile@1\",\"converged\":true,\"stop_reason\":\"converged\",\"rounds\":3,\"backend\":\"emulate\","

@@ -25,7 +25,7 @@ std::string describe(const planner::LoopResult& r) {
   }
   for (const auto& u : r.unmapped)
     os << "  unmapped " << u.name << " " << attribution::unmappedReasonName(u.reason) << "\n";
-  for (const auto& n : r.notes) os << "  note " << n << "\n";
+  for (const auto& n : r.notes) os << "  note " << renderNote(n) << "\n";
   for (const auto& n : r.refusals) os << "  refused " << n << "\n";
   return os.str();
 }
@@ -81,8 +81,8 @@ void check(const test::LoopCase& c, const planner::LoopResult& r) {
     CHECK_MESSAGE(found, "refusal containing '" << t << "'");
   }
   for (const auto& n : c.notes) {
-    bool found =
-        std::any_of(r.notes.begin(), r.notes.end(), [&](const auto& s) { return s.find(n) != std::string::npos; });
+    bool found = std::any_of(r.notes.begin(), r.notes.end(),
+                             [&](const auto& s) { return renderNote(s).find(n) != std::string::npos; });
     CHECK_MESSAGE(found, "note containing '" << n << "'");
   }
 }
