@@ -719,7 +719,8 @@ Result<bool> Loop::runRound(int round) {
   res_.roundLog.push_back(rl);
   log("round " + std::to_string(round + 1) + ": " + std::to_string(rl.ranges) + " ranges, " +
       std::to_string(rl.launches) + " launches, refined " + std::to_string(rl.refined) + ", resolved " +
-      std::to_string(rl.resolved) + ", atomic " + std::to_string(rl.atomic) + ", " + formatDuration(static_cast<double>(rl.wallMs) * 1e6));
+      std::to_string(rl.resolved) + ", atomic " + std::to_string(rl.atomic) + ", " +
+      formatDuration(static_cast<double>(rl.wallMs) * 1e6));
 
   // 5. Converged, or out of rounds.
   if (!changed) {
