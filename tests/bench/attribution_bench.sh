@@ -14,15 +14,9 @@
 # Prints one line per size: times, ratio, peak RSS, bytes per kernel; exits 1 when a count
 # check fails (kernels counted twice or lost), not when a ratio is above target.
 set -euo pipefail
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD=${1:-$ROOT/build}
-shift || true
-SIZES=("$@")
-[[ ${#SIZES[@]} -gt 0 ]] || SIZES=(2000000 5000000)
-KL=$BUILD/kernlens
-GEN=$BUILD/tests/bench/kl_ingest_bench
-[[ -x $KL ]] || { echo "attribution_bench: build $KL first" >&2; exit 1; }
-[[ -x $GEN ]] || cmake --build "$BUILD" --target kl_ingest_bench >/dev/null
+# shellcheck source=tests/bench/generated_exports.sh
+source "$(dirname "$0")/generated_exports.sh"
+bench_args attribution_bench "$@"
 command -v sqlite3 >/dev/null || { echo "attribution_bench: needs the sqlite3 CLI" >&2; exit 1; }
 command -v python3 >/dev/null || { echo "attribution_bench: needs python3" >&2; exit 1; }
 CACHE=${KL_BENCH_CACHE:-$ROOT/.tmp/bench}

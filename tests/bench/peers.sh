@@ -14,15 +14,9 @@
 # Writes the table as Markdown to BUILD_DIR/peers-bench.md (docs/performance.md shows one).
 # Exit 1 when kernlens disagrees with the independent count; a peer disagreeing is printed.
 set -euo pipefail
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD=${1:-$ROOT/build}
-shift || true
-SIZES=("$@")
-[[ ${#SIZES[@]} -gt 0 ]] || SIZES=(2000000 5000000)
-KL=$BUILD/kernlens
-GEN=$BUILD/tests/bench/kl_ingest_bench
-[[ -x $KL ]] || { echo "peers: build $KL first" >&2; exit 1; }
-[[ -x $GEN ]] || cmake --build "$BUILD" --target kl_ingest_bench >/dev/null
+# shellcheck source=tests/bench/generated_exports.sh
+source "$(dirname "$0")/generated_exports.sh"
+bench_args peers "$@"
 [[ -x /usr/bin/time ]] || { echo "peers: needs GNU time at /usr/bin/time" >&2; exit 1; }
 VENV=${KL_BENCH_VENV:-$ROOT/.venv-bench}
 KL_BENCH_VENV=$VENV bash "$ROOT/scripts/venv.sh" bench
