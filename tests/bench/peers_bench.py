@@ -178,7 +178,7 @@ def sqlite_input(path, work):
 
 
 def nsys_truth(db_path):
-    db = sqlite3.connect(f"file:{db_path}?immutable=1", uri=True)
+    db = sqlite3.connect(f"file:{db_path}?mode=ro&immutable=1", uri=True)
     tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     strings = dict(db.execute("SELECT id, value FROM StringIds")) if "StringIds" in tables else {}
     ops = []  # (pid, corr, dur, kernel name or None for a memcpy / memset)
@@ -804,6 +804,9 @@ def main(argv):
         for tool in ("nsys-ai", "python"):
             if not os.access(os.path.join(args.bench_venv, "bin", tool), os.X_OK):
                 ap.error(f"{args.bench_venv}/bin/{tool} missing: make it with scripts/venv.sh bench")
+    for path in args.nsys + args.kineto:
+        if not os.path.exists(path):
+            ap.error(f"{path}: no such input")
     args.work = args.work or os.path.join(os.environ.get("TMPDIR", "/tmp"), "kl-peers")
     os.makedirs(args.work, exist_ok=True)
     peers = not args.kernlens_only
