@@ -18,6 +18,8 @@
 #include <sstream>
 #include <thread>
 
+#include "core/support/format.h"
+
 extern char** environ;
 
 namespace kl::runner {
@@ -648,7 +650,7 @@ std::string describe(const ProcessResult& r) {
   if (r.cancelled) return "cancelled";
   if (r.timedOut) {
     auto ms = (r.timeoutLimit.count() > 0 ? r.timeoutLimit : r.wall).count();
-    return "timed out after " + std::to_string(ms / 1000) + "." + std::to_string(ms % 1000 / 100) + " s";
+    return "timed out after " + formatDuration(static_cast<double>(ms) * 1e6);
   }
   if (r.signal) return "killed by signal " + std::to_string(r.signal) + " (" + signalName(r.signal) + ")";
   return "exit code " + std::to_string(r.exitCode);

@@ -82,7 +82,7 @@ std::string tailLines(const std::filesystem::path& path, size_t maxLines);
 /// process group). Returns the number of processes signalled. Never signals this process.
 int signalProcessesMatching(const std::function<bool(std::string_view cmdline)>& match, int sig);
 
-/// "exit code 3", "killed by signal 9 (SIGKILL)", "timed out after 5 s", "cancelled".
+/// "exit code 3", "killed by signal 9 (SIGKILL)", "timed out after 5.00 s", "cancelled".
 std::string describe(const ProcessResult& r);
 
 }  // namespace kl::runner

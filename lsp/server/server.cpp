@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/support/format.h"
 #include "core/support/log.h"
 #include "core/support/version.h"
 
@@ -414,8 +415,8 @@ void Server::deliverReply(json id, std::string method, uint64_t cookie, ReplyOut
       msg["result"] = std::move(std::get<json>(outcome));
     send(msg);
   }
-  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
-  kl::log::debug("lsp: <-- " + method + "(" + id.dump() + ") " + std::to_string(ms) + " ms" +
+  auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+  kl::log::debug("lsp: <-- " + method + "(" + id.dump() + ") " + formatDuration(static_cast<double>(ns)) +
                  (isError ? " error" : ""));
 }
 

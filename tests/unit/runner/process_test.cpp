@@ -105,7 +105,7 @@ TEST_CASE("timeout kills the whole group, grandchildren included") {
   REQUIRE(r.ok());
   CHECK(r->timedOut);
   CHECK_FALSE(r->ok());
-  CHECK(describe(*r) == "timed out after 1.5 s");
+  CHECK(describe(*r) == "timed out after 1.50 s");
   CHECK(took < 10s);
   auto pids = readPids(tmp / "pids");
   REQUIRE(pids.size() == 2);

@@ -104,7 +104,7 @@ TEST_CASE("a hanging program hits the timeout; cancellation stops a run") {
   auto t0 = std::chrono::steady_clock::now();
   auto res = rr->run(plan);
   REQUIRE_FALSE(res.ok());
-  CHECK(res.error().message.find("timed out after 3.0 s") != std::string::npos);
+  CHECK(res.error().message.find("timed out after 3.00 s") != std::string::npos);
   CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(30));
 
   CancellationSource src;
