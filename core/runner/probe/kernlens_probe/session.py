@@ -93,9 +93,13 @@ class Session:
             overlay_hook.install(self.cfg.overlay, self.cfg.workspace)
         nvtx_provider.install(warn_if_noop=self.cfg.backend == "nsys")
         post_import.when_imported("torch", step_scopes.install)
-        if self.cfg.backend == "emulate":
-            from . import emulate
-            self.backend = emulate.Emulator(self.spec, self.cfg.argv, self.role, seq_ranges=self.cfg.autograd_nvtx)
+        if self.cfg.backend == "emulate" and self.role == "child":
+            # A child builds its emulator when (if ever) it imports torch: the emulator's modules
+            # import torch, and a child that never does (multiprocessing's resource tracker, a
+            # `python -c` helper) must not load it because of the probe; it writes no export.
+            post_import.when_imported("torch", lambda torch: self._start_emulator().activate())
+        elif self.cfg.backend == "emulate":
+            self._start_emulator()
             post_import.when_imported("torch", lambda torch: self.backend.activate())
         elif self.cfg.backend == "nsys" and self.cfg.autograd_nvtx:
             post_import.when_imported("torch", _enter_emit_nvtx)
@@ -106,6 +110,11 @@ class Session:
             os.environ.setdefault("KINETO_LOG_LEVEL", "6")
             self.backend = torch_backend.TorchBackend()
             post_import.when_imported("torch", self.backend.start)
+
+    def _start_emulator(self):
+        from . import emulate
+        self.backend = emulate.Emulator(self.spec, self.cfg.argv, self.role, seq_ranges=self.cfg.autograd_nvtx)
+        return self.backend
 
     def output_path(self):
         if not self.cfg.out:
