@@ -59,13 +59,13 @@ nonfree_sources() {  # ETC_DIR -> prints "SOURCES\n<deb822>" and/or "LIST\n<one-
   return 0
 }
 add_nonfree_sources() {
-  local out d=/etc/apt/sources.list.d
+  local out d=/etc/apt/sources.list.d block text
   out=$(nonfree_sources /etc/apt)
   [[ -n $out ]] || { echo "install-deps: no apt source for 'main' found to add contrib/non-free to" >&2; return 0; }
-  awk '/^SOURCES$/ { f = 1; next } /^LIST$/ { f = 0 } f' <<<"$out" | grep -q . &&
-    awk '/^SOURCES$/ { f = 1; next } /^LIST$/ { f = 0 } f' <<<"$out" | $SUDO tee "$d/kernlens-nonfree.sources" >/dev/null
-  awk '/^LIST$/ { f = 1; next } /^SOURCES$/ { f = 0 } f' <<<"$out" | grep -q . &&
-    awk '/^LIST$/ { f = 1; next } /^SOURCES$/ { f = 0 } f' <<<"$out" | $SUDO tee "$d/kernlens-nonfree.list" >/dev/null
+  for block in SOURCES:sources LIST:list; do  # MARKER:file extension
+    text=$(awk -v m="${block%%:*}" '/^(SOURCES|LIST)$/ { f = ($0 == m); next } f' <<<"$out")
+    [[ -z $text ]] || printf '%s\n' "$text" | $SUDO tee "$d/kernlens-nonfree.${block#*:}" >/dev/null
+  done
   return 0
 }
 # Test hook: print the contrib/non-free sources this machine would get from the apt dir ETC_DIR.
