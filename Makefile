@@ -35,8 +35,9 @@ test: build
 check: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L 'unit|lsp|static' -LE slow
 
-# The venv (network-bound: PyTorch from PyPI) is made while the binary compiles (CPU-bound).
-demo: apt
+# The venv (network-bound: PyTorch from PyPI) is made while the binary compiles (CPU-bound); both
+# depend on `apt`, which the sub-make runs once.
+demo:
 	@$(MAKE) --no-print-directory -j2 --output-sync=target venv build-demo
 	@bash scripts/demo.sh $(BUILD)/kernlens
 
