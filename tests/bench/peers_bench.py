@@ -812,34 +812,28 @@ def main(argv):
     peers = not args.kernlens_only
     kl_bad = 0
     all_rows = []
-    if args.nsys:
-        print("-- nsys exports: kernlens summary + tree" +
-              (" vs nsys-ai skill run top_kernels + nvtx_layer_breakdown (cold: no cache yet; warm: cached)"
-               if peers else ""))
-        print_header(peers, "kernels")
-        rows = []
-        for p in args.nsys:
-            label = os.path.basename(p.rstrip("/"))
-            m = re.fullmatch(r"attr-bench-v\d+-(\d+)\.sqlite", label)
-            if m:  # the attribution benchmark's generated export
-                label = f"synthetic-{int(m.group(1)):,}-kernels.sqlite"
-            row, _ = run_nsys_input(args, p, label)
-            rows.append(row)
+    def label_of(p):
+        label = os.path.basename(p.rstrip("/"))
+        m = re.fullmatch(r"attr-bench-v\d+-(\d+)\.sqlite", label)
+        return f"synthetic-{int(m.group(1)):,}-kernels.sqlite" if m else label  # a generated export
+
+    groups = [
+        (args.nsys, run_nsys_input, "kernels", "-- nsys exports: kernlens summary + tree" +
+         (" vs nsys-ai skill run top_kernels + nvtx_layer_breakdown (cold: no cache yet; warm: cached)"
+          if peers else "")),
+        (args.kineto, run_kineto_input, None, "-- Kineto traces: kernlens summary + overlap + gaps" +
+         (" vs HTA TraceAnalysis: load + kernel breakdown + comm/comp overlap + idle time" if peers else "")),
+    ]
+    for inputs, run_input, unit, title in groups:
+        if not inputs:
+            continue
+        print(title)
+        print_header(peers, *([unit] if unit else []))
+        for p in inputs:
+            row, _ = run_input(args, p, label_of(p))
+            all_rows.append(row)
             kl_bad += not row["kl_ok"]
             print_rows([row], peers)
-        all_rows += rows
-    if args.kineto:
-        print("-- Kineto traces: kernlens summary + overlap + gaps" +
-              (" vs HTA TraceAnalysis: load + kernel breakdown + comm/comp overlap + idle time" if peers else ""))
-        print_header(peers)
-        rows = []
-        for p in args.kineto:
-            label = os.path.basename(p.rstrip("/"))
-            row, _ = run_kineto_input(args, p, label)
-            rows.append(row)
-            kl_bad += not row["kl_ok"]
-            print_rows([row], peers)
-        all_rows += rows
     if args.markdown:
         with open(args.markdown, "w") as f:
             f.write(markdown(all_rows, peers))
