@@ -13,8 +13,11 @@ set -euo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "${1:-$SRC/build}" && pwd)
 KERNLENS=$BUILD/kernlens
-PY=${KL_PYTHON:-python3}
 [ -x "$KERNLENS" ] || { echo "realcode_bench: $KERNLENS not found (make build)" >&2; exit 1; }
+# The entries' `python3` is the project venv's (PyTorch 2.x), as for a user whose venv is active.
+[ -x "$SRC/.venv/bin/python3" ] || { echo "realcode_bench: no project venv: run scripts/venv.sh" >&2; exit 1; }
+export PATH="$SRC/.venv/bin:$PATH"
+PY=${KL_PYTHON:-python3}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 run() {  # codebase entry focus
@@ -44,8 +47,10 @@ run() {  # codebase entry focus
     over=$(grep '^overhead:' "$T/kl.txt" || true)
     ranges=$(sed -n 's/overhead: \([0-9]*\) ranges.*/\1/p' <<<"$over")
     ppl=$(sed -n 's/.*, \([0-9.]*\) NVTX pushes per launch.*/\1/p' <<<"$over")
-    wall=$(sed -n 's/.*wall \([0-9]*\) ms vs.*/\1/p' <<<"$over")
-    base=$(sed -n 's/.*vs \([0-9]*\) ms uninstrumented.*/\1/p' <<<"$over")
+    # "wall 3.86 s vs 3.68 s uninstrumented": durations in the formatter's units, read as ms.
+    ms() { awk '{v = $1; u = $2; printf "%.0f", v * (u == "s" ? 1000 : u == "ms" ? 1 : u == "µs" ? 0.001 : 0.000001)}'; }
+    wall=$(sed -n 's/.*wall \([0-9.]* [µa-z]*\) vs.*/\1/p' <<<"$over" | ms)
+    base=$(sed -n 's/.*vs \([0-9.]* [µa-z]*\) uninstrumented.*/\1/p' <<<"$over" | ms)
     [ -n "$wall" ] && [ -n "$base" ] && ratio=$(awk -v a="$wall" -v b="$base" 'BEGIN{printf "%.2f", a/b}')
     local label=$code
     [[ $entry =~ --model\ ([A-Za-z]+) ]] && label="$code (${BASH_REMATCH[1]})"
